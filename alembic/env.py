@@ -1,0 +1,45 @@
+"""Alembic environment: the URL comes from app.settings, the schema from SQLModel."""
+
+from __future__ import annotations
+
+from logging.config import fileConfig
+
+from alembic import context
+from sqlmodel import SQLModel
+
+import app.models  # noqa: F401  (registers every table on SQLModel.metadata)
+from app.db import make_engine
+from app.settings import get_settings
+
+config = context.config
+if config.config_file_name is not None and config.attributes.get("configure_logger", True):
+    fileConfig(config.config_file_name, disable_existing_loggers=False)
+
+target_metadata = SQLModel.metadata
+
+
+def _url() -> str:
+    return config.attributes.get("database_url") or get_settings().database_url
+
+
+def run_migrations_offline() -> None:
+    """Emit SQL without a database connection."""
+    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_migrations_online() -> None:
+    """Run migrations against the configured database."""
+    engine = make_engine(_url())
+    with engine.connect() as connection:
+        context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+        with context.begin_transaction():
+            context.run_migrations()
+    engine.dispose()
+
+
+if context.is_offline_mode():
+    run_migrations_offline()
+else:
+    run_migrations_online()

@@ -1,0 +1,1 @@
+"""Chilean classifieds directory: Reflex app, data layer and services."""

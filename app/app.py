@@ -1,0 +1,51 @@
+"""The Reflex app: every page route, the plain HTTP routes and the app frame."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.api import build_api
+from app.content.legal import LEGAL_PAGES
+from app.pages.legal import legal_page_component
+from app.pages.public import directory_page
+from app.routes import PUBLIC_ROUTES
+from app.states.public import DirectoryState
+from app.states.report import ReportState
+
+SITE_TITLE = "Escorts Chile"
+SITE_DESCRIPTION = "Directorio de avisos para adultos en Chile, por ciudad, revisados antes de publicarse."
+
+app = rx.App(
+    html_lang="es-CL",
+    stylesheets=["/styles.css"],
+    head_components=[rx.el.script(src="/site.js", defer=True)],
+    api_transformer=build_api(),
+    toaster=rx.toast.provider(position="bottom-center"),
+    theme=rx.theme(appearance="dark", accent_color="pink"),
+)
+
+for route in PUBLIC_ROUTES:
+    app.add_page(
+        directory_page,
+        route=route,
+        title=SITE_TITLE,
+        description=SITE_DESCRIPTION,
+        on_load=DirectoryState.load,
+    )
+
+for legal in LEGAL_PAGES:
+    app.add_page(
+        legal_page_component(legal),
+        route=f"/disclaimer/{legal.slug}",
+        title=f"{legal.title} | {SITE_TITLE}",
+        description=legal.description,
+        on_load=ReportState.load if legal.slug == "report" else None,
+    )
+
+# Any path no page matches goes to the public home (SPEC §2).
+app.add_page(
+    directory_page,
+    route="404",
+    title=SITE_TITLE,
+    on_load=DirectoryState.load,
+)

@@ -1,0 +1,1 @@
+"""Reusable page pieces: layout, listing cards, carousel, age notice."""

@@ -1,0 +1,43 @@
+"""The 18+ notice shown before any listing content, remembered on the device."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.states.public import AgeGateState
+
+
+def age_notice() -> rx.Component:
+    """The notice itself: confirm being of age, or leave."""
+    return rx.el.section(
+        rx.el.div(
+            rx.el.h2("Contenido para personas adultas", id="age-title"),
+            rx.el.p(
+                "Este sitio contiene avisos de servicios para adultos. Para continuar, confirme que tiene "
+                "18 años o más y que acepta ver este contenido. Su respuesta se recordará en este dispositivo."
+            ),
+            rx.el.div(
+                rx.el.button(
+                    "Tengo 18 años o más, entrar",
+                    on_click=AgeGateState.accept,
+                    class_name="btn btn-primary",
+                ),
+                rx.el.a("Salir", href="https://www.google.cl", class_name="btn btn-ghost", rel="noopener"),
+                class_name="age-actions",
+            ),
+            class_name="age-box",
+        ),
+        class_name="age-gate",
+        role="dialog",
+        aria_labelledby="age-title",
+        custom_attrs={"aria-modal": "true"},
+    )
+
+
+def adults_only(content: rx.Component) -> rx.Component:
+    """Render ``content`` only after the visitor confirmed being of age."""
+    return rx.cond(
+        rx.State.is_hydrated,
+        rx.cond(AgeGateState.accepted, content, age_notice()),
+        rx.el.p("Cargando…", class_name="loading"),
+    )

@@ -1,0 +1,78 @@
+"""SQLModel tables and their schemas; importing this registers every table."""
+
+from app.models.advertisers import Advertiser, Agency
+from app.models.base import new_uid, utc_now
+from app.models.catalogues import (
+    FIXED_TIERS,
+    AdvertiserService,
+    AdvertiserType,
+    AgencyCategory,
+    AppService,
+    Tier,
+    TierPublic,
+)
+from app.models.listings import (
+    Listing,
+    ListingCard,
+    ListingDetail,
+    ListingPhoto,
+    ListingReview,
+    ListingService,
+    ListingStatus,
+    ListingUpgrade,
+    ReviewDecision,
+    Section,
+    UpgradeStatus,
+)
+from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
+from app.models.users import (
+    PROFILE_LABELS,
+    Profile,
+    ProfileCreate,
+    ProfileId,
+    ProfilePublic,
+    ProfileUpdate,
+    User,
+    UserCreate,
+    UserPublic,
+    UserUpdate,
+)
+
+__all__ = [
+    "FIXED_TIERS",
+    "PROFILE_LABELS",
+    "REPORT_KIND_LABELS",
+    "Advertiser",
+    "AdvertiserService",
+    "AdvertiserType",
+    "Agency",
+    "AgencyCategory",
+    "AppService",
+    "Listing",
+    "ListingCard",
+    "ListingDetail",
+    "ListingPhoto",
+    "ListingReview",
+    "ListingService",
+    "ListingStatus",
+    "ListingUpgrade",
+    "Profile",
+    "ProfileCreate",
+    "ProfileId",
+    "ProfilePublic",
+    "ProfileUpdate",
+    "Report",
+    "ReportKind",
+    "ReportStatus",
+    "ReviewDecision",
+    "Section",
+    "Tier",
+    "TierPublic",
+    "UpgradeStatus",
+    "User",
+    "UserCreate",
+    "UserPublic",
+    "UserUpdate",
+    "new_uid",
+    "utc_now",
+]

@@ -1,0 +1,50 @@
+"""Advertisers (profesor) and agencies (agencia).
+
+An advertiser is the adult behind listings: one row per advertiser user,
+holding what staff need to check age and consent. ``birth_date`` proves
+adulthood (the service layer refuses anyone under 18); ``consent_at`` is when
+the advertiser accepted the advertiser agreement; ``verified`` is set by
+staff after checking identity.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlmodel import Field, SQLModel
+
+from app.models.base import new_uid, utc_now
+
+
+class Agency(SQLModel, table=True):
+    """agencia: a business that manages several advertisers."""
+
+    __tablename__ = "agencia"
+
+    uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
+    name: str = Field(max_length=120)
+    category_uid: str | None = Field(default=None, foreign_key="categoria_agencia.uid", max_length=40)
+    email: str = Field(default="", max_length=254)
+    phone: str = Field(default="", max_length=30)
+    activo: bool = True
+    created_at: datetime = Field(default_factory=utc_now)
+    updated_at: datetime = Field(default_factory=utc_now)
+
+
+class Advertiser(SQLModel, table=True):
+    """profesor: the advertiser's own record, linked one-to-one to a user."""
+
+    __tablename__ = "profesor"
+
+    uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
+    user_uid: str = Field(foreign_key="usuarios.uid", unique=True, max_length=40)
+    agency_uid: str | None = Field(default=None, foreign_key="agencia.uid", max_length=40)
+    type_uid: str | None = Field(default=None, foreign_key="tipo_profesor.uid", max_length=40)
+    display_name: str = Field(max_length=80)
+    rut: str | None = Field(default=None, max_length=12, description="Formatted RUT, checked.")
+    birth_date: date = Field(description="Must make the advertiser 18 or older.")
+    phone: str = Field(default="", max_length=30)
+    consent_at: datetime | None = Field(default=None, description="Agreement accepted at.")
+    verified: bool = False
+    created_at: datetime = Field(default_factory=utc_now)
+    updated_at: datetime = Field(default_factory=utc_now)

@@ -1,0 +1,1 @@
+"""Page components, one module per area of the site."""

@@ -1,0 +1,195 @@
+"""The public directory page: home, city, section, /all and listing detail,
+for both the mujeres and the trans sections. Which one shows is decided by
+DirectoryState.load from the browser path (see app.routes)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.components.age_gate import adults_only
+from app.components.cards import badges, card_grid
+from app.components.carousel import carousel
+from app.components.layout import page_frame
+from app.core.geo import cities_by_region
+from app.states.public import DirectoryState, TierGroup
+
+
+def _city_links() -> rx.Component:
+    """The 25 cities grouped by region; links follow the current section."""
+    return rx.el.nav(
+        *[
+            rx.el.div(
+                rx.el.h3(region.name, class_name="region-name"),
+                rx.el.ul(
+                    *[
+                        rx.el.li(rx.link(city.name, href=DirectoryState.section_home + "/" + city.slug))
+                        for city in cities
+                    ],
+                    class_name="city-list",
+                ),
+                class_name="region",
+            )
+            for region, cities in cities_by_region()
+        ],
+        class_name="regions",
+        aria_label="Ciudades",
+    )
+
+
+def _home() -> rx.Component:
+    return rx.fragment(
+        rx.el.h1(DirectoryState.heading),
+        rx.el.p("Elija su ciudad para ver los avisos publicados.", class_name="lead"),
+        _city_links(),
+        rx.el.h2("Destacadas"),
+        adults_only(
+            rx.cond(
+                DirectoryState.featured.length() > 0,
+                card_grid(DirectoryState.featured),
+                rx.el.p("Aún no hay avisos destacados.", class_name="empty"),
+            )
+        ),
+    )
+
+
+def _tabs() -> rx.Component:
+    return rx.el.nav(
+        rx.foreach(
+            DirectoryState.tabs,
+            lambda tab: rx.link(
+                tab.label,
+                href=tab.url,
+                class_name=rx.cond(tab.active, "tab tab-active", "tab"),
+                custom_attrs={"aria-current": rx.cond(tab.active, "page", "false")},
+            ),
+        ),
+        rx.link("Ver todas", href=DirectoryState.section_home + "/" + DirectoryState.city_slug + "/all", class_name="tab tab-all"),
+        class_name="tabs",
+        aria_label="Filtros",
+    )
+
+
+def _group(group: TierGroup) -> rx.Component:
+    return rx.el.section(
+        rx.el.h2(group.name, class_name="tier-heading tier-" + group.slug),
+        card_grid(group.cards),
+        class_name="tier-group",
+    )
+
+
+def _pager() -> rx.Component:
+    return rx.cond(
+        DirectoryState.page_count > 1,
+        rx.el.nav(
+            rx.el.button("Anterior", on_click=DirectoryState.previous_page, disabled=DirectoryState.page <= 1, class_name="btn"),
+            rx.el.span("Página " + DirectoryState.page.to_string() + " de " + DirectoryState.page_count.to_string()),
+            rx.el.button(
+                "Siguiente",
+                on_click=DirectoryState.next_page,
+                disabled=DirectoryState.page >= DirectoryState.page_count,
+                class_name="btn",
+            ),
+            class_name="pager",
+            aria_label="Páginas",
+        ),
+    )
+
+
+def _listing_area() -> rx.Component:
+    return rx.fragment(
+        rx.el.p(DirectoryState.total.to_string() + " avisos", class_name="muted", custom_attrs={"data-testid": "total"}),
+        rx.cond(
+            DirectoryState.total == 0,
+            rx.el.p("No hay avisos que coincidan con este filtro.", class_name="empty"),
+            rx.cond(
+                DirectoryState.view == "all",
+                card_grid(DirectoryState.cards),
+                rx.foreach(DirectoryState.groups, _group),
+            ),
+        ),
+        _pager(),
+    )
+
+
+def _city() -> rx.Component:
+    return rx.fragment(
+        rx.el.p(rx.link("← Todas las ciudades", href=DirectoryState.section_home), class_name="crumbs"),
+        rx.el.h1(DirectoryState.heading),
+        _tabs(),
+        adults_only(_listing_area()),
+    )
+
+
+def _detail() -> rx.Component:
+    d = DirectoryState.detail
+    return rx.fragment(
+        rx.el.p(
+            rx.link(d.city_name, href=DirectoryState.section_home + "/" + d.city_slug),
+            class_name="crumbs",
+        ),
+        adults_only(
+            rx.el.article(
+                carousel(d.photos, d.display_name),
+                rx.el.div(
+                    rx.el.h1(d.display_name),
+                    rx.el.p(d.age.to_string() + " años · " + d.commune + ", " + d.city_name, class_name="card-meta"),
+                    badges(d),
+                    rx.cond(d.available_until != "", rx.el.p(d.available_until, class_name="notice-now")),
+                    rx.cond(d.visiting != "", rx.el.p(d.visiting, class_name="notice-visiting")),
+                    rx.el.div(
+                        rx.cond(
+                            d.whatsapp_url != "",
+                            rx.el.a("WhatsApp", href=d.whatsapp_url, target="_blank", rel="noopener noreferrer", class_name="btn btn-whatsapp"),
+                        ),
+                        rx.cond(d.tel_url != "", rx.el.a("Llamar " + d.phone, href=d.tel_url, class_name="btn btn-primary")),
+                        class_name="contact",
+                    ),
+                    rx.el.h2("Descripción"),
+                    rx.el.p(d.description, class_name="description"),
+                    rx.el.h2("Tarifas"),
+                    rx.el.table(
+                        rx.el.tbody(
+                            rx.foreach(d.rates, lambda rate: rx.el.tr(rx.el.th(rate[0], scope="row"), rx.el.td(rate[1])))
+                        ),
+                        class_name="rates",
+                    ),
+                    rx.cond(
+                        d.services.length() > 0,
+                        rx.fragment(
+                            rx.el.h2("Servicios"),
+                            rx.el.ul(rx.foreach(d.services, lambda s: rx.el.li(s)), class_name="services"),
+                        ),
+                    ),
+                    rx.el.p("Publicado el " + d.published, class_name="muted"),
+                    rx.el.p(
+                        rx.link("Reportar esta publicación", href="/disclaimer/report?publicacion=" + d.uid, class_name="report-link"),
+                    ),
+                    class_name="detail-info",
+                ),
+                class_name="detail",
+            )
+        ),
+    )
+
+
+def _missing() -> rx.Component:
+    return rx.fragment(
+        rx.el.h1("Publicación no disponible"),
+        rx.el.p("Este aviso no existe o ya no está publicado."),
+        rx.link("Volver al inicio", href=DirectoryState.section_home, class_name="btn btn-primary"),
+    )
+
+
+def directory_page() -> rx.Component:
+    """The one component behind every public route."""
+    return page_frame(
+        rx.match(
+            DirectoryState.view,
+            ("home", _home()),
+            ("city", _city()),
+            ("all", _city()),
+            ("detail", rx.cond(DirectoryState.detail, _detail(), rx.fragment())),
+            ("missing", _missing()),
+            rx.el.p("Cargando…", class_name="loading"),
+        )
+    )

@@ -1,0 +1,141 @@
+"""The route table and the pure rules that map a public path to what to show.
+
+Reflex page routes are declared once in ``PAGE_ROUTES``; every public route
+renders the same directory page, whose on_load resolves the browser path with
+:func:`resolve_public_path`: a view to show, or a redirect (SPEC §2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from app.core.geo import city_by_slug, normalize_city_slug
+from app.models import Section
+from app.services.filter_tabs import TABS_BY_SLUG
+
+PUBLIC_HOME = "/escorts"
+TRANS_HOME = "/escorts/trans"
+SSG_HOME = "/escorts-ssg"
+ALL_SEGMENT = "all"
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """What a public path shows.
+
+    ``kind`` is one of: home, city, all, detail, redirect. For ``detail`` the
+    ``uid`` is the listing to show; ``redirect_to`` is set only for redirect.
+    """
+
+    kind: str
+    section: str = Section.MUJERES.value
+    city_slug: str = ""
+    tab_slug: str = "todas"
+    uid: str = ""
+    redirect_to: str = ""
+
+
+def _home(section: str) -> str:
+    return TRANS_HOME if section == Section.TRANS else PUBLIC_HOME
+
+
+def _redirect(target: str) -> PublicView:
+    return PublicView(kind="redirect", redirect_to=target)
+
+
+def _city_view(section: str, raw_city: str, rest: list[str]) -> PublicView:
+    """Resolve /{prefix}/{city}/... once the section is known."""
+    prefix = _home(section)
+    city = normalize_city_slug(raw_city)
+    if city is None:
+        return _redirect(prefix)
+    if city != raw_city:
+        return _redirect("/".join([prefix, city, *rest]))
+    if not rest:
+        return PublicView(kind="city", section=section, city_slug=city)
+    if len(rest) == 1 and rest[0] == ALL_SEGMENT:
+        return PublicView(kind="all", section=section, city_slug=city)
+    if len(rest) == 1 and rest[0] in TABS_BY_SLUG:
+        if rest[0] == "todas":
+            return _redirect(f"{prefix}/{city}")
+        return PublicView(kind="city", section=section, city_slug=city, tab_slug=rest[0])
+    if section == Section.TRANS and len(rest) == 1:
+        # /escorts/trans/{city}/{nombre}: the name segment ends with -{uid}.
+        name, _, uid = rest[0].rpartition("-")
+        if name and uid:
+            return PublicView(kind="detail", section=section, city_slug=city, uid=uid)
+        return _redirect(f"{prefix}/{city}")
+    if section == Section.MUJERES and len(rest) == 2:
+        return PublicView(kind="detail", section=section, city_slug=city, uid=rest[1])
+    return _redirect(f"{prefix}/{city}")
+
+
+def resolve_public_path(path: str) -> PublicView:
+    """Map a browser path of the public or trans site to a view or a redirect."""
+    parts = [unquote(p) for p in path.split("?", 1)[0].split("/") if p]
+    if not parts:
+        return _redirect(PUBLIC_HOME)
+    head, rest = parts[0], parts[1:]
+    if head == "escort" and len(rest) == 1:
+        return PublicView(kind="detail", uid=rest[0])
+    if head != "escorts":
+        if len(parts) == 1:
+            # Old /{city} URL: a valid city goes to /escorts/{city}.
+            city = normalize_city_slug(head)
+            return _redirect(f"{PUBLIC_HOME}/{city}" if city else PUBLIC_HOME)
+        return _redirect(PUBLIC_HOME)
+    if not rest:
+        return PublicView(kind="home")
+    section = Section.MUJERES.value
+    if rest[0] == "trans":
+        section, rest = Section.TRANS.value, rest[1:]
+        if not rest:
+            return PublicView(kind="home", section=section)
+    if rest[:2] == ["inicio", "generated"]:
+        if len(rest) == 4:
+            city = normalize_city_slug(rest[2]) or ""
+            return PublicView(kind="detail", section=section, city_slug=city, uid=rest[3])
+        return _redirect(_home(section))
+    return _city_view(section, rest[0], rest[1:])
+
+
+def resolve_ssg_city(raw_city: str) -> tuple[str | None, str | None]:
+    """For /escorts-ssg/{city}: (city slug to show, None) or (None, redirect target)."""
+    city = normalize_city_slug(raw_city)
+    if city is None:
+        return None, SSG_HOME
+    if city != raw_city:
+        return None, f"{SSG_HOME}/{city}"
+    return city, None
+
+
+def city_path(section: str, city_slug: str, tab_slug: str = "todas") -> str:
+    """The URL of a city page (with a filter tab other than Todas)."""
+    base = f"{_home(section)}/{city_slug}"
+    return base if tab_slug == "todas" else f"{base}/{tab_slug}"
+
+
+def city_name(city_slug: str) -> str:
+    """Display name of a city slug ('' when unknown)."""
+    city = city_by_slug(city_slug)
+    return city.name if city else ""
+
+
+# Reflex page routes of the public site; each renders the directory page.
+PUBLIC_ROUTES: tuple[str, ...] = (
+    "/",
+    "/[city]",
+    "/escorts",
+    "/escorts/[city]",
+    "/escorts/[city]/all",
+    "/escorts/[city]/[slug]",
+    "/escorts/[city]/[slug]/[uid]",
+    "/escort/[uid]",
+    "/escorts/inicio/generated/[city]/[uid]",
+    "/escorts/trans",
+    "/escorts/trans/[city]",
+    "/escorts/trans/[city]/all",
+    "/escorts/trans/[city]/[slug]",
+    "/escorts/trans/inicio/generated/[city]/[uid]",
+)

@@ -1,0 +1,251 @@
+"""Demo data: ``python -m app.seed --listings 300``.
+
+Fills the database with believable Spanish demo listings across all 25
+cities, both sections, every tier and every filter tab, with placeholder
+photos drawn locally (abstract illustrations, shared by many listings).
+Rows go in with bulk INSERTs in batches, fast enough for benchmark-sized
+databases (tens of thousands of listings). ``--if-empty`` does nothing when
+listings already exist, so the run command can call it every time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import func, insert
+from sqlmodel import Session, select
+
+from app.core.geo import CITIES, commune_names_for_city
+from app.core.text import slugify
+from app.db import get_engine
+from app.models import (
+    Advertiser,
+    AdvertiserService,
+    AdvertiserType,
+    Agency,
+    AgencyCategory,
+    AppService,
+    Listing,
+    ListingPhoto,
+    ListingService,
+    ListingStatus,
+    ProfileId,
+    Section,
+    Tier,
+    User,
+    new_uid,
+    utc_now,
+)
+from app.services.listings import clock
+from app.services.photos import placeholder_photo
+from app.services.users import ensure_fixed_profiles
+from app.settings import get_settings
+
+BATCH = 5000
+PHOTO_POOL = 24
+LISTINGS_PER_OWNER = 3
+
+NAMES = (
+    "Valentina Catalina Antonella Isidora Sofía Martina Florencia Javiera Constanza Fernanda Camila Daniela "
+    "Josefa Agustina Emilia Trinidad Paula Francisca Macarena Renata Amanda Belén Ignacia Rocío Maite Julieta "
+    "Antonia Carolina Bárbara Gabriela Natalia Romina Pía Karla Dominga Alejandra Luciana Abril Noelia Solange"
+).split()
+OPENINGS = (
+    "Hola, soy {name}, tengo {age} años y estoy en {city}.",
+    "Me llamo {name}. Atiendo en {commune}, {city}, en un departamento cómodo y discreto.",
+    "{name}, {age} años, recién llegada a {city}.",
+    "Soy {name}: simpática, educada y muy puntual.",
+)
+MIDDLES = (
+    "Me encanta conversar y que el encuentro sea tranquilo y sin apuros.",
+    "Atiendo solo con cita previa; escríbeme por WhatsApp con anticipación.",
+    "Mis fotos son reales y actuales.",
+    "Trato cariñoso, ambiente limpio y estacionamiento cercano.",
+    "Disponible para cenas y eventos con previo acuerdo.",
+)
+CLOSINGS = (
+    "No respondo números ocultos.",
+    "Se exige respeto y buena higiene.",
+    "Consulta sin compromiso.",
+    "Te espero.",
+)
+SERVICES = (
+    "Masajes relajantes", "Acompañamiento a eventos", "Cena romántica", "Atención a parejas", "Despedidas de soltero",
+    "Viajes", "Atención en hotel", "Atención en departamento propio", "Baile privado", "Masaje en pareja",
+)
+ADVERTISER_TYPES = ("Independiente", "De agencia", "Masajista")
+AGENCY_CATEGORIES = (("Agencia pequeña", 1), ("Agencia mediana", 2), ("Agencia grande", 3))
+APP_SERVICES = (
+    ("Subir a Diamante", "La publicación aparece primero en su ciudad durante 30 días.", 59990, 30),
+    ("Subir a Ruby", "La publicación aparece en la categoría Ruby durante 30 días.", 39990, 30),
+    ("Subir a Platino", "La publicación aparece en la categoría Platino durante 30 días.", 24990, 30),
+    ("Disponible AHORA", "Destaca la publicación como disponible durante 6 horas.", 4990, 1),
+    ("Destacada en portada", "La publicación aparece en la portada durante 7 días.", 19990, 7),
+)
+TIER_WEIGHTS = (("diamante", 1), ("ruby", 2), ("platino", 3), ("chicas-del-dia", 4))
+
+
+def _demo_photos(media_dir: Path) -> list[tuple[str, int, int]]:
+    """Write (once) the pool of placeholder photos; return (path, width, height)."""
+    folder = media_dir / "photos" / "demo"
+    folder.mkdir(parents=True, exist_ok=True)
+    pool = []
+    for i in range(PHOTO_POOL):
+        target = folder / f"placeholder-{i:02d}.jpg"
+        if not target.exists():
+            target.write_bytes(placeholder_photo(i))
+        pool.append((f"photos/demo/{target.name}", 600, 800))
+    return pool
+
+
+def _ensure_catalogues(session: Session) -> dict[str, list[str]]:
+    """Create the demo catalogues when empty; return uids by catalogue."""
+    def ensure(model, rows: list[dict]) -> list[str]:
+        if not session.exec(select(func.count()).select_from(model)).one():
+            session.execute(insert(model), [{"uid": new_uid(), **row} for row in rows])
+            session.commit()
+        return list(session.exec(select(model.uid)).all())
+
+    return {
+        "services": ensure(AdvertiserService, [{"name": name} for name in SERVICES]),
+        "types": ensure(AdvertiserType, [{"name": name} for name in ADVERTISER_TYPES]),
+        "agency_categories": ensure(AgencyCategory, [{"name": n, "display_order": o} for n, o in AGENCY_CATEGORIES]),
+        "app_services": ensure(
+            AppService,
+            [{"name": n, "description": d, "price_clp": p, "duration_days": days} for n, d, p, days in APP_SERVICES],
+        ),
+    }
+
+
+def _description(rng: random.Random, name: str, age: int, city: str, commune: str) -> str:
+    parts = [rng.choice(OPENINGS), *rng.sample(MIDDLES, 2), rng.choice(CLOSINGS)]
+    return " ".join(parts).format(name=name, age=age, city=city, commune=commune)
+
+
+def _phone(rng: random.Random) -> str:
+    return f"+56 9 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"
+
+
+def _bulk(session: Session, model, rows: list[dict]) -> None:
+    for start in range(0, len(rows), BATCH):
+        session.execute(insert(model), rows[start : start + BATCH])
+
+
+def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7, now: datetime | None = None) -> int:
+    """Insert ``listings`` demo listings (with owners, photos, services); return the count."""
+    rng = random.Random(rng_seed)
+    now = now or utc_now()
+    today = clock(now).today
+    ensure_fixed_profiles(session=session)
+    catalogues = _ensure_catalogues(session)
+    tiers = {t.slug: t.uid for t in session.exec(select(Tier)).all()}
+    tier_cycle = [tiers[slug] for slug, weight in TIER_WEIGHTS for _ in range(weight)]
+    photos = _demo_photos(media_dir)
+
+    agencies = [
+        {"uid": new_uid(), "name": f"Agencia {city.name}", "category_uid": rng.choice(catalogues["agency_categories"]),
+         "email": f"contacto@agencia-{city.slug}.example", "phone": _phone(rng), "activo": True,
+         "created_at": now, "updated_at": now}
+        for city in CITIES[:5]
+    ]
+    owner_count = max(1, -(-listings // LISTINGS_PER_OWNER))
+    batch_tag = new_uid()[:6].lower()
+    users, advertisers = [], []
+    for i in range(owner_count):
+        uid = new_uid()
+        name = rng.choice(NAMES)
+        users.append({
+            "uid": uid, "email": f"anunciante-{batch_tag}-{i}@demo.example", "display_name": name,
+            "profile_uid": ProfileId.PROFESOR.value, "activo": True, "ban": i % 97 == 96, "online": False,
+            "created_at": now - timedelta(days=rng.randint(30, 400)), "updated_at": now,
+        })
+        advertisers.append({
+            "uid": new_uid(), "user_uid": uid, "agency_uid": rng.choice(agencies)["uid"] if i % 10 == 0 else None,
+            "type_uid": rng.choice(catalogues["types"]), "display_name": name, "rut": None,
+            "birth_date": date(today.year - rng.randint(19, 45), rng.randint(1, 12), rng.randint(1, 28)),
+            "phone": _phone(rng), "consent_at": now - timedelta(days=rng.randint(1, 300)),
+            "verified": rng.random() < 0.4, "created_at": now, "updated_at": now,
+        })
+
+    rows, photo_rows, service_rows = [], [], []
+    communes = {city.slug: commune_names_for_city(city.slug) or [city.name] for city in CITIES}
+    for i in range(listings):
+        city = CITIES[i % len(CITIES)]
+        section = Section.TRANS.value if i % 5 == 4 else Section.MUJERES.value
+        owner = users[i // LISTINGS_PER_OWNER]
+        name = rng.choice(NAMES)
+        age = rng.randint(18, 45)
+        commune = city.name if rng.random() < 0.5 else rng.choice(communes[city.slug])
+        hour = rng.randrange(40, 200, 5) * 1000
+        published = now - timedelta(days=rng.uniform(0, 30))
+        status = ListingStatus.PUBLICADA.value
+        roll = rng.random()
+        if roll < 0.02:
+            status = ListingStatus.PENDIENTE.value
+        elif roll < 0.03:
+            status = ListingStatus.PAUSADA.value
+        elif roll < 0.035:
+            status = ListingStatus.RECHAZADA.value
+        visiting = rng.random() < 0.1
+        uid = new_uid()
+        rows.append({
+            "uid": uid, "owner_uid": owner["uid"], "section": section, "city_slug": city.slug, "commune": commune,
+            "tier_uid": tier_cycle[(i // len(CITIES)) % len(tier_cycle)], "display_name": name,
+            "name_slug": slugify(name), "age": age,
+            "description": _description(rng, name, age, city.name, commune),
+            "price_hour_clp": hour, "price_half_hour_clp": round(hour * 0.6, -3) if rng.random() < 0.7 else None,
+            "price_two_hours_clp": hour * 2 - 10000 if rng.random() < 0.5 else None,
+            "price_night_clp": hour * 6 if rng.random() < 0.2 else None,
+            "phone": _phone(rng), "whatsapp": _phone(rng), "has_video": rng.random() < 0.3,
+            "verified": rng.random() < 0.4, "porn_actress": rng.random() < 0.08, "curvy": rng.random() < 0.25,
+            "available_until": now + timedelta(hours=rng.uniform(1, 6)) if rng.random() < 0.15 else None,
+            "visiting_from": today - timedelta(days=rng.randint(0, 1)) if visiting else None,
+            "visiting_until": today + timedelta(days=rng.randint(1, 4)) if visiting else None,
+            "status": status, "created_at": published - timedelta(hours=2), "updated_at": published,
+            "published_at": published if status != ListingStatus.PENDIENTE.value else None,
+            "expires_at": published + timedelta(days=60),
+        })
+        first = rng.randrange(PHOTO_POOL)
+        for position in range(rng.randint(2, 4)):
+            path, width, height = photos[(first + position * 5) % PHOTO_POOL]
+            photo_rows.append({"uid": new_uid(), "listing_uid": uid, "position": position, "path": path,
+                               "width": width, "height": height, "created_at": published})
+        for service_uid in rng.sample(catalogues["services"], rng.randint(2, 5)):
+            service_rows.append({"listing_uid": uid, "service_uid": service_uid})
+
+    _bulk(session, Agency, agencies)
+    _bulk(session, User, users)
+    _bulk(session, Advertiser, advertisers)
+    _bulk(session, Listing, rows)
+    _bulk(session, ListingPhoto, photo_rows)
+    _bulk(session, ListingService, service_rows)
+    session.commit()
+    return listings
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point."""
+    parser = argparse.ArgumentParser(description="Carga datos de demostración.")
+    parser.add_argument("--listings", type=int, default=300, help="cuántas publicaciones crear (por defecto 300)")
+    parser.add_argument("--if-empty", action="store_true", help="no hacer nada si ya hay publicaciones")
+    args = parser.parse_args(argv)
+    if args.listings < 1:
+        parser.error("--listings debe ser al menos 1")
+    with Session(get_engine()) as session:
+        if args.if_empty and session.exec(select(func.count()).select_from(Listing)).one():
+            print("La base de datos ya tiene publicaciones; no se cargaron datos de demostración.")
+            return 0
+        started = time.perf_counter()
+        count = seed(session=session, listings=args.listings, media_dir=get_settings().media_dir)
+        elapsed = time.perf_counter() - started
+    print(f"{count} publicaciones de demostración creadas en {elapsed:.1f} s ({count / elapsed:,.0f} por segundo).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Data operations: plain functions taking a Session, no Reflex imports."""

@@ -1,0 +1,242 @@
+"""Public listing queries: the city page, featured listings and the detail.
+
+Only listings that are ``publicada`` and whose owner is active and not banned
+are ever returned from here. Queries page in the database (limit/offset) and
+return at most one page of cards, never a whole city.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import quote
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import ColumnElement, func
+from sqlmodel import Session, select
+
+from app.core.dates import format_date
+from app.core.geo import city_by_slug
+from app.core.money import format_currency
+from app.core.text import slugify
+from app.models import (
+    AdvertiserService,
+    Listing,
+    ListingCard,
+    ListingDetail,
+    ListingPhoto,
+    ListingService,
+    ListingStatus,
+    Section,
+    Tier,
+    User,
+    utc_now,
+)
+from app.services.filter_tabs import Clock, FilterTab
+from app.settings import get_settings
+
+MEDIA_URL_PREFIX = "/media/"
+FEATURED_LIMIT = 12
+
+
+@dataclass(frozen=True)
+class CardPage:
+    """One page of cards plus what the pager needs."""
+
+    cards: list[ListingCard]
+    total: int
+    page: int
+    page_size: int
+
+    @property
+    def page_count(self) -> int:
+        """Number of pages (at least 1, so an empty city still has page 1)."""
+        return max(1, -(-self.total // self.page_size))
+
+
+def clock(now: datetime | None = None) -> Clock:
+    """The evaluation moment: ``now`` (aware, UTC) and today's Chilean date."""
+    now = now or utc_now()
+    today = now.astimezone(ZoneInfo(get_settings().timezone)).date()
+    return Clock(now=now, today=today)
+
+
+def listing_path(*, section: str, city_slug: str, name_slug: str, uid: str) -> str:
+    """The canonical detail URL of a listing."""
+    if section == Section.TRANS:
+        return f"/escorts/trans/{city_slug}/{name_slug}-{uid}"
+    return f"/escorts/{city_slug}/{name_slug}/{uid}"
+
+
+def photo_url(path: str) -> str:
+    """Public URL of a stored photo."""
+    return MEDIA_URL_PREFIX + quote(path)
+
+
+def _public_conditions(section: str | None) -> list[ColumnElement[bool]]:
+    conditions = [
+        Listing.status == ListingStatus.PUBLICADA.value,
+        User.activo == True,  # noqa: E712
+        User.ban == False,  # noqa: E712
+    ]
+    if section is not None:
+        conditions.append(Listing.section == section)
+    return conditions
+
+
+def _public_select(*columns):
+    return select(*columns).join(User, User.uid == Listing.owner_uid).join(Tier, Tier.uid == Listing.tier_uid)
+
+
+def _photos_by_listing(session: Session, uids: list[str]) -> dict[str, list[str]]:
+    if not uids:
+        return {}
+    rows = session.exec(
+        select(ListingPhoto.listing_uid, ListingPhoto.path)
+        .where(ListingPhoto.listing_uid.in_(uids))
+        .order_by(ListingPhoto.listing_uid, ListingPhoto.position)
+    ).all()
+    photos: dict[str, list[str]] = defaultdict(list)
+    for listing_uid, path in rows:
+        photos[listing_uid].append(photo_url(path))
+    return photos
+
+
+def _card_fields(listing: Listing, tier: Tier, photos: list[str], moment: Clock) -> dict:
+    city = city_by_slug(listing.city_slug)
+    return {
+        "uid": listing.uid,
+        "section": listing.section,
+        "city_slug": listing.city_slug,
+        "city_name": city.name if city else listing.city_slug,
+        "commune": listing.commune,
+        "display_name": listing.display_name,
+        "age": listing.age,
+        "tier_name": tier.name,
+        "tier_slug": tier.slug,
+        "verified": listing.verified,
+        "has_video": listing.has_video,
+        "porn_actress": listing.porn_actress,
+        "available_now": bool(listing.available_until and listing.available_until > moment.now),
+        "price": format_currency(listing.price_hour_clp),
+        "url": listing_path(
+            section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
+        ),
+        "photos": photos,
+    }
+
+
+def _cards(session: Session, rows, moment: Clock) -> list[ListingCard]:
+    photos = _photos_by_listing(session, [listing.uid for listing, _tier in rows])
+    return [ListingCard(**_card_fields(listing, tier, photos.get(listing.uid, []), moment)) for listing, tier in rows]
+
+
+def city_cards(
+    *,
+    session: Session,
+    section: str,
+    city_slug: str,
+    tab: FilterTab,
+    page: int = 1,
+    page_size: int | None = None,
+    group_by_tier: bool = True,
+    now: datetime | None = None,
+) -> CardPage:
+    """One page of a city's public cards for a filter tab.
+
+    Grouped by tier (Diamante, Ruby, Platino, Chicas del día), newest first
+    within a tier; with ``group_by_tier`` false, newest first overall (the
+    /all page).
+    """
+    moment = clock(now)
+    page_size = page_size or get_settings().page_size
+    page = max(1, page)
+    conditions = [*_public_conditions(section), Listing.city_slug == city_slug]
+    extra = tab.condition(moment)
+    if extra is not None:
+        conditions.append(extra)
+    total = session.exec(_public_select(func.count()).select_from(Listing).where(*conditions)).one()
+    order = [Listing.published_at.desc(), Listing.uid]
+    if group_by_tier:
+        order.insert(0, Tier.display_order)
+    rows = session.exec(
+        _public_select(Listing, Tier).where(*conditions).order_by(*order).offset((page - 1) * page_size).limit(page_size)
+    ).all()
+    return CardPage(cards=_cards(session, rows, moment), total=total, page=page, page_size=page_size)
+
+
+def featured_cards(
+    *, session: Session, section: str, limit: int = FEATURED_LIMIT, now: datetime | None = None
+) -> list[ListingCard]:
+    """The home page's featured listings: highest tier first, then newest."""
+    moment = clock(now)
+    rows = session.exec(
+        _public_select(Listing, Tier)
+        .where(*_public_conditions(section))
+        .order_by(Tier.display_order, Listing.published_at.desc(), Listing.uid)
+        .limit(limit)
+    ).all()
+    return _cards(session, rows, moment)
+
+
+def _rates(listing: Listing) -> list[tuple[str, str]]:
+    rates = [
+        ("30 minutos", listing.price_half_hour_clp),
+        ("1 hora", listing.price_hour_clp),
+        ("2 horas", listing.price_two_hours_clp),
+        ("Noche completa", listing.price_night_clp),
+    ]
+    return [(label, format_currency(value)) for label, value in rates if value is not None]
+
+
+def _digits(phone: str) -> str:
+    return "".join(ch for ch in phone if ch.isdigit())
+
+
+def public_listing(*, session: Session, uid: str, now: datetime | None = None) -> ListingDetail | None:
+    """The detail of a public listing, or None if it is absent or not public."""
+    if not isinstance(uid, str) or not uid or len(uid) > 40:
+        return None
+    moment = clock(now)
+    row = session.exec(_public_select(Listing, Tier).where(*_public_conditions(None), Listing.uid == uid)).first()
+    if row is None:
+        return None
+    listing, tier = row
+    photos = _photos_by_listing(session, [listing.uid]).get(listing.uid, [])
+    services = session.exec(
+        select(AdvertiserService.name)
+        .join(ListingService, ListingService.service_uid == AdvertiserService.uid)
+        .where(ListingService.listing_uid == listing.uid)
+        .order_by(AdvertiserService.name)
+    ).all()
+    visiting = ""
+    if listing.visiting_from and listing.visiting_until and listing.visiting_until >= moment.today:
+        visiting = (
+            f"De pasada del {format_date(listing.visiting_from, 'D [de] MMMM')}"
+            f" al {format_date(listing.visiting_until, 'D [de] MMMM')}"
+        )
+    available = ""
+    if listing.available_until and listing.available_until > moment.now:
+        local = listing.available_until.astimezone(ZoneInfo(get_settings().timezone))
+        available = f"Disponible ahora, hasta las {format_date(local, 'HH:mm')}"
+    whatsapp = _digits(listing.whatsapp)
+    phone = _digits(listing.phone)
+    text = quote(f"Hola {listing.display_name}, vi tu aviso en {get_settings().site_name}.")
+    return ListingDetail(
+        **_card_fields(listing, tier, photos, moment),
+        description=listing.description,
+        services=list(services),
+        rates=_rates(listing),
+        phone=listing.phone,
+        whatsapp_url=f"https://wa.me/{whatsapp}?text={text}" if whatsapp else "",
+        tel_url=f"tel:+{phone}" if phone else "",
+        available_until=available,
+        visiting=visiting,
+        published=format_date(listing.published_at, "D [de] MMMM [de] YYYY") if listing.published_at else "",
+    )
+
+
+def name_slug(display_name: str) -> str:
+    """URL form of a display name (never empty)."""
+    return slugify(display_name) or "anuncio"

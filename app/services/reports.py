@@ -1,0 +1,122 @@
+"""The public report form's storage, with validation and anti-spam rules.
+
+Spam defences (all server-side): a hidden honeypot field that people leave
+empty, a minimum time between showing the form and sending it, a cap on
+links in the message, and a per-client cap on reports in a time window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, ValidationError, field_validator
+from sqlalchemy import func
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session, select
+
+from app.core.text import is_valid_email
+from app.models import Listing, Report, ReportKind, utc_now
+from app.services.errors import InvalidInputError, RateLimitedError, StorageError
+
+MESSAGE_MIN = 20
+MESSAGE_MAX = 5000
+MIN_FILL_SECONDS = 3.0
+MAX_LINKS = 3
+WINDOW = timedelta(minutes=10)
+MAX_REPORTS_PER_WINDOW = 3
+
+
+class ReportInput(BaseModel):
+    """What a person sends through the report form."""
+
+    kind: ReportKind
+    message: str
+    contact: str = ""
+    listing_uid: str | None = None
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind(cls, value: object) -> object:
+        if value not in {k.value for k in ReportKind}:
+            raise ValueError("Elija el tipo de problema que quiere reportar.")
+        return value
+
+    @field_validator("message")
+    @classmethod
+    def _message(cls, value: str) -> str:
+        value = value.strip()
+        if len(value) < MESSAGE_MIN:
+            raise ValueError(f"Describa la situación con al menos {MESSAGE_MIN} caracteres.")
+        if len(value) > MESSAGE_MAX:
+            raise ValueError(f"El mensaje no puede superar los {MESSAGE_MAX} caracteres.")
+        if value.lower().count("http") > MAX_LINKS:
+            raise ValueError(f"El mensaje no puede tener más de {MAX_LINKS} enlaces.")
+        return value
+
+    @field_validator("contact")
+    @classmethod
+    def _contact(cls, value: str) -> str:
+        value = value.strip()
+        if len(value) > 254:
+            raise ValueError("El dato de contacto es demasiado largo.")
+        digits = sum(ch.isdigit() for ch in value)
+        if value and not is_valid_email(value) and digits < 8:
+            raise ValueError("Indique un correo electrónico o un teléfono válido, o deje el contacto vacío.")
+        return value
+
+    @field_validator("listing_uid")
+    @classmethod
+    def _listing(cls, value: str | None) -> str | None:
+        value = (value or "").strip()
+        if len(value) > 40:
+            raise ValueError("La publicación indicada no es válida.")
+        return value or None
+
+
+def client_hash(client_address: str, salt: str) -> str:
+    """A salted hash of the sender's address: enough to throttle, not to identify."""
+    return hashlib.sha256(f"{salt}:{client_address}".encode()).hexdigest()
+
+
+def create_report(
+    *,
+    session: Session,
+    data: dict,
+    client_key: str,
+    honeypot: str = "",
+    seconds_on_form: float = 0.0,
+    now: datetime | None = None,
+) -> Report:
+    """Validate and store a report for staff; raise a typed error otherwise."""
+    now = now or utc_now()
+    if honeypot or seconds_on_form < MIN_FILL_SECONDS:
+        raise InvalidInputError("No pudimos aceptar el reporte. Revise el formulario e inténtelo de nuevo.")
+    try:
+        payload = ReportInput.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        message = str(error.get("ctx", {}).get("error", "")) or "Revise los datos del formulario."
+        raise InvalidInputError(message) from exc
+    if payload.listing_uid and session.get(Listing, payload.listing_uid) is None:
+        raise InvalidInputError("La publicación indicada no existe.")
+    recent = session.exec(
+        select(func.count()).select_from(Report).where(Report.client_hash == client_key, Report.created_at >= now - WINDOW)
+    ).one()
+    if recent >= MAX_REPORTS_PER_WINDOW:
+        raise RateLimitedError("Ha enviado varios reportes seguidos. Espere unos minutos e inténtelo de nuevo.")
+    report = Report(
+        kind=payload.kind.value,
+        message=payload.message,
+        contact=payload.contact,
+        listing_uid=payload.listing_uid,
+        client_hash=client_key,
+        created_at=now,
+    )
+    session.add(report)
+    try:
+        session.commit()
+    except SQLAlchemyError as exc:
+        session.rollback()
+        raise StorageError("No se pudo guardar el reporte. Inténtelo de nuevo en unos minutos.") from exc
+    return report

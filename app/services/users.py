@@ -1,0 +1,201 @@
+"""User and profile operations (SPEC §4 and §7).
+
+Every write commits or rolls back before returning: a failure raises a typed
+ServiceError with a Spanish message and leaves the database unchanged.
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlmodel import Session, select
+
+from app.models import (
+    PROFILE_LABELS,
+    Listing,
+    Profile,
+    ProfileCreate,
+    ProfileId,
+    ProfilePublic,
+    ProfileUpdate,
+    User,
+    UserCreate,
+    UserPublic,
+    UserUpdate,
+    new_uid,
+    utc_now,
+)
+from app.services.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+
+
+def _commit(session: Session, failure: str) -> None:
+    """Commit, or roll back and raise a typed error with ``failure`` as message."""
+    try:
+        session.commit()
+    except IntegrityError as exc:
+        session.rollback()
+        raise ConflictError(failure) from exc
+    except SQLAlchemyError as exc:
+        session.rollback()
+        raise StorageError(failure) from exc
+
+
+def _validated(model: type, data: object):
+    """Validate ``data`` into ``model``; a refusal becomes InvalidInputError."""
+    if isinstance(data, model):
+        data = data.model_dump(exclude_unset=True)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        message = str(first.get("ctx", {}).get("error", "")) or "Los datos ingresados no son válidos."
+        raise InvalidInputError(message) from exc
+
+
+# --- profiles ---------------------------------------------------------------
+
+
+def ensure_fixed_profiles(*, session: Session) -> list[ProfilePublic]:
+    """Create any of the four fixed profiles that is missing; return all four."""
+    existing = {p.uid for p in session.exec(select(Profile)).all()}
+    for profile_id in ProfileId:
+        if profile_id.value not in existing:
+            session.add(Profile(uid=profile_id.value, name=profile_id.value, label=PROFILE_LABELS[profile_id]))
+    _commit(session, "No se pudieron crear los perfiles de usuario.")
+    return list_profiles(session=session)
+
+
+def list_profiles(*, session: Session) -> list[ProfilePublic]:
+    """All profiles, in a stable order."""
+    rows = session.exec(select(Profile).order_by(Profile.uid)).all()
+    return [ProfilePublic.model_validate(row) for row in rows]
+
+
+def get_profile(*, session: Session, uid: str) -> ProfilePublic | None:
+    """The profile with this uid, or None if absent."""
+    row = session.get(Profile, uid)
+    return ProfilePublic.model_validate(row) if row else None
+
+
+def create_profile(*, session: Session, data: ProfileCreate | dict) -> ProfilePublic:
+    """Add a profile, then stamp its created_at and updated_at."""
+    payload = _validated(ProfileCreate, data)
+    if session.get(Profile, payload.uid) is not None:
+        raise ConflictError("Ya existe un perfil con ese identificador.")
+    now = utc_now()
+    row = Profile(**payload.model_dump(), created_at=now, updated_at=now)
+    session.add(row)
+    _commit(session, "No se pudo crear el perfil.")
+    return ProfilePublic.model_validate(row)
+
+
+def update_profile(*, session: Session, uid: str, data: ProfileUpdate | dict) -> ProfilePublic:
+    """Merge the given fields into the profile and stamp updated_at."""
+    payload = _validated(ProfileUpdate, data)
+    row = session.get(Profile, uid)
+    if row is None:
+        raise NotFoundError("El perfil no existe.")
+    for key, value in payload.model_dump(exclude_unset=True).items():
+        setattr(row, key, value)
+    row.updated_at = utc_now()
+    session.add(row)
+    _commit(session, "No se pudo actualizar el perfil.")
+    return ProfilePublic.model_validate(row)
+
+
+def delete_profile(*, session: Session, uid: str) -> None:
+    """Delete a profile that no user holds; the four fixed ones cannot be deleted."""
+    if uid in {p.value for p in ProfileId}:
+        raise ConflictError("Los perfiles fijos no se pueden eliminar.")
+    row = session.get(Profile, uid)
+    if row is None:
+        raise NotFoundError("El perfil no existe.")
+    if session.exec(select(User.uid).where(User.profile_uid == uid).limit(1)).first():
+        raise ConflictError("El perfil está asignado a usuarios y no se puede eliminar.")
+    session.delete(row)
+    _commit(session, "No se pudo eliminar el perfil.")
+
+
+# --- users ------------------------------------------------------------------
+
+
+def create_user(*, session: Session, data: UserCreate | dict) -> UserPublic:
+    """Add a user, then write its uid and created_at (SPEC §4)."""
+    payload = _validated(UserCreate, data)
+    if session.get(Profile, payload.profile_uid) is None:
+        raise InvalidInputError("El perfil indicado no existe.")
+    if find_user_by_email(session=session, email=payload.email) is not None:
+        raise ConflictError("Ya existe una cuenta con ese correo electrónico.")
+    now = utc_now()
+    row = User(**payload.model_dump(), uid=new_uid(), created_at=now, updated_at=now)
+    session.add(row)
+    _commit(session, "No se pudo crear el usuario.")
+    return UserPublic.model_validate(row)
+
+
+def update_user(*, session: Session, uid: str, data: UserUpdate | dict) -> UserPublic:
+    """Merge the given fields into the user and stamp updated_at."""
+    payload = _validated(UserUpdate, data)
+    row = session.get(User, uid)
+    if row is None:
+        raise NotFoundError("El usuario no existe.")
+    changes = payload.model_dump(exclude_unset=True)
+    if "profile_uid" in changes and session.get(Profile, changes["profile_uid"]) is None:
+        raise InvalidInputError("El perfil indicado no existe.")
+    if "email" in changes and changes["email"] != row.email:
+        other = find_user_by_email(session=session, email=changes["email"])
+        if other is not None:
+            raise ConflictError("Ya existe una cuenta con ese correo electrónico.")
+    for key, value in changes.items():
+        setattr(row, key, value)
+    row.updated_at = utc_now()
+    session.add(row)
+    _commit(session, "No se pudo actualizar el usuario.")
+    return UserPublic.model_validate(row)
+
+
+def list_active_users(*, session: Session, offset: int = 0, limit: int = 50) -> list[UserPublic]:
+    """Users with activo true, newest first, one page at a time."""
+    rows = session.exec(
+        select(User).where(User.activo == True).order_by(User.created_at.desc(), User.uid).offset(offset).limit(limit)  # noqa: E712
+    ).all()
+    return [UserPublic.model_validate(row) for row in rows]
+
+
+def find_user_by_email(*, session: Session, email: str) -> UserPublic | None:
+    """The first user with this e-mail (case-insensitive), or None."""
+    if not isinstance(email, str) or not email.strip():
+        return None
+    row = session.exec(select(User).where(User.email == email.strip().lower()).order_by(User.created_at).limit(1)).first()
+    return UserPublic.model_validate(row) if row else None
+
+
+def list_advertiser_users(*, session: Session, offset: int = 0, limit: int = 50) -> list[UserPublic]:
+    """Users whose profile is profesor (advertisers), newest first."""
+    rows = session.exec(
+        select(User)
+        .where(User.profile_uid == ProfileId.PROFESOR.value)
+        .order_by(User.created_at.desc(), User.uid)
+        .offset(offset)
+        .limit(limit)
+    ).all()
+    return [UserPublic.model_validate(row) for row in rows]
+
+
+def get_user(*, session: Session, uid: str) -> UserPublic | None:
+    """The user with this uid, or None if absent."""
+    if not isinstance(uid, str) or not uid:
+        return None
+    row = session.get(User, uid)
+    return UserPublic.model_validate(row) if row else None
+
+
+def delete_user(*, session: Session, uid: str) -> None:
+    """Delete a user; one who still owns listings is refused (deactivate instead)."""
+    row = session.get(User, uid)
+    if row is None:
+        raise NotFoundError("El usuario no existe.")
+    if session.exec(select(Listing.uid).where(Listing.owner_uid == uid).limit(1)).first():
+        raise ConflictError("El usuario tiene publicaciones; desactívelo en lugar de eliminarlo.")
+    session.delete(row)
+    _commit(session, "No se pudo eliminar el usuario.")

@@ -1,0 +1,1 @@
+"""Reflex states: thin layers that authorize, validate and call services."""

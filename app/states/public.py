@@ -1,0 +1,183 @@
+"""State of the public directory: home, city pages, sections and listing detail.
+
+Everything here is public data; handlers still validate every input (the
+path, the page number) because any client can call them with anything.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+from pydantic import BaseModel
+
+from app.core.geo import city_by_slug
+from app.db import session_scope
+from app.models import ListingCard, ListingDetail, Section
+from app.routes import city_path, resolve_public_path
+from app.services import listings
+from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, tab_by_slug
+
+AGE_COOKIE = "mayor_de_edad"
+AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
+
+
+class TierGroup(BaseModel):
+    """Cards of one tier on a city page."""
+
+    name: str
+    slug: str
+    cards: list[ListingCard]
+
+
+class TabLink(BaseModel):
+    """A filter tab as shown on a city page."""
+
+    slug: str
+    label: str
+    url: str
+    active: bool
+
+
+class AgeGateState(rx.State):
+    """The 18+ notice: accepted once per device (a cookie the SSG pages share)."""
+
+    adult: str = rx.Cookie("", name=AGE_COOKIE, max_age=AGE_COOKIE_MAX_AGE, same_site="lax")
+
+    @rx.event
+    def accept(self):
+        """The visitor confirms they are of age."""
+        self.adult = "1"
+
+    @rx.var
+    def accepted(self) -> bool:
+        """True once the visitor confirmed being 18 or older on this device."""
+        return self.adult == "1"
+
+
+class DirectoryState(rx.State):
+    """What the current public page shows."""
+
+    view: str = "loading"
+    section: str = Section.MUJERES.value
+    city_slug: str = ""
+    city_name: str = ""
+    tab_slug: str = DEFAULT_TAB.slug
+    heading: str = ""
+    featured: list[ListingCard] = []
+    groups: list[TierGroup] = []
+    cards: list[ListingCard] = []
+    tabs: list[TabLink] = []
+    page: int = 1
+    page_count: int = 1
+    total: int = 0
+    detail: ListingDetail | None = None
+
+    @rx.var
+    def section_home(self) -> str:
+        """URL of the current section's home."""
+        return "/escorts/trans" if self.section == Section.TRANS else "/escorts"
+
+    @rx.var
+    def is_trans(self) -> bool:
+        """True on the trans section."""
+        return self.section == Section.TRANS
+
+    @rx.event
+    def load(self):
+        """Resolve the browser path: redirect, or load what the page shows."""
+        view = resolve_public_path(self.router.url.path)
+        if view.kind == "redirect":
+            return rx.redirect(view.redirect_to, replace=True)
+        self.section = view.section
+        self.city_slug = view.city_slug
+        city = city_by_slug(view.city_slug)
+        self.city_name = city.name if city else ""
+        self.tab_slug = view.tab_slug
+        self.page = 1
+        self.detail = None
+        self.featured, self.groups, self.cards, self.tabs = [], [], [], []
+        if view.kind == "home":
+            return self._load_home()
+        if view.kind == "detail":
+            return self._load_detail(view.uid)
+        self.view = view.kind
+        self.tabs = [
+            TabLink(slug=t.slug, label=t.label, url=city_path(self.section, self.city_slug, t.slug), active=t.slug == self.tab_slug)
+            for t in FILTER_TABS
+        ]
+        return self._load_cards()
+
+    def _load_home(self):
+        with session_scope() as session:
+            self.featured = listings.featured_cards(session=session, section=self.section)
+        self.heading = "Escorts trans en Chile" if self.is_trans else "Escorts en Chile"
+        self.view = "home"
+
+    def _load_detail(self, uid: str):
+        with session_scope() as session:
+            detail = listings.public_listing(session=session, uid=uid)
+        if detail is None:
+            self.view = "missing"
+            self.heading = "Publicación no disponible"
+            return None
+        if detail.url != self.router.url.path.rstrip("/") and "/escorts/" in self.router.url.path:
+            # A wrong city or name in a pretty URL: show the canonical address.
+            if not self.router.url.path.startswith(("/escorts/inicio/", "/escorts/trans/inicio/")):
+                return rx.redirect(detail.url, replace=True)
+        self.detail = detail
+        self.section = detail.section
+        self.city_slug = detail.city_slug
+        self.city_name = detail.city_name
+        self.heading = detail.display_name
+        self.view = "detail"
+        return None
+
+    def _load_cards(self):
+        tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
+        grouped = self.view == "city"
+        with session_scope() as session:
+            result = listings.city_cards(
+                session=session,
+                section=self.section,
+                city_slug=self.city_slug,
+                tab=tab,
+                page=self.page,
+                group_by_tier=grouped,
+            )
+        self.total = result.total
+        self.page_count = result.page_count
+        prefix = "Escorts trans" if self.is_trans else "Escorts"
+        if self.view == "all":
+            self.heading = f"Todas las {prefix.lower()} en {self.city_name}"
+        elif tab.slug == DEFAULT_TAB.slug:
+            self.heading = f"{prefix} en {self.city_name}"
+        else:
+            self.heading = f"{prefix} en {self.city_name}: {tab.label}"
+        if grouped:
+            groups: list[TierGroup] = []
+            for card in result.cards:
+                if not groups or groups[-1].slug != card.tier_slug:
+                    groups.append(TierGroup(name=card.tier_name, slug=card.tier_slug, cards=[]))
+                groups[-1].cards.append(card)
+            self.groups = groups
+            self.cards = []
+        else:
+            self.cards = result.cards
+            self.groups = []
+
+    @rx.event
+    def next_page(self):
+        """Show the next page of cards."""
+        if self.view in ("city", "all") and self.page < self.page_count:
+            self.page += 1
+            self._load_cards()
+            return rx.call_script("window.scrollTo(0, 0)")
+        return None
+
+    @rx.event
+    def previous_page(self):
+        """Show the previous page of cards."""
+        if self.view in ("city", "all") and self.page > 1:
+            self.page -= 1
+            self._load_cards()
+            return rx.call_script("window.scrollTo(0, 0)")
+        return None

@@ -1,0 +1,71 @@
+// Site-wide behaviour that needs no server round trip:
+// - every navigation scrolls to the top-left (SPEC §2);
+// - detail carousels autoplay every data-autoplay-ms (5000) and have
+//   previous/next buttons; swiping is native scroll snapping.
+(function () {
+  "use strict";
+
+  function toTop() { window.scrollTo(0, 0); }
+  var push = history.pushState;
+  history.pushState = function () {
+    var result = push.apply(this, arguments);
+    toTop();
+    return result;
+  };
+  window.addEventListener("popstate", toTop);
+
+  var lastTouch = new WeakMap();
+
+  function slidesOf(track) { return track.querySelectorAll(".slide"); }
+
+  function show(track, index) {
+    var slides = slidesOf(track);
+    if (!slides.length) return;
+    var next = (index + slides.length) % slides.length;
+    track.scrollTo({ left: slides[next].offsetLeft - track.offsetLeft, behavior: "smooth" });
+    track.setAttribute("data-index", String(next));
+  }
+
+  function current(track) {
+    var slides = slidesOf(track);
+    if (!slides.length || !track.clientWidth) return 0;
+    return Math.round(track.scrollLeft / track.clientWidth) % slides.length;
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-carousel-prev],[data-carousel-next]");
+    if (!button) return;
+    var track = button.parentElement.querySelector("[data-carousel]");
+    if (!track) return;
+    lastTouch.set(track, Date.now());
+    show(track, current(track) + (button.hasAttribute("data-carousel-next") ? 1 : -1));
+  });
+
+  ["pointerdown", "touchstart", "wheel"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      var track = event.target.closest && event.target.closest("[data-carousel]");
+      if (track) lastTouch.set(track, Date.now());
+    }, { passive: true });
+  });
+
+  document.addEventListener("scroll", function (event) {
+    var track = event.target;
+    if (track && track.hasAttribute && track.hasAttribute("data-carousel")) {
+      track.setAttribute("data-index", String(current(track)));
+    }
+  }, { capture: true, passive: true });
+
+  setInterval(function () {
+    document.querySelectorAll("[data-carousel]").forEach(function (track) {
+      var period = parseInt(track.getAttribute("data-autoplay-ms") || "5000", 10);
+      var started = Number(track.getAttribute("data-started") || 0);
+      var now = Date.now();
+      if (!started) { track.setAttribute("data-started", String(now)); return; }
+      if (now - started < period) return;
+      if (now - (lastTouch.get(track) || 0) < period) return;
+      if (track.matches(":hover")) return;
+      track.setAttribute("data-started", String(now));
+      show(track, current(track) + 1);
+    });
+  }, 250);
+})();

@@ -1,0 +1,17 @@
+"""Reflex configuration, derived from app.settings so there is one source of truth."""
+
+import reflex as rx
+from reflex.plugins.sitemap import SitemapPlugin
+
+from app.settings import get_settings
+
+_settings = get_settings()
+
+config = rx.Config(
+    app_name="app",
+    telemetry_enabled=False,
+    db_url=_settings.database_url,
+    cors_allowed_origins=[_settings.site_url],
+    show_built_with_reflex=False,
+    disable_plugins=[SitemapPlugin],
+)

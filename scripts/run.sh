@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install everything and run the app on the embedded default: a SQLite file
+# migrated with Alembic and filled with demo data, photos on local disk,
+# frontend and backend on one port in production mode.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+source scripts/env.sh
+
+PORT="${PORT:-3000}"
+export SITE_URL="${SITE_URL:-http://localhost:$PORT}"
+
+alembic upgrade head
+python -m app.seed --listings "${DEMO_LISTINGS:-300}" --if-empty
+echo
+echo "La aplicación estará disponible en: $SITE_URL/escorts"
+echo "(la primera vez se compila la interfaz; puede tardar unos minutos)"
+echo
+exec reflex run --env prod --single-port --frontend-port "$PORT" --backend-port "$PORT"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Install what the tests need and run the whole suite: unit, integration
+# (real PostgreSQL), end-to-end (Playwright + Debian's chromium against the
+# app built and served in production mode).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+source scripts/env.sh
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then as_root apt-get update -qq; apt_updated=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# Debian's chromium for Playwright (Playwright cannot download browsers here).
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "Instalando chromium…"
+  apt_install chromium
+fi
+
+# PostgreSQL on 127.0.0.1:5432: start it, or install it, when it is not up.
+if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+  if ! command -v pg_ctlcluster >/dev/null 2>&1; then
+    echo "Instalando PostgreSQL…"
+    apt_install postgresql
+  fi
+  version="$(ls /etc/postgresql | sort -V | tail -1)"
+  as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start || true
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  # A fresh install only allows peer login: give the test role a password.
+  as_root su postgres -c "psql -q -c \"ALTER USER postgres PASSWORD 'postgres'\"" >/dev/null || true
+fi
+export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres}"
+
+set +e
+python -m pytest "$@"
+status=$?
+set -e
+# pytest's "no tests collected" (5) is a failure here, never a silent pass.
+exit $status

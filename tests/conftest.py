@@ -1,0 +1,93 @@
+"""Shared fixtures: migrated SQLite and PostgreSQL databases, data factories.
+
+PostgreSQL comes from TEST_DATABASE_URL (scripts/test.sh starts or installs
+the server). A test that needs it and cannot reach it fails; it never skips.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+from sqlmodel import Session
+
+from app.db import make_engine, migrate
+
+DEFAULT_PG = "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres"
+
+
+def pg_server_url() -> str:
+    """The SQLAlchemy URL of the PostgreSQL server the tests may use."""
+    return os.environ.get("TEST_DATABASE_URL", DEFAULT_PG)
+
+
+def _libpq(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+@contextmanager
+def fresh_pg_database(prefix: str = "t", template: str | None = None) -> Iterator[str]:
+    """Create an empty (or templated) database, yield its URL, drop it after."""
+    server = pg_server_url()
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect(_libpq(server), autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:  # pragma: no cover - environment failure
+        pytest.fail(f"PostgreSQL is not reachable at {server}: {exc}")
+    with admin:
+        suffix = f" TEMPLATE {template}" if template else ""
+        admin.execute(f'CREATE DATABASE "{name}"{suffix}')
+    url = make_url(server).set(database=name).render_as_string(hide_password=False)
+    try:
+        yield url
+    finally:
+        with psycopg.connect(_libpq(server), autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def pg_template() -> Iterator[str]:
+    """A migrated PostgreSQL database used as a template for per-test copies."""
+    with fresh_pg_database("tmpl") as url:
+        migrate(url)
+        engine = make_engine(url)
+        engine.dispose()
+        yield make_url(url).database
+
+
+@pytest.fixture
+def pg_url(pg_template: str) -> Iterator[str]:
+    """A migrated PostgreSQL database of this test's own."""
+    with fresh_pg_database("t", template=pg_template) as url:
+        yield url
+
+
+@pytest.fixture
+def pg_session(pg_url: str) -> Iterator[Session]:
+    """A session on this test's own PostgreSQL database."""
+    engine = make_engine(pg_url)
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+    engine.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path) -> str:
+    """A migrated SQLite file of this test's own (the embedded default)."""
+    url = f"sqlite:///{tmp_path / 'test.db'}"
+    migrate(url)
+    return url
+
+
+@pytest.fixture
+def session(sqlite_url: str) -> Iterator[Session]:
+    """A session on this test's own migrated SQLite database."""
+    engine = make_engine(sqlite_url)
+    with Session(engine, expire_on_commit=False) as db:
+        yield db
+    engine.dispose()

@@ -1,0 +1,67 @@
+"""Test data written through the data layer (never through the UI)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, select
+
+from app.core.text import slugify
+from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, Section, Tier, User, utc_now
+from app.services.users import create_user
+
+
+def make_owner(session: Session, email: str, **changes) -> User:
+    """An advertiser user; ``changes`` (activo, ban) are applied after creation."""
+    public = create_user(session=session, data={"email": email, "display_name": "Dueña", "profile_uid": ProfileId.PROFESOR.value})
+    user = session.get(User, public.uid)
+    for key, value in changes.items():
+        setattr(user, key, value)
+    session.add(user)
+    session.commit()
+    return user
+
+
+def tier_uid(session: Session, slug: str) -> str:
+    """The uid of the tier with this slug."""
+    return session.exec(select(Tier.uid).where(Tier.slug == slug)).one()
+
+
+def make_listing(
+    session: Session,
+    owner: User,
+    *,
+    name: str = "Valentina",
+    city: str = "santiago-de-chile",
+    section: str = Section.MUJERES.value,
+    tier: str = "platino",
+    status: str = ListingStatus.PUBLICADA.value,
+    published_at: datetime | None = None,
+    photos: int = 2,
+    **fields,
+) -> Listing:
+    """A listing with ``photos`` photo rows; any column can be overridden."""
+    now = utc_now()
+    listing = Listing(
+        owner_uid=owner.uid,
+        section=section,
+        city_slug=city,
+        commune="Providencia",
+        tier_uid=tier_uid(session, tier),
+        display_name=name,
+        name_slug=slugify(name),
+        age=fields.pop("age", 25),
+        description=fields.pop("description", f"Hola, soy {name}."),
+        price_hour_clp=fields.pop("price_hour_clp", 80000),
+        phone=fields.pop("phone", "+56 9 1234 5678"),
+        whatsapp=fields.pop("whatsapp", "+56 9 1234 5678"),
+        status=status,
+        published_at=published_at or (now - timedelta(days=10) if status == ListingStatus.PUBLICADA.value else None),
+        **fields,
+    )
+    session.add(listing)
+    session.flush()
+    for position in range(photos):
+        session.add(ListingPhoto(listing_uid=listing.uid, position=position, path=f"photos/demo/placeholder-{position:02d}.jpg"))
+    session.commit()
+    return listing

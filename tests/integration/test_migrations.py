@@ -1,0 +1,62 @@
+"""The Alembic history upgrades and downgrades cleanly on PostgreSQL."""
+
+from __future__ import annotations
+
+import psycopg
+from sqlalchemy import inspect
+
+from app.db import make_engine, migrate
+from tests.conftest import _libpq, fresh_pg_database
+
+EXPECTED_TABLES = {
+    "usuarios", "perfil_usuario", "profesor", "agencia", "categoria_profesor", "categoria_agencia", "tipo_profesor",
+    "servicio_profesor", "servicio_app", "publicacion", "publicacion_foto", "publicacion_servicio",
+    "revisar_publicacion", "mejoras_publicacion", "reporte",
+}
+
+
+def _tables(url: str) -> set[str]:
+    engine = make_engine(url)
+    try:
+        return set(inspect(engine).get_table_names()) - {"alembic_version"}
+    finally:
+        engine.dispose()
+
+
+def test_upgrade_downgrade_upgrade_on_postgresql():
+    with fresh_pg_database("mig") as url:
+        migrate(url)
+        assert _tables(url) == EXPECTED_TABLES
+        with psycopg.connect(_libpq(url)) as conn:
+            tiers = conn.execute("SELECT slug, display_order FROM categoria_profesor ORDER BY display_order").fetchall()
+            profiles = conn.execute("SELECT uid FROM perfil_usuario ORDER BY uid").fetchall()
+        assert tiers == [("diamante", 1), ("ruby", 2), ("platino", 3), ("chicas-del-dia", 4)]
+        assert [p[0] for p in profiles] == ["administrador", "cliente", "profesor", "secretaria"]
+        migrate(url, "base", downgrade=True)
+        assert _tables(url) == set()
+        migrate(url)
+        assert _tables(url) == EXPECTED_TABLES
+
+
+def test_upgrade_downgrade_on_sqlite(tmp_path):
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    migrate(url)
+    assert _tables(url) == EXPECTED_TABLES
+    migrate(url, "base", downgrade=True)
+    assert _tables(url) == set()
+
+
+def test_models_and_migrations_agree_on_postgresql():
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlmodel import SQLModel
+
+    with fresh_pg_database("drift") as url:
+        migrate(url)
+        engine = make_engine(url)
+        try:
+            with engine.connect() as conn:
+                diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
+        finally:
+            engine.dispose()
+    assert diff == []
