@@ -2,6 +2,7 @@
 
 import reflex as rx
 from reflex.plugins.sitemap import SitemapPlugin
+from reflex_components_radix.plugin import RadixThemesPlugin
 
 from app.settings import get_settings
 
@@ -14,4 +15,5 @@ config = rx.Config(
     cors_allowed_origins=[_settings.site_url],
     show_built_with_reflex=False,
     disable_plugins=[SitemapPlugin],
+    plugins=[RadixThemesPlugin(theme=rx.theme(appearance="dark", accent_color="pink"))],
 )

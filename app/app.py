@@ -21,7 +21,6 @@ app = rx.App(
     head_components=[rx.el.script(src="/site.js", defer=True)],
     api_transformer=build_api(),
     toaster=rx.toast.provider(position="bottom-center"),
-    theme=rx.theme(appearance="dark", accent_color="pink"),
 )
 
 for route in PUBLIC_ROUTES:

@@ -1,0 +1,205 @@
+"""Chile geography: the 12 regions of the product with their communes, and the 25 supported cities.
+
+Commune ids are ``slugify(name)``, except the commune "Santiago", whose id is
+"santiago-de-chile" so that every city slug is also the id of a commune of its region.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .text import slugify
+
+
+@dataclass(frozen=True)
+class Commune:
+    """A commune (comuna): slug id and display name."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Region:
+    """A region: two-letter id, name, Roman numeral, number and its communes."""
+
+    id: str
+    name: str
+    roman_number: str
+    number: int
+    communes: tuple[Commune, ...]
+
+
+@dataclass(frozen=True)
+class City:
+    """A supported city: URL slug, display name and the id of its region."""
+
+    slug: str
+    name: str
+    region_id: str
+
+
+_COMMUNE_ID_OVERRIDES = {"Santiago": "santiago-de-chile"}
+
+
+def _communes(*names: str) -> tuple[Commune, ...]:
+    """Build communes from display names, deriving ids with slugify."""
+    return tuple(Commune(_COMMUNE_ID_OVERRIDES.get(n, slugify(n)), n) for n in names)
+
+
+REGIONS: tuple[Region, ...] = (
+    Region("AT", "Atacama", "III", 3, _communes(
+        "Copiapó", "Caldera", "Tierra Amarilla", "Chañaral", "Diego de Almagro",
+        "Vallenar", "Alto del Carmen", "Freirina", "Huasco",
+    )),
+    Region("CO", "Coquimbo", "IV", 4, _communes(
+        "La Serena", "Coquimbo", "Andacollo", "La Higuera", "Paihuano", "Vicuña",
+        "Illapel", "Canela", "Los Vilos", "Salamanca", "Ovalle", "Combarbalá",
+        "Monte Patria", "Punitaqui", "Río Hurtado",
+    )),
+    Region("VS", "Valparaiso", "V", 5, _communes(
+        "Valparaíso", "Casablanca", "Concón", "Juan Fernández", "Puchuncaví", "Quintero",
+        "Viña del Mar", "Isla de Pascua", "Los Andes", "Calle Larga", "Rinconada",
+        "San Esteban", "La Ligua", "Cabildo", "Papudo", "Petorca", "Zapallar", "Quillota",
+        "La Calera", "Hijuelas", "La Cruz", "Nogales", "San Antonio", "Algarrobo",
+        "Cartagena", "El Quisco", "El Tabo", "Santo Domingo", "San Felipe", "Catemu",
+        "Llaillay", "Panquehue", "Putaendo", "Santa María", "Quilpué", "Limache", "Olmué",
+        "Villa Alemana",
+    )),
+    Region("RM", "Metropolitana de Santiago", "XIII", 13, _communes(
+        "Santiago", "Cerrillos", "Cerro Navia", "Conchalí", "El Bosque", "Estación Central",
+        "Huechuraba", "Independencia", "La Cisterna", "La Florida", "La Granja", "La Pintana",
+        "La Reina", "Las Condes", "Lo Barnechea", "Lo Espejo", "Lo Prado", "Macul", "Maipú",
+        "Ñuñoa", "Pedro Aguirre Cerda", "Peñalolén", "Providencia", "Pudahuel", "Quilicura",
+        "Quinta Normal", "Recoleta", "Renca", "San Joaquín", "San Miguel", "San Ramón",
+        "Vitacura", "Puente Alto", "Pirque", "San José de Maipo", "Colina", "Lampa", "Tiltil",
+        "San Bernardo", "Buin", "Calera de Tango", "Paine", "Melipilla", "Alhué", "Curacaví",
+        "María Pinto", "San Pedro", "Talagante", "El Monte", "Isla de Maipo", "Padre Hurtado",
+        "Peñaflor",
+    )),
+    Region("LI", "Libertador O'Higgins", "VI", 6, _communes(
+        "Rancagua", "Codegua", "Coinco", "Coltauco", "Doñihue", "Graneros", "Las Cabras",
+        "Machalí", "Malloa", "Mostazal", "Olivar", "Peumo", "Pichidegua", "Quinta de Tilcoco",
+        "Rengo", "Requínoa", "San Vicente", "Pichilemu", "La Estrella", "Litueche",
+        "Marchigüe", "Navidad", "Paredones", "San Fernando", "Chépica", "Chimbarongo", "Lolol",
+        "Nancagua", "Palmilla", "Peralillo", "Placilla", "Pumanque", "Santa Cruz",
+    )),
+    Region("ML", "Maule", "VII", 7, _communes(
+        "Talca", "Constitución", "Curepto", "Empedrado", "Maule", "Pelarco", "Pencahue",
+        "Río Claro", "San Clemente", "San Rafael", "Cauquenes", "Chanco", "Pelluhue", "Curicó",
+        "Hualañé", "Licantén", "Molina", "Rauco", "Romeral", "Sagrada Familia", "Teno",
+        "Vichuquén", "Linares", "Colbún", "Longaví", "Parral", "Retiro", "San Javier",
+        "Villa Alegre", "Yerbas Buenas",
+    )),
+    Region("NB", "Ñuble", "XVI", 16, _communes(
+        "Chillán", "Bulnes", "Chillán Viejo", "El Carmen", "Pemuco", "Pinto", "Quillón",
+        "San Ignacio", "Yungay", "Quirihue", "Cobquecura", "Coelemu", "Ninhue", "Portezuelo",
+        "Ránquil", "Treguaco", "San Carlos", "Coihueco", "Ñiquén", "San Fabián", "San Nicolás",
+    )),
+    Region("BI", "Biobío", "VIII", 8, _communes(
+        "Concepción", "Coronel", "Chiguayante", "Florida", "Hualqui", "Lota", "Penco",
+        "San Pedro de la Paz", "Santa Juana", "Talcahuano", "Tomé", "Hualpén", "Lebu", "Arauco",
+        "Cañete", "Contulmo", "Curanilahue", "Los Álamos", "Tirúa", "Los Ángeles", "Antuco",
+        "Cabrero", "Laja", "Mulchén", "Nacimiento", "Negrete", "Quilaco", "Quilleco",
+        "San Rosendo", "Santa Bárbara", "Tucapel", "Yumbel", "Alto Biobío",
+    )),
+    Region("AR", "Araucanía", "IX", 9, _communes(
+        "Temuco", "Carahue", "Cunco", "Curarrehue", "Freire", "Galvarino", "Gorbea", "Lautaro",
+        "Loncoche", "Melipeuco", "Nueva Imperial", "Padre Las Casas", "Perquenco",
+        "Pitrufquén", "Pucón", "Saavedra", "Teodoro Schmidt", "Toltén", "Vilcún", "Villarrica",
+        "Cholchol", "Angol", "Collipulli", "Curacautín", "Ercilla", "Lonquimay", "Los Sauces",
+        "Lumaco", "Purén", "Renaico", "Traiguén", "Victoria",
+    )),
+    Region("LR", "Los Ríos", "XIV", 14, _communes(
+        "Valdivia", "Corral", "Lanco", "Los Lagos", "Máfil", "Mariquina", "Paillaco",
+        "Panguipulli", "La Unión", "Futrono", "Lago Ranco", "Río Bueno",
+    )),
+    Region("LL", "Los Lagos", "X", 10, _communes(
+        "Puerto Montt", "Calbuco", "Cochamó", "Fresia", "Frutillar", "Los Muermos",
+        "Llanquihue", "Maullín", "Puerto Varas", "Castro", "Ancud", "Chonchi",
+        "Curaco de Vélez", "Dalcahue", "Puqueldón", "Queilén", "Quellón", "Quemchi",
+        "Quinchao", "Osorno", "Puerto Octay", "Purranque", "Puyehue", "Río Negro",
+        "San Juan de la Costa", "San Pablo", "Chaitén", "Futaleufú", "Hualaihué", "Palena",
+    )),
+    Region("MA", "Magallanes", "XII", 12, _communes(
+        "Punta Arenas", "Laguna Blanca", "Río Verde", "San Gregorio", "Cabo de Hornos",
+        "Antártica", "Porvenir", "Primavera", "Timaukel", "Natales", "Torres del Paine",
+    )),
+)
+
+CITIES: tuple[City, ...] = (
+    City("copiapo", "Copiapó", "AT"),
+    City("ovalle", "Ovalle", "CO"),
+    City("buin", "Buin", "RM"),
+    City("santiago-de-chile", "Santiago de Chile", "RM"),
+    City("la-florida", "La Florida", "RM"),
+    City("puente-alto", "Puente Alto", "RM"),
+    City("san-bernardo", "San Bernardo", "RM"),
+    City("maipu", "Maipú", "RM"),
+    City("providencia", "Providencia", "RM"),
+    City("macul", "Macul", "RM"),
+    City("valparaiso", "Valparaíso", "VS"),
+    City("vina-del-mar", "Viña del Mar", "VS"),
+    City("rancagua", "Rancagua", "LI"),
+    City("san-fernando", "San Fernando", "LI"),
+    City("constitucion", "Constitución", "ML"),
+    City("curico", "Curicó", "ML"),
+    City("linares", "Linares", "ML"),
+    City("talca", "Talca", "ML"),
+    City("chillan", "Chillán", "NB"),
+    City("concepcion", "Concepción", "BI"),
+    City("los-angeles", "Los Ángeles", "BI"),
+    City("temuco", "Temuco", "AR"),
+    City("valdivia", "Valdivia", "LR"),
+    City("osorno", "Osorno", "LL"),
+    City("puerto-montt", "Puerto Montt", "LL"),
+)
+
+_CITY_BY_SLUG = {city.slug: city for city in CITIES}
+_REGION_BY_ID = {region.id: region for region in REGIONS}
+_CITY_ALIASES = {"santiago": "santiago-de-chile"}
+
+
+def city_by_slug(slug: object) -> City | None:
+    """Return the supported city with exactly this slug, or None (also for non-str)."""
+    if not isinstance(slug, str):
+        return None
+    return _CITY_BY_SLUG.get(slug)
+
+
+def normalize_city_slug(slug: object) -> str | None:
+    """Lower-case and strip a slug; "santiago" -> "santiago-de-chile"; unknown -> None."""
+    if not isinstance(slug, str):
+        return None
+    key = slug.strip().lower()
+    key = _CITY_ALIASES.get(key, key)
+    return key if key in _CITY_BY_SLUG else None
+
+
+def region_by_id(region_id: object) -> Region | None:
+    """Return the region with this id (e.g. "RM"), or None."""
+    if not isinstance(region_id, str):
+        return None
+    return _REGION_BY_ID.get(region_id)
+
+
+def cities_by_region() -> list[tuple[Region, list[City]]]:
+    """Regions (table order) that contain supported cities, each with its cities in SPEC order."""
+    grouped = []
+    for region in REGIONS:
+        cities = [city for city in CITIES if city.region_id == region.id]
+        if cities:
+            grouped.append((region, cities))
+    return grouped
+
+
+def commune_names_for_city(slug: object) -> list[str]:
+    """Commune names of the city's region, in the region's data order (capital first).
+
+    The slug is normalized with ``normalize_city_slug``; an unknown city gives [].
+    """
+    key = normalize_city_slug(slug)
+    if key is None:
+        return []
+    region = _REGION_BY_ID[_CITY_BY_SLUG[key].region_id]
+    return [commune.name for commune in region.communes]

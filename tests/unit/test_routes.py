@@ -1,0 +1,90 @@
+"""Every public path and redirect rule of SPEC §2, as pure functions."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.routes import PUBLIC_ROUTES, city_path, resolve_public_path, resolve_ssg_city
+
+UID = "AbCdEfGhIjKlMnOpQrSt"
+
+
+def _redirect(path: str) -> str:
+    view = resolve_public_path(path)
+    assert view.kind == "redirect", (path, view)
+    return view.redirect_to
+
+
+@pytest.mark.parametrize(
+    ("path", "target"),
+    [
+        ("/", "/escorts"),
+        ("/santiago", "/escorts/santiago-de-chile"),
+        ("/temuco", "/escorts/temuco"),
+        ("/no-existe", "/escorts"),
+        ("/login-viejo/otra/cosa", "/escorts"),
+        ("/escorts/santiago", "/escorts/santiago-de-chile"),
+        ("/escorts/santiago/vip", "/escorts/santiago-de-chile/vip"),
+        ("/escorts/santiago/all", "/escorts/santiago-de-chile/all"),
+        ("/escorts/atlantida", "/escorts"),
+        ("/escorts/atlantida/vip", "/escorts"),
+        ("/escorts/temuco/no-es-seccion", "/escorts/temuco"),
+        ("/escorts/temuco/todas", "/escorts/temuco"),
+        ("/escorts/temuco/a/b/c", "/escorts/temuco"),
+        ("/escorts/trans/atlantida", "/escorts/trans"),
+        ("/escorts/trans/santiago", "/escorts/trans/santiago-de-chile"),
+        ("/escorts/trans/santiago/vip", "/escorts/trans/santiago-de-chile/vip"),
+        ("/escorts/trans/temuco/sincodigo", "/escorts/trans/temuco"),
+        ("/escorts/inicio/generated", "/escorts"),
+        ("/escorts/trans/inicio/generated/temuco", "/escorts/trans"),
+    ],
+)
+def test_redirects(path, target):
+    assert _redirect(path) == target
+
+
+def test_homes():
+    assert resolve_public_path("/escorts").kind == "home"
+    trans = resolve_public_path("/escorts/trans/")
+    assert (trans.kind, trans.section) == ("home", "trans")
+
+
+def test_city_section_and_all_pages():
+    city = resolve_public_path("/escorts/vina-del-mar")
+    assert (city.kind, city.section, city.city_slug, city.tab_slug) == ("city", "mujeres", "vina-del-mar", "todas")
+    tab = resolve_public_path("/escorts/vina-del-mar/lo-nuevo")
+    assert (tab.kind, tab.tab_slug) == ("city", "lo-nuevo")
+    all_ = resolve_public_path("/escorts/trans/temuco/all")
+    assert (all_.kind, all_.section, all_.city_slug) == ("all", "trans", "temuco")
+    trans_tab = resolve_public_path("/escorts/trans/temuco/disponible-ahora?x=1")
+    assert (trans_tab.kind, trans_tab.section, trans_tab.tab_slug) == ("city", "trans", "disponible-ahora")
+
+
+@pytest.mark.parametrize(
+    ("path", "section"),
+    [
+        (f"/escorts/temuco/valentina/{UID}", "mujeres"),
+        (f"/escort/{UID}", "mujeres"),
+        (f"/escorts/inicio/generated/temuco/{UID}", "mujeres"),
+        (f"/escorts/trans/temuco/maria-jose-{UID}", "trans"),
+        (f"/escorts/trans/inicio/generated/temuco/{UID}", "trans"),
+    ],
+)
+def test_every_detail_url_shape(path, section):
+    view = resolve_public_path(path)
+    assert (view.kind, view.uid, view.section) == ("detail", UID, section)
+
+
+def test_ssg_city_rules():
+    assert resolve_ssg_city("temuco") == ("temuco", None)
+    assert resolve_ssg_city("santiago") == (None, "/escorts-ssg/santiago-de-chile")
+    assert resolve_ssg_city("atlantida") == (None, "/escorts-ssg")
+
+
+def test_city_path():
+    assert city_path("mujeres", "temuco") == "/escorts/temuco"
+    assert city_path("trans", "temuco", "vip") == "/escorts/trans/temuco/vip"
+
+
+def test_route_table_covers_every_public_shape():
+    assert {"/escorts", "/[city]", "/escort/[uid]", "/escorts/trans/[city]/[slug]"} <= set(PUBLIC_ROUTES)
