@@ -132,8 +132,10 @@ def _phone(rng: random.Random) -> str:
 
 
 def _bulk(session: Session, model, rows: list[dict]) -> None:
+    """Core executemany (multi-row INSERTs), bypassing the ORM's per-row work."""
+    connection = session.connection()
     for start in range(0, len(rows), BATCH):
-        session.execute(insert(model), rows[start : start + BATCH])
+        connection.execute(insert(model.__table__), rows[start : start + BATCH])
 
 
 def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7, now: datetime | None = None) -> int:
@@ -143,7 +145,7 @@ def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7,
     today = clock(now).today
     ensure_fixed_profiles(session=session)
     catalogues = _ensure_catalogues(session)
-    tiers = {t.slug: t.uid for t in session.exec(select(Tier)).all()}
+    tiers = {t.slug: (t.uid, t.display_order) for t in session.exec(select(Tier)).all()}
     tier_cycle = [tiers[slug] for slug, weight in TIER_WEIGHTS for _ in range(weight)]
     photos = _demo_photos(media_dir)
 
@@ -193,9 +195,10 @@ def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7,
             status = ListingStatus.RECHAZADA.value
         visiting = rng.random() < 0.1
         uid = new_uid()
+        tier_uid, tier_rank = tier_cycle[(i // len(CITIES)) % len(tier_cycle)]
         rows.append({
             "uid": uid, "owner_uid": owner["uid"], "section": section, "city_slug": city.slug, "commune": commune,
-            "tier_uid": tier_cycle[(i // len(CITIES)) % len(tier_cycle)], "display_name": name,
+            "tier_uid": tier_uid, "tier_rank": tier_rank, "display_name": name,
             "name_slug": slugify(name), "age": age,
             "description": _description(rng, name, age, city.name, commune),
             "price_hour_clp": hour, "price_half_hour_clp": round(hour * 0.6, -3) if rng.random() < 0.7 else None,

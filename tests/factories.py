@@ -22,9 +22,9 @@ def make_owner(session: Session, email: str, **changes) -> User:
     return user
 
 
-def tier_uid(session: Session, slug: str) -> str:
-    """The uid of the tier with this slug."""
-    return session.exec(select(Tier.uid).where(Tier.slug == slug)).one()
+def tier_of(session: Session, slug: str) -> Tier:
+    """The tier with this slug."""
+    return session.exec(select(Tier).where(Tier.slug == slug)).one()
 
 
 def make_listing(
@@ -42,12 +42,14 @@ def make_listing(
 ) -> Listing:
     """A listing with ``photos`` photo rows; any column can be overridden."""
     now = utc_now()
+    chosen_tier = tier_of(session, tier)
     listing = Listing(
         owner_uid=owner.uid,
         section=section,
         city_slug=city,
         commune="Providencia",
-        tier_uid=tier_uid(session, tier),
+        tier_uid=chosen_tier.uid,
+        tier_rank=chosen_tier.display_order,
         display_name=name,
         name_slug=slugify(name),
         age=fields.pop("age", 25),

@@ -109,6 +109,7 @@ def upgrade() -> None:
     )
     with op.batch_alter_table('usuarios', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_usuarios_email'), ['email'], unique=True)
+        batch_op.create_index('ix_usuarios_hidden', ['uid'], unique=False, postgresql_where=sa.text('ban OR NOT activo'), sqlite_where=sa.text('ban OR NOT activo'))
         batch_op.create_index(batch_op.f('ix_usuarios_profile_uid'), ['profile_uid'], unique=False)
 
     op.create_table('profesor',
@@ -137,6 +138,7 @@ def upgrade() -> None:
     sa.Column('city_slug', sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
     sa.Column('commune', sqlmodel.sql.sqltypes.AutoString(length=60), nullable=False),
     sa.Column('tier_uid', sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
+    sa.Column('tier_rank', sa.Integer(), nullable=False),
     sa.Column('display_name', sqlmodel.sql.sqltypes.AutoString(length=60), nullable=False),
     sa.Column('name_slug', sqlmodel.sql.sqltypes.AutoString(length=60), nullable=False),
     sa.Column('age', sa.Integer(), nullable=False),
@@ -164,9 +166,19 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('uid')
     )
     with op.batch_alter_table('publicacion', schema=None) as batch_op:
+        batch_op.create_index('ix_publicacion_city_recent', ['status', 'section', 'city_slug', 'published_at', 'uid', 'owner_uid'], unique=False)
         batch_op.create_index(batch_op.f('ix_publicacion_owner_uid'), ['owner_uid'], unique=False)
-        batch_op.create_index('ix_publicacion_public_city', ['status', 'section', 'city_slug', 'published_at'], unique=False)
-        batch_op.create_index('ix_publicacion_public_recent', ['status', 'section', 'published_at'], unique=False)
+
+    op.create_index(
+        "ix_publicacion_city_tier",
+        "publicacion",
+        ["status", "section", "city_slug", "tier_rank", sa.text("published_at DESC"), sa.text("uid DESC"), "owner_uid"],
+    )
+    op.create_index(
+        "ix_publicacion_featured",
+        "publicacion",
+        ["status", "section", "tier_rank", sa.text("published_at DESC"), sa.text("uid DESC")],
+    )
 
     op.create_table('mejoras_publicacion',
     sa.Column('uid', sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
@@ -240,7 +252,6 @@ def upgrade() -> None:
     with op.batch_alter_table('revisar_publicacion', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_revisar_publicacion_listing_uid'), ['listing_uid'], unique=False)
 
-
     now = datetime.now(UTC)
     profiles = sa.table("perfil_usuario", *(sa.column(c) for c in ("uid", "name", "label", "created_at", "updated_at")))
     op.bulk_insert(
@@ -280,14 +291,16 @@ def downgrade() -> None:
 
     op.drop_table('mejoras_publicacion')
     with op.batch_alter_table('publicacion', schema=None) as batch_op:
-        batch_op.drop_index('ix_publicacion_public_recent')
-        batch_op.drop_index('ix_publicacion_public_city')
         batch_op.drop_index(batch_op.f('ix_publicacion_owner_uid'))
+        batch_op.drop_index('ix_publicacion_city_recent')
+    op.drop_index("ix_publicacion_featured", table_name="publicacion")
+    op.drop_index("ix_publicacion_city_tier", table_name="publicacion")
 
     op.drop_table('publicacion')
     op.drop_table('profesor')
     with op.batch_alter_table('usuarios', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_usuarios_profile_uid'))
+        batch_op.drop_index('ix_usuarios_hidden', postgresql_where=sa.text('ban OR NOT activo'), sqlite_where=sa.text('ban OR NOT activo'))
         batch_op.drop_index(batch_op.f('ix_usuarios_email'))
 
     op.drop_table('usuarios')

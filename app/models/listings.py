@@ -4,7 +4,10 @@ A listing belongs to one owner (a user with the profesor profile) and is
 shown in one section (``mujeres`` or ``trans``) of one city. Fields beyond
 the obvious ones:
 
-- ``tier_uid``: the categoriaProfesor tier that orders the city page.
+- ``tier_uid``: the categoriaProfesor tier that orders the city page;
+  ``tier_rank`` is a copy of that tier's ``display_order`` so the city page
+  reads its order straight from an index. Whoever sets a listing's tier or
+  reorders the tiers writes it too.
 - ``name_slug``: URL form of ``display_name``, used in detail URLs.
 - rates are whole Chilean pesos; ``price_hour_clp`` is the card price, the
   others are optional.
@@ -25,7 +28,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from enum import StrEnum
 
-from sqlalchemy import Column, Index, Text
+from sqlalchemy import Column, Index, Text, desc
 from sqlmodel import Field, SQLModel
 
 from app.models.base import new_uid, utc_now
@@ -54,8 +57,15 @@ class Listing(SQLModel, table=True):
 
     __tablename__ = "publicacion"
     __table_args__ = (
-        Index("ix_publicacion_public_city", "status", "section", "city_slug", "published_at"),
-        Index("ix_publicacion_public_recent", "status", "section", "published_at"),
+        # City page grouped by tier: ORDER BY tier_rank, published_at DESC, uid DESC.
+        Index(
+            "ix_publicacion_city_tier",
+            "status", "section", "city_slug", "tier_rank", desc("published_at"), desc("uid"), "owner_uid",
+        ),
+        # /all page: ORDER BY published_at DESC, uid DESC (scanned backwards).
+        Index("ix_publicacion_city_recent", "status", "section", "city_slug", "published_at", "uid", "owner_uid"),
+        # Featured listings of a section across cities.
+        Index("ix_publicacion_featured", "status", "section", "tier_rank", desc("published_at"), desc("uid")),
     )
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
@@ -64,6 +74,7 @@ class Listing(SQLModel, table=True):
     city_slug: str = Field(max_length=40)
     commune: str = Field(default="", max_length=60)
     tier_uid: str = Field(foreign_key="categoria_profesor.uid", max_length=40)
+    tier_rank: int = Field(description="Copy of the tier's display_order.")
     display_name: str = Field(max_length=60)
     name_slug: str = Field(max_length=60)
     age: int = Field(ge=18, le=99)

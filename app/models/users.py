@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from pydantic import field_validator
+from sqlalchemy import Index, text
 from sqlmodel import Field, SQLModel
 
 from app.core.text import is_valid_email
@@ -85,6 +86,15 @@ class User(UserBase, table=True):
     """usuarios: every person with an account."""
 
     __tablename__ = "usuarios"
+    # The few users whose listings must stay hidden, found without a scan.
+    __table_args__ = (
+        Index(
+            "ix_usuarios_hidden",
+            "uid",
+            postgresql_where=text("ban OR NOT activo"),
+            sqlite_where=text("ban OR NOT activo"),
+        ),
+    )
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
     email: str = Field(max_length=254, unique=True, index=True)

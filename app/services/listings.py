@@ -13,7 +13,7 @@ from datetime import datetime
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, func
+from sqlalchemy import ColumnElement, func, or_
 from sqlmodel import Session, select
 
 from app.core.dates import format_date
@@ -75,18 +75,16 @@ def photo_url(path: str) -> str:
 
 
 def _public_conditions(section: str | None) -> list[ColumnElement[bool]]:
-    conditions = [
-        Listing.status == ListingStatus.PUBLICADA.value,
-        User.activo == True,  # noqa: E712
-        User.ban == False,  # noqa: E712
-    ]
+    """Published, and the owner is neither banned nor inactive."""
+    hidden_owners = select(User.uid).where(or_(User.ban == True, User.activo == False))  # noqa: E712
+    conditions = [Listing.status == ListingStatus.PUBLICADA.value, Listing.owner_uid.not_in(hidden_owners)]
     if section is not None:
         conditions.append(Listing.section == section)
     return conditions
 
 
 def _public_select(*columns):
-    return select(*columns).join(User, User.uid == Listing.owner_uid).join(Tier, Tier.uid == Listing.tier_uid)
+    return select(*columns).join(Tier, Tier.uid == Listing.tier_uid)
 
 
 def _photos_by_listing(session: Session, uids: list[str]) -> dict[str, list[str]]:
@@ -156,10 +154,10 @@ def city_cards(
     extra = tab.condition(moment)
     if extra is not None:
         conditions.append(extra)
-    total = session.exec(_public_select(func.count()).select_from(Listing).where(*conditions)).one()
-    order = [Listing.published_at.desc(), Listing.uid]
+    total = session.exec(select(func.count()).select_from(Listing).where(*conditions)).one()
+    order = [Listing.published_at.desc(), Listing.uid.desc()]
     if group_by_tier:
-        order.insert(0, Tier.display_order)
+        order.insert(0, Listing.tier_rank)
     rows = session.exec(
         _public_select(Listing, Tier).where(*conditions).order_by(*order).offset((page - 1) * page_size).limit(page_size)
     ).all()
@@ -174,7 +172,7 @@ def featured_cards(
     rows = session.exec(
         _public_select(Listing, Tier)
         .where(*_public_conditions(section))
-        .order_by(Tier.display_order, Listing.published_at.desc(), Listing.uid)
+        .order_by(Listing.tier_rank, Listing.published_at.desc(), Listing.uid.desc())
         .limit(limit)
     ).all()
     return _cards(session, rows, moment)

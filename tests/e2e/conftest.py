@@ -1,0 +1,171 @@
+"""End-to-end fixtures: the app built and served in production mode against a
+fresh PostgreSQL database with known listings, and Debian's chromium driven by
+Playwright. If the build or the server fails, the tests fail with its log."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from sqlmodel import Session
+
+from app.db import make_engine, migrate
+from app.models import Listing, Section, utc_now
+from app.seed import _demo_photos
+from app.services.listings import clock
+from tests.conftest import fresh_pg_database
+from tests.factories import make_listing, make_owner
+
+PROJECT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--disable-quic", "--no-first-run",
+]
+BUILD_TIMEOUT = 900
+CITY = "temuco"
+
+
+@dataclass
+class Site:
+    """The running app and the data it was started with."""
+
+    url: str
+    database_url: str
+    names: dict[str, str]
+    uids: dict[str, str]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """Known listings in Temuco: one per filter-tab rule, plus hidden ones."""
+    _demo_photos(media_dir)
+    engine = make_engine(database_url)
+    now = utc_now()
+    today = clock(now).today
+    old = now - timedelta(days=20)
+    specs = {
+        "base": ("Amanda", {"published_at": old}),
+        "nueva": ("Bárbara", {"published_at": now - timedelta(days=1)}),
+        "diamante": ("Catalina", {"tier": "diamante", "published_at": old, "photos": 3}),
+        "ruby": ("Daniela", {"tier": "ruby", "published_at": old}),
+        "xxx": ("Emilia", {"porn_actress": True, "published_at": old}),
+        "pasada": ("Fernanda", {"visiting_from": today, "visiting_until": today + timedelta(days=2), "published_at": old}),
+        "ahora": ("Gabriela", {"available_until": now + timedelta(hours=3), "published_at": old}),
+        "verificada": ("Isidora", {"verified": True, "published_at": old}),
+        "curvy": ("Javiera", {"curvy": True, "published_at": old}),
+        "madura": ("Karla", {"age": 42, "published_at": old}),
+        "video": ("Luciana", {"has_video": True, "published_at": old}),
+        "trans": ("Maite", {"section": Section.TRANS.value, "published_at": old}),
+    }
+    names, uids = {}, {}
+    with Session(engine, expire_on_commit=False) as session:
+        owner = make_owner(session, "duena@example.cl")
+        banned = make_owner(session, "baneada@example.cl", ban=True)
+        for key, (name, fields) in specs.items():
+            fields.setdefault("tier", "chicas-del-dia")
+            listing = make_listing(session, owner, name=name, city=CITY, whatsapp="+56 9 8765 4321", **fields)
+            names[key], uids[key] = name, listing.uid
+        hidden = make_listing(session, owner, name="Oculta", city=CITY, status="pendiente")
+        make_listing(session, banned, name="Vetada", city=CITY)
+        names["hidden"], uids["hidden"] = "Oculta", hidden.uid
+        names["vetada"] = "Vetada"
+        session.get(Listing, uids["diamante"]).description = "Descripción de prueba <b>sin HTML</b>."
+        session.commit()
+    engine.dispose()
+    return names, uids
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Site:
+    """Build the production frontend and serve the app on a free port."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: scripts/test.sh installs Debian's chromium")
+    tmp = tmp_path_factory.mktemp("e2e")
+    with fresh_pg_database("e2e") as database_url:
+        migrate(database_url)
+        names, uids = _seed(database_url, tmp / "media")
+        port = _free_port()
+        url = f"http://localhost:{port}"
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "MEDIA_DIR": str(tmp / "media"),
+            "SITE_URL": url,
+            "ENVIRONMENT": "test",
+            "REFLEX_USE_NPM": "1",
+            "REFLEX_TELEMETRY_ENABLED": "false",
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        }
+        log_path = tmp / "server.log"
+        log = log_path.open("w")
+        process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "reflex"), "run", "--env", "prod", "--single-port",
+             "--frontend-port", str(port), "--backend-port", str(port)],
+            cwd=PROJECT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        try:
+            _wait_until_up(url, process, log_path)
+            yield Site(url=url, database_url=database_url, names=names, uids=uids)
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+            log.close()
+
+
+def _wait_until_up(url: str, process: subprocess.Popen, log_path: Path) -> None:
+    deadline = time.monotonic() + BUILD_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the app exited while starting:\n{log_path.read_text()[-6000:]}")
+        try:
+            health = httpx.get(f"{url}/healthz", timeout=2)
+            page = httpx.get(f"{url}/escorts", timeout=2)
+            if health.status_code == 200 and page.status_code == 200 and "<html" in page.text:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(2)
+    pytest.fail(f"the app did not start within {BUILD_TIMEOUT} s:\n{log_path.read_text()[-6000:]}")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Browser:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser, site: Site) -> Page:
+    """A fresh browser context (no cookies) on the site, in Spanish, desktop size."""
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def accept_age(page: Page) -> None:
+    """Confirm the 18+ notice (this also proves the page has hydrated)."""
+    page.get_by_role("button", name="Tengo 18 años o más, entrar").click()
+    page.get_by_role("dialog").wait_for(state="detached")
