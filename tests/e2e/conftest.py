@@ -32,7 +32,7 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--disable-quic", "--no-first-run",
 ]
-BUILD_TIMEOUT = 900
+BUILD_TIMEOUT = 600
 CITY = "temuco"
 
 
@@ -138,7 +138,7 @@ def _wait_until_up(url: str, process: subprocess.Popen, log_path: Path) -> None:
             pytest.fail(f"the app exited while starting:\n{log_path.read_text()[-6000:]}")
         try:
             health = httpx.get(f"{url}/healthz", timeout=2)
-            page = httpx.get(f"{url}/escorts", timeout=2)
+            page = httpx.get(f"{url}/escorts", timeout=2, follow_redirects=True)
             if health.status_code == 200 and page.status_code == 200 and "<html" in page.text:
                 return
         except httpx.HTTPError:

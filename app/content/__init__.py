@@ -1,0 +1,1 @@
+"""Static texts of the site (legal and information pages)."""

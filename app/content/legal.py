@@ -1,0 +1,611 @@
+"""Legal and information pages of the site, served under ``/disclaimer/<slug>``.
+
+The texts are plain Spanish (es-CL) prose: no HTML and no markdown, because the
+pages render every paragraph as text. Each page is a :class:`LegalPage` made of
+:class:`LegalSection` blocks. ``LEGAL_PAGES`` keeps the display order (footer and
+index), ``LEGAL_BY_SLUG`` indexes them by URL segment and :func:`legal_page`
+looks one up.
+
+All texts state the same duties of care: adults only, age and consent checks for
+advertisers, staff review before publication, location data stripped from
+photos, advertising directory only (no payments between clients and
+advertisers), zero tolerance for trafficking, minors and coercion, and the report
+channel at ``/disclaimer/report``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SITE_NAME = "Escorts Chile"
+CONTACT_EMAIL = "legal@escortschile.example"
+REPORT_PATH = "/disclaimer/report"
+LAST_UPDATED = "Última actualización: 21 de noviembre de 2026"
+
+
+@dataclass(frozen=True)
+class LegalSection:
+    """One headed block of a legal page; each paragraph is plain text."""
+
+    heading: str
+    paragraphs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LegalPage:
+    """A legal or information page: URL slug, title (also H1), meta description and sections."""
+
+    slug: str  # URL segment under /disclaimer/
+    title: str  # page <title> and H1
+    description: str  # one-sentence meta description (<= 160 chars)
+    sections: tuple[LegalSection, ...]
+
+
+_PRIVACIDAD = LegalPage(
+    slug="privacidad",
+    title="Política de privacidad",
+    description=(
+        "Cómo Escorts Chile trata sus datos personales conforme a la ley chilena, "
+        "qué guardamos en su dispositivo y cómo ejercer sus derechos."
+    ),
+    sections=(
+        LegalSection(
+            heading="Alcance de esta política",
+            paragraphs=(
+                LAST_UPDATED,
+                "Esta política explica qué datos personales recopila Escorts Chile, con qué "
+                "finalidad los utiliza, por cuánto tiempo los conserva y cómo puede usted "
+                "ejercer sus derechos. Se aplica a todas las personas que visitan el sitio, "
+                "a quienes crean una cuenta y a quienes publican anuncios.",
+                "Escorts Chile es un directorio de anuncios clasificados para personas "
+                "adultas. Solo pueden navegar y publicar en el sitio personas mayores de 18 "
+                "años.",
+            ),
+        ),
+        LegalSection(
+            heading="Marco legal",
+            paragraphs=(
+                "Tratamos los datos personales conforme a la legislación chilena, en "
+                "particular la Ley N° 19.628 sobre protección de la vida privada y la Ley "
+                "N° 21.719 de protección de datos personales, que moderniza ese régimen y "
+                "crea la Agencia de Protección de Datos Personales, en los términos y plazos "
+                "de su entrada en vigencia.",
+                "Solo tratamos datos cuando existe una base legal para hacerlo: su "
+                "consentimiento, la ejecución del acuerdo que usted acepta al publicar, el "
+                "cumplimiento de obligaciones legales o la protección de las personas frente "
+                "a delitos como la trata o la explotación de menores.",
+            ),
+        ),
+        LegalSection(
+            heading="Datos que recopilamos",
+            paragraphs=(
+                "De los visitantes no recopilamos datos que los identifiquen. De las personas "
+                "registradas guardamos el correo electrónico, la contraseña cifrada y los "
+                "datos necesarios para administrar la cuenta.",
+                "De las personas anunciantes tratamos, además, los antecedentes que acreditan "
+                "su mayoría de edad y su consentimiento para publicar, el contenido de sus "
+                "anuncios, los datos de contacto que ellas deciden mostrar y el registro de "
+                "los servicios de publicidad contratados.",
+                "Las fotografías se procesan al subirlas para eliminar los metadatos de "
+                "ubicación (EXIF y GPS), de modo que no revelen dónde fueron tomadas. Los "
+                "documentos de verificación no se publican y solo los revisa nuestro equipo.",
+            ),
+        ),
+        LegalSection(
+            heading="Cookies y almacenamiento en su dispositivo",
+            paragraphs=(
+                "El sitio guarda en su dispositivo únicamente la confirmación de que usted es "
+                "mayor de edad y, si inició sesión, un identificador de sesión que le permite "
+                "mantenerse conectado.",
+                "No utilizamos cookies publicitarias, rastreadores de terceros ni "
+                "herramientas que elaboren perfiles de su navegación. Puede borrar estos datos "
+                "en cualquier momento desde la configuración de su navegador; en ese caso se "
+                "le volverá a pedir la confirmación de edad.",
+            ),
+        ),
+        LegalSection(
+            heading="Finalidades, conservación y comunicación de datos",
+            paragraphs=(
+                "Usamos los datos para publicar y administrar anuncios, revisar cada anuncio "
+                "antes de su publicación, verificar la edad y el consentimiento de las "
+                "personas anunciantes, prevenir fraudes y abusos, y responder consultas y "
+                "denuncias.",
+                "Conservamos los datos mientras la cuenta esté activa y, después, solo "
+                "durante el tiempo necesario para cumplir obligaciones legales o resguardar "
+                "antecedentes relacionados con una denuncia o una investigación.",
+                "No vendemos ni cedemos datos personales con fines comerciales. Solo los "
+                "comunicamos a las autoridades competentes cuando la ley lo exige, cuando lo "
+                "ordena un tribunal o el Ministerio Público, o cuando existen indicios de "
+                "trata de personas, participación de menores de edad o coerción.",
+            ),
+        ),
+        LegalSection(
+            heading="Sus derechos",
+            paragraphs=(
+                "Usted puede solicitar el acceso a sus datos, su rectificación, su "
+                "cancelación o eliminación y oponerse a su tratamiento, además de los demás "
+                "derechos que le reconozca la ley vigente.",
+                "Para ejercerlos, escriba a legal@escortschile.example desde el correo "
+                "asociado a su cuenta, indicando su solicitud. Podremos pedirle antecedentes "
+                "adicionales para confirmar su identidad antes de responder, y le "
+                "contestaremos dentro de los plazos legales.",
+            ),
+        ),
+    ),
+)
+
+_TERMINOS = LegalPage(
+    slug="terminos",
+    title="Términos y condiciones",
+    description=(
+        "Condiciones de uso de Escorts Chile, directorio de anuncios solo para mayores de 18 "
+        "años, regidas por la ley chilena."
+    ),
+    sections=(
+        LegalSection(
+            heading="Aceptación de los términos",
+            paragraphs=(
+                LAST_UPDATED,
+                "Al acceder a Escorts Chile o utilizar cualquiera de sus servicios, usted "
+                "acepta estos términos y condiciones y nuestra política de privacidad. Si no "
+                "está de acuerdo con ellos, le pedimos no utilizar el sitio.",
+                "Podemos modificar estos términos para reflejar cambios legales o del "
+                "servicio. La versión vigente es siempre la publicada en esta página, con su "
+                "fecha de actualización.",
+            ),
+        ),
+        LegalSection(
+            heading="Uso exclusivo para personas adultas",
+            paragraphs=(
+                "El sitio está destinado exclusivamente a personas mayores de 18 años. Al "
+                "ingresar, usted declara ser mayor de edad y que el contenido para adultos no "
+                "está prohibido en el lugar desde donde accede.",
+                "Las personas anunciantes deben acreditar su mayoría de edad y su "
+                "consentimiento para publicar, y aceptar el acuerdo para anunciantes antes de "
+                "que su anuncio sea revisado.",
+            ),
+        ),
+        LegalSection(
+            heading="Naturaleza del servicio",
+            paragraphs=(
+                "Escorts Chile es únicamente un directorio de anuncios. No intermedia pagos "
+                "por servicios entre clientes y personas anunciantes, no organiza encuentros "
+                "ni participa en ellos, y no es parte de ningún acuerdo que los usuarios "
+                "celebren entre sí.",
+                "Cada anuncio es revisado por nuestro equipo antes de publicarse. Esta "
+                "revisión busca impedir contenido prohibido, pero no convierte al sitio en "
+                "garante de la veracidad de cada anuncio ni de la conducta de quienes lo "
+                "utilizan.",
+            ),
+        ),
+        LegalSection(
+            heading="Conductas y contenidos prohibidos",
+            paragraphs=(
+                "Está estrictamente prohibido publicar o promover contenido relacionado con "
+                "la trata de personas, la participación de menores de edad, la coerción o la "
+                "explotación de cualquier persona, así como publicar anuncios de terceros sin "
+                "su consentimiento.",
+                "Tampoco se permite suplantar la identidad de otra persona, usar fotografías "
+                "ajenas sin autorización, infringir derechos de autor ni utilizar el sitio "
+                "para fines ilícitos.",
+                "Retiraremos de inmediato el contenido que infrinja estas reglas, "
+                "suspenderemos las cuentas involucradas y denunciaremos los hechos a las "
+                "autoridades cuando corresponda. Cualquier persona puede informar un abuso en "
+                "/disclaimer/report.",
+            ),
+        ),
+        LegalSection(
+            heading="Servicios de publicidad pagados",
+            paragraphs=(
+                "Las mejoras pagadas, como los niveles Diamante, Ruby, Platino y las "
+                "posiciones de Chicas del día, son servicios de ubicación publicitaria: dan "
+                "mayor visibilidad a un anuncio dentro del directorio durante el período "
+                "contratado.",
+                "Los precios se informan en pesos chilenos (CLP) antes de la contratación. "
+                "El pago de una mejora no exime al anuncio de la revisión previa ni del "
+                "cumplimiento de estos términos, y no da derecho a reembolso si el anuncio es "
+                "retirado por infringirlos.",
+            ),
+        ),
+        LegalSection(
+            heading="Responsabilidad, ley aplicable y jurisdicción",
+            paragraphs=(
+                "Cada persona anunciante es responsable del contenido que publica y de la "
+                "veracidad de la información que entrega. Escorts Chile no responde por los "
+                "acuerdos o hechos que ocurran entre usuarios fuera del sitio.",
+                "Estos términos se rigen por las leyes de la República de Chile. Cualquier "
+                "controversia derivada de ellos se someterá a la competencia de los "
+                "tribunales ordinarios de justicia de la ciudad de Santiago, sin perjuicio de "
+                "los derechos que la ley de protección al consumidor le reconozca.",
+                "Puede dirigir sus consultas sobre estos términos a "
+                "legal@escortschile.example.",
+            ),
+        ),
+    ),
+)
+
+_ACUERDOS = LegalPage(
+    slug="acuerdos",
+    title="Acuerdo para anunciantes",
+    description=(
+        "Requisitos y compromisos que toda persona anunciante acepta antes de publicar en "
+        "Escorts Chile: edad, consentimiento y contenido permitido."
+    ),
+    sections=(
+        LegalSection(
+            heading="Quiénes pueden publicar",
+            paragraphs=(
+                "Solo pueden publicar anuncios en Escorts Chile personas mayores de 18 años "
+                "que actúen por sí mismas, de manera libre y voluntaria. Este acuerdo "
+                "complementa los términos y condiciones del sitio y debe aceptarse antes de "
+                "enviar el primer anuncio.",
+                "Cada anuncio debe corresponder a la persona que lo publica. No se aceptan "
+                "anuncios publicados por terceros, agencias o intermediarios en nombre de "
+                "otra persona sin su consentimiento.",
+            ),
+        ),
+        LegalSection(
+            heading="Verificación de edad y consentimiento",
+            paragraphs=(
+                "Antes de publicar, usted debe acreditar su mayoría de edad y su "
+                "consentimiento para aparecer en el anuncio, mediante los antecedentes que "
+                "nuestro equipo le solicite. Sin esa acreditación, el anuncio no será "
+                "publicado.",
+                "Los documentos que entregue para la verificación se usan solo para ese fin, "
+                "no se publican y se tratan conforme a nuestra política de privacidad.",
+            ),
+        ),
+        LegalSection(
+            heading="Revisión previa y contenido del anuncio",
+            paragraphs=(
+                "Todo anuncio, y cada modificación relevante, es revisado por nuestro equipo "
+                "antes de publicarse. Podemos solicitarle cambios, rechazar un anuncio o "
+                "retirarlo si no cumple este acuerdo.",
+                "Las fotografías deben ser suyas, recientes y publicadas con su autorización. "
+                "Al subirlas, el sitio elimina automáticamente los datos de ubicación (EXIF y "
+                "GPS). Los textos no pueden incluir lenguaje explícito, ofrecer la "
+                "participación de otras personas ni contener información falsa.",
+            ),
+        ),
+        LegalSection(
+            heading="Relación con el sitio",
+            paragraphs=(
+                "Escorts Chile es un directorio de anuncios. No intermedia pagos por "
+                "servicios entre clientes y personas anunciantes, no cobra comisiones sobre "
+                "ellos y no participa en los encuentros que pudieran acordarse.",
+                "Los únicos pagos que usted realiza al sitio corresponden a servicios de "
+                "ubicación publicitaria opcionales, como los niveles Diamante, Ruby, Platino "
+                "y Chicas del día, cuyos precios se informan en pesos chilenos (CLP).",
+            ),
+        ),
+        LegalSection(
+            heading="Prohibiciones y consecuencias",
+            paragraphs=(
+                "Queda prohibida cualquier forma de trata de personas, explotación, coerción "
+                "o participación de menores de edad. Si detectamos indicios de estas "
+                "situaciones, retiraremos el contenido, conservaremos los antecedentes y los "
+                "pondremos a disposición de las autoridades.",
+                "Si alguien lo obliga a publicar o controla su anuncio contra su voluntad, "
+                "puede pedir ayuda de forma confidencial en /disclaimer/report o llamando a "
+                "Carabineros al 133 o a la PDI al 134.",
+            ),
+        ),
+    ),
+)
+
+_ABOUT = LegalPage(
+    slug="about",
+    title="Quiénes somos",
+    description=(
+        "Escorts Chile es un directorio de anuncios clasificados para adultos en Chile, con "
+        "revisión previa de cada anuncio y verificación de edad."
+    ),
+    sections=(
+        LegalSection(
+            heading="Nuestro servicio",
+            paragraphs=(
+                "Escorts Chile es un directorio de anuncios clasificados para personas "
+                "adultas, organizado por regiones y comunas de Chile. Permite que personas "
+                "mayores de 18 años publiquen anuncios personales y que otras personas "
+                "adultas los consulten.",
+                "Somos solo un directorio de publicidad: no intermediamos pagos por servicios "
+                "entre clientes y personas anunciantes y no participamos en los encuentros "
+                "que ellas acuerden.",
+            ),
+        ),
+        LegalSection(
+            heading="Cómo cuidamos a las personas",
+            paragraphs=(
+                "Cada persona anunciante debe acreditar su mayoría de edad y su "
+                "consentimiento, y aceptar nuestro acuerdo para anunciantes. Cada anuncio es "
+                "revisado por nuestro equipo antes de publicarse.",
+                "Las fotografías se publican sin datos de ubicación, porque eliminamos los "
+                "metadatos EXIF y GPS al subirlas. Los anuncios que muestran la insignia "
+                "Verificada pasaron además por una comprobación en vivo de identidad.",
+            ),
+        ),
+        LegalSection(
+            heading="Tolerancia cero frente al abuso",
+            paragraphs=(
+                "No aceptamos la trata de personas, la participación de menores de edad, la "
+                "coerción ni los anuncios publicados sin el consentimiento de la persona que "
+                "aparece en ellos. Cuando detectamos estas situaciones, retiramos el "
+                "contenido y las informamos a las autoridades.",
+                "Si usted sospecha de un anuncio, puede informarlo, incluso de forma anónima, "
+                "en /disclaimer/report.",
+            ),
+        ),
+        LegalSection(
+            heading="Contacto",
+            paragraphs=(
+                "Para consultas generales, solicitudes sobre datos personales o asuntos "
+                "legales, escríbanos a legal@escortschile.example. Respondemos en días "
+                "hábiles, en orden de llegada, dando prioridad a las denuncias.",
+            ),
+        ),
+    ),
+)
+
+_DMCA = LegalPage(
+    slug="dmca",
+    title="Derechos de autor / DMCA",
+    description=(
+        "Cómo solicitar a Escorts Chile el retiro de contenido que infringe derechos de "
+        "autor y qué debe incluir su notificación."
+    ),
+    sections=(
+        LegalSection(
+            heading="Respeto a los derechos de autor",
+            paragraphs=(
+                "Escorts Chile respeta los derechos de autor y los derechos sobre la propia "
+                "imagen. Las personas anunciantes solo pueden publicar fotografías y textos "
+                "propios o que estén autorizadas a usar.",
+                "Si usted es titular de derechos sobre una obra, o representa a quien lo es, "
+                "y considera que un anuncio la utiliza sin autorización, puede solicitar su "
+                "retiro conforme a la Ley N° 17.336 sobre propiedad intelectual y, cuando "
+                "corresponda, siguiendo el procedimiento de notificación conocido como DMCA.",
+            ),
+        ),
+        LegalSection(
+            heading="Cómo enviar una solicitud",
+            paragraphs=(
+                "Envíe su solicitud por correo electrónico a legal@escortschile.example, "
+                "indicando en el asunto \"Derechos de autor\". Revisaremos cada solicitud y "
+                "le informaremos lo resuelto.",
+                "Si la fotografía publicada es suya y fue usada sin su consentimiento, le "
+                "recomendamos además informarlo en /disclaimer/report, ya que la publicación "
+                "no consentida de imágenes de una persona se trata con prioridad.",
+            ),
+        ),
+        LegalSection(
+            heading="Contenido de la notificación",
+            paragraphs=(
+                "Su notificación debe incluir: la identificación de la obra protegida; la "
+                "dirección web exacta del anuncio o de la imagen que la infringe; su nombre "
+                "completo y sus datos de contacto; y, si actúa en representación del titular, "
+                "los antecedentes que acrediten esa representación.",
+                "Debe incluir también una declaración de buena fe de que el uso denunciado no "
+                "está autorizado por el titular ni por la ley, y una declaración de que la "
+                "información entregada es exacta y de que usted es el titular o está "
+                "facultado para actuar en su nombre, junto con su firma física o "
+                "electrónica.",
+                "Las solicitudes incompletas pueden demorar la revisión, ya que deberemos "
+                "pedirle los antecedentes faltantes.",
+            ),
+        ),
+        LegalSection(
+            heading="Retiro del contenido y contranotificación",
+            paragraphs=(
+                "Si la solicitud cumple los requisitos, retiraremos o deshabilitaremos el "
+                "contenido y avisaremos a la persona anunciante que lo publicó.",
+                "La persona anunciante que estime que el retiro fue un error puede enviar una "
+                "contranotificación fundada al mismo correo. Las cuentas que infrinjan "
+                "derechos de autor en forma reiterada serán suspendidas.",
+            ),
+        ),
+    ),
+)
+
+_REPORT = LegalPage(
+    slug="report",
+    title="Denuncia de trata de personas y explotación",
+    description=(
+        "Informe a Escorts Chile sobre posibles casos de trata, menores de edad, coerción o "
+        "contenido publicado sin consentimiento."
+    ),
+    sections=(
+        LegalSection(
+            heading="Emergencias",
+            paragraphs=(
+                "Si una persona está en peligro inmediato, no espere nuestra respuesta: llame "
+                "a Carabineros al 133 o a la Policía de Investigaciones (PDI) al 134.",
+                "Si la situación involucra a un niño, niña o adolescente, también puede "
+                "llamar a Fono Niños 147 de Carabineros.",
+            ),
+        ),
+        LegalSection(
+            heading="Qué puede informar",
+            paragraphs=(
+                "Use el formulario que aparece al final de esta página para informar "
+                "cualquier anuncio que le parezca sospechoso, en especial si cree que puede "
+                "tratarse de trata de personas o explotación, si la persona anunciada podría "
+                "ser menor de edad, si alguien parece estar siendo obligado o controlado por "
+                "terceros, o si el contenido fue publicado sin el consentimiento de la "
+                "persona que aparece en él.",
+                "Si usted es la persona del anuncio y lo publicaron sin su autorización, o si "
+                "alguien la obliga a mantenerlo, también puede usar este formulario para "
+                "pedir que lo retiremos.",
+            ),
+        ),
+        LegalSection(
+            heading="Cómo tratamos su denuncia",
+            paragraphs=(
+                "Cada denuncia es revisada por nuestro equipo. Cuando hay indicios de un "
+                "delito, suspendemos el anuncio, conservamos los antecedentes y los ponemos a "
+                "disposición de las autoridades competentes.",
+                "Puede denunciar de forma anónima. Si nos deja un correo de contacto, lo "
+                "usaremos solo para pedirle más información o informarle el resultado, y no "
+                "lo compartiremos con la persona denunciada.",
+                "Mientras más detalles entregue, como la dirección del anuncio, lo que le "
+                "llamó la atención y cualquier otro antecedente útil, más rápido podremos "
+                "actuar.",
+            ),
+        ),
+        LegalSection(
+            heading="Otros canales de denuncia en Chile",
+            paragraphs=(
+                "Nuestro formulario no reemplaza una denuncia ante las autoridades. Puede "
+                "denunciar directamente en la Fiscalía (Ministerio Público), en cualquier "
+                "fiscalía local o a través de su sitio web, y en cualquier unidad de "
+                "Carabineros o de la PDI.",
+                "El Gobierno de Chile, a través de la Mesa Intersectorial sobre Trata de "
+                "Personas, mantiene canales de orientación y denuncia para víctimas y "
+                "testigos de trata, publicados en los sitios oficiales del Estado.",
+            ),
+        ),
+    ),
+)
+
+_APLICACION_LEY = LegalPage(
+    slug="aplicaciondelaley",
+    title="Solicitudes de autoridades y aplicación de la ley",
+    description=(
+        "Cómo las policías, el Ministerio Público y los tribunales pueden solicitar "
+        "información a Escorts Chile y qué debe incluir la solicitud."
+    ),
+    sections=(
+        LegalSection(
+            heading="Colaboración con las autoridades",
+            paragraphs=(
+                "Escorts Chile colabora con Carabineros, la Policía de Investigaciones, el "
+                "Ministerio Público y los tribunales de justicia en la prevención e "
+                "investigación de delitos, en especial la trata de personas, la explotación "
+                "sexual y cualquier hecho que afecte a menores de edad.",
+                "Esta página está dirigida a funcionarios de esas instituciones. Si usted es "
+                "particular y quiere informar un anuncio, utilice el canal de denuncia en "
+                "/disclaimer/report.",
+            ),
+        ),
+        LegalSection(
+            heading="Conservación de antecedentes",
+            paragraphs=(
+                "Cuando un anuncio es retirado por indicios de delito, conservamos los "
+                "antecedentes asociados, como el contenido publicado, los registros de la "
+                "cuenta y los documentos de verificación, para ponerlos a disposición de las "
+                "autoridades.",
+                "Las autoridades pueden pedir que preservemos antecedentes específicos "
+                "mientras tramitan la orden correspondiente. Atenderemos esas solicitudes de "
+                "preservación con prioridad.",
+            ),
+        ),
+        LegalSection(
+            heading="Cómo enviar una solicitud",
+            paragraphs=(
+                "Las solicitudes deben enviarse desde una casilla institucional a "
+                "legal@escortschile.example, la dirección publicada en esta página, "
+                "indicando en el asunto \"Solicitud de autoridad\".",
+                "Entregamos datos personales de usuarios solo cuando la solicitud proviene "
+                "de una autoridad competente y cuenta con la orden o autorización que exige "
+                "la ley chilena, salvo en situaciones de emergencia en que exista riesgo "
+                "para la vida o la integridad de una persona.",
+            ),
+        ),
+        LegalSection(
+            heading="Contenido de la solicitud",
+            paragraphs=(
+                "La solicitud debe indicar la institución, el nombre, cargo y datos de "
+                "contacto del funcionario responsable, y el número de causa, RUC o parte "
+                "policial al que se refiere.",
+                "Debe identificar con precisión el anuncio o la cuenta, idealmente con su "
+                "dirección web, y detallar la información requerida y el período al que "
+                "corresponde. Debe acompañar, además, la orden judicial o la instrucción del "
+                "Ministerio Público que la respalda, cuando sea necesaria.",
+            ),
+        ),
+        LegalSection(
+            heading="Información disponible",
+            paragraphs=(
+                "Como directorio de anuncios, Escorts Chile no intermedia pagos por servicios "
+                "entre clientes y personas anunciantes ni participa en los encuentros, por lo "
+                "que no dispone de información sobre ellos.",
+                "Podemos disponer, según el caso, del contenido de los anuncios, de los datos "
+                "de la cuenta, de los antecedentes de verificación de edad y de los registros "
+                "de los servicios de publicidad contratados.",
+            ),
+        ),
+    ),
+)
+
+_VERIFICADA = LegalPage(
+    slug="verificada",
+    title="Anuncios verificados",
+    description=(
+        "Qué significa la insignia Verificada en Escorts Chile, cómo se obtiene y qué no "
+        "garantiza."
+    ),
+    sections=(
+        LegalSection(
+            heading="Qué significa la insignia Verificada",
+            paragraphs=(
+                "La insignia Verificada indica que nuestro equipo comprobó, mediante una "
+                "fotografía o un video tomado en vivo, que la persona que aparece en las "
+                "fotografías del anuncio es la misma persona que lo publica y que es mayor de "
+                "edad.",
+                "Esta verificación es adicional a la acreditación de edad y consentimiento "
+                "que exigimos a todas las personas anunciantes y a la revisión que hacemos de "
+                "cada anuncio antes de publicarlo.",
+            ),
+        ),
+        LegalSection(
+            heading="Cómo se obtiene",
+            paragraphs=(
+                "La persona anunciante solicita la verificación desde su cuenta y envía una "
+                "fotografía o un video en vivo siguiendo las instrucciones que le entregamos, "
+                "por ejemplo, sosteniendo un código que le indicamos en ese momento.",
+                "Nuestro equipo compara ese material con las fotografías del anuncio. El "
+                "material de verificación no se publica y se trata conforme a nuestra "
+                "política de privacidad.",
+                "Si las fotografías del anuncio cambian de manera importante, podemos pedir "
+                "una nueva verificación o retirar la insignia.",
+            ),
+        ),
+        LegalSection(
+            heading="Qué no garantiza",
+            paragraphs=(
+                "La insignia no garantiza la veracidad de todo lo que el anuncio afirma, la "
+                "calidad de ningún servicio ni la conducta de la persona anunciante o de "
+                "quienes la contacten.",
+                "Tampoco implica que Escorts Chile intermedie pagos ni participe en "
+                "encuentros: seguimos siendo solo un directorio de anuncios. Le recomendamos "
+                "actuar siempre con prudencia.",
+            ),
+        ),
+        LegalSection(
+            heading="Si algo no coincide",
+            paragraphs=(
+                "Si cree que un anuncio verificado usa fotografías de otra persona, o tiene "
+                "dudas sobre la edad o el consentimiento de quien aparece en él, infórmelo en "
+                "/disclaimer/report. Revisaremos el caso y, si corresponde, retiraremos la "
+                "insignia y el anuncio.",
+            ),
+        ),
+    ),
+)
+
+LEGAL_PAGES: tuple[LegalPage, ...] = (
+    _PRIVACIDAD,
+    _TERMINOS,
+    _ACUERDOS,
+    _ABOUT,
+    _DMCA,
+    _REPORT,
+    _APLICACION_LEY,
+    _VERIFICADA,
+)
+
+LEGAL_BY_SLUG: dict[str, LegalPage] = {page.slug: page for page in LEGAL_PAGES}
+
+
+def legal_page(slug: str) -> LegalPage | None:
+    """Return the legal page for ``slug``, or ``None`` when no page has that slug."""
+    return LEGAL_BY_SLUG.get(slug)
