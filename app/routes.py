@@ -100,6 +100,13 @@ def resolve_public_path(path: str) -> PublicView:
     return _city_view(section, rest[0], rest[1:])
 
 
+def is_pretty_detail_path(path: str) -> bool:
+    """True for the detail URLs that carry city and name (/escorts/{city}/{name}/...)."""
+    view = resolve_public_path(path)
+    generated = "/inicio/generated/" in path
+    return view.kind == "detail" and path.startswith("/escorts/") and not generated
+
+
 def resolve_ssg_city(raw_city: str) -> tuple[str | None, str | None]:
     """For /escorts-ssg/{city}: (city slug to show, None) or (None, redirect target)."""
     city = normalize_city_slug(raw_city)

@@ -19,7 +19,6 @@ from sqlmodel import Session, select
 from app.core.dates import format_date
 from app.core.geo import city_by_slug
 from app.core.money import format_currency
-from app.core.text import slugify
 from app.models import (
     AdvertiserService,
     Listing,
@@ -234,7 +233,3 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
         published=format_date(listing.published_at, "D [de] MMMM [de] YYYY") if listing.published_at else "",
     )
 
-
-def name_slug(display_name: str) -> str:
-    """URL form of a display name (never empty)."""
-    return slugify(display_name) or "anuncio"

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from app.core.geo import city_by_slug
 from app.db import session_scope
 from app.models import ListingCard, ListingDetail, Section
-from app.routes import city_path, resolve_public_path
+from app.routes import city_path, is_pretty_detail_path, resolve_public_path
 from app.services import listings
 from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, tab_by_slug
 
@@ -119,10 +119,10 @@ class DirectoryState(rx.State):
             self.view = "missing"
             self.heading = "Publicación no disponible"
             return None
-        if detail.url != self.router.url.path.rstrip("/") and "/escorts/" in self.router.url.path:
-            # A wrong city or name in a pretty URL: show the canonical address.
-            if not self.router.url.path.startswith(("/escorts/inicio/", "/escorts/trans/inicio/")):
-                return rx.redirect(detail.url, replace=True)
+        path = self.router.url.path.rstrip("/")
+        if is_pretty_detail_path(path) and path != detail.url:
+            # A stale city or name in a pretty URL: move to the canonical one.
+            return rx.redirect(detail.url, replace=True)
         self.detail = detail
         self.section = detail.section
         self.city_slug = detail.city_slug

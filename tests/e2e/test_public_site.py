@@ -293,3 +293,9 @@ def test_scroll_resets_on_navigation(page: Page, site):
     page.get_by_role("navigation", name="Filtros").get_by_role("link", name="Video", exact=True).click()
     page.wait_for_url(f"{site.url}/escorts/{CITY}/video")
     page.wait_for_function("window.scrollX === 0 && window.scrollY === 0")
+
+
+def test_stale_name_in_a_detail_url_moves_to_the_canonical_url(page: Page, site):
+    uid = site.uids["ruby"]
+    page.goto(f"/escorts/santiago-de-chile/otro-nombre/{uid}")
+    page.wait_for_url(f"{site.url}/escorts/{CITY}/daniela/{uid}")

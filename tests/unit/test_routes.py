@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.routes import PUBLIC_ROUTES, city_path, resolve_public_path, resolve_ssg_city
+from app.routes import PUBLIC_ROUTES, city_path, is_pretty_detail_path, resolve_public_path, resolve_ssg_city
 
 UID = "AbCdEfGhIjKlMnOpQrSt"
 
@@ -88,3 +88,11 @@ def test_city_path():
 
 def test_route_table_covers_every_public_shape():
     assert {"/escorts", "/[city]", "/escort/[uid]", "/escorts/trans/[city]/[slug]"} <= set(PUBLIC_ROUTES)
+
+
+def test_pretty_detail_paths_are_the_ones_with_city_and_name():
+    assert is_pretty_detail_path(f"/escorts/temuco/valentina/{UID}")
+    assert is_pretty_detail_path(f"/escorts/trans/temuco/maria-{UID}")
+    assert not is_pretty_detail_path(f"/escort/{UID}")
+    assert not is_pretty_detail_path(f"/escorts/inicio/generated/temuco/{UID}")
+    assert not is_pretty_detail_path("/escorts/temuco")

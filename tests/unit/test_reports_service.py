@@ -1,0 +1,77 @@
+"""The report form's server-side rules: validation, anti-spam and throttling."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlmodel import select
+
+from app.models import Report, utc_now
+from app.services.errors import InvalidInputError, RateLimitedError
+from app.services.reports import client_hash, create_report
+from tests.factories import make_listing, make_owner
+
+MESSAGE = "Creo que la persona del aviso es menor de edad, por las fotos y el texto."
+
+
+def _send(session, client="cliente-1", seconds=10.0, honeypot="", now=None, **data):
+    payload = {"kind": "menor", "message": MESSAGE, **data}
+    return create_report(session=session, data=payload, client_key=client, honeypot=honeypot, seconds_on_form=seconds, now=now)
+
+
+def _count(session) -> int:
+    return len(session.exec(select(Report)).all())
+
+
+def test_a_valid_report_is_stored_with_its_listing(session):
+    listing = make_listing(session, make_owner(session, "o@example.cl"))
+    report = _send(session, listing_uid=listing.uid, contact="testigo@example.cl")
+    assert (report.kind, report.listing_uid, report.contact, report.status) == ("menor", listing.uid, "testigo@example.cl", "nuevo")
+    assert _count(session) == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"message": "   corto   "}, "al menos 20 caracteres"),
+        ({"message": "x" * 5001}, "no puede superar los 5000"),
+        ({"message": MESSAGE + " http://a http://b http://c http://d"}, "más de 3 enlaces"),
+        ({"kind": "inventado"}, "Elija el tipo de problema"),
+        ({"contact": "hola"}, "correo electrónico o un teléfono"),
+        ({"listing_uid": "NoExisteEstaPublicac"}, "La publicación indicada no existe"),
+    ],
+)
+def test_bad_input_is_refused_with_a_spanish_message_and_nothing_stored(session, data, message):
+    with pytest.raises(InvalidInputError, match=message):
+        _send(session, **data)
+    assert _count(session) == 0
+
+
+def test_phone_contact_is_accepted(session):
+    assert _send(session, contact="+56 9 1234 5678").contact == "+56 9 1234 5678"
+
+
+def test_bots_are_refused(session):
+    with pytest.raises(InvalidInputError):
+        _send(session, honeypot="http://spam.example")
+    with pytest.raises(InvalidInputError):
+        _send(session, seconds=0.5)
+    assert _count(session) == 0
+
+
+def test_a_client_may_send_three_reports_per_ten_minutes(session):
+    now = utc_now()
+    for _ in range(3):
+        _send(session, now=now)
+    with pytest.raises(RateLimitedError, match="Espere unos minutos"):
+        _send(session, now=now + timedelta(minutes=1))
+    _send(session, client="otro-cliente", now=now)
+    _send(session, now=now + timedelta(minutes=11))
+    assert _count(session) == 5
+
+
+def test_client_hash_is_salted_and_stable():
+    assert client_hash("10.0.0.1", "a") == client_hash("10.0.0.1", "a")
+    assert client_hash("10.0.0.1", "a") != client_hash("10.0.0.1", "b")
+    assert "10.0.0.1" not in client_hash("10.0.0.1", "a")
