@@ -1,4 +1,7 @@
-"""Reflex configuration, derived from app.settings so there is one source of truth."""
+"""Reflex configuration, derived from app.settings so there is one source of truth.
+
+No db_url: the app opens its own engine (app.db) and Alembic owns the schema.
+"""
 
 import reflex as rx
 from reflex.plugins.sitemap import SitemapPlugin
@@ -11,7 +14,6 @@ _settings = get_settings()
 config = rx.Config(
     app_name="app",
     telemetry_enabled=False,
-    db_url=_settings.database_url,
     cors_allowed_origins=[_settings.site_url],
     show_built_with_reflex=False,
     disable_plugins=[SitemapPlugin],
