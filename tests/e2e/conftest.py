@@ -34,6 +34,8 @@ CHROMIUM_ARGS = [
 ]
 BUILD_TIMEOUT = 600
 CITY = "temuco"
+PAGED_CITY = "osorno"
+PAGED_CITY_LISTINGS = 26  # more than one page of 24
 
 
 @dataclass
@@ -85,6 +87,8 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
         make_listing(session, banned, name="Vetada", city=CITY)
         names["hidden"], uids["hidden"] = "Oculta", hidden.uid
         names["vetada"] = "Vetada"
+        for i in range(PAGED_CITY_LISTINGS):
+            make_listing(session, owner, name=f"Osornina {i:02d}", city=PAGED_CITY, published_at=now - timedelta(hours=i))
         session.get(Listing, uids["diamante"]).description = "Descripción de prueba <b>sin HTML</b>."
         session.commit()
     engine.dispose()

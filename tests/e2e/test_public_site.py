@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from app.db import make_engine
 from app.models import Report
-from tests.e2e.conftest import CITY, accept_age
+from tests.e2e.conftest import CITY, PAGED_CITY, accept_age
 
 pytestmark = pytest.mark.e2e
 
@@ -181,9 +181,27 @@ def test_unpublished_listing_is_not_shown(page: Page, site):
     expect(page.get_by_text("Oculta")).to_have_count(0)
 
 
-def test_paging_and_section_page(page: Page, site):
+def test_section_page(page: Page, site):
     _city(page, f"/escorts/{CITY}/vip")
     assert _card_names(page) == {site.names["diamante"], site.names["ruby"]}
+
+
+def test_pager_shows_one_page_of_cards_at_a_time(page: Page, site):
+    _city(page, f"/escorts/{PAGED_CITY}")
+    expect(page.get_by_test_id("total")).to_have_text("26 avisos")
+    expect(page.get_by_test_id("listing-card")).to_have_count(24)
+    pager = page.get_by_role("navigation", name="Páginas")
+    expect(pager.get_by_text("Página 1 de 2")).to_be_visible()
+    expect(pager.get_by_role("button", name="Anterior")).to_be_disabled()
+    first_page = _card_names(page)
+    pager.get_by_role("button", name="Siguiente").click()
+    expect(pager.get_by_text("Página 2 de 2")).to_be_visible()
+    expect(page.get_by_test_id("listing-card")).to_have_count(2)
+    assert _card_names(page) == {"Osornina 24", "Osornina 25"}
+    assert not first_page & _card_names(page)
+    pager.get_by_role("button", name="Anterior").click()
+    expect(pager.get_by_text("Página 1 de 2")).to_be_visible()
+    assert _card_names(page) == first_page
 
 
 def test_legal_pages_have_real_text(page: Page, site):
