@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 
 from app.db import make_engine
 from app.models import Report
+from app.services.reports import MIN_FILL_SECONDS
 from tests.e2e.conftest import CITY, PAGED_CITY, accept_age
 
 pytestmark = pytest.mark.e2e
@@ -222,15 +223,25 @@ def _reports(site) -> list[Report]:
     return rows
 
 
+def _send_report(page: Page, kind: str, message: str, path: str = "/disclaimer/report", honeypot: str = ""):
+    """Open the report form, fill it (and the hidden trap field, as a bot
+    would, when ``honeypot`` is given), wait past the anti-spam minimum fill
+    time and send it; return the form."""
+    page.goto(path)
+    form = page.get_by_role("form", name="Formulario de reporte")
+    form.get_by_label("Tipo de problema").select_option(kind)
+    form.get_by_label("¿Qué está pasando?").fill(message)
+    if honeypot:
+        page.locator("#report-website").fill(honeypot)
+    page.wait_for_timeout(MIN_FILL_SECONDS * 1000 + 200)
+    form.get_by_role("button", name="Enviar reporte").click()
+    return form
+
+
 def test_report_form_refuses_bad_input_then_stores_a_report(page: Page, site):
     before = len(_reports(site))
-    page.goto(f"/disclaimer/report?publicacion={site.uids['base']}")
-    form = page.get_by_role("form", name="Formulario de reporte")
+    form = _send_report(page, "trata", "corto", path=f"/disclaimer/report?publicacion={site.uids['base']}")
     expect(form.get_by_label("Publicación (opcional)")).to_have_value(site.uids["base"])
-    form.get_by_label("Tipo de problema").select_option("trata")
-    form.get_by_label("¿Qué está pasando?").fill("corto")
-    page.wait_for_timeout(3200)
-    form.get_by_role("button", name="Enviar reporte").click()
     expect(page.get_by_text("Describa la situación con al menos 20 caracteres.")).to_be_visible()
     assert len(_reports(site)) == before
     message = "La persona del aviso parece estar siendo controlada por otra persona que responde los mensajes."
@@ -245,13 +256,8 @@ def test_report_form_refuses_bad_input_then_stores_a_report(page: Page, site):
 
 def test_report_form_refuses_a_bot_that_fills_the_honeypot(page: Page, site):
     before = len(_reports(site))
-    page.goto("/disclaimer/report")
-    form = page.get_by_role("form", name="Formulario de reporte")
-    form.get_by_label("Tipo de problema").select_option("otro")
-    form.get_by_label("¿Qué está pasando?").fill("Mensaje automático de un robot que llena todos los campos del formulario.")
-    page.locator("#report-website").fill("http://spam.example")
-    page.wait_for_timeout(3200)
-    form.get_by_role("button", name="Enviar reporte").click()
+    message = "Mensaje automático de un robot que llena todos los campos del formulario."
+    _send_report(page, "otro", message, honeypot="http://spam.example")
     expect(page.get_by_text("No pudimos aceptar el reporte.")).to_be_visible()
     assert len(_reports(site)) == before
 
