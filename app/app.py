@@ -6,9 +6,14 @@ import reflex as rx
 
 from app.api import build_api
 from app.content.legal import LEGAL_PAGES
+from app.pages.account import account_action_page, login_page, signup_successful_page
+from app.pages.areas import ADMIN_HOME, ADVERTISER_HOME, SECRETARY_HOME, area_page
 from app.pages.legal import legal_page_component
 from app.pages.public import directory_page
 from app.routes import PUBLIC_ROUTES
+from app.states.account import AccountActionState, LoginState
+from app.states.areas import AreaState
+from app.states.auth import AuthState
 from app.states.public import DirectoryState
 from app.states.report import ReportState
 
@@ -29,7 +34,7 @@ for route in PUBLIC_ROUTES:
         route=route,
         title=SITE_TITLE,
         description=SITE_DESCRIPTION,
-        on_load=DirectoryState.load,
+        on_load=[AuthState.check_session, DirectoryState.load],
     )
 
 for legal in LEGAL_PAGES:
@@ -38,13 +43,35 @@ for legal in LEGAL_PAGES:
         route=f"/disclaimer/{legal.slug}",
         title=f"{legal.title} | {SITE_TITLE}",
         description=legal.description,
-        on_load=ReportState.load if legal.slug == "report" else None,
+        on_load=[AuthState.check_session, ReportState.load] if legal.slug == "report" else AuthState.check_session,
     )
+
+app.add_page(login_page, route="/login", title=f"Ingresar | {SITE_TITLE}", on_load=[AuthState.check_session, LoginState.load])
+app.add_page(
+    signup_successful_page,
+    route="/login/auth/signup-sucessful",
+    title=f"Confirma tu correo | {SITE_TITLE}",
+    on_load=AuthState.check_session,
+)
+app.add_page(
+    account_action_page,
+    route="/login/accion",
+    title=f"Tu cuenta | {SITE_TITLE}",
+    on_load=[AuthState.check_session, AccountActionState.load],
+)
+
+# Guarded areas: the server accepts or refuses the caller before anything shows.
+for page, opener in (
+    (ADMIN_HOME, AreaState.open_admin),
+    (SECRETARY_HOME, AreaState.open_secretary),
+    (ADVERTISER_HOME, AreaState.open_advertiser),
+):
+    app.add_page(area_page(page), route=page.route, title=f"{page.title} | {SITE_TITLE}", on_load=[AreaState.close, opener])
 
 # Any path no page matches goes to the public home (SPEC §2).
 app.add_page(
     directory_page,
     route="404",
     title=SITE_TITLE,
-    on_load=DirectoryState.load,
+    on_load=[AuthState.check_session, DirectoryState.load],
 )

@@ -8,7 +8,9 @@ file and photos on local disk under ``data/``. Setting ``DATABASE_URL`` to a
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -30,6 +32,26 @@ class Settings(BaseSettings):
     timezone: str = "America/Santiago"
     page_size: int = 24
     secret_key: str = _DEV_SECRET
+
+    # Identity: "local" (passwords hashed here, the embedded default) or
+    # "firebase" (Firebase Authentication; needs the project id and web API key).
+    identity_provider: Literal["local", "firebase"] = "local"
+    firebase_project_id: str = ""
+    firebase_api_key: str = ""
+    # Path to a service-account JSON; empty = Application Default Credentials.
+    firebase_credentials: str = ""
+    session_days: int = 30
+    signin_max_failures: int = 5
+    signin_window_minutes: int = 15
+
+    # Outgoing e-mail: SMTP when SMTP_HOST is set, otherwise files in OUTBOX_DIR.
+    smtp_host: str = ""
+    smtp_port: int = 587
+    smtp_user: str = ""
+    smtp_password: str = ""
+    smtp_starttls: bool = True
+    mail_from: str = "Escorts Chile <no-responder@localhost>"
+    outbox_dir: Path = PROJECT_ROOT / "data" / "outbox"
 
     @field_validator("environment")
     @classmethod
@@ -54,6 +76,12 @@ class Settings(BaseSettings):
     def _real_secret_in_production(self) -> Settings:
         if self.environment == "production" and (self.secret_key == _DEV_SECRET or len(self.secret_key) < 32):
             raise ValueError("SECRET_KEY must be set to a random value of at least 32 characters in production")
+        if self.environment == "production" and os.environ.get("FIREBASE_AUTH_EMULATOR_HOST"):
+            raise ValueError(
+                "FIREBASE_AUTH_EMULATOR_HOST is set: the emulator's tokens are unsigned, so production refuses to start"
+            )
+        if self.identity_provider == "firebase" and not (self.firebase_project_id and self.firebase_api_key):
+            raise ValueError("IDENTITY_PROVIDER=firebase needs FIREBASE_PROJECT_ID and FIREBASE_API_KEY")
         return self
 
     @property

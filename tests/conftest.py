@@ -91,3 +91,23 @@ def session(sqlite_url: str) -> Iterator[Session]:
     with Session(engine, expire_on_commit=False) as db:
         yield db
     engine.dispose()
+
+
+@pytest.fixture
+def app_database(pg_url: str, tmp_path, monkeypatch) -> Iterator[str]:
+    """Point the app's own settings and engine at this test's PostgreSQL database.
+
+    E-mail goes to an outbox under tmp_path. Yields the database URL.
+    """
+    from app.db import get_engine
+    from app.settings import get_settings
+
+    monkeypatch.setenv("DATABASE_URL", pg_url)
+    monkeypatch.setenv("OUTBOX_DIR", str(tmp_path / "outbox"))
+    monkeypatch.setenv("SMTP_HOST", "")
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+    yield pg_url
+    get_engine().dispose()
+    get_settings.cache_clear()
+    get_engine.cache_clear()

@@ -67,3 +67,20 @@ def make_listing(
         session.add(ListingPhoto(listing_uid=listing.uid, position=position, path=f"photos/demo/placeholder-{position:02d}.jpg"))
     session.commit()
     return listing
+
+
+def make_account(
+    session: Session, provider, email: str, *, profile: ProfileId, password: str = "clave-de-prueba-91", **changes
+) -> User:
+    """A verified account of this profile at ``provider``, linked to its user row."""
+    identity = provider.create_account(email=email, password=password)
+    public = create_user(
+        session=session,
+        data={"email": email, "display_name": email.split("@")[0], "profile_uid": profile.value, "identity_uid": identity.uid},
+    )
+    user = session.get(User, public.uid)
+    for key, value in changes.items():
+        setattr(user, key, value)
+    session.add(user)
+    session.commit()
+    return user

@@ -5,6 +5,9 @@ from __future__ import annotations
 import reflex as rx
 
 from app.content.legal import LEGAL_PAGES
+from app.identity.provider import MAX_PASSWORD_LENGTH
+from app.states.account import PasswordDialogState
+from app.states.auth import AuthState
 
 SITE_NAME = "Escorts Chile"
 
@@ -18,12 +21,76 @@ def header() -> rx.Component:
                 rx.link("Escorts", href="/escorts", class_name="nav-link"),
                 rx.link("Trans", href="/escorts/trans", class_name="nav-link"),
                 rx.link("Denunciar", href="/disclaimer/report", class_name="nav-link nav-report"),
+                account_menu(),
                 class_name="nav-links",
             ),
             class_name="nav",
             aria_label="Principal",
         ),
         class_name="site-header",
+    )
+
+
+def account_menu() -> rx.Component:
+    """Sign-in link, or the signed-in user's name, panel, password change and sign-out."""
+    return rx.cond(
+        AuthState.signed_in,
+        rx.el.div(
+            rx.link(AuthState.user_name, href=AuthState.user_home, class_name="nav-link nav-user"),
+            rx.el.button(
+                "Cambiar contraseña",
+                type="button",
+                on_click=PasswordDialogState.set_open(True),
+                class_name="link-button",
+            ),
+            rx.el.button("Cerrar sesión", type="button", on_click=AuthState.sign_out, class_name="link-button"),
+            class_name="account-menu",
+        ),
+        rx.link("Ingresar", href="/login", class_name="nav-link"),
+    )
+
+
+def _password_field(label: str, name: str, auto_complete: str) -> rx.Component:
+    field_id = f"pw-{name}"
+    return rx.el.div(
+        rx.el.label(label, html_for=field_id),
+        rx.el.input(
+            id=field_id,
+            name=name,
+            type="password",
+            auto_complete=auto_complete,
+            required=True,
+            max_length=MAX_PASSWORD_LENGTH,
+        ),
+        class_name="field",
+    )
+
+
+def password_dialog() -> rx.Component:
+    """Change-password dialog, available on every page to a signed-in user."""
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title("Cambiar contraseña"),
+            rx.dialog.description("Al cambiarla cerramos tus sesiones en otros dispositivos.", class_name="muted"),
+            rx.el.form(
+                _password_field("Contraseña actual", "current_password", "current-password"),
+                _password_field("Nueva contraseña", "new_password", "new-password"),
+                _password_field("Repite la nueva contraseña", "new_password_confirm", "new-password"),
+                rx.cond(
+                    PasswordDialogState.error != "",
+                    rx.el.p(PasswordDialogState.error, role="alert", class_name="form-error"),
+                ),
+                rx.el.div(
+                    rx.el.button("Guardar", type="submit", class_name="btn btn-primary"),
+                    rx.dialog.close(rx.el.button("Cancelar", type="button", class_name="btn")),
+                    class_name="dialog-actions",
+                ),
+                on_submit=PasswordDialogState.change_password,
+                class_name="account-form",
+            ),
+        ),
+        open=PasswordDialogState.open,
+        on_open_change=PasswordDialogState.set_open,
     )
 
 
@@ -50,5 +117,6 @@ def page_frame(*children: rx.Component) -> rx.Component:
         header(),
         rx.el.main(*children, class_name="site-main"),
         footer(),
+        password_dialog(),
         class_name="site",
     )

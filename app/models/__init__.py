@@ -1,6 +1,7 @@
 """SQLModel tables and their schemas; importing this registers every table."""
 
 from app.models.advertisers import Advertiser, Agency
+from app.models.auth import ActionCode, ActionPurpose, LocalCredential, SignInAttempt, UserSession
 from app.models.base import new_uid, utc_now
 from app.models.catalogues import (
     FIXED_TIERS,
@@ -39,6 +40,11 @@ from app.models.users import (
 )
 
 __all__ = [
+    "ActionCode",
+    "ActionPurpose",
+    "LocalCredential",
+    "SignInAttempt",
+    "UserSession",
     "FIXED_TIERS",
     "PROFILE_LABELS",
     "REPORT_KIND_LABELS",

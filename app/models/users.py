@@ -100,11 +100,16 @@ class User(UserBase, table=True):
     email: str = Field(max_length=254, unique=True, index=True)
     ban: bool = Field(default=False, description="Banned: signed out, listings hidden.")
     online: bool = Field(default=False, description="Set true at sign-in.")
+    identity_uid: str | None = Field(
+        default=None, max_length=128, unique=True, description="The account's id at the identity provider."
+    )
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
 
 
 class UserCreate(UserBase):
+    identity_uid: str | None = Field(default=None, max_length=128)
+
     _email = field_validator("email")(_checked_email)
 
 

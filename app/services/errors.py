@@ -15,6 +15,10 @@ class NotFoundError(ServiceError):
     """The record asked for does not exist (or is not visible to the caller)."""
 
 
+class ForbiddenError(ServiceError):
+    """The caller's profile may not do this, or the record is not theirs."""
+
+
 class ConflictError(ServiceError):
     """The write would break a uniqueness or state rule."""
 

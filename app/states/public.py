@@ -9,6 +9,7 @@ from __future__ import annotations
 import reflex as rx
 from pydantic import BaseModel
 
+from app.states.auth import public
 from app.core.geo import city_by_slug
 from app.db import session_scope
 from app.models import ListingCard, ListingDetail, Section
@@ -42,7 +43,7 @@ class AgeGateState(rx.State):
 
     adult: str = rx.Cookie("", name=AGE_COOKIE, max_age=AGE_COOKIE_MAX_AGE, same_site="lax")
 
-    @rx.event
+    @public
     def accept(self):
         """The visitor confirms they are of age."""
         self.adult = "1"
@@ -81,7 +82,7 @@ class DirectoryState(rx.State):
         """True on the trans section."""
         return self.section == Section.TRANS
 
-    @rx.event
+    @public
     def load(self):
         """Resolve the browser path: redirect, or load what the page shows."""
         view = resolve_public_path(self.router.url.path)
@@ -164,7 +165,7 @@ class DirectoryState(rx.State):
             self.cards = result.cards
             self.groups = []
 
-    @rx.event
+    @public
     def next_page(self):
         """Show the next page of cards."""
         if self.view in ("city", "all") and self.page < self.page_count:
@@ -173,7 +174,7 @@ class DirectoryState(rx.State):
             return rx.call_script("window.scrollTo(0, 0)")
         return None
 
-    @rx.event
+    @public
     def previous_page(self):
         """Show the previous page of cards."""
         if self.view in ("city", "all") and self.page > 1:

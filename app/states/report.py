@@ -12,6 +12,7 @@ import time
 
 import reflex as rx
 
+from app.states.auth import public
 from app.db import session_scope
 from app.models import REPORT_KIND_LABELS
 from app.services.errors import ServiceError
@@ -30,7 +31,7 @@ class ReportState(rx.State):
     sending: bool = False
     _shown_at: float = 0.0
 
-    @rx.event
+    @public
     def load(self):
         """Start the form timer and take the listing from ?publicacion=."""
         self._shown_at = time.monotonic()
@@ -39,13 +40,13 @@ class ReportState(rx.State):
         uid = self.router.url.query_parameters.get("publicacion", "")
         self.listing_uid = uid if isinstance(uid, str) and uid.isalnum() and len(uid) <= 40 else ""
 
-    @rx.event
+    @public
     def write_again(self):
         """Show an empty form after a report was sent."""
         self._shown_at = time.monotonic()
         self.sent = False
 
-    @rx.event
+    @public
     async def submit(self, form_data: dict):
         """Validate and store the report, then thank the sender."""
         if self.sending:

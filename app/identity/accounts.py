@@ -1,0 +1,269 @@
+"""Account operations: the identity provider and the users table, kept in step.
+
+Sign-up, the sign-in flow of SPEC §4 (throttle, password, verified e-mail,
+ban, online, new session), sign-out, password change and reset, bans and
+profile changes by staff, and the first administrator. Plain functions that
+take a database session and a provider; no Reflex here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from sqlmodel import Session, select
+
+from app.core.text import is_valid_email
+from app.identity import sessions, throttle
+from app.identity.errors import AuthError
+from app.identity.provider import IdentityProvider, check_password_rules
+from app.identity.sessions import Actor
+from app.models import ProfileId, User, UserPublic, utc_now
+from app.services import users
+from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
+from app.settings import Settings
+
+SELF_SERVICE_PROFILES = (ProfileId.CLIENTE, ProfileId.PROFESOR)
+STAFF_PROFILES = (ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
+
+
+class SignUpInput(BaseModel):
+    """The sign-up form."""
+
+    email: str = Field(max_length=254)
+    display_name: str = Field(default="", max_length=80)
+    password: str = Field(max_length=128)
+    password_confirm: str = Field(max_length=128)
+    profile: str
+    adult: bool = False
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, value: str) -> str:
+        value = value.strip().lower()
+        if not is_valid_email(value):
+            raise ValueError("El correo electrónico no es válido.")
+        return value
+
+    @field_validator("display_name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        return " ".join(value.split())
+
+    @field_validator("profile")
+    @classmethod
+    def _profile(cls, value: str) -> str:
+        if value not in {p.value for p in SELF_SERVICE_PROFILES}:
+            raise ValueError("Elige si quieres ver avisos o publicar avisos.")
+        return value
+
+    @field_validator("adult")
+    @classmethod
+    def _adult(cls, value: bool) -> bool:
+        if not value:
+            raise ValueError("Debes confirmar que eres mayor de 18 años.")
+        return value
+
+    @model_validator(mode="after")
+    def _same_passwords(self) -> SignUpInput:
+        if self.password != self.password_confirm:
+            raise ValueError("Las contraseñas no coinciden.")
+        return self
+
+
+def _parsed(model: type[BaseModel], data: dict) -> BaseModel:
+    """Validate a form; the first refusal becomes an InvalidInputError in Spanish."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        error = first.get("ctx", {}).get("error")
+        raise InvalidInputError(str(error) if error else "Revisa los datos del formulario.") from exc
+
+
+def _matching(password: str, confirm: str) -> None:
+    if password != confirm:
+        raise InvalidInputError("Las contraseñas no coinciden.")
+
+
+def _user_by_identity(session: Session, identity_uid: str) -> User | None:
+    return session.exec(select(User).where(User.identity_uid == identity_uid)).first()
+
+
+# --- self-service ---------------------------------------------------------------
+
+
+def sign_up(*, session: Session, provider: IdentityProvider, data: dict) -> UserPublic:
+    """Create a visitor or advertiser account and e-mail its verification link."""
+    form = _parsed(SignUpInput, data)
+    if users.find_user_by_email(session=session, email=form.email) is not None:
+        raise AuthError("email-already-in-use")
+    check_password_rules(form.password)
+    identity = provider.sign_up(email=form.email, password=form.password)
+    provider.set_profile(uid=identity.uid, profile=form.profile)
+    return users.create_user(
+        session=session,
+        data={
+            "email": form.email,
+            "display_name": form.display_name or form.email.split("@")[0],
+            "profile_uid": form.profile,
+            "identity_uid": identity.uid,
+        },
+    )
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    """A completed sign-in: who, and the new session token for their browser."""
+
+    actor: Actor
+    token: str
+
+
+def sign_in(
+    *, session: Session, provider: IdentityProvider, settings: Settings, email: str, password: str, client_hash: str
+) -> SignedIn:
+    """The sign-in flow: limits, password, verified e-mail, ban, online, a new session."""
+    email = (email or "").strip().lower()
+    window = timedelta(minutes=settings.signin_window_minutes)
+    limits = {"max_failures": settings.signin_max_failures, "window": window}
+    if throttle.is_locked(session=session, email=email, client_hash=client_hash, **limits):
+        raise AuthError("too-many-requests")
+    try:
+        identity = provider.sign_in(email=email, password=password)
+    except AuthError as exc:
+        if exc.code == "invalid-credential":
+            throttle.record_attempt(session=session, email=email, client_hash=client_hash, succeeded=False)
+        raise
+    throttle.record_attempt(session=session, email=email, client_hash=client_hash, succeeded=True)
+    if not identity.email_verified:
+        provider.send_verification(identity=identity)
+        raise AuthError("email-not-verified")
+    user = _user_by_identity(session, identity.uid)
+    if user is None:
+        raise AuthError("user-not-found")
+    if user.ban or not user.activo:
+        raise AuthError("user-disabled")
+    user.online = True
+    user.updated_at = utc_now()
+    session.add(user)
+    session.commit()
+    token = sessions.create_session(session=session, user_uid=user.uid, days=settings.session_days)
+    actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
+    return SignedIn(actor=actor, token=token)
+
+
+def sign_out(*, session: Session, token: str) -> None:
+    """End this browser's session (every tab shares it) and mark the user offline."""
+    check = sessions.resolve_session(session=session, token=token)
+    sessions.revoke_session(session=session, token=token)
+    if check.actor is not None:
+        user = session.get(User, check.actor.uid)
+        if user is not None:
+            user.online = False
+            session.add(user)
+            session.commit()
+
+
+def change_password(
+    *,
+    session: Session,
+    provider: IdentityProvider,
+    settings: Settings,
+    actor: Actor,
+    current_password: str,
+    new_password: str,
+    confirm_password: str,
+) -> str:
+    """Change the actor's password; end all their sessions and return a new token for this browser."""
+    _matching(new_password, confirm_password)
+    user = session.get(User, actor.uid)
+    if user is None or not user.identity_uid:
+        raise AuthError("user-not-found")
+    provider.change_password(
+        uid=user.identity_uid, email=user.email, current_password=current_password, new_password=new_password
+    )
+    sessions.revoke_user_sessions(session=session, user_uid=user.uid)
+    return sessions.create_session(session=session, user_uid=user.uid, days=settings.session_days)
+
+
+def request_password_reset(*, provider: IdentityProvider, email: str) -> None:
+    """E-mail a reset link if the account exists; the caller always hears the same answer."""
+    email = (email or "").strip().lower()
+    if not is_valid_email(email):
+        raise AuthError("invalid-email")
+    provider.send_password_reset(email=email)
+
+
+def reset_password(
+    *, session: Session, provider: IdentityProvider, code: str, new_password: str, confirm_password: str
+) -> None:
+    """Set a new password from an e-mailed code and end every session of that user."""
+    _matching(new_password, confirm_password)
+    identity_uid = provider.confirm_password_reset(code=code, new_password=new_password)
+    user = _user_by_identity(session, identity_uid)
+    if user is not None:
+        sessions.revoke_user_sessions(session=session, user_uid=user.uid)
+
+
+# --- staff ------------------------------------------------------------------------
+
+
+def _staff_target(session: Session, actor: Actor, allowed: tuple[ProfileId, ...], user_uid: str) -> User:
+    if actor.profile_uid not in {p.value for p in allowed}:
+        raise ForbiddenError("No tienes permiso para esta acción.")
+    user = session.get(User, user_uid) if isinstance(user_uid, str) and user_uid else None
+    if user is None:
+        raise NotFoundError("El usuario no existe.")
+    if user.uid == actor.uid:
+        raise ConflictError("No puedes cambiar tu propia cuenta desde aquí.")
+    return user
+
+
+def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_uid: str, banned: bool) -> UserPublic:
+    """Ban or lift a ban (administrator or secretary). A ban ends every session at once."""
+    user = _staff_target(session, actor, STAFF_PROFILES, user_uid)
+    if user.profile_uid == ProfileId.ADMINISTRADOR and actor.profile_uid != ProfileId.ADMINISTRADOR:
+        raise ConflictError("Solo un administrador puede suspender a otro administrador.")
+    if user.identity_uid:
+        provider.set_disabled(uid=user.identity_uid, disabled=banned)
+    updated = users.update_user(session=session, uid=user.uid, data={"ban": banned, "online": False if banned else user.online})
+    if banned:
+        sessions.revoke_user_sessions(session=session, user_uid=user.uid)
+    return updated
+
+
+def set_profile(
+    *, session: Session, provider: IdentityProvider, actor: Actor, user_uid: str, profile: str
+) -> UserPublic:
+    """Give a user another profile; only an administrator may, and staff profiles come only this way."""
+    user = _staff_target(session, actor, (ProfileId.ADMINISTRADOR,), user_uid)
+    if profile not in {p.value for p in ProfileId}:
+        raise InvalidInputError("El perfil indicado no existe.")
+    if user.identity_uid:
+        provider.set_profile(uid=user.identity_uid, profile=profile)
+    # Takes effect at the user's next action: sessions read the profile from the users table.
+    return users.update_user(session=session, uid=user.uid, data={"profile_uid": profile})
+
+
+def create_administrator(
+    *, session: Session, provider: IdentityProvider, email: str, password: str, display_name: str = ""
+) -> UserPublic:
+    """The first administrator (the create-admin command): a verified account with the staff profile."""
+    email = (email or "").strip().lower()
+    if not is_valid_email(email):
+        raise AuthError("invalid-email")
+    if users.find_user_by_email(session=session, email=email) is not None:
+        raise AuthError("email-already-in-use")
+    identity = provider.create_account(email=email, password=password)
+    provider.set_profile(uid=identity.uid, profile=ProfileId.ADMINISTRADOR.value)
+    return users.create_user(
+        session=session,
+        data={
+            "email": email,
+            "display_name": display_name or "Administrador",
+            "profile_uid": ProfileId.ADMINISTRADOR.value,
+            "identity_uid": identity.uid,
+        },
+    )

@@ -1,0 +1,243 @@
+"""The local identity provider: accounts in our own database, passwords hashed with argon2.
+
+One-time codes (e-mail verification: 24 hours, password reset: 1 hour) are
+random, stored as SHA-256 digests, single-use, and e-mailed as links to
+``/login/accion``. Any successful reset or change of password invalidates the
+account's other unused reset codes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+from urllib.parse import urlencode
+
+from pwdlib import PasswordHash
+from sqlalchemy import Engine, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from app.core.text import is_valid_email
+from app.identity.errors import AuthError
+from app.identity.provider import Identity, check_password_rules
+from app.models import ActionCode, ActionPurpose, LocalCredential, utc_now
+from app.services.mail import send_email
+from app.settings import get_settings
+
+CODE_LIFETIME = {
+    ActionPurpose.VERIFY_EMAIL: timedelta(hours=24),
+    ActionPurpose.RESET_PASSWORD: timedelta(hours=1),
+}
+
+_hasher = PasswordHash.recommended()
+# Verified against when the e-mail is unknown, so both failures cost the same time.
+_DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
+
+
+def digest(secret: str) -> str:
+    """SHA-256 hex digest of a token or code (what the database stores)."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def action_link(*, mode: ActionPurpose, code: str) -> str:
+    """The address e-mailed for a one-time code."""
+    query = urlencode({"mode": mode.value, "oobCode": code})
+    return f"{get_settings().site_url}/login/accion?{query}"
+
+
+def _normalized_email(email: str) -> str:
+    email = (email or "").strip().lower()
+    if not is_valid_email(email) or len(email) > 254:
+        raise AuthError("invalid-email")
+    return email
+
+
+def _identity(credential: LocalCredential) -> Identity:
+    return Identity(uid=credential.uid, email=credential.email, email_verified=credential.email_verified)
+
+
+class LocalProvider:
+    """Accounts in the ``credencial_local`` table; e-mail through app.services.mail."""
+
+    name = "local"
+
+    def __init__(self, *, engine: Engine) -> None:
+        self._engine = engine
+
+    # --- accounts -------------------------------------------------------------
+
+    def _create(self, *, email: str, password: str, verified: bool) -> LocalCredential:
+        email = _normalized_email(email)
+        check_password_rules(password)
+        credential = LocalCredential(email=email, password_hash=_hasher.hash(password), email_verified=verified)
+        with Session(self._engine, expire_on_commit=False) as session:
+            session.add(credential)
+            try:
+                session.commit()
+            except IntegrityError as exc:
+                raise AuthError("email-already-in-use") from exc
+        return credential
+
+    def sign_up(self, *, email: str, password: str) -> Identity:
+        credential = self._create(email=email, password=password, verified=False)
+        self._send_code(credential, ActionPurpose.VERIFY_EMAIL)
+        return _identity(credential)
+
+    def create_account(self, *, email: str, password: str) -> Identity:
+        return _identity(self._create(email=email, password=password, verified=True))
+
+    def sign_in(self, *, email: str, password: str) -> Identity:
+        email = (email or "").strip().lower()
+        with Session(self._engine) as session:
+            credential = session.exec(select(LocalCredential).where(LocalCredential.email == email)).first()
+            if credential is None:
+                _hasher.verify(password or "", _DUMMY_HASH)
+                raise AuthError("invalid-credential")
+            valid, new_hash = _hasher.verify_and_update(password or "", credential.password_hash)
+            if not valid:
+                raise AuthError("invalid-credential")
+            if credential.disabled:
+                raise AuthError("user-disabled")
+            if new_hash:  # parameters got stronger since this hash was made
+                credential.password_hash = new_hash
+                session.add(credential)
+                session.commit()
+            return _identity(credential)
+
+    def set_disabled(self, *, uid: str, disabled: bool) -> None:
+        with Session(self._engine) as session:
+            credential = session.get(LocalCredential, uid)
+            if credential is None:
+                raise AuthError("user-not-found")
+            credential.disabled = disabled
+            session.add(credential)
+            session.commit()
+
+    def set_profile(self, *, uid: str, profile: str) -> None:
+        """Nothing to record: the local provider reads profiles from the users table."""
+        with Session(self._engine) as session:
+            if session.get(LocalCredential, uid) is None:
+                raise AuthError("user-not-found")
+
+    # --- passwords ------------------------------------------------------------
+
+    def change_password(self, *, uid: str, email: str, current_password: str, new_password: str) -> None:
+        with Session(self._engine) as session:
+            credential = session.get(LocalCredential, uid)
+            if credential is None or credential.disabled:
+                raise AuthError("user-disabled")
+            if not _hasher.verify(current_password or "", credential.password_hash):
+                raise AuthError("wrong-password")
+            check_password_rules(new_password)
+            self._set_password(session, credential, new_password)
+
+    def send_password_reset(self, *, email: str) -> None:
+        email = (email or "").strip().lower()
+        with Session(self._engine) as session:
+            credential = session.exec(select(LocalCredential).where(LocalCredential.email == email)).first()
+        if credential is not None and not credential.disabled:
+            self._send_code(credential, ActionPurpose.RESET_PASSWORD)
+
+    def confirm_password_reset(self, *, code: str, new_password: str) -> str:
+        check_password_rules(new_password)
+        with Session(self._engine) as session:
+            credential = self._redeem(session, code, ActionPurpose.RESET_PASSWORD)
+            if credential.disabled:
+                raise AuthError("user-disabled")
+            # Following a reset link proves the mailbox too.
+            credential.email_verified = True
+            self._set_password(session, credential, new_password)
+            return credential.uid
+
+    def _set_password(self, session: Session, credential: LocalCredential, password: str) -> None:
+        """Store a new hash and void every unused reset code of the account; commits."""
+        now = utc_now()
+        credential.password_hash = _hasher.hash(password)
+        credential.password_changed_at = now
+        session.add(credential)
+        session.execute(
+            update(ActionCode)
+            .where(
+                ActionCode.credential_uid == credential.uid,
+                ActionCode.purpose == ActionPurpose.RESET_PASSWORD.value,
+                ActionCode.used_at.is_(None),
+            )
+            .values(used_at=now)
+        )
+        session.commit()
+
+    # --- e-mail verification --------------------------------------------------
+
+    def send_verification(self, *, identity: Identity) -> None:
+        with Session(self._engine) as session:
+            credential = session.get(LocalCredential, identity.uid)
+        if credential is None:
+            raise AuthError("user-not-found")
+        if not credential.email_verified:
+            self._send_code(credential, ActionPurpose.VERIFY_EMAIL)
+
+    def confirm_email(self, *, code: str) -> str:
+        with Session(self._engine) as session:
+            credential = self._redeem(session, code, ActionPurpose.VERIFY_EMAIL)
+            credential.email_verified = True
+            session.add(credential)
+            session.commit()
+            return credential.email
+
+    # --- one-time codes -------------------------------------------------------
+
+    def _send_code(self, credential: LocalCredential, purpose: ActionPurpose) -> None:
+        code = secrets.token_urlsafe(32)
+        now = utc_now()
+        with Session(self._engine) as session:
+            session.add(
+                ActionCode(
+                    code_hash=digest(code),
+                    credential_uid=credential.uid,
+                    purpose=purpose.value,
+                    created_at=now,
+                    expires_at=now + CODE_LIFETIME[purpose],
+                )
+            )
+            session.commit()
+        link = action_link(mode=purpose, code=code)
+        subject, body = _email_text(purpose, link)
+        send_email(to=credential.email, subject=subject, body=body)
+
+    def _redeem(self, session: Session, code: str, purpose: ActionPurpose) -> LocalCredential:
+        """Mark a code used (in the caller's transaction) and return its account."""
+        row = session.get(ActionCode, digest(code or ""))
+        if row is None or row.purpose != purpose.value or row.used_at is not None:
+            raise AuthError("invalid-action-code")
+        now = utc_now()
+        if row.expires_at <= now:
+            raise AuthError("expired-action-code")
+        # Claim the code atomically: of two concurrent uses only one updates a row.
+        claimed = session.execute(
+            update(ActionCode).where(ActionCode.code_hash == row.code_hash, ActionCode.used_at.is_(None)).values(used_at=now)
+        )
+        if claimed.rowcount != 1:
+            raise AuthError("invalid-action-code")
+        credential = session.get(LocalCredential, row.credential_uid)
+        if credential is None:
+            raise AuthError("user-not-found")
+        return credential
+
+
+def _email_text(purpose: ActionPurpose, link: str) -> tuple[str, str]:
+    """Subject and body of the e-mail carrying a one-time link."""
+    site = get_settings().site_name
+    if purpose is ActionPurpose.VERIFY_EMAIL:
+        return (
+            f"Confirma tu correo en {site}",
+            f"Hola:\n\nPara activar tu cuenta en {site}, confirma tu correo abriendo este enlace "
+            f"(vale por 24 horas y se puede usar una sola vez):\n\n{link}\n\n"
+            "Si no creaste una cuenta, ignora este mensaje.\n",
+        )
+    return (
+        f"Restablece tu contraseña de {site}",
+        f"Hola:\n\nPediste restablecer tu contraseña en {site}. Abre este enlace para elegir una nueva "
+        f"(vale por 1 hora y se puede usar una sola vez):\n\n{link}\n\n"
+        "Si no lo pediste, ignora este mensaje: tu contraseña no cambia.\n",
+    )

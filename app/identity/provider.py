@@ -1,0 +1,113 @@
+"""The interface both identity providers implement, and the choice between them.
+
+An identity provider owns e-mail + password accounts: it checks passwords,
+sends the verification and reset e-mails, applies their one-time codes, and
+can disable an account. It knows nothing about profiles, listings or sessions;
+``app.identity.accounts`` combines it with the users table.
+
+Every method is blocking (database or HTTP): states call them through
+``asyncio.to_thread``. Every failure is an :class:`AuthError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from app.identity.common_passwords import is_common_password
+from app.identity.errors import AuthError
+from app.settings import get_settings
+
+MIN_PASSWORD_LENGTH = 8
+MAX_PASSWORD_LENGTH = 128
+
+
+@dataclass(frozen=True)
+class Identity:
+    """An account as the provider knows it."""
+
+    uid: str
+    email: str
+    email_verified: bool
+    # Firebase only: the ID token from the sign-in, needed to send a
+    # verification e-mail. Never stored, never sent to a browser.
+    id_token: str = field(default="", repr=False)
+
+
+class IdentityProvider(Protocol):
+    """E-mail + password accounts. Codes of e-mailed links use Firebase's names.
+
+    The links sent by e-mail open ``/login/accion?mode=<verifyEmail|resetPassword>&oobCode=<code>``
+    on this site, whichever provider sent them.
+    """
+
+    name: str
+
+    def sign_up(self, *, email: str, password: str) -> Identity:
+        """Create an unverified account and e-mail its verification link.
+
+        Raises email-already-in-use, weak-password or invalid-email.
+        """
+        ...
+
+    def create_account(self, *, email: str, password: str) -> Identity:
+        """Create an already-verified account (administrators, the create-admin command)."""
+        ...
+
+    def sign_in(self, *, email: str, password: str) -> Identity:
+        """Check the password. Unknown e-mail and wrong password both raise invalid-credential;
+        a disabled account raises user-disabled (only after a correct password)."""
+        ...
+
+    def send_verification(self, *, identity: Identity) -> None:
+        """E-mail a fresh verification link to an account that just signed in unverified."""
+        ...
+
+    def confirm_email(self, *, code: str) -> str:
+        """Apply a verification code; return the verified e-mail.
+
+        Raises invalid-action-code or expired-action-code."""
+        ...
+
+    def send_password_reset(self, *, email: str) -> None:
+        """E-mail a reset link. Silent for an unknown e-mail (no account enumeration)."""
+        ...
+
+    def confirm_password_reset(self, *, code: str, new_password: str) -> str:
+        """Set a new password with a reset code; return the account's uid.
+
+        Raises invalid-action-code, expired-action-code or weak-password."""
+        ...
+
+    def change_password(self, *, uid: str, email: str, current_password: str, new_password: str) -> None:
+        """Change the password of a signed-in user who proves the current one (wrong-password otherwise)."""
+        ...
+
+    def set_disabled(self, *, uid: str, disabled: bool) -> None:
+        """Disable (ban) or re-enable an account; disabling also revokes its provider tokens."""
+        ...
+
+    def set_profile(self, *, uid: str, profile: str) -> None:
+        """Record the user's profile with the account (a custom claim on Firebase)."""
+        ...
+
+
+def check_password_rules(password: str) -> None:
+    """Raise weak-password unless the password is long enough and not a common one."""
+    if not (MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH) or is_common_password(password):
+        raise AuthError("weak-password")
+
+
+def get_provider() -> IdentityProvider:
+    """The provider chosen by IDENTITY_PROVIDER (local unless configured otherwise)."""
+    # Imported here: each provider module imports this one, and firebase-admin
+    # is only loaded when it is the configured provider.
+    settings = get_settings()
+    if settings.identity_provider == "firebase":
+        from app.identity.firebase import FirebaseProvider
+
+        return FirebaseProvider.from_settings(settings)
+    from app.db import get_engine
+    from app.identity.local import LocalProvider
+
+    return LocalProvider(engine=get_engine())

@@ -1,0 +1,72 @@
+"""Tables of the sign-in machinery: sessions, local credentials, one-time codes, attempts.
+
+Nothing here ever holds a secret in clear: session tokens and one-time codes
+are stored as SHA-256 digests, passwords as argon2 hashes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlmodel import Field, SQLModel
+
+from app.models.base import new_uid, utc_now
+
+
+class UserSession(SQLModel, table=True):
+    """sesion: one signed-in browser. The browser holds the token; we keep its digest."""
+
+    __tablename__ = "sesion"
+
+    token_hash: str = Field(primary_key=True, max_length=64, description="SHA-256 hex of the opaque token.")
+    user_uid: str = Field(foreign_key="usuarios.uid", ondelete="CASCADE", index=True, max_length=40)
+    created_at: datetime = Field(default_factory=utc_now)
+    expires_at: datetime
+    revoked_at: datetime | None = None
+
+
+class LocalCredential(SQLModel, table=True):
+    """credencial_local: an account of the local identity provider."""
+
+    __tablename__ = "credencial_local"
+
+    uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
+    email: str = Field(max_length=254, unique=True, index=True)
+    password_hash: str = Field(max_length=255)
+    email_verified: bool = False
+    disabled: bool = False
+    password_changed_at: datetime = Field(default_factory=utc_now)
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class ActionPurpose(StrEnum):
+    """What a one-time code e-mailed by the local provider lets its holder do."""
+
+    VERIFY_EMAIL = "verifyEmail"
+    RESET_PASSWORD = "resetPassword"
+
+
+class ActionCode(SQLModel, table=True):
+    """codigo_accion: single-use, expiring code sent by e-mail (local provider)."""
+
+    __tablename__ = "codigo_accion"
+
+    code_hash: str = Field(primary_key=True, max_length=64, description="SHA-256 hex of the code.")
+    credential_uid: str = Field(foreign_key="credencial_local.uid", ondelete="CASCADE", index=True, max_length=40)
+    purpose: str = Field(max_length=20)
+    created_at: datetime = Field(default_factory=utc_now)
+    expires_at: datetime
+    used_at: datetime | None = None
+
+
+class SignInAttempt(SQLModel, table=True):
+    """intento_acceso: one sign-in attempt, kept for the brute-force limits."""
+
+    __tablename__ = "intento_acceso"
+
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(max_length=254, index=True)
+    client_hash: str = Field(max_length=64, index=True, description="Keyed hash of the client address.")
+    succeeded: bool
+    at: datetime = Field(default_factory=utc_now, index=True)

@@ -1,0 +1,189 @@
+"""Account pages: /login (sign in, sign up, reset), the "one more step" screen, e-mailed links."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.components.layout import page_frame
+from app.identity.provider import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
+from app.states.account import AccountActionState, LoginState
+
+PASSWORD_HINT = f"Al menos {MIN_PASSWORD_LENGTH} caracteres; evita contraseñas comunes."
+
+
+def _alert(text: rx.Var) -> rx.Component:
+    return rx.cond(text != "", rx.el.p(text, role="alert", class_name="form-error"))
+
+
+def _input(label: str, name: str, *, type_: str = "text", auto_complete: str = "", **props) -> rx.Component:
+    field_id = f"f-{name}"
+    return rx.el.div(
+        rx.el.label(label, html_for=field_id),
+        rx.el.input(id=field_id, name=name, type=type_, auto_complete=auto_complete, **props),
+        class_name="field",
+    )
+
+
+def _password(label: str, name: str, auto_complete: str) -> rx.Component:
+    return _input(
+        label,
+        name,
+        type_="password",
+        auto_complete=auto_complete,
+        required=True,
+        max_length=MAX_PASSWORD_LENGTH,
+    )
+
+
+def _tab(slug: str, label: str) -> rx.Component:
+    return rx.el.button(
+        label,
+        type="button",
+        on_click=LoginState.select_tab(slug),
+        class_name=rx.cond(LoginState.tab == slug, "tab tab-active", "tab"),
+        custom_attrs={"aria-pressed": rx.cond(LoginState.tab == slug, "true", "false")},
+    )
+
+
+def sign_in_form() -> rx.Component:
+    """E-mail and password."""
+    return rx.el.form(
+        rx.el.h2("Ingresar"),
+        _input("Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
+        _password("Contraseña", "password", "current-password"),
+        _alert(LoginState.error),
+        rx.el.button("Ingresar", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
+        on_submit=LoginState.sign_in,
+        class_name="account-form",
+        aria_label="Ingresar",
+    )
+
+
+def sign_up_form() -> rx.Component:
+    """New visitor or advertiser account."""
+    return rx.el.form(
+        rx.el.h2("Crear cuenta"),
+        _input("Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
+        _input("Nombre o apodo (opcional)", "display_name", auto_complete="nickname", max_length=80),
+        _password("Contraseña", "password", "new-password"),
+        rx.el.p(PASSWORD_HINT, class_name="muted hint"),
+        _password("Repite la contraseña", "password_confirm", "new-password"),
+        rx.el.fieldset(
+            rx.el.legend("Quiero…"),
+            rx.el.label(
+                rx.el.input(type="radio", name="profile", value="cliente", default_checked=True),
+                " Ver avisos (cliente)",
+            ),
+            rx.el.label(
+                rx.el.input(type="radio", name="profile", value="profesor"),
+                " Publicar mis avisos (anunciante)",
+            ),
+            class_name="choices",
+        ),
+        rx.el.label(
+            rx.el.input(type="checkbox", name="adult", required=True),
+            " Confirmo que soy mayor de 18 años y acepto los términos del sitio.",
+            class_name="check",
+        ),
+        _alert(LoginState.error),
+        rx.el.button("Crear cuenta", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
+        on_submit=LoginState.sign_up,
+        class_name="account-form",
+        aria_label="Crear cuenta",
+    )
+
+
+def reset_request_form() -> rx.Component:
+    """Ask for a password-reset link."""
+    return rx.el.form(
+        rx.el.h2("Recuperar contraseña"),
+        rx.el.p("Te enviaremos un enlace para elegir una nueva contraseña.", class_name="muted"),
+        _input("Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
+        _alert(LoginState.error),
+        rx.cond(LoginState.notice != "", rx.el.p(LoginState.notice, role="status", class_name="form-notice")),
+        rx.el.button("Enviar enlace", type="submit", class_name="btn btn-primary"),
+        on_submit=LoginState.request_reset,
+        class_name="account-form",
+        aria_label="Recuperar contraseña",
+    )
+
+
+def login_page() -> rx.Component:
+    """/login."""
+    return page_frame(
+        rx.el.section(
+            rx.el.h1("Tu cuenta"),
+            rx.el.div(
+                _tab("ingresar", "Ingresar"),
+                _tab("registro", "Crear cuenta"),
+                _tab("recuperar", "Olvidé mi contraseña"),
+                class_name="tabs",
+            ),
+            rx.match(
+                LoginState.tab,
+                ("registro", sign_up_form()),
+                ("recuperar", reset_request_form()),
+                sign_in_form(),
+            ),
+            class_name="account",
+        )
+    )
+
+
+def signup_successful_page() -> rx.Component:
+    """/login/auth/signup-sucessful: the "one more step" screen."""
+    return page_frame(
+        rx.el.section(
+            rx.el.h1("Un paso más"),
+            rx.cond(
+                LoginState.pending_email != "",
+                rx.el.p("Te enviamos un correo a ", rx.el.strong(LoginState.pending_email), "."),
+                rx.el.p("Te enviamos un correo."),
+            ),
+            rx.el.p(
+                "Abre el enlace del correo para confirmar tu cuenta; después podrás ingresar. "
+                "El enlace vale por 24 horas. Si no lo ves, revisa la carpeta de spam."
+            ),
+            rx.link("Ir a ingresar", href="/login", class_name="btn btn-primary"),
+            class_name="account",
+        )
+    )
+
+
+def _reset_form() -> rx.Component:
+    return rx.el.form(
+        rx.el.h2("Elige una nueva contraseña"),
+        _password("Nueva contraseña", "password", "new-password"),
+        rx.el.p(PASSWORD_HINT, class_name="muted hint"),
+        _password("Repite la nueva contraseña", "password_confirm", "new-password"),
+        _alert(AccountActionState.error),
+        rx.el.button("Guardar contraseña", type="submit", class_name="btn btn-primary"),
+        on_submit=AccountActionState.reset_password,
+        class_name="account-form",
+        aria_label="Nueva contraseña",
+    )
+
+
+def account_action_page() -> rx.Component:
+    """/login/accion: where the e-mailed verification and reset links land."""
+    done = rx.el.div(
+        rx.el.p(AccountActionState.message, role="status", class_name="form-notice"),
+        rx.link("Ir a ingresar", href="/login", class_name="btn btn-primary"),
+    )
+    return page_frame(
+        rx.el.section(
+            rx.el.h1("Tu cuenta"),
+            rx.match(
+                AccountActionState.status,
+                ("loading", rx.el.p("Revisando el enlace…", class_name="loading")),
+                ("reset_form", _reset_form()),
+                ("verified", done),
+                ("reset_done", done),
+                rx.el.div(
+                    rx.el.p(AccountActionState.message, role="alert", class_name="form-error"),
+                    rx.link("Volver a ingresar", href="/login", class_name="btn"),
+                ),
+            ),
+            class_name="account",
+        )
+    )

@@ -1,0 +1,56 @@
+"""Landing pages of the guarded areas; their screens arrive with the back-office issues."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import reflex as rx
+
+from app.components.layout import page_frame
+from app.states.areas import AreaState
+
+
+@dataclass(frozen=True)
+class AreaPage:
+    """One guarded landing page."""
+
+    route: str
+    title: str
+    intro: str
+
+
+ADMIN_HOME = AreaPage(
+    "/admin/escorts",
+    "Administración",
+    "Panel del administrador: usuarios, anunciantes, agencias, catálogos, publicaciones, revisión y mejoras.",
+)
+SECRETARY_HOME = AreaPage(
+    "/bbitamia/publicacion",
+    "Secretaría",
+    "Panel de secretaría: usuarios, anunciantes, publicaciones y revisión de publicaciones.",
+)
+ADVERTISER_HOME = AreaPage(
+    "/my/publicacion/misPublicaciones",
+    "Mis publicaciones",
+    "Aquí verás tus avisos y podrás crear uno nuevo.",
+)
+
+
+def area_page(page: AreaPage):
+    """A page shown only after the server accepted the caller's profile."""
+
+    def component() -> rx.Component:
+        return page_frame(
+            rx.cond(
+                AreaState.ready,
+                rx.el.section(
+                    rx.el.h1(page.title),
+                    rx.el.p(AreaState.greeting, class_name="lead"),
+                    rx.el.p(page.intro),
+                    class_name="area",
+                ),
+                rx.el.p("Comprobando tu acceso…", class_name="loading"),
+            )
+        )
+
+    return component

@@ -1,0 +1,264 @@
+"""State of the account screens: sign in, sign up, password reset, e-mailed links, password change.
+
+Errors are shown in the form they belong to (role="alert") and the form keeps
+what the person typed. Sign-in never says whether an e-mail has an account.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import reflex as rx
+
+from app.db import session_scope
+from app.identity import accounts
+from app.identity.errors import AuthError
+from app.identity.guards import ALL_PROFILES, landing_path
+from app.identity.provider import get_provider
+from app.identity.sessions import Actor
+from app.services.errors import ServiceError
+from app.services.reports import client_hash
+from app.settings import get_settings
+from app.states.auth import AuthState, current_actor, public, requires
+from app.states.notify import notify_success
+
+LOGIN_TABS = ("ingresar", "registro", "recuperar")
+RESET_SENT = (
+    "Si existe una cuenta con ese correo, te enviamos un enlace para elegir una nueva contraseña. "
+    "Revisa también la carpeta de spam."
+)
+FORM_UNREADABLE = "No pudimos leer el formulario. Inténtalo de nuevo."
+
+
+def _field(form_data: dict, name: str, limit: int = 256) -> str:
+    value = form_data.get(name, "")
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _sign_in(email: str, password: str, client: str) -> accounts.SignedIn:
+    settings = get_settings()
+    with session_scope() as session:
+        return accounts.sign_in(
+            session=session, provider=get_provider(), settings=settings, email=email, password=password, client_hash=client
+        )
+
+
+def _sign_up(data: dict) -> None:
+    with session_scope() as session:
+        accounts.sign_up(session=session, provider=get_provider(), data=data)
+
+
+class LoginState(rx.State):
+    """/login: the three forms, and the e-mail the "one more step" screen names."""
+
+    tab: str = LOGIN_TABS[0]
+    error: str = ""
+    notice: str = ""
+    busy: bool = False
+    pending_email: str = ""
+
+    @public
+    def load(self):
+        """Open the form named by ?modo= (ingresar, registro, recuperar) with no old messages."""
+        wanted = self.router.url.query_parameters.get("modo", "")
+        self.tab = wanted if wanted in LOGIN_TABS else LOGIN_TABS[0]
+        self.error = ""
+        self.notice = ""
+        self.busy = False
+
+    @public
+    def select_tab(self, tab: str):
+        """Switch between the forms."""
+        if tab in LOGIN_TABS:
+            self.tab = tab
+            self.error = ""
+            self.notice = ""
+
+    @public
+    async def sign_in(self, form_data: dict):
+        """E-mail + password sign-in (SPEC §4), then the landing page of the user's profile."""
+        if self.busy:
+            return None
+        if not isinstance(form_data, dict):
+            self.error = FORM_UNREADABLE
+            return None
+        email = _field(form_data, "email").strip().lower()
+        password = _field(form_data, "password")
+        auth = await self.get_state(AuthState)
+        self.error = ""
+        self.busy = True
+        try:
+            signed = await asyncio.to_thread(_sign_in, email, password, self._client())
+        except AuthError as exc:
+            self.busy = False
+            if exc.code == "user-disabled":
+                return auth._forget_banned()
+            self.error = exc.message
+            return None
+        except ServiceError as exc:
+            self.busy = False
+            self.error = exc.message
+            return None
+        self.busy = False
+        auth._remember(signed.actor, signed.token)
+        return rx.redirect(landing_path(signed.actor.profile_uid))
+
+    @public
+    async def sign_up(self, form_data: dict):
+        """Create a visitor or advertiser account, then the "one more step" screen."""
+        if self.busy:
+            return None
+        if not isinstance(form_data, dict):
+            self.error = FORM_UNREADABLE
+            return None
+        data = {
+            "email": _field(form_data, "email"),
+            "display_name": _field(form_data, "display_name", 80),
+            "password": _field(form_data, "password", 129),
+            "password_confirm": _field(form_data, "password_confirm", 129),
+            "profile": _field(form_data, "profile"),
+            "adult": form_data.get("adult") in (True, "on", "true"),
+        }
+        self.error = ""
+        self.busy = True
+        try:
+            await asyncio.to_thread(_sign_up, data)
+        except ServiceError as exc:
+            self.busy = False
+            self.error = exc.message
+            return None
+        self.busy = False
+        self.pending_email = data["email"].strip().lower()
+        return rx.redirect("/login/auth/signup-sucessful")
+
+    @public
+    async def request_reset(self, form_data: dict):
+        """E-mail a reset link; the answer is the same whether or not the account exists."""
+        if not isinstance(form_data, dict):
+            self.error = FORM_UNREADABLE
+            return None
+        email = _field(form_data, "email")
+        self.error = ""
+        self.notice = ""
+        try:
+            await asyncio.to_thread(accounts.request_password_reset, provider=get_provider(), email=email)
+        except ServiceError as exc:
+            self.error = exc.message
+            return None
+        self.notice = RESET_SENT
+        return None
+
+    def _client(self) -> str:
+        return client_hash(self.router.session.client_ip or "", get_settings().secret_key)
+
+
+def _confirm_email(code: str) -> str:
+    return get_provider().confirm_email(code=code)
+
+
+def _reset_password(code: str, new_password: str, confirm: str) -> None:
+    with session_scope() as session:
+        accounts.reset_password(
+            session=session, provider=get_provider(), code=code, new_password=new_password, confirm_password=confirm
+        )
+
+
+class AccountActionState(rx.State):
+    """/login/accion: the page the e-mailed links open (verify e-mail, reset password)."""
+
+    status: str = "loading"  # loading | verified | reset_form | reset_done | failed
+    message: str = ""
+    error: str = ""
+    _code: str = ""
+
+    @public
+    async def load(self):
+        """Apply a verification link at once; show the new-password form for a reset link."""
+        params = self.router.url.query_parameters
+        mode, code = params.get("mode", ""), params.get("oobCode", "")
+        self.error = ""
+        self._code = ""
+        if not isinstance(code, str) or not code or len(code) > 512:
+            self.status, self.message = "failed", "El enlace no es válido. Pide uno nuevo."
+            return
+        if mode == "verifyEmail":
+            try:
+                await asyncio.to_thread(_confirm_email, code)
+            except ServiceError as exc:
+                self.status, self.message = "failed", exc.message
+                return
+            self.status, self.message = "verified", "¡Listo! Tu correo quedó confirmado. Ya puedes ingresar."
+        elif mode == "resetPassword":
+            self._code = code
+            self.status, self.message = "reset_form", ""
+        else:
+            self.status, self.message = "failed", "El enlace no es válido. Pide uno nuevo."
+
+    @public
+    async def reset_password(self, form_data: dict):
+        """Set the new password chosen on the reset form."""
+        if self.status != "reset_form" or not self._code or not isinstance(form_data, dict):
+            return None
+        self.error = ""
+        try:
+            await asyncio.to_thread(
+                _reset_password, self._code, _field(form_data, "password", 129), _field(form_data, "password_confirm", 129)
+            )
+        except ServiceError as exc:
+            self.error = exc.message
+            if isinstance(exc, AuthError) and exc.code in {"invalid-action-code", "expired-action-code"}:
+                self.status, self.message = "failed", exc.message
+            return None
+        self._code = ""
+        self.status, self.message = "reset_done", "Tu contraseña fue cambiada. Ya puedes ingresar con la nueva."
+        return None
+
+
+def _change_password(actor: Actor, current: str, new: str, confirm: str) -> str:
+    with session_scope() as session:
+        return accounts.change_password(
+            session=session,
+            provider=get_provider(),
+            settings=get_settings(),
+            actor=actor,
+            current_password=current,
+            new_password=new,
+            confirm_password=confirm,
+        )
+
+
+class PasswordDialogState(rx.State):
+    """The change-password dialog reachable from the header of every page."""
+
+    open: bool = False
+    error: str = ""
+
+    @public
+    def set_open(self, value: bool):
+        """Open or close the dialog (it holds no data until submitted)."""
+        self.open = bool(value)
+        self.error = ""
+
+    @requires(*ALL_PROFILES)
+    async def change_password(self, form_data: dict):
+        """Change the signed-in user's password; their other sessions end."""
+        if not isinstance(form_data, dict):
+            self.error = FORM_UNREADABLE
+            return None
+        actor = current_actor()
+        self.error = ""
+        try:
+            token = await asyncio.to_thread(
+                _change_password,
+                actor,
+                _field(form_data, "current_password", 129),
+                _field(form_data, "new_password", 129),
+                _field(form_data, "new_password_confirm", 129),
+            )
+        except ServiceError as exc:
+            self.error = exc.message
+            return None
+        auth = await self.get_state(AuthState)
+        auth._remember(actor, token)
+        self.open = False
+        return notify_success("Cambiamos tu contraseña y cerramos tus otras sesiones.")

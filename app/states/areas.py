@@ -1,0 +1,46 @@
+"""The guarded areas' entry checks: /admin (administrador), /bbitamia (secretaria), /my (profesor).
+
+Each area page loads with ``close`` then its ``open_*`` handler; the page
+shows its content only once the server has accepted the caller. The guard
+only decides what is shown: every handler that touches area data carries its
+own ``@requires`` check.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.models import ProfileId
+from app.states.auth import current_actor, public, requires
+
+
+class AreaState(rx.State):
+    """Whether the current area page may be shown, and to whom."""
+
+    ready: bool = False
+    greeting: str = ""
+
+    @public
+    def close(self):
+        """Hide area content until the next check passes."""
+        self.ready = False
+        self.greeting = ""
+
+    def _accept(self) -> None:
+        self.ready = True
+        self.greeting = f"Hola, {current_actor().display_name}"
+
+    @requires(ProfileId.ADMINISTRADOR)
+    def open_admin(self):
+        """Enter /admin: administrators only."""
+        self._accept()
+
+    @requires(ProfileId.SECRETARIA)
+    def open_secretary(self):
+        """Enter /bbitamia: secretaries only."""
+        self._accept()
+
+    @requires(ProfileId.PROFESOR)
+    def open_advertiser(self):
+        """Enter /my: advertisers only."""
+        self._accept()

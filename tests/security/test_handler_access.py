@@ -1,0 +1,189 @@
+"""Every event handler of every state of the app, called as every kind of caller.
+
+Any client can call any handler with any arguments, so the server must check.
+This test finds all handlers by walking the app's state tree (a handler added
+later is found too) and demands that each one is declared ``@public`` or
+``@requires(...)``. Each ``@requires`` handler is then called for real, with
+the database on PostgreSQL, by an anonymous client, by a user of every
+profile it does not allow and by a banned user of a profile it allows: each
+must be refused (redirected home) with the database and the handler's state
+unchanged. A signed-in user of an allowed profile must get through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Iterator
+
+import pytest
+from reflex.state import State
+from sqlalchemy import text
+from sqlmodel import Session, SQLModel
+
+import app.app  # noqa: F401  (registers every page and state)
+from app.db import get_engine
+from app.identity.guards import HOME
+from app.identity.local import LocalProvider
+from app.identity.sessions import create_session
+from app.models import ProfileId
+from app.states.auth import ACCESS_ATTR, PUBLIC, AuthState
+from tests.factories import make_account
+
+FRAMEWORK_HANDLERS = {"setvar"}  # Reflex's own; with auto-setters off it can only call our marked set_* handlers
+
+
+def _app_states(root: type = State) -> Iterator[type]:
+    for sub in root.get_substates():
+        if sub.__module__.startswith("app."):
+            yield sub
+        yield from _app_states(sub)
+
+
+def _handlers() -> list[tuple[type, str, object]]:
+    found = []
+    for state_cls in _app_states():
+        for name, handler in sorted(state_cls.event_handlers.items()):
+            if name not in FRAMEWORK_HANDLERS:
+                found.append((state_cls, name, handler))
+    return found
+
+
+HANDLERS = _handlers()
+GUARDED = [(cls, name, h) for cls, name, h in HANDLERS if getattr(h.fn, ACCESS_ATTR, None) not in (None, PUBLIC)]
+
+
+def _id(item) -> str:
+    cls, name, _ = item
+    return f"{cls.__name__}.{name}"
+
+
+def test_the_walk_finds_the_app_handlers():
+    names = {_id(item) for item in HANDLERS}
+    # A sample from every state module, so an empty walk cannot pass.
+    for expected in (
+        "DirectoryState.load",
+        "ReportState.submit",
+        "AuthState.sign_out",
+        "LoginState.sign_in",
+        "PasswordDialogState.change_password",
+        "AreaState.open_admin",
+    ):
+        assert expected in names
+    assert len(GUARDED) >= 4
+
+
+def test_every_handler_declares_who_may_call_it():
+    undeclared = [_id(item) for item in HANDLERS if getattr(item[2].fn, ACCESS_ATTR, None) is None]
+    assert undeclared == [], f"handlers without @public or @requires: {undeclared}"
+
+
+def test_no_state_has_automatic_setters():
+    # setvar(name, value) calls set_<name>; only handlers we wrote (and marked) may answer it.
+    for state_cls in _app_states():
+        for var_name in state_cls.base_vars:
+            setter = state_cls.event_handlers.get(f"set_{var_name}")
+            if setter is not None:
+                assert getattr(setter.fn, ACCESS_ATTR, None) is not None, f"{state_cls.__name__}.set_{var_name}"
+
+
+def _dummy_args(fn) -> dict:
+    args = {}
+    for param in list(inspect.signature(fn).parameters.values())[1:]:
+        annotation = param.annotation
+        if annotation in (dict, "dict"):
+            args[param.name] = {"email": "x@example.cl", "password": "x"}
+        elif annotation in (bool, "bool"):
+            args[param.name] = True
+        elif annotation in (int, "int"):
+            args[param.name] = 1
+        else:
+            args[param.name] = "x"
+    return args
+
+
+def _events(result) -> list:
+    if result is None:
+        return []
+    return list(result) if isinstance(result, list | tuple) else [result]
+
+
+async def _call(state, handler) -> list:
+    fn = handler.fn
+    result = fn(state, **_dummy_args(fn))
+    if inspect.isasyncgen(result):
+        return [event async for item in result for event in _events(item)]
+    if inspect.isawaitable(result):
+        result = await result
+    return _events(result)
+
+
+def _redirects_home(events: list) -> bool:
+    for event in events:
+        handler = getattr(event, "handler", None)
+        if handler is not None and handler.fn.__qualname__ == "_redirect":
+            path = dict((str(k), str(v)) for k, v in event.args).get("path", "")
+            if path.strip('"') == HOME:
+                return True
+    return False
+
+
+def _snapshot(session: Session) -> dict[str, list]:
+    tables = {}
+    for table in SQLModel.metadata.sorted_tables:
+        rows = session.execute(text(f'SELECT * FROM "{table.name}"')).all()
+        tables[table.name] = sorted(map(repr, rows))
+    return tables
+
+
+def _state_values(state) -> dict:
+    return {name: repr(getattr(state, name)) for name in state.base_vars}
+
+
+@pytest.fixture
+def callers(app_database) -> dict[str, str]:
+    """A session token for one user of each profile, one banned user per profile, and none."""
+    provider = LocalProvider(engine=get_engine())
+    tokens = {"anonymous": ""}
+    with Session(get_engine(), expire_on_commit=False) as session:
+        for profile in ProfileId:
+            user = make_account(session, provider, f"{profile.value}@example.cl", profile=profile)
+            tokens[profile.value] = create_session(session=session, user_uid=user.uid, days=1)
+            banned = make_account(session, provider, f"ban-{profile.value}@example.cl", profile=profile, ban=True)
+            tokens[f"banned-{profile.value}"] = create_session(session=session, user_uid=banned.uid, days=1)
+    return tokens
+
+
+@pytest.mark.parametrize("item", GUARDED, ids=[_id(item) for item in GUARDED])
+def test_guarded_handler_refuses_every_wrong_caller(item, callers):
+    state_cls, name, handler = item
+    allowed = getattr(handler.fn, ACCESS_ATTR)
+    wrong = ["anonymous"] + [p.value for p in ProfileId if p.value not in allowed] + [f"banned-{p}" for p in allowed]
+    for caller in wrong:
+        root = State(_reflex_internal_init=True)
+        auth = root.get_substate(AuthState.get_full_name().split("."))
+        auth.session_token = callers[caller]
+        state = root.get_substate(state_cls.get_full_name().split("."))
+        before_state = _state_values(state)
+        with Session(get_engine()) as session:
+            before_db = _snapshot(session)
+        events = asyncio.run(_call(state, handler))
+        with Session(get_engine()) as session:
+            after_db = _snapshot(session)
+        assert _redirects_home(events), f"{_id(item)} did not refuse {caller}: {events}"
+        assert after_db == before_db, f"{_id(item)} changed the database for {caller}"
+        assert _state_values(state) == before_state, f"{_id(item)} changed its state for {caller}"
+        if caller.startswith("banned-"):
+            assert auth.session_token == "", "a banned caller must be signed out"
+
+
+@pytest.mark.parametrize("item", GUARDED, ids=[_id(item) for item in GUARDED])
+def test_guarded_handler_lets_allowed_profiles_in(item, callers):
+    state_cls, name, handler = item
+    for profile in getattr(handler.fn, ACCESS_ATTR):
+        root = State(_reflex_internal_init=True)
+        auth = root.get_substate(AuthState.get_full_name().split("."))
+        auth.session_token = callers[profile]
+        state = root.get_substate(state_cls.get_full_name().split("."))
+        events = asyncio.run(_call(state, handler))
+        assert not _redirects_home(events), f"{_id(item)} refused an allowed {profile}"
