@@ -7,6 +7,15 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 source scripts/env.sh
 
+# firebase-tools (the Auth emulator of the integration tests): reinstall when
+# package-lock.json changed since the last install.
+fb_stamp=tools/firebase/node_modules/.package-lock.sha256
+fb_wanted="$(sha256sum tools/firebase/package-lock.json | cut -d' ' -f1)"
+if [ ! -f "$fb_stamp" ] || [ "$(cat "$fb_stamp")" != "$fb_wanted" ]; then
+  npm ci --prefix tools/firebase --no-audit --no-fund
+  echo "$fb_wanted" > "$fb_stamp"
+fi
+
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_updated=0
 apt_install() {

@@ -111,3 +111,13 @@ def app_database(pg_url: str, tmp_path, monkeypatch) -> Iterator[str]:
     get_engine().dispose()
     get_settings.cache_clear()
     get_engine.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def smtp_server():
+    """A real SMTP server on loopback for the whole run: yields (port, mailbox)."""
+    from tests.mailbox import start_smtp
+
+    controller, mailbox = start_smtp()
+    yield controller.port, mailbox
+    controller.stop()

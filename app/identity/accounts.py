@@ -33,8 +33,8 @@ class SignUpInput(BaseModel):
 
     email: str = Field(max_length=254)
     display_name: str = Field(default="", max_length=80)
-    password: str = Field(max_length=128)
-    password_confirm: str = Field(max_length=128)
+    password: str  # length and strength: check_password_rules (weak-password)
+    password_confirm: str
     profile: str
     adult: bool = False
 

@@ -19,7 +19,7 @@ AUTH_MESSAGES: dict[str, str] = {
     "too-many-requests": "Demasiados intentos fallidos. Por seguridad, espera 15 minutos antes de volver a intentarlo.",
     "network-request-failed": "No pudimos comunicarnos con el servicio de acceso. Revisa tu conexión e inténtalo de nuevo.",
     "requires-recent-login": "Por seguridad, vuelve a ingresar antes de hacer este cambio.",
-    "weak-password": "La contraseña es demasiado débil: usa al menos 8 caracteres y evita contraseñas comunes.",
+    "weak-password": "La contraseña no es segura: usa entre 8 y 128 caracteres y evita contraseñas comunes.",
     "popup-closed-by-user": "Cerraste la ventana de acceso antes de terminar. Inténtalo de nuevo.",
     "popup-blocked": "Tu navegador bloqueó la ventana de acceso. Permite ventanas emergentes para este sitio.",
     "operation-not-allowed": "Este método de acceso no está habilitado. Escríbenos si el problema continúa.",

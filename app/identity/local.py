@@ -22,7 +22,7 @@ from app.core.text import is_valid_email
 from app.identity.errors import AuthError
 from app.identity.provider import Identity, check_password_rules
 from app.models import ActionCode, ActionPurpose, LocalCredential, utc_now
-from app.services.mail import send_email
+from app.services.mail import MailError, send_email
 from app.settings import get_settings
 
 CODE_LIFETIME = {
@@ -81,7 +81,14 @@ class LocalProvider:
 
     def sign_up(self, *, email: str, password: str) -> Identity:
         credential = self._create(email=email, password=password, verified=False)
-        self._send_code(credential, ActionPurpose.VERIFY_EMAIL)
+        try:
+            self._send_code(credential, ActionPurpose.VERIFY_EMAIL)
+        except MailError:
+            # No account without its e-mail: the person can simply try again.
+            with Session(self._engine) as session:
+                session.delete(session.get(LocalCredential, credential.uid))
+                session.commit()
+            raise
         return _identity(credential)
 
     def create_account(self, *, email: str, password: str) -> Identity:

@@ -52,17 +52,16 @@ def resolve_session(*, session: Session, token: str) -> SessionCheck:
     if not token:
         return SessionCheck(actor=None)
     row = session.exec(
-        select(UserSession, User)
-        .join(User, User.uid == UserSession.user_uid)
-        .where(UserSession.token_hash == digest(token), UserSession.revoked_at.is_(None))
+        select(UserSession, User).join(User, User.uid == UserSession.user_uid).where(UserSession.token_hash == digest(token))
     ).first()
     if row is None:
         return SessionCheck(actor=None)
     stored, user = row
-    if stored.expires_at <= utc_now() or not user.activo:
-        return SessionCheck(actor=None)
+    # A ban is reported even for the session it revoked, so that tab hears why it was signed out.
     if user.ban:
         return SessionCheck(actor=None, banned=True)
+    if stored.revoked_at is not None or stored.expires_at <= utc_now() or not user.activo:
+        return SessionCheck(actor=None)
     return SessionCheck(
         actor=Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
     )

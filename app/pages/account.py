@@ -8,15 +8,15 @@ from app.components.layout import page_frame
 from app.identity.provider import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from app.states.account import AccountActionState, LoginState
 
-PASSWORD_HINT = f"Al menos {MIN_PASSWORD_LENGTH} caracteres; evita contraseñas comunes."
+PASSWORD_HINT = f"Entre {MIN_PASSWORD_LENGTH} y {MAX_PASSWORD_LENGTH} caracteres; evita contraseñas comunes."
 
 
 def _alert(text: rx.Var) -> rx.Component:
     return rx.cond(text != "", rx.el.p(text, role="alert", class_name="form-error"))
 
 
-def _input(label: str, name: str, *, type_: str = "text", auto_complete: str = "", **props) -> rx.Component:
-    field_id = f"f-{name}"
+def _input(form: str, label: str, name: str, *, type_: str = "text", auto_complete: str = "", **props) -> rx.Component:
+    field_id = f"{form}-{name}"
     return rx.el.div(
         rx.el.label(label, html_for=field_id),
         rx.el.input(id=field_id, name=name, type=type_, auto_complete=auto_complete, **props),
@@ -24,8 +24,9 @@ def _input(label: str, name: str, *, type_: str = "text", auto_complete: str = "
     )
 
 
-def _password(label: str, name: str, auto_complete: str) -> rx.Component:
+def _password(form: str, label: str, name: str, auto_complete: str) -> rx.Component:
     return _input(
+        form,
         label,
         name,
         type_="password",
@@ -49,11 +50,12 @@ def sign_in_form() -> rx.Component:
     """E-mail and password."""
     return rx.el.form(
         rx.el.h2("Ingresar"),
-        _input("Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
-        _password("Contraseña", "password", "current-password"),
+        _input("signin", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
+        _password("signin", "Contraseña", "password", "current-password"),
         _alert(LoginState.error),
         rx.el.button("Ingresar", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.sign_in,
+        hidden=LoginState.tab != "ingresar",
         class_name="account-form",
         aria_label="Ingresar",
     )
@@ -63,11 +65,11 @@ def sign_up_form() -> rx.Component:
     """New visitor or advertiser account."""
     return rx.el.form(
         rx.el.h2("Crear cuenta"),
-        _input("Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
-        _input("Nombre o apodo (opcional)", "display_name", auto_complete="nickname", max_length=80),
-        _password("Contraseña", "password", "new-password"),
+        _input("signup", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
+        _input("signup", "Nombre o apodo (opcional)", "display_name", auto_complete="nickname", max_length=80),
+        _password("signup", "Contraseña", "password", "new-password"),
         rx.el.p(PASSWORD_HINT, class_name="muted hint"),
-        _password("Repite la contraseña", "password_confirm", "new-password"),
+        _password("signup", "Repite la contraseña", "password_confirm", "new-password"),
         rx.el.fieldset(
             rx.el.legend("Quiero…"),
             rx.el.label(
@@ -88,6 +90,7 @@ def sign_up_form() -> rx.Component:
         _alert(LoginState.error),
         rx.el.button("Crear cuenta", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.sign_up,
+        hidden=LoginState.tab != "registro",
         class_name="account-form",
         aria_label="Crear cuenta",
     )
@@ -98,11 +101,12 @@ def reset_request_form() -> rx.Component:
     return rx.el.form(
         rx.el.h2("Recuperar contraseña"),
         rx.el.p("Te enviaremos un enlace para elegir una nueva contraseña.", class_name="muted"),
-        _input("Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
+        _input("forgot", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
         _alert(LoginState.error),
         rx.cond(LoginState.notice != "", rx.el.p(LoginState.notice, role="status", class_name="form-notice")),
-        rx.el.button("Enviar enlace", type="submit", class_name="btn btn-primary"),
+        rx.el.button("Enviar enlace", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.request_reset,
+        hidden=LoginState.tab != "recuperar",
         class_name="account-form",
         aria_label="Recuperar contraseña",
     )
@@ -119,12 +123,10 @@ def login_page() -> rx.Component:
                 _tab("recuperar", "Olvidé mi contraseña"),
                 class_name="tabs",
             ),
-            rx.match(
-                LoginState.tab,
-                ("registro", sign_up_form()),
-                ("recuperar", reset_request_form()),
-                sign_in_form(),
-            ),
+            # All three stay mounted (only hidden) so nothing typed is lost when switching or hydrating.
+            sign_in_form(),
+            sign_up_form(),
+            reset_request_form(),
             class_name="account",
         )
     )
@@ -153,9 +155,9 @@ def signup_successful_page() -> rx.Component:
 def _reset_form() -> rx.Component:
     return rx.el.form(
         rx.el.h2("Elige una nueva contraseña"),
-        _password("Nueva contraseña", "password", "new-password"),
+        _password("reset", "Nueva contraseña", "password", "new-password"),
         rx.el.p(PASSWORD_HINT, class_name="muted hint"),
-        _password("Repite la nueva contraseña", "password_confirm", "new-password"),
+        _password("reset", "Repite la nueva contraseña", "password_confirm", "new-password"),
         _alert(AccountActionState.error),
         rx.el.button("Guardar contraseña", type="submit", class_name="btn btn-primary"),
         on_submit=AccountActionState.reset_password,

@@ -54,7 +54,7 @@ class LoginState(rx.State):
     tab: str = LOGIN_TABS[0]
     error: str = ""
     notice: str = ""
-    busy: bool = False
+    busy: bool = True  # until load runs: no submitting before the page is live
     pending_email: str = ""
 
     @public

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ from app.seed import _demo_photos
 from app.services.listings import clock
 from tests.conftest import fresh_pg_database
 from tests.factories import make_listing, make_owner
+from tests.mailbox import Mailbox, free_port
 
 PROJECT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -46,12 +46,7 @@ class Site:
     database_url: str
     names: dict[str, str]
     uids: dict[str, str]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    mailbox: Mailbox
 
 
 def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -96,7 +91,7 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Site:
+def site(tmp_path_factory, smtp_server) -> Site:
     """Build the production frontend and serve the app on a free port."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/test.sh installs Debian's chromium")
@@ -104,7 +99,7 @@ def site(tmp_path_factory) -> Site:
     with fresh_pg_database("e2e") as database_url:
         migrate(database_url)
         names, uids = _seed(database_url, tmp / "media")
-        port = _free_port()
+        port = free_port()
         url = f"http://localhost:{port}"
         env = {
             **os.environ,
@@ -112,6 +107,10 @@ def site(tmp_path_factory) -> Site:
             "MEDIA_DIR": str(tmp / "media"),
             "SITE_URL": url,
             "ENVIRONMENT": "test",
+            "SMTP_HOST": "127.0.0.1",
+            "SMTP_PORT": str(smtp_server[0]),
+            "SMTP_STARTTLS": "false",
+            "IDENTITY_PROVIDER": "local",
             "REFLEX_USE_NPM": "1",
             "REFLEX_TELEMETRY_ENABLED": "false",
             "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
@@ -125,7 +124,7 @@ def site(tmp_path_factory) -> Site:
         )
         try:
             _wait_until_up(url, process, log_path)
-            yield Site(url=url, database_url=database_url, names=names, uids=uids)
+            yield Site(url=url, database_url=database_url, names=names, uids=uids, mailbox=smtp_server[1])
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             try:

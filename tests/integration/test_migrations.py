@@ -12,6 +12,7 @@ EXPECTED_TABLES = {
     "usuarios", "perfil_usuario", "profesor", "agencia", "categoria_profesor", "categoria_agencia", "tipo_profesor",
     "servicio_profesor", "servicio_app", "publicacion", "publicacion_foto", "publicacion_servicio",
     "revisar_publicacion", "mejoras_publicacion", "reporte",
+    "sesion", "credencial_local", "codigo_accion", "intento_acceso",
 }
 
 
@@ -40,6 +41,10 @@ def test_upgrade_downgrade_upgrade_on_postgresql():
 
 def test_upgrade_downgrade_on_sqlite(tmp_path):
     url = f"sqlite:///{tmp_path / 'm.db'}"
+    migrate(url)
+    assert _tables(url) == EXPECTED_TABLES
+    migrate(url, "0001", downgrade=True)
+    assert "sesion" not in _tables(url)
     migrate(url)
     assert _tables(url) == EXPECTED_TABLES
     migrate(url, "base", downgrade=True)

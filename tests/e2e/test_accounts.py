@@ -1,0 +1,274 @@
+"""Accounts in a real browser with the local provider and a real SMTP server.
+
+Sign-up, the e-mailed verification link, sign-in and each profile's landing
+page; the Spanish error messages; password reset and change; sign-out in
+every tab; a ban forcing an open session out; the guarded areas refusing
+every wrong profile.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+from sqlalchemy import delete
+from sqlmodel import Session
+
+from app.identity import accounts
+from app.identity.errors import AUTH_MESSAGES
+from app.identity.local import LocalProvider
+from app.identity.sessions import Actor
+from app.models import ProfileId, SignInAttempt, User
+from app.db import make_engine
+from tests.e2e.conftest import Site
+from tests.factories import make_account
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "cordillera-nevada-42"
+LANDING = {
+    ProfileId.ADMINISTRADOR: ("/admin/escorts", "Administración"),
+    ProfileId.CLIENTE: ("/escorts", "Escorts en Chile"),
+    ProfileId.PROFESOR: ("/my/publicacion/misPublicaciones", "Mis publicaciones"),
+    ProfileId.SECRETARIA: ("/bbitamia/publicacion", "Secretaría"),
+}
+AREAS = {
+    ProfileId.ADMINISTRADOR: "/admin/escorts",
+    ProfileId.SECRETARIA: "/bbitamia/publicacion",
+    ProfileId.PROFESOR: "/my/publicacion/misPublicaciones",
+}
+FORBIDDEN = "No tienes permiso para entrar ahí"
+
+
+@pytest.fixture
+def db(site: Site) -> Iterator[Session]:
+    """A session on the running site's database (for seeding through services)."""
+    engine = make_engine(site.database_url)
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+    engine.dispose()
+
+
+@pytest.fixture
+def provider(site: Site) -> Iterator[LocalProvider]:
+    engine = make_engine(site.database_url)
+    yield LocalProvider(engine=engine)
+    engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def no_earlier_attempts(db) -> None:
+    """Every test browses from 127.0.0.1: start each without the failures of the ones before."""
+    db.execute(delete(SignInAttempt))
+    db.commit()
+
+
+def _account(db, provider, email: str, profile: ProfileId, **changes) -> User:
+    return make_account(db, provider, email, profile=profile, password=PASSWORD, **changes)
+
+
+def _actor(user: User) -> Actor:
+    return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
+
+
+def _login_form(page: Page, tab: str = "Ingresar"):
+    return page.get_by_role("form", name=tab)
+
+
+def sign_in(page: Page, email: str, password: str = PASSWORD) -> None:
+    """Fill and send the sign-in form (the button is enabled once the page is live)."""
+    page.goto("/login")
+    form = _login_form(page)
+    expect(form.get_by_role("button", name="Ingresar")).to_be_enabled()  # the page is live
+    form.get_by_label("Correo electrónico").fill(email)
+    form.get_by_label("Contraseña").fill(password)
+    form.get_by_role("button", name="Ingresar").click()
+
+
+def _expect_landing(page: Page, site: Site, profile: ProfileId) -> None:
+    path, heading = LANDING[profile]
+    page.wait_for_url(f"{site.url}{path}")
+    expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
+
+
+def _sign_up(page: Page, email: str, *, advertiser: bool, password: str = PASSWORD, confirm: str | None = None) -> None:
+    page.goto("/login?modo=registro")
+    form = _login_form(page, "Crear cuenta")
+    expect(form.get_by_role("button", name="Crear cuenta")).to_be_enabled()
+    form.get_by_label("Correo electrónico").fill(email)
+    form.get_by_label("Nombre o apodo (opcional)").fill("Prueba")
+    form.get_by_label("Contraseña", exact=True).fill(password)
+    form.get_by_label("Repite la contraseña").fill(confirm if confirm is not None else password)
+    form.get_by_label("Publicar mis avisos (anunciante)" if advertiser else "Ver avisos (cliente)").check()
+    form.get_by_label(re.compile("Confirmo que soy mayor de 18 años")).check()
+    form.get_by_role("button", name="Crear cuenta").click()
+
+
+@pytest.mark.parametrize("profile", list(ProfileId), ids=[p.value for p in ProfileId])
+def test_sign_up_verify_sign_in_and_land(page: Page, site: Site, db, provider, profile):
+    email = f"alta-{profile.value}@correo.cl"
+    sent_before = len(site.mailbox.to(email))
+    _sign_up(page, email, advertiser=profile is ProfileId.PROFESOR)
+    page.wait_for_url(f"{site.url}/login/auth/signup-sucessful")
+    expect(page.get_by_role("heading", name="Un paso más")).to_be_visible()
+    expect(page.get_by_text(email)).to_be_visible()
+
+    # Signing in before confirming is refused, and sends a fresh link.
+    sign_in(page, email)
+    expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["email-not-verified"])
+
+    link = site.mailbox.wait_for_link(email, "verifyEmail", after=sent_before)
+    page.goto(link.replace(site.url, ""))
+    expect(page.get_by_role("status")).to_have_text("¡Listo! Tu correo quedó confirmado. Ya puedes ingresar.")
+    page.goto(link.replace(site.url, ""))  # single use
+    expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["invalid-action-code"])
+
+    if profile in (ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA):
+        # Staff profiles are given only by an administrator.
+        admin = _account(db, provider, f"jefa-{profile.value}@correo.cl", ProfileId.ADMINISTRADOR)
+        user = db.query(User).filter(User.email == email).one()
+        accounts.set_profile(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, profile=profile.value)
+
+    sign_in(page, email)
+    _expect_landing(page, site, profile)
+    expect(page.get_by_role("button", name="Cerrar sesión")).to_be_visible()
+    stored = page.evaluate("JSON.parse(window.localStorage.getItem('user'))")
+    assert stored["email"] == email and "password" not in str(stored).lower()
+
+
+def test_sign_up_and_sign_in_errors_reach_the_screen(page: Page, site: Site, db, provider):
+    _account(db, provider, "existe@correo.cl", ProfileId.CLIENTE)
+    _sign_up(page, "existe@correo.cl", advertiser=False)
+    expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["email-already-in-use"])
+    _sign_up(page, "nueva-debil@correo.cl", advertiser=False, password="password1")
+    expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["weak-password"])
+    # What was typed is still there after the error.
+    expect(_login_form(page, "Crear cuenta").get_by_label("Correo electrónico")).to_have_value("nueva-debil@correo.cl")
+    _sign_up(page, "nueva-otra@correo.cl", advertiser=False, confirm="no-coincide-nunca")
+    expect(page.get_by_role("alert")).to_have_text("Las contraseñas no coinciden.")
+
+    # Wrong password and unknown e-mail: the same words, so nobody learns who has an account.
+    sign_in(page, "existe@correo.cl", "clave-equivocada")
+    expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["invalid-credential"])
+    sign_in(page, "nadie-aqui@correo.cl", PASSWORD)
+    expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["invalid-credential"])
+
+
+def test_five_failures_give_too_many_requests(page: Page, site: Site, db, provider):
+    _account(db, provider, "insistente@correo.cl", ProfileId.CLIENTE)
+    for _ in range(5):
+        sign_in(page, "insistente@correo.cl", "no-es-la-clave")
+        expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["invalid-credential"])
+    sign_in(page, "insistente@correo.cl")  # the right password, too late
+    expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["too-many-requests"])
+
+
+def test_password_reset_by_email(page: Page, site: Site, db, provider):
+    email = "olvidadiza@correo.cl"
+    _account(db, provider, email, ProfileId.PROFESOR)
+    sent_before = len(site.mailbox.to(email))
+    page.goto("/login?modo=recuperar")
+    form = _login_form(page, "Recuperar contraseña")
+    expect(form.get_by_role("button", name="Enviar enlace")).to_be_enabled()
+    form.get_by_label("Correo electrónico").fill(email)
+    form.get_by_role("button", name="Enviar enlace").click()
+    expect(page.get_by_role("status")).to_contain_text("Si existe una cuenta con ese correo")
+
+    link = site.mailbox.wait_for_link(email, "resetPassword", after=sent_before)
+    page.goto(link.replace(site.url, ""))
+    reset = page.get_by_role("form", name="Nueva contraseña")
+    reset.get_by_label("Nueva contraseña", exact=True).fill("12345678")
+    reset.get_by_label("Repite la nueva contraseña").fill("12345678")
+    reset.get_by_role("button", name="Guardar contraseña").click()
+    expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["weak-password"])
+    reset.get_by_label("Nueva contraseña", exact=True).fill("volcan-osorno-2026")
+    reset.get_by_label("Repite la nueva contraseña").fill("volcan-osorno-2026")
+    reset.get_by_role("button", name="Guardar contraseña").click()
+    expect(page.get_by_role("status")).to_have_text("Tu contraseña fue cambiada. Ya puedes ingresar con la nueva.")
+
+    sign_in(page, email)
+    expect(page.get_by_role("alert")).to_have_text(AUTH_MESSAGES["invalid-credential"])
+    sign_in(page, email, "volcan-osorno-2026")
+    _expect_landing(page, site, ProfileId.PROFESOR)
+
+
+def test_sign_out_ends_the_session_in_every_tab(page: Page, site: Site, db, provider):
+    _account(db, provider, "dos-pestanas@correo.cl", ProfileId.PROFESOR)
+    sign_in(page, "dos-pestanas@correo.cl")
+    _expect_landing(page, site, ProfileId.PROFESOR)
+    other = page.context.new_page()
+    other.goto(LANDING[ProfileId.PROFESOR][0])
+    expect(other.get_by_role("heading", name="Mis publicaciones", level=1)).to_be_visible()
+
+    page.get_by_role("button", name="Cerrar sesión").click()
+    page.wait_for_url(f"{site.url}/escorts")
+    expect(page.get_by_role("link", name="Ingresar")).to_be_visible()
+    # The other tab is signed out too: its header changes and its next action is refused.
+    expect(other.get_by_role("link", name="Ingresar")).to_be_visible()
+    other.reload()
+    other.wait_for_url(f"{site.url}/escorts")
+    expect(other.get_by_text(FORBIDDEN)).to_be_visible()
+
+
+def test_change_password_from_the_header(page: Page, site: Site, db, provider, browser: Browser):
+    _account(db, provider, "cambia@correo.cl", ProfileId.CLIENTE)
+    elsewhere = browser.new_context(base_url=site.url).new_page()
+    sign_in(elsewhere, "cambia@correo.cl")
+    _expect_landing(elsewhere, site, ProfileId.CLIENTE)
+    sign_in(page, "cambia@correo.cl")
+    _expect_landing(page, site, ProfileId.CLIENTE)
+
+    page.get_by_role("button", name="Cambiar contraseña").click()
+    dialog = page.get_by_role("dialog", name="Cambiar contraseña")
+    dialog.get_by_label("Contraseña actual").fill("no-es-la-actual")
+    dialog.get_by_label("Nueva contraseña", exact=True).fill("patagonia-azul-77")
+    dialog.get_by_label("Repite la nueva contraseña").fill("patagonia-azul-77")
+    dialog.get_by_role("button", name="Guardar").click()
+    expect(dialog.get_by_role("alert")).to_have_text(AUTH_MESSAGES["wrong-password"])
+    dialog.get_by_label("Contraseña actual").fill(PASSWORD)
+    dialog.get_by_role("button", name="Guardar").click()
+    expect(page.get_by_text("Cambiamos tu contraseña y cerramos tus otras sesiones.")).to_be_visible()
+    expect(dialog).to_be_hidden()
+
+    # This tab stays signed in; the other device is out at its next page.
+    page.goto("/escorts/trans")
+    expect(page.get_by_role("button", name="Cerrar sesión")).to_be_visible()
+    elsewhere.goto("/escorts/trans")
+    expect(elsewhere.get_by_role("link", name="Ingresar")).to_be_visible()
+    elsewhere.context.close()
+
+
+def test_a_ban_forces_an_open_session_out(page: Page, site: Site, db, provider):
+    admin = _account(db, provider, "jefa-ban@correo.cl", ProfileId.ADMINISTRADOR)
+    user = _account(db, provider, "vetada-ya@correo.cl", ProfileId.PROFESOR)
+    sign_in(page, "vetada-ya@correo.cl")
+    _expect_landing(page, site, ProfileId.PROFESOR)
+
+    accounts.set_ban(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, banned=True)
+    # The tab is still open on the advertiser area; its next action signs it out.
+    page.get_by_role("link", name="Trans").click()
+    expect(page.get_by_text(AUTH_MESSAGES["user-disabled"])).to_be_visible()
+    page.wait_for_url(f"{site.url}/escorts")
+    expect(page.get_by_role("link", name="Ingresar")).to_be_visible()
+    page.goto(AREAS[ProfileId.PROFESOR])
+    page.wait_for_url(f"{site.url}/escorts")
+    # And signing in again is refused with the same message.
+    sign_in(page, "vetada-ya@correo.cl")
+    expect(page.get_by_text(AUTH_MESSAGES["user-disabled"])).to_be_visible()
+
+
+@pytest.mark.parametrize("caller", [None, *ProfileId], ids=["anonimo", *[p.value for p in ProfileId]])
+def test_guarded_areas_refuse_every_wrong_profile(page: Page, site: Site, db, provider, caller):
+    if caller is not None:
+        _account(db, provider, f"guardia-{caller.value}@correo.cl", caller)
+        sign_in(page, f"guardia-{caller.value}@correo.cl")
+        _expect_landing(page, site, caller)
+    for owner, path in AREAS.items():
+        if owner == caller:
+            continue
+        page.goto(path)
+        page.wait_for_url(f"{site.url}/escorts")
+        expect(page.get_by_text(FORBIDDEN)).to_be_visible()
+        expect(page.get_by_role("heading", name=LANDING[owner][1], level=1)).to_have_count(0)

@@ -1,0 +1,315 @@
+"""Accounts with the local provider on PostgreSQL, e-mail caught by a real SMTP server.
+
+Covers sign-up and verification, sign-in rules, the session lifecycle (sign-in,
+sign-out, expiry, ban, password change and reset), the brute-force limits,
+staff-only operations and the create-admin command.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import update
+from sqlmodel import Session, select
+
+from app import cli
+from app.db import get_engine
+from app.identity import accounts, sessions
+from app.identity.errors import AuthError
+from app.identity.local import LocalProvider, digest
+from app.identity.sessions import Actor
+from app.models import ActionCode, LocalCredential, ProfileId, SignInAttempt, User, UserSession, utc_now
+from app.services.errors import ForbiddenError, InvalidInputError
+from app.services.mail import MailError
+from app.settings import get_settings
+from tests.factories import make_account
+
+PASSWORD = "luna-llena-sobre-chiloe"
+CLIENT = "client-hash-1"
+
+
+@pytest.fixture
+def mailbox(app_database, smtp_server, monkeypatch):
+    """The app sends through the loopback SMTP server for this test."""
+    port, box = smtp_server
+    monkeypatch.setenv("SMTP_HOST", "127.0.0.1")
+    monkeypatch.setenv("SMTP_PORT", str(port))
+    monkeypatch.setenv("SMTP_STARTTLS", "false")
+    get_settings.cache_clear()
+    return box
+
+
+@pytest.fixture
+def provider(app_database) -> LocalProvider:
+    return LocalProvider(engine=get_engine())
+
+
+@pytest.fixture
+def db(app_database):
+    with Session(get_engine(), expire_on_commit=False) as session:
+        yield session
+
+
+def _sign_up(db, provider, email, profile="cliente", **changes):
+    data = {
+        "email": email,
+        "display_name": "Camila",
+        "password": PASSWORD,
+        "password_confirm": PASSWORD,
+        "profile": profile,
+        "adult": True,
+    }
+    return accounts.sign_up(session=db, provider=provider, data={**data, **changes})
+
+
+def _sign_in(db, provider, email, password=PASSWORD, client=CLIENT):
+    return accounts.sign_in(
+        session=db, provider=provider, settings=get_settings(), email=email, password=password, client_hash=client
+    )
+
+
+def _code(link: str) -> str:
+    return link.split("oobCode=")[1]
+
+
+def _actor(user) -> Actor:
+    return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
+
+
+def test_sign_up_verify_by_email_then_sign_in(db, provider, mailbox):
+    user = _sign_up(db, provider, "Nueva@Correo.cl", profile="profesor")
+    assert (user.email, user.profile_uid, user.online) == ("nueva@correo.cl", "profesor", False)
+    with pytest.raises(AuthError) as refused:
+        _sign_in(db, provider, "nueva@correo.cl")
+    assert refused.value.code == "email-not-verified"
+    # Both the sign-up and the refused sign-in e-mailed a working link.
+    assert len(mailbox.to("nueva@correo.cl")) == 2
+    link = mailbox.wait_for_link("nueva@correo.cl", "verifyEmail")
+    assert link.startswith(get_settings().site_url + "/login/accion?")
+    assert provider.confirm_email(code=_code(link)) == "nueva@correo.cl"
+    with pytest.raises(AuthError) as reused:
+        provider.confirm_email(code=_code(link))
+    assert reused.value.code == "invalid-action-code"
+    signed = _sign_in(db, provider, "NUEVA@correo.cl")
+    assert signed.actor.profile_uid == "profesor"
+    assert db.get(User, user.uid).online is True
+    # Only the digest of the token is stored.
+    assert db.get(UserSession, digest(signed.token)) is not None
+    assert db.exec(select(UserSession).where(UserSession.token_hash == signed.token)).first() is None
+
+
+def test_sign_up_refuses_staff_profiles_minors_and_mismatched_passwords(db, provider, mailbox):
+    for changes, message in (
+        ({"profile": "administrador"}, "Elige si quieres ver avisos o publicar avisos."),
+        ({"profile": "secretaria"}, "Elige si quieres ver avisos o publicar avisos."),
+        ({"adult": False}, "Debes confirmar que eres mayor de 18 años."),
+        ({"password_confirm": "otra-clave-distinta"}, "Las contraseñas no coinciden."),
+        ({"display_name": "x" * 81}, "Revisa los datos del formulario."),
+    ):
+        with pytest.raises(InvalidInputError) as refused:
+            _sign_up(db, provider, "x@correo.cl", **changes)
+        assert refused.value.message == message
+    with pytest.raises(InvalidInputError) as bad_email:
+        _sign_up(db, provider, "sin-arroba")
+    assert bad_email.value.message == "El correo electrónico no es válido."
+    assert db.exec(select(User)).all() == []
+    assert db.exec(select(LocalCredential)).all() == []
+    assert mailbox.to("x@correo.cl") == []
+
+
+@pytest.mark.parametrize("password", ["corta1", "password1", "contraseña", "Qwertyuiop", "x" * 129])
+def test_weak_passwords_are_refused(db, provider, mailbox, password):
+    with pytest.raises(AuthError) as refused:
+        _sign_up(db, provider, "debil@correo.cl", password=password, password_confirm=password)
+    assert refused.value.code == "weak-password"
+    assert db.exec(select(User)).all() == []
+
+
+def test_duplicate_sign_up_is_email_already_in_use(db, provider, mailbox):
+    _sign_up(db, provider, "dos@correo.cl")
+    with pytest.raises(AuthError) as refused:
+        _sign_up(db, provider, "DOS@correo.cl")
+    assert refused.value.code == "email-already-in-use"
+
+
+def test_unknown_email_and_wrong_password_fail_the_same_way(db, provider):
+    make_account(db, provider, "real@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    errors = []
+    for email, password in (("nadie@correo.cl", PASSWORD), ("real@correo.cl", "equivocada-123")):
+        with pytest.raises(AuthError) as refused:
+            _sign_in(db, provider, email, password)
+        errors.append((refused.value.code, refused.value.message))
+    assert errors[0] == errors[1] == ("invalid-credential", "El correo o la contraseña no son correctos.")
+
+
+def test_session_lifecycle(db, provider):
+    user = make_account(db, provider, "vida@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
+    first = _sign_in(db, provider, "vida@correo.cl")
+    second = _sign_in(db, provider, "vida@correo.cl")
+    assert first.token != second.token  # a new token at every sign-in
+    assert sessions.resolve_session(session=db, token=first.token).actor.uid == user.uid
+    assert sessions.resolve_session(session=db, token="inventado").actor is None
+    # Sign-out ends that browser's session only, and marks the user offline.
+    accounts.sign_out(session=db, token=first.token)
+    assert sessions.resolve_session(session=db, token=first.token).actor is None
+    assert sessions.resolve_session(session=db, token=second.token).actor is not None
+    db.refresh(user)
+    assert user.online is False
+    # Expiry.
+    db.execute(update(UserSession).where(UserSession.token_hash == digest(second.token)).values(expires_at=utc_now()))
+    db.commit()
+    assert sessions.resolve_session(session=db, token=second.token).actor is None
+
+
+def test_a_ban_ends_every_session_and_blocks_sign_in(db, provider):
+    admin = make_account(db, provider, "jefa@correo.cl", profile=ProfileId.ADMINISTRADOR)
+    secretary = make_account(db, provider, "secre@correo.cl", profile=ProfileId.SECRETARIA)
+    user = make_account(db, provider, "mala@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
+    token = _sign_in(db, provider, "mala@correo.cl").token
+    accounts.set_ban(session=db, provider=provider, actor=_actor(secretary), user_uid=user.uid, banned=True)
+    assert db.get(UserSession, digest(token)).revoked_at is not None  # revoked outright
+    check = sessions.resolve_session(session=db, token=token)
+    assert check.actor is None and check.banned is True  # and the open tab learns why
+    with pytest.raises(AuthError) as refused:
+        _sign_in(db, provider, "mala@correo.cl")
+    assert refused.value.code == "user-disabled"
+    # The secretary cannot ban an administrator; an advertiser cannot ban anyone.
+    with pytest.raises(Exception) as refused_admin:
+        accounts.set_ban(session=db, provider=provider, actor=_actor(secretary), user_uid=admin.uid, banned=True)
+    assert "administrador" in str(refused_admin.value)
+    with pytest.raises(ForbiddenError):
+        accounts.set_ban(session=db, provider=provider, actor=_actor(user), user_uid=secretary.uid, banned=True)
+    accounts.set_ban(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, banned=False)
+    assert sessions.resolve_session(session=db, token=token).actor is None  # lifting a ban revives nothing
+    assert _sign_in(db, provider, "mala@correo.cl").actor.uid == user.uid
+
+
+def test_password_change_rotates_sessions(db, provider):
+    user = make_account(db, provider, "cambio@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    here = _sign_in(db, provider, "cambio@correo.cl").token
+    elsewhere = _sign_in(db, provider, "cambio@correo.cl").token
+    change = {"session": db, "provider": provider, "settings": get_settings(), "actor": _actor(user)}
+    with pytest.raises(AuthError) as wrong:
+        accounts.change_password(**change, current_password="no-es-esta", new_password="nueva-clave-77", confirm_password="nueva-clave-77")
+    assert wrong.value.code == "wrong-password"
+    with pytest.raises(AuthError) as weak:
+        accounts.change_password(**change, current_password=PASSWORD, new_password="12345678", confirm_password="12345678")
+    assert weak.value.code == "weak-password"
+    assert sessions.resolve_session(session=db, token=elsewhere).actor is not None  # failures change nothing
+    fresh = accounts.change_password(
+        **change, current_password=PASSWORD, new_password="nueva-clave-77", confirm_password="nueva-clave-77"
+    )
+    for old in (here, elsewhere):
+        assert sessions.resolve_session(session=db, token=old).actor is None
+    assert sessions.resolve_session(session=db, token=fresh).actor.uid == user.uid
+    with pytest.raises(AuthError):
+        _sign_in(db, provider, "cambio@correo.cl")
+    assert _sign_in(db, provider, "cambio@correo.cl", "nueva-clave-77").actor.uid == user.uid
+
+
+def test_password_reset_by_email(db, provider, mailbox):
+    user = make_account(db, provider, "olvido@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
+    token = _sign_in(db, provider, "olvido@correo.cl").token
+    accounts.request_password_reset(provider=provider, email="nadie@correo.cl")
+    assert mailbox.to("nadie@correo.cl") == []  # silent: no account, no mail, same answer
+    accounts.request_password_reset(provider=provider, email="Olvido@correo.cl")
+    code = _code(mailbox.wait_for_link("olvido@correo.cl", "resetPassword"))
+    reset = {"session": db, "provider": provider, "code": code}
+    with pytest.raises(AuthError) as weak:
+        accounts.reset_password(**reset, new_password="abc", confirm_password="abc")
+    assert weak.value.code == "weak-password"
+    with pytest.raises(InvalidInputError):
+        accounts.reset_password(**reset, new_password="nueva-clave-88", confirm_password="otra-clave-88")
+    accounts.reset_password(**reset, new_password="nueva-clave-88", confirm_password="nueva-clave-88")  # code still good
+    assert sessions.resolve_session(session=db, token=token).actor is None
+    assert _sign_in(db, provider, "olvido@correo.cl", "nueva-clave-88").actor.uid == user.uid
+    with pytest.raises(AuthError) as reused:
+        accounts.reset_password(**reset, new_password="tercera-clave-99", confirm_password="tercera-clave-99")
+    assert reused.value.code == "invalid-action-code"
+
+
+def test_expired_codes_are_refused(db, provider, mailbox):
+    make_account(db, provider, "tarde@correo.cl", profile=ProfileId.CLIENTE)
+    accounts.request_password_reset(provider=provider, email="tarde@correo.cl")
+    code = _code(mailbox.wait_for_link("tarde@correo.cl", "resetPassword"))
+    db.execute(update(ActionCode).values(expires_at=utc_now() - timedelta(seconds=1)))
+    db.commit()
+    with pytest.raises(AuthError) as refused:
+        provider.confirm_password_reset(code=code, new_password="nueva-clave-88")
+    assert refused.value.code == "expired-action-code"
+
+
+def test_five_failures_lock_the_account_for_fifteen_minutes(db, provider):
+    make_account(db, provider, "fuerza@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    for attempt in range(5):
+        with pytest.raises(AuthError) as refused:
+            _sign_in(db, provider, "fuerza@correo.cl", "mala-clave", client=f"c{attempt}")
+        assert refused.value.code == "invalid-credential"
+    with pytest.raises(AuthError) as locked:
+        _sign_in(db, provider, "fuerza@correo.cl", client="otro-cliente")  # right password, still locked
+    assert locked.value.code == "too-many-requests"
+    # Fifteen minutes later the lock is over.
+    db.execute(update(SignInAttempt).values(at=SignInAttempt.at - timedelta(minutes=15, seconds=1)))
+    db.commit()
+    assert _sign_in(db, provider, "fuerza@correo.cl", client="otro-cliente").actor.email == "fuerza@correo.cl"
+
+
+def test_five_failures_lock_the_client_across_accounts(db, provider):
+    make_account(db, provider, "una@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    for attempt in range(5):
+        with pytest.raises(AuthError):
+            _sign_in(db, provider, f"prueba{attempt}@correo.cl", "mala-clave", client="atacante")
+    with pytest.raises(AuthError) as locked:
+        _sign_in(db, provider, "una@correo.cl", client="atacante")
+    assert locked.value.code == "too-many-requests"
+    assert _sign_in(db, provider, "una@correo.cl", client="vecino").actor.email == "una@correo.cl"
+
+
+def test_a_success_clears_the_account_count(db, provider):
+    make_account(db, provider, "despistada@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    for round_ in range(2):
+        for attempt in range(4):
+            with pytest.raises(AuthError):
+                _sign_in(db, provider, "despistada@correo.cl", "mala-clave", client=f"r{round_}c{attempt}")
+        _sign_in(db, provider, "despistada@correo.cl", client=f"r{round_}")
+
+
+def test_only_an_administrator_gives_profiles(db, provider):
+    admin = make_account(db, provider, "admin@correo.cl", profile=ProfileId.ADMINISTRADOR)
+    secretary = make_account(db, provider, "sec@correo.cl", profile=ProfileId.SECRETARIA)
+    user = make_account(db, provider, "ascenso@correo.cl", profile=ProfileId.CLIENTE)
+    with pytest.raises(ForbiddenError):
+        accounts.set_profile(session=db, provider=provider, actor=_actor(secretary), user_uid=user.uid, profile="secretaria")
+    updated = accounts.set_profile(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, profile="secretaria")
+    assert updated.profile_uid == "secretaria"
+
+
+def test_create_admin_command(app_database, monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("una-clave-muy-segura-2026\n"))
+    assert cli.main(["create-admin", "root@correo.cl", "--password-stdin"]) == 0
+    assert "Administrador creado: root@correo.cl" in capsys.readouterr().out
+    with Session(get_engine()) as db:
+        signed = _sign_in(db, LocalProvider(engine=get_engine()), "root@correo.cl", "una-clave-muy-segura-2026")
+    assert signed.actor.profile_uid == ProfileId.ADMINISTRADOR
+    # Twice is refused; a generated password is printed once and works.
+    monkeypatch.setattr("sys.stdin", io.StringIO("una-clave-muy-segura-2026\n"))
+    assert cli.main(["create-admin", "root@correo.cl", "--password-stdin"]) == 1
+    assert cli.main(["create-admin", "otro@correo.cl", "--generate"]) == 0
+    generated = capsys.readouterr().out.rsplit(": ", 1)[1].strip()
+    with Session(get_engine()) as db:
+        assert _sign_in(db, LocalProvider(engine=get_engine()), "otro@correo.cl", generated).actor.email == "otro@correo.cl"
+
+
+def test_a_mail_failure_at_sign_up_leaves_no_half_account(db, provider, monkeypatch):
+    monkeypatch.setenv("SMTP_HOST", "127.0.0.1")
+    monkeypatch.setenv("SMTP_PORT", "1")  # nothing listens there
+    monkeypatch.setenv("SMTP_STARTTLS", "false")
+    get_settings.cache_clear()
+    with pytest.raises(MailError):
+        _sign_up(db, provider, "reintento@correo.cl")
+    assert db.exec(select(LocalCredential)).all() == [] and db.exec(select(User)).all() == []
+    monkeypatch.setenv("SMTP_HOST", "")
+    get_settings.cache_clear()
+    assert _sign_up(db, provider, "reintento@correo.cl").email == "reintento@correo.cl"

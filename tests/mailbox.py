@@ -1,0 +1,59 @@
+"""A real SMTP server on loopback (aiosmtpd) that keeps every message it receives."""
+
+from __future__ import annotations
+
+import email
+import re
+import socket
+import threading
+import time
+from email.message import Message
+
+from aiosmtpd.controller import Controller
+
+LINK = re.compile(r"https?://\S+/login/accion\?\S+")
+
+
+class Mailbox:
+    """Messages received by the test SMTP server, in arrival order."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self._lock = threading.Lock()
+
+    async def handle_DATA(self, server, session, envelope):  # noqa: N802 - aiosmtpd's hook name
+        with self._lock:
+            self.messages.append(email.message_from_bytes(envelope.content))
+        return "250 Message accepted for delivery"
+
+    def to(self, address: str) -> list[Message]:
+        """Every message sent to this address."""
+        with self._lock:
+            return [m for m in self.messages if m["To"] == address]
+
+    def wait_for_link(self, address: str, mode: str, *, after: int = 0, timeout: float = 20.0) -> str:
+        """The action link (verifyEmail or resetPassword) of the first message to ``address`` past ``after``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for message in self.to(address)[after:]:
+                body = message.get_payload(decode=True).decode()
+                for link in LINK.findall(body):
+                    if f"mode={mode}" in link:
+                        return link
+            time.sleep(0.1)
+        raise AssertionError(f"no {mode} e-mail reached {address} within {timeout} s")
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_smtp() -> tuple[Controller, Mailbox]:
+    """Start the server on a free loopback port; the caller stops the controller."""
+    mailbox = Mailbox()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    return controller, mailbox
