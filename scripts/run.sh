@@ -15,5 +15,9 @@ python -m app.seed --listings "${DEMO_LISTINGS:-300}" --if-empty
 echo
 echo "La aplicación estará disponible en: $SITE_URL/escorts"
 echo "(la primera vez se compila la interfaz; puede tardar unos minutos)"
+if [ -z "${SMTP_HOST:-}" ]; then
+  echo "Correos de verificación y recuperación: archivos .eml en ${OUTBOX_DIR:-data/outbox}/"
+fi
+echo "Primer administrador: .venv/bin/python -m app.cli create-admin CORREO"
 echo
 exec reflex run --env prod --single-port --frontend-port "$PORT" --backend-port "$PORT"

@@ -14,7 +14,7 @@ from datetime import timedelta
 from urllib.parse import urlencode
 
 from pwdlib import PasswordHash
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -24,6 +24,9 @@ from app.identity.provider import Identity, check_password_rules
 from app.models import ActionCode, ActionPurpose, LocalCredential, utc_now
 from app.services.mail import MailError, send_email
 from app.settings import get_settings
+
+# At most this many reset e-mails per account per hour: nobody can flood a mailbox.
+RESETS_PER_HOUR = 3
 
 CODE_LIFETIME = {
     ActionPurpose.VERIFY_EMAIL: timedelta(hours=24),
@@ -143,7 +146,18 @@ class LocalProvider:
         email = (email or "").strip().lower()
         with Session(self._engine) as session:
             credential = session.exec(select(LocalCredential).where(LocalCredential.email == email)).first()
-        if credential is not None and not credential.disabled:
+            if credential is None or credential.disabled:
+                return
+            recent = session.exec(
+                select(func.count())
+                .select_from(ActionCode)
+                .where(
+                    ActionCode.credential_uid == credential.uid,
+                    ActionCode.purpose == ActionPurpose.RESET_PASSWORD.value,
+                    ActionCode.created_at >= utc_now() - timedelta(hours=1),
+                )
+            ).one()
+        if recent < RESETS_PER_HOUR:
             self._send_code(credential, ActionPurpose.RESET_PASSWORD)
 
     def confirm_password_reset(self, *, code: str, new_password: str) -> str:

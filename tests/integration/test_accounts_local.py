@@ -313,3 +313,11 @@ def test_a_mail_failure_at_sign_up_leaves_no_half_account(db, provider, monkeypa
     monkeypatch.setenv("SMTP_HOST", "")
     get_settings.cache_clear()
     assert _sign_up(db, provider, "reintento@correo.cl").email == "reintento@correo.cl"
+
+
+def test_reset_emails_are_capped_per_hour(db, provider, mailbox):
+    make_account(db, provider, "inundada@correo.cl", profile=ProfileId.CLIENTE)
+    for _ in range(5):
+        accounts.request_password_reset(provider=provider, email="inundada@correo.cl")  # same answer every time
+    mailbox.wait_for_link("inundada@correo.cl", "resetPassword", after=2)
+    assert len(mailbox.to("inundada@correo.cl")) == 3

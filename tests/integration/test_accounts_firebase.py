@@ -1,0 +1,108 @@
+"""The account flows of app.identity.accounts with the Firebase provider (Auth emulator) on PostgreSQL.
+
+The same sign-in flow, sessions and limits as with the local provider: the
+users table and our sessions stay in step with the Firebase accounts.
+"""
+
+from __future__ import annotations
+
+import firebase_admin.auth
+import pytest
+from sqlmodel import Session, select
+
+from app.db import get_engine
+from app.identity import accounts, sessions
+from app.identity.errors import AuthError
+from app.identity.sessions import Actor
+from app.models import ProfileId, SignInAttempt, User
+from app.settings import get_settings
+from tests.factories import make_account
+
+PASSWORD = "desierto-florido-atacama"
+
+
+@pytest.fixture
+def db(app_database):
+    with Session(get_engine(), expire_on_commit=False) as session:
+        yield session
+
+
+def _sign_in(db, provider, email, password=PASSWORD, client="cliente-fb"):
+    return accounts.sign_in(
+        session=db, provider=provider, settings=get_settings(), email=email, password=password, client_hash=client
+    )
+
+
+def _actor(user) -> Actor:
+    return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
+
+
+def test_sign_up_verify_and_sign_in(db, firebase_provider, firebase_oob_codes):
+    data = {
+        "email": "anunciante@correo.cl",
+        "password": PASSWORD,
+        "password_confirm": PASSWORD,
+        "profile": "profesor",
+        "adult": True,
+    }
+    user = accounts.sign_up(session=db, provider=firebase_provider, data=data)
+    record = firebase_admin.auth.get_user(db.get(User, user.uid).identity_uid, app=firebase_provider.app)
+    assert record.custom_claims == {"perfil": "profesor"}
+    with pytest.raises(AuthError) as refused:
+        _sign_in(db, firebase_provider, "anunciante@correo.cl")
+    assert refused.value.code == "email-not-verified"
+    firebase_provider.confirm_email(code=firebase_oob_codes("anunciante@correo.cl", "VERIFY_EMAIL"))
+    signed = _sign_in(db, firebase_provider, "anunciante@correo.cl")
+    assert signed.actor.uid == user.uid and signed.actor.profile_uid == "profesor"
+    assert sessions.resolve_session(session=db, token=signed.token).actor == signed.actor
+    assert db.get(User, user.uid).online is True
+    accounts.sign_out(session=db, token=signed.token)
+    assert sessions.resolve_session(session=db, token=signed.token).actor is None
+
+
+def test_ban_disables_the_firebase_account_and_ends_sessions(db, firebase_provider):
+    admin = make_account(db, firebase_provider, "jefa@correo.cl", profile=ProfileId.ADMINISTRADOR)
+    user = make_account(db, firebase_provider, "vetar@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    token = _sign_in(db, firebase_provider, "vetar@correo.cl").token
+    accounts.set_ban(session=db, provider=firebase_provider, actor=_actor(admin), user_uid=user.uid, banned=True)
+    assert firebase_admin.auth.get_user(user.identity_uid, app=firebase_provider.app).disabled is True
+    assert sessions.resolve_session(session=db, token=token).banned is True
+    with pytest.raises(AuthError) as refused:
+        _sign_in(db, firebase_provider, "vetar@correo.cl")
+    assert refused.value.code == "user-disabled"
+
+
+def test_limits_apply_before_firebase_is_asked(db, firebase_provider):
+    make_account(db, firebase_provider, "limite@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    for _ in range(5):
+        with pytest.raises(AuthError) as refused:
+            _sign_in(db, firebase_provider, "limite@correo.cl", "mala-clave-123")
+        assert refused.value.code == "invalid-credential"
+    with pytest.raises(AuthError) as locked:
+        _sign_in(db, firebase_provider, "limite@correo.cl")
+    assert locked.value.code == "too-many-requests"
+    attempts = db.exec(select(SignInAttempt).where(SignInAttempt.email == "limite@correo.cl")).all()
+    assert len(attempts) == 5  # the refused sixth never reached Firebase and is not counted
+
+
+def test_password_change_and_reset_end_sessions(db, firebase_provider, firebase_oob_codes):
+    user = make_account(db, firebase_provider, "claves@correo.cl", profile=ProfileId.SECRETARIA, password=PASSWORD)
+    old = _sign_in(db, firebase_provider, "claves@correo.cl").token
+    fresh = accounts.change_password(
+        session=db,
+        provider=firebase_provider,
+        settings=get_settings(),
+        actor=_actor(user),
+        current_password=PASSWORD,
+        new_password="glaciar-grey-2026",
+        confirm_password="glaciar-grey-2026",
+    )
+    assert sessions.resolve_session(session=db, token=old).actor is None
+    assert sessions.resolve_session(session=db, token=fresh).actor.uid == user.uid
+    accounts.request_password_reset(provider=firebase_provider, email="claves@correo.cl")
+    code = firebase_oob_codes("claves@correo.cl", "PASSWORD_RESET")
+    accounts.reset_password(
+        session=db, provider=firebase_provider, code=code, new_password="torres-del-paine-9", confirm_password="torres-del-paine-9"
+    )
+    assert sessions.resolve_session(session=db, token=fresh).actor is None
+    assert _sign_in(db, firebase_provider, "claves@correo.cl", "torres-del-paine-9").actor.profile_uid == "secretaria"
