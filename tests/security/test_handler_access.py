@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from reflex.state import State
@@ -118,6 +119,12 @@ async def _call(state, handler) -> list:
     return _events(result)
 
 
+def _invoke(state, handler) -> list:
+    """Run the handler on a loop of its own (Playwright's sync API may own this thread's loop)."""
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(asyncio.run, _call(state, handler)).result()
+
+
 def _redirects_home(events: list) -> bool:
     for event in events:
         handler = getattr(event, "handler", None)
@@ -167,7 +174,7 @@ def test_guarded_handler_refuses_every_wrong_caller(item, callers):
         before_state = _state_values(state)
         with Session(get_engine()) as session:
             before_db = _snapshot(session)
-        events = asyncio.run(_call(state, handler))
+        events = _invoke(state, handler)
         with Session(get_engine()) as session:
             after_db = _snapshot(session)
         assert _redirects_home(events), f"{_id(item)} did not refuse {caller}: {events}"
@@ -185,5 +192,5 @@ def test_guarded_handler_lets_allowed_profiles_in(item, callers):
         auth = root.get_substate(AuthState.get_full_name().split("."))
         auth.session_token = callers[profile]
         state = root.get_substate(state_cls.get_full_name().split("."))
-        events = asyncio.run(_call(state, handler))
+        events = _invoke(state, handler)
         assert not _redirects_home(events), f"{_id(item)} refused an allowed {profile}"
