@@ -6,12 +6,12 @@ the compiled frontend, so /escorts-ssg is real HTML from the server.
 
 from __future__ import annotations
 
+from sqlalchemy import text
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from sqlalchemy import text
 
 from app.core.geo import city_by_slug
 from app.core.text import parse_int

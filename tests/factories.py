@@ -11,15 +11,20 @@ from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, Section,
 from app.services.users import create_user
 
 
-def make_owner(session: Session, email: str, **changes) -> User:
-    """An advertiser user; ``changes`` (activo, ban) are applied after creation."""
-    public = create_user(session=session, data={"email": email, "display_name": "Dueña", "profile_uid": ProfileId.PROFESOR.value})
-    user = session.get(User, public.uid)
+def _with_changes(session: Session, uid: str, changes: dict) -> User:
+    """The user row, with ``changes`` (activo, ban…) written after creation."""
+    user = session.get(User, uid)
     for key, value in changes.items():
         setattr(user, key, value)
     session.add(user)
     session.commit()
     return user
+
+
+def make_owner(session: Session, email: str, **changes) -> User:
+    """An advertiser user; ``changes`` (activo, ban) are applied after creation."""
+    public = create_user(session=session, data={"email": email, "display_name": "Dueña", "profile_uid": ProfileId.PROFESOR.value})
+    return _with_changes(session, public.uid, changes)
 
 
 def tier_of(session: Session, slug: str) -> Tier:
@@ -78,9 +83,4 @@ def make_account(
         session=session,
         data={"email": email, "display_name": email.split("@")[0], "profile_uid": profile.value, "identity_uid": identity.uid},
     )
-    user = session.get(User, public.uid)
-    for key, value in changes.items():
-        setattr(user, key, value)
-    session.add(user)
-    session.commit()
-    return user
+    return _with_changes(session, public.uid, changes)

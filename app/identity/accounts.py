@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 from app.core.text import is_valid_email
 from app.identity import sessions, throttle
 from app.identity.errors import AuthError
-from app.identity.provider import IdentityProvider, check_password_rules
+from app.identity.provider import IdentityProvider, check_password_rules, normalized_email
 from app.identity.sessions import Actor
 from app.models import ProfileId, User, UserPublic, utc_now
 from app.services import users
@@ -190,10 +190,7 @@ def change_password(
 
 def request_password_reset(*, provider: IdentityProvider, email: str) -> None:
     """E-mail a reset link if the account exists; the caller always hears the same answer."""
-    email = (email or "").strip().lower()
-    if not is_valid_email(email):
-        raise AuthError("invalid-email")
-    provider.send_password_reset(email=email)
+    provider.send_password_reset(email=normalized_email(email))
 
 
 def reset_password(
@@ -251,9 +248,7 @@ def create_administrator(
     *, session: Session, provider: IdentityProvider, email: str, password: str, display_name: str = ""
 ) -> UserPublic:
     """The first administrator (the create-admin command): a verified account with the staff profile."""
-    email = (email or "").strip().lower()
-    if not is_valid_email(email):
-        raise AuthError("invalid-email")
+    email = normalized_email(email)
     if users.find_user_by_email(session=session, email=email) is not None:
         raise AuthError("email-already-in-use")
     identity = provider.create_account(email=email, password=password)

@@ -19,9 +19,8 @@ import firebase_admin
 import httpx
 from firebase_admin import auth, credentials, exceptions
 
-from app.core.text import is_valid_email
 from app.identity.errors import AuthError
-from app.identity.provider import Identity, check_password_rules
+from app.identity.provider import Identity, check_password_rules, normalized_email
 from app.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -81,13 +80,6 @@ def _firebase_app(*, project_id: str, credentials_path: str, timeout: float) -> 
             credential = credentials.Certificate(credentials_path) if credentials_path else None  # None: ADC
             options = {"projectId": project_id, "httpTimeout": timeout}
             return firebase_admin.initialize_app(credential, options, name=name)
-
-
-def _normalized_email(email: str) -> str:
-    email = (email or "").strip().lower()
-    if not is_valid_email(email) or len(email) > 254:
-        raise AuthError("invalid-email")
-    return email
 
 
 @contextmanager
@@ -202,7 +194,7 @@ class FirebaseProvider:
     # --- accounts -------------------------------------------------------------
 
     def sign_up(self, *, email: str, password: str) -> Identity:
-        email = _normalized_email(email)
+        email = normalized_email(email)
         check_password_rules(password)
         body = self._call("signUp", {"email": email, "password": password, "returnSecureToken": True})
         identity = self._verified(body["idToken"], email)
@@ -216,7 +208,7 @@ class FirebaseProvider:
         return identity
 
     def create_account(self, *, email: str, password: str) -> Identity:
-        email = _normalized_email(email)
+        email = normalized_email(email)
         check_password_rules(password)
         with _admin_errors():
             user = auth.create_user(email=email, password=password, email_verified=True, app=self.app)
@@ -248,9 +240,7 @@ class FirebaseProvider:
             auth.revoke_refresh_tokens(uid, app=self.app)
 
     def send_password_reset(self, *, email: str) -> None:
-        email = (email or "").strip().lower()
-        if not is_valid_email(email):
-            return
+        email = normalized_email(email)
         with _admin_errors():
             try:
                 user = auth.get_user_by_email(email, app=self.app)

@@ -18,9 +18,8 @@ from sqlalchemy import Engine, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from app.core.text import is_valid_email
 from app.identity.errors import AuthError
-from app.identity.provider import Identity, check_password_rules
+from app.identity.provider import Identity, check_password_rules, normalized_email
 from app.models import ActionCode, ActionPurpose, LocalCredential, utc_now
 from app.services.mail import MailError, send_email
 from app.settings import get_settings
@@ -49,13 +48,6 @@ def action_link(*, mode: ActionPurpose, code: str) -> str:
     return f"{get_settings().site_url}/login/accion?{query}"
 
 
-def _normalized_email(email: str) -> str:
-    email = (email or "").strip().lower()
-    if not is_valid_email(email) or len(email) > 254:
-        raise AuthError("invalid-email")
-    return email
-
-
 def _identity(credential: LocalCredential) -> Identity:
     return Identity(uid=credential.uid, email=credential.email, email_verified=credential.email_verified)
 
@@ -71,7 +63,7 @@ class LocalProvider:
     # --- accounts -------------------------------------------------------------
 
     def _create(self, *, email: str, password: str, verified: bool) -> LocalCredential:
-        email = _normalized_email(email)
+        email = normalized_email(email)
         check_password_rules(password)
         credential = LocalCredential(email=email, password_hash=_hasher.hash(password), email_verified=verified)
         with Session(self._engine, expire_on_commit=False) as session:

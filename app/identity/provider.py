@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from app.core.text import is_valid_email
 from app.identity.common_passwords import is_common_password
 from app.identity.errors import AuthError
 from app.settings import get_settings
@@ -90,6 +91,14 @@ class IdentityProvider(Protocol):
     def set_profile(self, *, uid: str, profile: str) -> None:
         """Record the user's profile with the account (a custom claim on Firebase)."""
         ...
+
+
+def normalized_email(email: str) -> str:
+    """Trimmed, lower-cased e-mail; invalid-email when it does not look like one."""
+    email = (email or "").strip().lower()
+    if not is_valid_email(email) or len(email) > 254:
+        raise AuthError("invalid-email")
+    return email
 
 
 def check_password_rules(password: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from sqlalchemy import delete
 from sqlmodel import Session, select
 
 from app.models import SignInAttempt, utc_now
@@ -61,7 +62,12 @@ def is_locked(
     return False
 
 
+KEEP_ATTEMPTS = timedelta(days=1)
+
+
 def record_attempt(*, session: Session, email: str, client_hash: str, succeeded: bool, now: datetime | None = None) -> None:
-    """Remember one sign-in attempt (committed at once)."""
-    session.add(SignInAttempt(email=email, client_hash=client_hash, succeeded=succeeded, at=now or utc_now()))
+    """Remember one sign-in attempt and forget those older than a day (committed at once)."""
+    now = now or utc_now()
+    session.execute(delete(SignInAttempt).where(SignInAttempt.at < now - KEEP_ATTEMPTS))
+    session.add(SignInAttempt(email=email, client_hash=client_hash, succeeded=succeeded, at=now))
     session.commit()

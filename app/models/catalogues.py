@@ -13,7 +13,6 @@ from sqlmodel import Field, SQLModel
 
 from app.models.base import new_uid, utc_now
 
-
 FIXED_TIERS: tuple[tuple[str, str, int], ...] = (
     ("diamante", "Diamante", 1),
     ("ruby", "Ruby", 2),

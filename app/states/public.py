@@ -9,13 +9,13 @@ from __future__ import annotations
 import reflex as rx
 from pydantic import BaseModel
 
-from app.states.auth import public
 from app.core.geo import city_by_slug
 from app.db import session_scope
 from app.models import ListingCard, ListingDetail, Section
 from app.routes import city_path, is_pretty_detail_path, resolve_public_path
 from app.services import listings
 from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, tab_by_slug
+from app.states.auth import public
 
 AGE_COOKIE = "mayor_de_edad"
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600

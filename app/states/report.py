@@ -12,12 +12,12 @@ import time
 
 import reflex as rx
 
-from app.states.auth import public
 from app.db import session_scope
 from app.models import REPORT_KIND_LABELS
 from app.services.errors import ServiceError
 from app.services.reports import MESSAGE_MAX, client_hash, create_report
 from app.settings import get_settings
+from app.states.auth import public
 from app.states.notify import notify_error, notify_success
 
 KIND_OPTIONS: list[list[str]] = [[kind.value, label] for kind, label in REPORT_KIND_LABELS.items()]

@@ -16,12 +16,12 @@ from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import delete
 from sqlmodel import Session
 
+from app.db import make_engine
 from app.identity import accounts
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
 from app.identity.sessions import Actor
 from app.models import ProfileId, SignInAttempt, User
-from app.db import make_engine
 from tests.e2e.conftest import Site
 from tests.factories import make_account
 

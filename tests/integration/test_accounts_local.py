@@ -321,3 +321,13 @@ def test_reset_emails_are_capped_per_hour(db, provider, mailbox):
         accounts.request_password_reset(provider=provider, email="inundada@correo.cl")  # same answer every time
     mailbox.wait_for_link("inundada@correo.cl", "resetPassword", after=2)
     assert len(mailbox.to("inundada@correo.cl")) == 3
+
+
+def test_attempts_older_than_a_day_are_forgotten(db, provider):
+    make_account(db, provider, "memoria@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    with pytest.raises(AuthError):
+        _sign_in(db, provider, "memoria@correo.cl", "mala-clave")
+    db.execute(update(SignInAttempt).values(at=SignInAttempt.at - timedelta(days=1, seconds=1)))
+    db.commit()
+    _sign_in(db, provider, "memoria@correo.cl")
+    assert [a.succeeded for a in db.exec(select(SignInAttempt)).all()] == [True]

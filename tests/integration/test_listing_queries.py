@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import Session
 
 from app.db import make_engine
-from app.models import AdvertiserService, ListingService, ListingStatus, Section, utc_now
+from app.models import AdvertiserService, ListingService, Section, utc_now
 from app.services import listings
 from app.services.filter_tabs import FILTER_TABS, TABS_BY_SLUG, tab_by_slug
 from tests.factories import make_listing, make_owner
