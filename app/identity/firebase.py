@@ -240,7 +240,10 @@ class FirebaseProvider:
             auth.revoke_refresh_tokens(uid, app=self.app)
 
     def send_password_reset(self, *, email: str) -> None:
-        email = normalized_email(email)
+        try:
+            email = normalized_email(email)
+        except AuthError:
+            return  # silent, like an unknown e-mail
         with _admin_errors():
             try:
                 user = auth.get_user_by_email(email, app=self.app)

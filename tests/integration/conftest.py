@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,18 +19,13 @@ import httpx
 import pytest
 
 from app.identity.firebase import FirebaseProvider
+from tests.mailbox import free_port
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FIREBASE_BIN = PROJECT_ROOT / "tools" / "firebase" / "node_modules" / ".bin" / "firebase"
 FIREBASE_PROJECT = "demo-escorts"
 START_TIMEOUT = 90
 
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _stop(process: subprocess.Popen) -> None:

@@ -7,16 +7,21 @@ users table and our sessions stay in step with the Firebase accounts.
 from __future__ import annotations
 
 import firebase_admin.auth
+import httpx
 import pytest
 from sqlmodel import Session, select
 
 from app.db import get_engine
 from app.identity import accounts, sessions
-from app.identity.errors import AuthError
+from app.identity.errors import AUTH_MESSAGES, AuthError
 from app.identity.sessions import Actor
 from app.models import ProfileId, SignInAttempt, User
 from app.settings import get_settings
+from app.states.account import LoginState
 from tests.factories import make_account
+from tests.handlers import client_states, invoke
+from tests.integration.conftest import FIREBASE_PROJECT
+from tests.mailbox import free_port
 
 PASSWORD = "desierto-florido-atacama"
 
@@ -106,3 +111,61 @@ def test_password_change_and_reset_end_sessions(db, firebase_provider, firebase_
     )
     assert sessions.resolve_session(session=db, token=fresh).actor is None
     assert _sign_in(db, firebase_provider, "claves@correo.cl", "torres-del-paine-9").actor.profile_uid == "secretaria"
+
+
+@pytest.fixture
+def firebase_app_settings(app_database, firebase_emulator, monkeypatch):
+    """The app itself configured for Firebase on the emulator (what production sets, minus the emulator)."""
+    monkeypatch.setenv("IDENTITY_PROVIDER", "firebase")
+    monkeypatch.setenv("FIREBASE_PROJECT_ID", FIREBASE_PROJECT)
+    monkeypatch.setenv("FIREBASE_API_KEY", "fake-api-key")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def _sign_up_form(email: str) -> dict:
+    return {"email": email, "password": PASSWORD, "password_confirm": PASSWORD, "profile": "cliente", "adult": "on"}
+
+
+@pytest.mark.parametrize(
+    ("reason", "code"),
+    [
+        ("EMAIL_EXISTS", "email-already-in-use"),
+        ("WEAK_PASSWORD : Password should be at least 6 characters", "weak-password"),
+        ("OPERATION_NOT_ALLOWED", "operation-not-allowed"),
+        ("UNAUTHORIZED_DOMAIN : Domain not allowlisted by project", "unauthorized-domain"),
+        ("TOO_MANY_ATTEMPTS_TRY_LATER", "too-many-requests"),
+    ],
+)
+def test_firebase_refusals_reach_the_sign_up_form(firebase_app_settings, monkeypatch, reason, code):
+    def refuse(url, **kwargs):
+        return httpx.Response(400, json={"error": {"code": 400, "message": reason}}, request=httpx.Request("POST", url))
+
+    monkeypatch.setattr("app.identity.firebase.httpx.post", refuse)
+    state, _ = client_states(LoginState)
+    invoke(state, "load")
+    events = invoke(state, "sign_up", form_data=_sign_up_form("rechazo@correo.cl"))
+    assert state.error == AUTH_MESSAGES[code]
+    assert events == []  # no redirect: the person stays on the form
+    with Session(get_engine()) as db:
+        assert db.exec(select(User)).all() == []
+
+
+def test_an_unreachable_firebase_reaches_the_sign_in_form(firebase_app_settings, monkeypatch):
+    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", f"127.0.0.1:{free_port()}")  # nothing listens
+    state, auth = client_states(LoginState)
+    invoke(state, "load")
+    invoke(state, "sign_in", form_data={"email": "alguien@correo.cl", "password": PASSWORD})
+    assert state.error == AUTH_MESSAGES["network-request-failed"]
+    assert auth.session_token == ""
+
+
+def test_the_sign_in_form_works_with_firebase(firebase_app_settings, firebase_provider, db):
+    make_account(db, firebase_provider, "firebase-ui@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
+    state, auth = client_states(LoginState)
+    invoke(state, "load")
+    events = invoke(state, "sign_in", form_data={"email": "firebase-ui@correo.cl", "password": PASSWORD})
+    assert state.error == ""
+    assert auth.session_token and auth.signed_in
+    assert any("/my/publicacion/misPublicaciones" in str(event.args) for event in events)

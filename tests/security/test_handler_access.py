@@ -12,24 +12,22 @@ unchanged. A signed-in user of an allowed profile must get through.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from reflex.state import State
 from sqlalchemy import text
 from sqlmodel import Session, SQLModel
 
-import app.app  # noqa: F401  (registers every page and state)
 from app.db import get_engine
 from app.identity.guards import HOME
 from app.identity.local import LocalProvider
 from app.identity.sessions import create_session
 from app.models import ProfileId
-from app.states.auth import ACCESS_ATTR, PUBLIC, AuthState
+from app.states.auth import ACCESS_ATTR, PUBLIC
 from tests.factories import make_account
+from tests.handlers import client_states, invoke
 
 FRAMEWORK_HANDLERS = {"setvar"}  # Reflex's own; with auto-setters off it can only call our marked set_* handlers
 
@@ -103,28 +101,6 @@ def _dummy_args(fn) -> dict:
     return args
 
 
-def _events(result) -> list:
-    if result is None:
-        return []
-    return list(result) if isinstance(result, list | tuple) else [result]
-
-
-async def _call(state, handler) -> list:
-    fn = handler.fn
-    result = fn(state, **_dummy_args(fn))
-    if inspect.isasyncgen(result):
-        return [event async for item in result for event in _events(item)]
-    if inspect.isawaitable(result):
-        result = await result
-    return _events(result)
-
-
-def _invoke(state, handler) -> list:
-    """Run the handler on a loop of its own (Playwright's sync API may own this thread's loop)."""
-    with ThreadPoolExecutor(max_workers=1) as worker:
-        return worker.submit(asyncio.run, _call(state, handler)).result()
-
-
 def _redirects_home(events: list) -> bool:
     for event in events:
         handler = getattr(event, "handler", None)
@@ -167,14 +143,11 @@ def test_guarded_handler_refuses_every_wrong_caller(item, callers):
     allowed = getattr(handler.fn, ACCESS_ATTR)
     wrong = ["anonymous"] + [p.value for p in ProfileId if p.value not in allowed] + [f"banned-{p}" for p in allowed]
     for caller in wrong:
-        root = State(_reflex_internal_init=True)
-        auth = root.get_substate(AuthState.get_full_name().split("."))
-        auth.session_token = callers[caller]
-        state = root.get_substate(state_cls.get_full_name().split("."))
+        state, auth = client_states(state_cls, callers[caller])
         before_state = _state_values(state)
         with Session(get_engine()) as session:
             before_db = _snapshot(session)
-        events = _invoke(state, handler)
+        events = invoke(state, name, **_dummy_args(handler.fn))
         with Session(get_engine()) as session:
             after_db = _snapshot(session)
         assert _redirects_home(events), f"{_id(item)} did not refuse {caller}: {events}"
@@ -188,9 +161,6 @@ def test_guarded_handler_refuses_every_wrong_caller(item, callers):
 def test_guarded_handler_lets_allowed_profiles_in(item, callers):
     state_cls, name, handler = item
     for profile in getattr(handler.fn, ACCESS_ATTR):
-        root = State(_reflex_internal_init=True)
-        auth = root.get_substate(AuthState.get_full_name().split("."))
-        auth.session_token = callers[profile]
-        state = root.get_substate(state_cls.get_full_name().split("."))
-        events = _invoke(state, handler)
+        state, _ = client_states(state_cls, callers[profile])
+        events = invoke(state, name, **_dummy_args(handler.fn))
         assert not _redirects_home(events), f"{_id(item)} refused an allowed {profile}"
