@@ -12,45 +12,22 @@ row count. The scratch database is dropped at the end. Not part of the tests.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import statistics
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
-import psycopg
+from common import percentiles, scratch_database, timed
 from sqlalchemy import func
-from sqlalchemy.engine import make_url
 from sqlmodel import Session, select
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.core.geo import CITIES  # noqa: E402
-from app.db import make_engine, migrate  # noqa: E402
-from app.models import Listing, ListingStatus, Section  # noqa: E402
-from app.seed import seed  # noqa: E402
-from app.services import listings  # noqa: E402
-from app.services.filter_tabs import FILTER_TABS, TABS_BY_SLUG  # noqa: E402
-
-SERVER = os.environ.get("BENCH_DATABASE_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres")
-
-
-def _percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return statistics.median(ordered), p95
-
-
-def _time(fn, runs: int) -> list[float]:
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - started) * 1000)
-    return samples
+from app.core.geo import CITIES
+from app.db import make_engine, migrate
+from app.models import Listing, ListingStatus, Section
+from app.seed import seed
+from app.services import listings
+from app.services.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 
 
 def main() -> int:
@@ -59,12 +36,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=500)
     args = parser.parse_args()
 
-    name = f"bench_{uuid.uuid4().hex[:10]}"
-    libpq = make_url(SERVER).set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(libpq, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(SERVER).set(database=name).render_as_string(hide_password=False)
-    try:
+    with scratch_database() as url:
         migrate(url)
         engine = make_engine(url)
         with Session(engine) as session, tempfile.TemporaryDirectory() as media:
@@ -95,13 +67,10 @@ def main() -> int:
 
             print(f"rows: {total} listings ({len(uids)} published), {args.runs} runs each, times in ms")
             for label, fn in (("city page (Todas, page 1)", city_page), ("city page (any tab/section, pages 1-3)", city_page_tab), ("listing detail", detail)):
-                _time(fn, 20)  # warm-up
-                p50, p95 = _percentiles(_time(fn, args.runs))
+                timed(fn, 20)  # warm-up
+                p50, p95 = percentiles(timed(fn, args.runs))
                 print(f"{label:42s} p50 {p50:6.2f}   p95 {p95:6.2f}")
         engine.dispose()
-    finally:
-        with psycopg.connect(libpq, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     return 0
 
 
