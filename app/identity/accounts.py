@@ -122,9 +122,19 @@ class SignedIn:
 
 
 def sign_in(
-    *, session: Session, provider: IdentityProvider, settings: Settings, email: str, password: str, client_hash: str
+    *,
+    session: Session,
+    provider: IdentityProvider,
+    settings: Settings,
+    email: str,
+    password: str,
+    client_hash: str,
+    replacing_token: str = "",
 ) -> SignedIn:
-    """The sign-in flow: limits, password, verified e-mail, ban, online, a new session."""
+    """The sign-in flow: limits, password, verified e-mail, ban, online, a new session.
+
+    ``replacing_token`` is the browser's previous session, ended once the new one exists.
+    """
     email = (email or "").strip().lower()
     window = timedelta(minutes=settings.signin_window_minutes)
     limits = {"max_failures": settings.signin_max_failures, "window": window}
@@ -150,6 +160,7 @@ def sign_in(
     session.add(user)
     session.commit()
     token = sessions.create_session(session=session, user_uid=user.uid, days=settings.session_days)
+    sessions.revoke_session(session=session, token=replacing_token)
     actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
     return SignedIn(actor=actor, token=token)
 

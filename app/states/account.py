@@ -35,11 +35,16 @@ def _field(form_data: dict, name: str, limit: int = 256) -> str:
     return value[:limit] if isinstance(value, str) else ""
 
 
-def _sign_in(email: str, password: str, client: str) -> accounts.SignedIn:
-    settings = get_settings()
+def _sign_in(email: str, password: str, client: str, previous_token: str) -> accounts.SignedIn:
     with session_scope() as session:
         return accounts.sign_in(
-            session=session, provider=get_provider(), settings=settings, email=email, password=password, client_hash=client
+            session=session,
+            provider=get_provider(),
+            settings=get_settings(),
+            email=email,
+            password=password,
+            client_hash=client,
+            replacing_token=previous_token,
         )
 
 
@@ -88,7 +93,7 @@ class LoginState(rx.State):
         self.error = ""
         self.busy = True
         try:
-            signed = await asyncio.to_thread(_sign_in, email, password, self._client())
+            signed = await asyncio.to_thread(_sign_in, email, password, self._client(), auth.session_token)
         except AuthError as exc:
             self.busy = False
             if exc.code == "user-disabled":

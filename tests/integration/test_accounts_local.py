@@ -149,6 +149,14 @@ def test_session_lifecycle(db, provider):
     first = _sign_in(db, provider, "vida@correo.cl")
     second = _sign_in(db, provider, "vida@correo.cl")
     assert first.token != second.token  # a new token at every sign-in
+    # Signing in again in the same browser ends the session it replaces.
+    old = _sign_in(db, provider, "vida@correo.cl").token
+    new = accounts.sign_in(
+        session=db, provider=provider, settings=get_settings(), email="vida@correo.cl", password=PASSWORD,
+        client_hash=CLIENT, replacing_token=old,
+    )
+    assert sessions.resolve_session(session=db, token=old).actor is None
+    assert sessions.resolve_session(session=db, token=new.token).actor.uid == user.uid
     assert sessions.resolve_session(session=db, token=first.token).actor.uid == user.uid
     assert sessions.resolve_session(session=db, token="inventado").actor is None
     # Sign-out ends that browser's session only, and marks the user offline.

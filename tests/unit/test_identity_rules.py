@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,7 +15,7 @@ from app.identity.guards import area_profile, landing_path
 from app.identity.provider import check_password_rules
 from app.identity.throttle import locked_until
 from app.models import ProfileId
-from app.settings import Settings
+from app.settings import PROJECT_ROOT, Settings
 
 SPEC_CODES = (
     "email-already-in-use", "wrong-password", "user-not-found", "user-disabled", "invalid-credential",
@@ -108,3 +111,16 @@ def test_firebase_needs_its_project_and_key(monkeypatch):
     with pytest.raises(ValidationError, match="FIREBASE_PROJECT_ID"):
         Settings(identity_provider="firebase")
     Settings(identity_provider="firebase", firebase_project_id="demo", firebase_api_key="k")
+
+
+def test_the_app_refuses_to_start_in_production_with_the_emulator():
+    """rxconfig reads the settings when Reflex starts: the process must stop there."""
+    env = {
+        **os.environ,
+        "ENVIRONMENT": "production",
+        "SECRET_KEY": "p" * 40,
+        "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099",
+    }
+    started = subprocess.run([sys.executable, "-c", "import rxconfig"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
+    assert started.returncode != 0
+    assert "emulator's tokens are unsigned" in started.stderr
