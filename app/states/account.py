@@ -15,7 +15,6 @@ from app.identity import accounts
 from app.identity.errors import AuthError
 from app.identity.guards import ALL_PROFILES, landing_path
 from app.identity.provider import get_provider
-from app.identity.sessions import Actor
 from app.services.errors import ServiceError
 from app.services.reports import client_hash
 from app.settings import get_settings
@@ -35,22 +34,15 @@ def _field(form_data: dict, name: str, limit: int = 256) -> str:
     return value[:limit] if isinstance(value, str) else ""
 
 
-def _sign_in(email: str, password: str, client: str, previous_token: str) -> accounts.SignedIn:
+def _account_call(operation, **kwargs):
+    """Run an app.identity.accounts operation with a database session and the configured provider."""
     with session_scope() as session:
-        return accounts.sign_in(
-            session=session,
-            provider=get_provider(),
-            settings=get_settings(),
-            email=email,
-            password=password,
-            client_hash=client,
-            replacing_token=previous_token,
-        )
+        return operation(session=session, provider=get_provider(), **kwargs)
 
 
-def _sign_up(data: dict) -> None:
-    with session_scope() as session:
-        accounts.sign_up(session=session, provider=get_provider(), data=data)
+async def _off_loop(operation, **kwargs):
+    """The same, off the event loop (argon2, SMTP and identity-service calls block)."""
+    return await asyncio.to_thread(_account_call, operation, **kwargs)
 
 
 class LoginState(rx.State):
@@ -93,7 +85,14 @@ class LoginState(rx.State):
         self.error = ""
         self.busy = True
         try:
-            signed = await asyncio.to_thread(_sign_in, email, password, self._client(), auth.session_token)
+            signed = await _off_loop(
+                accounts.sign_in,
+                settings=get_settings(),
+                email=email,
+                password=password,
+                client_hash=self._client(),
+                replacing_token=auth.session_token,
+            )
         except AuthError as exc:
             self.busy = False
             if exc.code == "user-disabled":
@@ -127,7 +126,7 @@ class LoginState(rx.State):
         self.error = ""
         self.busy = True
         try:
-            await asyncio.to_thread(_sign_up, data)
+            await _off_loop(accounts.sign_up, data=data)
         except ServiceError as exc:
             self.busy = False
             self.error = exc.message
@@ -159,13 +158,6 @@ class LoginState(rx.State):
 
 def _confirm_email(code: str) -> str:
     return get_provider().confirm_email(code=code)
-
-
-def _reset_password(code: str, new_password: str, confirm: str) -> None:
-    with session_scope() as session:
-        accounts.reset_password(
-            session=session, provider=get_provider(), code=code, new_password=new_password, confirm_password=confirm
-        )
 
 
 class AccountActionState(rx.State):
@@ -206,8 +198,11 @@ class AccountActionState(rx.State):
             return None
         self.error = ""
         try:
-            await asyncio.to_thread(
-                _reset_password, self._code, _field(form_data, "password", 129), _field(form_data, "password_confirm", 129)
+            await _off_loop(
+                accounts.reset_password,
+                code=self._code,
+                new_password=_field(form_data, "password", 129),
+                confirm_password=_field(form_data, "password_confirm", 129),
             )
         except ServiceError as exc:
             self.error = exc.message
@@ -217,19 +212,6 @@ class AccountActionState(rx.State):
         self._code = ""
         self.status, self.message = "reset_done", "Tu contraseña fue cambiada. Ya puedes ingresar con la nueva."
         return None
-
-
-def _change_password(actor: Actor, current: str, new: str, confirm: str) -> str:
-    with session_scope() as session:
-        return accounts.change_password(
-            session=session,
-            provider=get_provider(),
-            settings=get_settings(),
-            actor=actor,
-            current_password=current,
-            new_password=new,
-            confirm_password=confirm,
-        )
 
 
 class PasswordDialogState(rx.State):
@@ -253,12 +235,13 @@ class PasswordDialogState(rx.State):
         actor = current_actor()
         self.error = ""
         try:
-            token = await asyncio.to_thread(
-                _change_password,
-                actor,
-                _field(form_data, "current_password", 129),
-                _field(form_data, "new_password", 129),
-                _field(form_data, "new_password_confirm", 129),
+            token = await _off_loop(
+                accounts.change_password,
+                settings=get_settings(),
+                actor=actor,
+                current_password=_field(form_data, "current_password", 129),
+                new_password=_field(form_data, "new_password", 129),
+                confirm_password=_field(form_data, "new_password_confirm", 129),
             )
         except ServiceError as exc:
             self.error = exc.message
