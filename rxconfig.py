@@ -13,6 +13,11 @@ _settings = get_settings()
 
 config = rx.Config(
     app_name="app",
+    # Memory for one worker (nothing written to disk); Redis shared by several
+    # workers when REDIS_URL is set. Never Reflex's default disk manager, which
+    # pickles every tab's state into .states/.
+    state_manager_mode="redis" if _settings.redis_url else "memory",
+    redis_url=_settings.redis_url or None,
     telemetry_enabled=False,
     cors_allowed_origins=[_settings.site_url],
     show_built_with_reflex=False,

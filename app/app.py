@@ -24,7 +24,9 @@ app = rx.App(
     html_lang="es-CL",
     stylesheets=["/styles.css"],
     head_components=[rx.el.script(src="/site.js", defer=True)],
-    api_transformer=build_api(),
+    # Plain HTTP routes first, then ASGI middleware wrapping everything (pages,
+    # assets, the websocket) in order.
+    api_transformer=[build_api()],
     toaster=rx.toast.provider(position="bottom-center"),
 )
 

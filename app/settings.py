@@ -41,8 +41,14 @@ class Settings(BaseSettings):
     # Path to a service-account JSON; empty = Application Default Credentials.
     firebase_credentials: str = ""
     session_days: int = 30
+    # A session also ends after this many days without use.
+    session_idle_days: int = 7
     signin_max_failures: int = 5
     signin_window_minutes: int = 15
+
+    # Redis: Reflex's state manager and the abuse limits when set (several
+    # workers); otherwise state and limits live in this one process's memory.
+    redis_url: str = ""
 
     # Outgoing e-mail: SMTP when SMTP_HOST is set, otherwise files in OUTBOX_DIR.
     smtp_host: str = ""
@@ -83,6 +89,11 @@ class Settings(BaseSettings):
         if self.identity_provider == "firebase" and not (self.firebase_project_id and self.firebase_api_key):
             raise ValueError("IDENTITY_PROVIDER=firebase needs FIREBASE_PROJECT_ID and FIREBASE_API_KEY")
         return self
+
+    @property
+    def is_https(self) -> bool:
+        """True when the public address is https (cookies get Secure, HSTS is sent)."""
+        return self.site_url.startswith("https://")
 
     @property
     def is_sqlite(self) -> bool:
