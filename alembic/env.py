@@ -31,7 +31,8 @@ def run_migrations_offline() -> None:
 
 def run_migrations_online() -> None:
     """Run migrations against the configured database."""
-    engine = make_engine(_url())
+    # No statement timeout: an index build on a large table may take longer than a request may.
+    engine = make_engine(_url(), statement_timeout_ms=0)
     with engine.connect() as connection:
         context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
         with context.begin_transaction():

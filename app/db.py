@@ -11,11 +11,18 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
-from app.settings import get_settings
+from app.settings import Settings, get_settings
 
 
-def make_engine(url: str) -> Engine:
-    """Create an engine; SQLite gets foreign keys on and a busy timeout."""
+def make_engine(url: str, *, settings: Settings | None = None, statement_timeout_ms: int | None = None) -> Engine:
+    """Create an engine; SQLite gets foreign keys on and a busy timeout.
+
+    PostgreSQL connections give up after DB_CONNECT_TIMEOUT_S, statements are
+    cancelled after DB_STATEMENT_TIMEOUT_MS (``statement_timeout_ms`` overrides
+    it; 0 = no limit, for migrations) and waiting for a pooled connection ends
+    after DB_POOL_TIMEOUT_S. Pooled connections are checked before use, so the
+    engine recovers by itself after a database restart.
+    """
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
@@ -30,7 +37,20 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    settings = settings or get_settings()
+    if statement_timeout_ms is None:
+        statement_timeout_ms = settings.db_statement_timeout_ms
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=5,
+        max_overflow=10,
+        pool_timeout=settings.db_pool_timeout_s,
+        connect_args={
+            "connect_timeout": settings.db_connect_timeout_s,
+            "options": f"-c statement_timeout={statement_timeout_ms}",
+        },
+    )
 
 
 @functools.lru_cache

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -46,6 +47,12 @@ class Settings(BaseSettings):
     signin_max_failures: int = 5
     signin_window_minutes: int = 15
 
+    # PostgreSQL limits: a connection attempt, one statement, and the wait for
+    # a free pooled connection each fail with an error instead of hanging.
+    db_connect_timeout_s: int = 5
+    db_statement_timeout_ms: int = 15_000
+    db_pool_timeout_s: float = 10.0
+
     # Redis: Reflex's state manager and the abuse limits when set (several
     # workers); otherwise state and limits live in this one process's memory.
     redis_url: str = ""
@@ -56,6 +63,11 @@ class Settings(BaseSettings):
     smtp_user: str = ""
     smtp_password: str = ""
     smtp_starttls: bool = True
+    # Implicit TLS from the first byte (port 465) instead of STARTTLS.
+    smtp_ssl: bool = False
+    # PEM file of a private CA that signed the SMTP server's certificate;
+    # empty = the system's trusted CAs. The certificate is always verified.
+    smtp_tls_ca_file: str = ""
     mail_from: str = "Escorts Chile <no-responder@localhost>"
     outbox_dir: Path = PROJECT_ROOT / "data" / "outbox"
 
@@ -78,6 +90,20 @@ class Settings(BaseSettings):
             raise ValueError("PAGE_SIZE must be between 1 and 100")
         return value
 
+    @field_validator("db_connect_timeout_s")
+    @classmethod
+    def _libpq_connect_timeout(cls, value: int) -> int:
+        if value < 2:
+            raise ValueError("DB_CONNECT_TIMEOUT_S must be at least 2 seconds (the PostgreSQL client's minimum)")
+        return value
+
+    @field_validator("db_statement_timeout_ms", "db_pool_timeout_s")
+    @classmethod
+    def _positive_timeout(cls, value: float) -> float:
+        if value <= 0:
+            raise ValueError("DB_STATEMENT_TIMEOUT_MS and DB_POOL_TIMEOUT_S must be positive")
+        return value
+
     @model_validator(mode="after")
     def _real_secret_in_production(self) -> Settings:
         if self.environment == "production" and (self.secret_key == _DEV_SECRET or len(self.secret_key) < 32):
@@ -88,6 +114,23 @@ class Settings(BaseSettings):
             )
         if self.identity_provider == "firebase" and not (self.firebase_project_id and self.firebase_api_key):
             raise ValueError("IDENTITY_PROVIDER=firebase needs FIREBASE_PROJECT_ID and FIREBASE_API_KEY")
+        return self
+
+    @model_validator(mode="after")
+    def _mail_and_proxy_hops_in_production(self) -> Settings:
+        if self.environment != "production":
+            return self
+        if self.identity_provider == "local" and not self.smtp_host:
+            raise ValueError(
+                "SMTP_HOST must be set in production with IDENTITY_PROVIDER=local: sign-up confirmations and "
+                "password resets are e-mailed, and the outbox folder is for development and tests only"
+            )
+        if not re.fullmatch(r"[0-9]+", os.environ.get("REFLEX_TRUSTED_PROXY_HOPS", "").strip()):
+            raise ValueError(
+                "REFLEX_TRUSTED_PROXY_HOPS must be set in production to the number of reverse proxies in front of "
+                "the app (0 when clients connect directly): the abuse limits count per client address, and a wrong "
+                "value makes every visitor share the proxy's address"
+            )
         return self
 
     @property

@@ -1,0 +1,65 @@
+"""Production refuses to start on a configuration that would lose e-mail or
+key the abuse limits on a proxy's address; a complete one is accepted."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from app.settings import Settings
+
+COMPLETE = {
+    "environment": "production",
+    "secret_key": "k" * 40,
+    "database_url": "postgresql+psycopg://app:clave@db.interna:5432/app",
+    "site_url": "https://escorts.example.cl",
+    "identity_provider": "local",
+    "smtp_host": "smtp.example.cl",
+}
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch):
+    """Only what each test sets: nothing from the developer's shell."""
+    for name in ("FIREBASE_AUTH_EMULATOR_HOST", "REFLEX_TRUSTED_PROXY_HOPS", "SMTP_HOST", "IDENTITY_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _production(**changes) -> Settings:
+    return Settings(_env_file=None, **{**COMPLETE, **changes})
+
+
+@pytest.mark.parametrize("hops", ["0", "1", "2"])
+def test_a_complete_production_configuration_is_accepted(monkeypatch, hops):
+    monkeypatch.setenv("REFLEX_TRUSTED_PROXY_HOPS", hops)
+    settings = _production()
+    assert (settings.environment, settings.smtp_host) == ("production", "smtp.example.cl")
+
+
+def test_production_refuses_to_start_without_the_proxy_hops():
+    with pytest.raises(ValidationError, match="REFLEX_TRUSTED_PROXY_HOPS must be set in production"):
+        _production()
+
+
+@pytest.mark.parametrize("hops", ["", "  ", "uno", "-1", "1.5", "٣"])
+def test_production_refuses_proxy_hops_that_are_not_a_count(monkeypatch, hops):
+    monkeypatch.setenv("REFLEX_TRUSTED_PROXY_HOPS", hops)
+    with pytest.raises(ValidationError, match="REFLEX_TRUSTED_PROXY_HOPS"):
+        _production()
+
+
+def test_production_with_local_accounts_refuses_to_start_without_smtp(monkeypatch):
+    monkeypatch.setenv("REFLEX_TRUSTED_PROXY_HOPS", "1")
+    with pytest.raises(ValidationError, match="SMTP_HOST must be set in production"):
+        _production(smtp_host="")
+
+
+def test_firebase_accounts_need_no_smtp_in_production(monkeypatch):
+    monkeypatch.setenv("REFLEX_TRUSTED_PROXY_HOPS", "1")
+    settings = _production(smtp_host="", identity_provider="firebase", firebase_project_id="p", firebase_api_key="k")
+    assert settings.identity_provider == "firebase"
+
+
+def test_development_and_tests_need_neither(monkeypatch):
+    assert Settings(_env_file=None, environment="development", smtp_host="").smtp_host == ""
+    assert Settings(_env_file=None, environment="test", smtp_host="").environment == "test"
