@@ -104,6 +104,13 @@ class Settings(BaseSettings):
             raise ValueError("DB_STATEMENT_TIMEOUT_MS and DB_POOL_TIMEOUT_S must be positive")
         return value
 
+    @field_validator("smtp_tls_ca_file")
+    @classmethod
+    def _readable_ca_file(cls, value: str) -> str:
+        if value and not Path(value).is_file():
+            raise ValueError(f"SMTP_TLS_CA_FILE={value} is not a file: point it at the PEM certificate of the mail server's CA")
+        return value
+
     @model_validator(mode="after")
     def _real_secret_in_production(self) -> Settings:
         if self.environment == "production" and (self.secret_key == _DEV_SECRET or len(self.secret_key) < 32):

@@ -1,5 +1,8 @@
 """Outgoing e-mail: SMTP when SMTP_HOST is configured, otherwise a local outbox folder.
 
+TLS (STARTTLS, or implicit with SMTP_SSL) always verifies the server's
+certificate and host name, against SMTP_TLS_CA_FILE when set.
+
 The outbox (OUTBOX_DIR, ``data/outbox`` by default) receives one ``.eml``
 file per message so a developer can open the verification and reset links
 without a mail server. Sending blocks: call it off the event loop.
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import smtplib
+import ssl
 from email.message import EmailMessage
 from email.utils import make_msgid
 
@@ -45,12 +49,24 @@ def send_email(*, to: str, subject: str, body: str, settings: Settings | None = 
         log.info("E-mail to %s written to %s", to, path)
         return
     try:
-        with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=30) as smtp:
-            if settings.smtp_starttls:
-                smtp.starttls()
+        with _connect(settings) as smtp:
+            if settings.smtp_starttls and not settings.smtp_ssl:
+                smtp.starttls(context=_tls_context(settings))
             if settings.smtp_user:
                 smtp.login(settings.smtp_user, settings.smtp_password)
             smtp.send_message(message)
     except (OSError, smtplib.SMTPException) as exc:
         log.exception("SMTP delivery to %s failed", to)
         raise MailError("No pudimos enviar el correo. Inténtalo de nuevo en unos minutos.") from exc
+
+
+def _tls_context(settings: Settings) -> ssl.SSLContext:
+    """Verify the server's certificate and name: system CAs, or SMTP_TLS_CA_FILE."""
+    return ssl.create_default_context(cafile=settings.smtp_tls_ca_file or None)
+
+
+def _connect(settings: Settings) -> smtplib.SMTP:
+    """A connection to the configured server: implicit TLS with SMTP_SSL, plain (for STARTTLS) otherwise."""
+    if settings.smtp_ssl:
+        return smtplib.SMTP_SSL(settings.smtp_host, settings.smtp_port, timeout=30, context=_tls_context(settings))
+    return smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=30)
