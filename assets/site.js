@@ -1,7 +1,10 @@
 // Site-wide behaviour that needs no server round trip:
 // - every navigation scrolls to the top-left (SPEC §2);
 // - detail carousels autoplay every data-autoplay-ms (5000) and have
-//   previous/next buttons; swiping is native scroll snapping.
+//   previous/next buttons; swiping is native scroll snapping;
+// - when another tab signs in or out (the "user" record in local storage
+//   changes), this tab reloads, so its websocket reconnects with the
+//   browser's current session cookie.
 (function () {
   "use strict";
 
@@ -13,6 +16,10 @@
     return result;
   };
   window.addEventListener("popstate", toTop);
+
+  window.addEventListener("storage", function (event) {
+    if (event.key === "user" && event.oldValue !== event.newValue) window.location.reload();
+  });
 
   var lastTouch = new WeakMap();
 

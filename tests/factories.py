@@ -84,3 +84,30 @@ def make_account(
         data={"email": email, "display_name": email.split("@")[0], "profile_uid": profile.value, "identity_uid": identity.uid},
     )
     return _with_changes(session, public.uid, changes)
+
+
+def open_session(session: Session, user_uid: str, days: int = 1) -> str:
+    """A live session for this user, opened the way a browser does (ticket, then exchange); its raw token."""
+    from app.identity.sessions import issue_ticket, redeem_ticket
+
+    ticket = issue_ticket(session=session, user_uid=user_uid)
+    token = redeem_ticket(session=session, ticket=ticket, days=days)
+    session.commit()
+    return token
+
+
+def exchange_ticket(session: Session, ticket: str, days: int = 1) -> str:
+    """What the browser does with a sign-in ticket: exchange it for a session; the raw token."""
+    from app.identity.sessions import redeem_ticket
+
+    token = redeem_ticket(session=session, ticket=ticket, days=days)
+    session.commit()
+    assert token is not None, "the ticket was refused"
+    return token
+
+
+def check_session(session: Session, token: str):
+    """What a guarded handler sees for a connection carrying this session cookie."""
+    from app.identity.sessions import digest, resolve_session
+
+    return resolve_session(session=session, token_hash=digest(token), idle_days=7)

@@ -8,17 +8,17 @@ take a database session and a provider; no Reflex here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from sqlmodel import Session, select
 
+from app.core.actor import Actor
 from app.core.text import is_valid_email
 from app.identity import sessions, throttle
 from app.identity.errors import AuthError
 from app.identity.provider import IdentityProvider, check_password_rules, normalized_email
-from app.identity.sessions import Actor
 from app.models import ProfileId, User, UserPublic, utc_now
 from app.services import users
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
@@ -115,10 +115,10 @@ def sign_up(*, session: Session, provider: IdentityProvider, data: dict) -> User
 
 @dataclass(frozen=True)
 class SignedIn:
-    """A completed sign-in: who, and the new session token for their browser."""
+    """A completed sign-in: who, and the single-use ticket their browser exchanges for the session cookie."""
 
     actor: Actor
-    token: str
+    ticket: str = field(repr=False)
 
 
 def sign_in(
@@ -129,11 +129,10 @@ def sign_in(
     email: str,
     password: str,
     client_hash: str,
-    replacing_token: str = "",
 ) -> SignedIn:
-    """The sign-in flow: limits, password, verified e-mail, ban, online, a new session.
+    """The sign-in flow: limits, password, verified e-mail, ban, online, a ticket for a new session.
 
-    ``replacing_token`` is the browser's previous session, ended once the new one exists.
+    The browser's previous session, if any, ends when it exchanges the ticket.
     """
     email = (email or "").strip().lower()
     window = timedelta(minutes=settings.signin_window_minutes)
@@ -158,36 +157,32 @@ def sign_in(
     user.online = True
     user.updated_at = utc_now()
     session.add(user)
+    ticket = sessions.issue_ticket(session=session, user_uid=user.uid)
     session.commit()
-    token = sessions.create_session(session=session, user_uid=user.uid, days=settings.session_days)
-    sessions.revoke_session(session=session, token=replacing_token)
     actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
-    return SignedIn(actor=actor, token=token)
+    return SignedIn(actor=actor, ticket=ticket)
 
 
-def sign_out(*, session: Session, token: str) -> None:
-    """End this browser's session (every tab shares it) and mark the user offline."""
-    check = sessions.resolve_session(session=session, token=token)
-    sessions.revoke_session(session=session, token=token)
-    if check.actor is not None:
-        user = session.get(User, check.actor.uid)
-        if user is not None:
-            user.online = False
-            session.add(user)
-            session.commit()
+def sign_out(*, session: Session, token_hash: str) -> None:
+    """End this browser's session (every tab shares the cookie) and mark the user offline."""
+    user_uid = sessions.revoke_session(session=session, token_hash=token_hash)
+    user = session.get(User, user_uid) if user_uid else None
+    if user is not None:
+        user.online = False
+        session.add(user)
+    session.commit()
 
 
 def change_password(
     *,
     session: Session,
     provider: IdentityProvider,
-    settings: Settings,
     actor: Actor,
     current_password: str,
     new_password: str,
     confirm_password: str,
 ) -> str:
-    """Change the actor's password; end all their sessions and return a new token for this browser."""
+    """Change the actor's password; end all their sessions and return a ticket for a new one in this browser."""
     _matching(new_password, confirm_password)
     user = session.get(User, actor.uid)
     if user is None or not user.identity_uid:
@@ -196,7 +191,9 @@ def change_password(
         uid=user.identity_uid, email=user.email, current_password=current_password, new_password=new_password
     )
     sessions.revoke_user_sessions(session=session, user_uid=user.uid)
-    return sessions.create_session(session=session, user_uid=user.uid, days=settings.session_days)
+    ticket = sessions.issue_ticket(session=session, user_uid=user.uid)
+    session.commit()
+    return ticket
 
 
 def request_password_reset(*, provider: IdentityProvider, email: str) -> None:
@@ -213,6 +210,7 @@ def reset_password(
     user = _user_by_identity(session, identity_uid)
     if user is not None:
         sessions.revoke_user_sessions(session=session, user_uid=user.uid)
+        session.commit()
 
 
 # --- staff ------------------------------------------------------------------------
@@ -239,6 +237,7 @@ def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_
     updated = users.update_user(session=session, uid=user.uid, data={"ban": banned, "online": False if banned else user.online})
     if banned:
         sessions.revoke_user_sessions(session=session, user_uid=user.uid)
+        session.commit()
     return updated
 
 

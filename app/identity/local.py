@@ -8,7 +8,6 @@ account's other unused reset codes.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from datetime import timedelta
 from urllib.parse import urlencode
@@ -20,6 +19,7 @@ from sqlmodel import Session, select
 
 from app.identity.errors import AuthError
 from app.identity.provider import Identity, check_password_rules, normalized_email
+from app.identity.sessions import digest
 from app.models import ActionCode, ActionPurpose, LocalCredential, utc_now
 from app.services.mail import MailError, send_email
 from app.settings import get_settings
@@ -35,11 +35,6 @@ CODE_LIFETIME = {
 _hasher = PasswordHash.recommended()
 # Verified against when the e-mail is unknown, so both failures cost the same time.
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
-
-
-def digest(secret: str) -> str:
-    """SHA-256 hex digest of a token or code (what the database stores)."""
-    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def action_link(*, mode: ActionPurpose, code: str) -> str:

@@ -1,58 +1,96 @@
-"""Server-side sessions: an opaque random token in the browser, its SHA-256 digest here.
+"""Server-side sessions: an opaque random token in an HttpOnly cookie, its SHA-256 digest here.
 
-A session ends when it expires (SESSION_DAYS), when its user signs out
-(every tab shares the token), changes password, or is banned, and it never
-resolves for a banned or inactive user, whatever its expiry.
+A sign-in does not hand the browser a session directly: it issues a
+single-use ticket that lives a few seconds, which the browser exchanges at an
+HTTP route (``app.identity.cookies``) for the session cookie. The websocket
+never carries the raw token: the handshake middleware replaces the cookie by
+its digest before Reflex sees the request, so only digests reach handlers,
+state and logs.
+
+A session ends when it expires (SESSION_DAYS after sign-in), when it goes
+unused for SESSION_IDLE_DAYS, when its user signs out, changes password or
+is banned, and it never resolves for a banned or inactive user.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlalchemy import update
+from sqlalchemy import delete, or_, update
 from sqlmodel import Session, select
 
-from app.identity.local import digest
-from app.models import User, UserSession, utc_now
+from app.core.actor import Actor
+from app.models import ActionCode, SessionTicket, User, UserSession, utc_now
 
 TOKEN_BYTES = 32
+TICKET_LIFETIME = timedelta(seconds=30)
+# last_seen_at is written at most this often per session: enough for idle expiry
+# in days, without a write on every guarded action.
+TOUCH_EVERY = timedelta(minutes=5)
+# Revoked and expired rows are kept this long (for support questions), then purged.
+KEEP_ENDED = timedelta(days=7)
 
 
-@dataclass(frozen=True)
-class Actor:
-    """The signed-in user behind a request, as the server knows it (never from the browser)."""
-
-    uid: str
-    email: str
-    display_name: str
-    profile_uid: str
+def digest(secret: str) -> str:
+    """SHA-256 hex digest of a token, ticket or code (what the database stores)."""
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
 class SessionCheck:
-    """What a token resolves to: an actor, or why there is none."""
+    """What a session digest resolves to: an actor, or why there is none."""
 
     actor: Actor | None
     banned: bool = False
 
 
-def create_session(*, session: Session, user_uid: str, days: int) -> str:
-    """Open a session for the user; return the raw token (shown to the browser once)."""
+def issue_ticket(*, session: Session, user_uid: str) -> str:
+    """A single-use ticket for a new session of this user (flushed; the caller commits)."""
+    ticket = secrets.token_urlsafe(TOKEN_BYTES)
+    session.add(SessionTicket(ticket_hash=digest(ticket), user_uid=user_uid, expires_at=utc_now() + TICKET_LIFETIME))
+    session.flush()
+    return ticket
+
+
+def redeem_ticket(*, session: Session, ticket: str, days: int, now: datetime | None = None) -> str | None:
+    """Exchange a live ticket for a new session; return its raw token (None: no such live ticket).
+
+    The ticket row is deleted in the same statement that reads it, so of two
+    concurrent exchanges only one gets a session. Flushed; the caller commits.
+    """
+    now = now or utc_now()
+    if not ticket or len(ticket) > 128:
+        return None
+    user_uid = session.execute(
+        delete(SessionTicket)
+        .where(SessionTicket.ticket_hash == digest(ticket), SessionTicket.expires_at > now)
+        .returning(SessionTicket.user_uid)
+    ).scalar_one_or_none()
+    if user_uid is None:
+        return None
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    now = utc_now()
-    session.add(UserSession(token_hash=digest(token), user_uid=user_uid, created_at=now, expires_at=now + timedelta(days=days)))
-    session.commit()
+    session.add(
+        UserSession(
+            token_hash=digest(token), user_uid=user_uid, created_at=now, last_seen_at=now, expires_at=now + timedelta(days=days)
+        )
+    )
+    session.flush()
     return token
 
 
-def resolve_session(*, session: Session, token: str) -> SessionCheck:
-    """The actor of a live session; ``banned`` tells a ban apart from a plain missing session."""
-    if not token:
+def resolve_session(*, session: Session, token_hash: str, idle_days: int, now: datetime | None = None) -> SessionCheck:
+    """The actor of a live session, by the digest of its token; ``banned`` tells a ban apart.
+
+    A live session's last use is recorded (at most every few minutes) and committed.
+    """
+    if not token_hash:
         return SessionCheck(actor=None)
+    now = now or utc_now()
     row = session.exec(
-        select(UserSession, User).join(User, User.uid == UserSession.user_uid).where(UserSession.token_hash == digest(token))
+        select(UserSession, User).join(User, User.uid == UserSession.user_uid).where(UserSession.token_hash == token_hash)
     ).first()
     if row is None:
         return SessionCheck(actor=None)
@@ -60,29 +98,60 @@ def resolve_session(*, session: Session, token: str) -> SessionCheck:
     # A ban is reported even for the session it revoked, so that tab hears why it was signed out.
     if user.ban:
         return SessionCheck(actor=None, banned=True)
-    if stored.revoked_at is not None or stored.expires_at <= utc_now() or not user.activo:
+    idle_end = stored.last_seen_at + timedelta(days=idle_days)
+    if stored.revoked_at is not None or stored.expires_at <= now or idle_end <= now or not user.activo:
         return SessionCheck(actor=None)
+    if now - stored.last_seen_at >= TOUCH_EVERY:
+        session.execute(update(UserSession).where(UserSession.token_hash == token_hash).values(last_seen_at=now))
+        session.commit()
     return SessionCheck(
         actor=Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
     )
 
 
-def revoke_session(*, session: Session, token: str) -> None:
-    """End one session (sign-out). Unknown tokens are ignored."""
-    if token:
-        session.execute(
-            update(UserSession)
-            .where(UserSession.token_hash == digest(token), UserSession.revoked_at.is_(None))
-            .values(revoked_at=utc_now())
-        )
-        session.commit()
+def revoke_session(*, session: Session, token_hash: str) -> str | None:
+    """End one session (sign-out); return its user's uid, None for an unknown or ended one. Flushed."""
+    if not token_hash:
+        return None
+    return session.execute(
+        update(UserSession)
+        .where(UserSession.token_hash == token_hash, UserSession.revoked_at.is_(None))
+        .values(revoked_at=utc_now())
+        .returning(UserSession.user_uid)
+    ).scalar_one_or_none()
 
 
-def revoke_user_sessions(*, session: Session, user_uid: str, keep_token: str = "") -> int:
-    """End every session of a user (ban, password change), optionally keeping one; return how many."""
-    statement = update(UserSession).where(UserSession.user_uid == user_uid, UserSession.revoked_at.is_(None))
-    if keep_token:
-        statement = statement.where(UserSession.token_hash != digest(keep_token))
-    result = session.execute(statement.values(revoked_at=utc_now()))
-    session.commit()
+def revoke_user_sessions(*, session: Session, user_uid: str) -> int:
+    """End every session and unused ticket of a user (ban, password change); return how many sessions. Flushed."""
+    session.execute(delete(SessionTicket).where(SessionTicket.user_uid == user_uid))
+    result = session.execute(
+        update(UserSession)
+        .where(UserSession.user_uid == user_uid, UserSession.revoked_at.is_(None))
+        .values(revoked_at=utc_now())
+    )
     return result.rowcount
+
+
+def purge_ended(*, session: Session, idle_days: int, now: datetime | None = None) -> int:
+    """Delete sessions, tickets and one-time codes that can no longer be used; commit; return rows deleted.
+
+    Sessions that ended are kept a week (revoked, expired or idle), then deleted;
+    expired tickets and used or expired codes go at once.
+    """
+    now = now or utc_now()
+    cutoff = now - KEEP_ENDED
+    deleted = session.execute(
+        delete(UserSession).where(
+            or_(
+                UserSession.revoked_at < cutoff,
+                UserSession.expires_at < cutoff,
+                UserSession.last_seen_at < cutoff - timedelta(days=idle_days),
+            )
+        )
+    ).rowcount
+    deleted += session.execute(delete(SessionTicket).where(SessionTicket.expires_at <= now)).rowcount
+    deleted += session.execute(
+        delete(ActionCode).where(or_(ActionCode.used_at.is_not(None), ActionCode.expires_at <= now))
+    ).rowcount
+    session.commit()
+    return deleted

@@ -22,8 +22,23 @@ class UserSession(SQLModel, table=True):
     token_hash: str = Field(primary_key=True, max_length=64, description="SHA-256 hex of the opaque token.")
     user_uid: str = Field(foreign_key="usuarios.uid", ondelete="CASCADE", index=True, max_length=40)
     created_at: datetime = Field(default_factory=utc_now)
-    expires_at: datetime
+    expires_at: datetime = Field(index=True, description="Absolute end (SESSION_DAYS after sign-in).")
+    last_seen_at: datetime = Field(default_factory=utc_now, description="Last use; idle sessions end.")
     revoked_at: datetime | None = None
+
+
+class SessionTicket(SQLModel, table=True):
+    """ticket_sesion: single-use, seconds-long ticket a sign-in hands the browser.
+
+    The browser exchanges it at an HTTP route for the HttpOnly session cookie
+    (a websocket handler cannot set one). Stored as a digest like the rest.
+    """
+
+    __tablename__ = "ticket_sesion"
+
+    ticket_hash: str = Field(primary_key=True, max_length=64, description="SHA-256 hex of the ticket.")
+    user_uid: str = Field(foreign_key="usuarios.uid", ondelete="CASCADE", index=True, max_length=40)
+    expires_at: datetime
 
 
 class LocalCredential(SQLModel, table=True):

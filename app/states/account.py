@@ -7,6 +7,7 @@ what the person typed. Sign-in never says whether an e-mail has an account.
 from __future__ import annotations
 
 import asyncio
+import json
 
 import reflex as rx
 
@@ -18,8 +19,7 @@ from app.identity.provider import get_provider
 from app.services.errors import ServiceError
 from app.services.reports import client_hash
 from app.settings import get_settings
-from app.states.auth import AuthState, current_actor, public, requires
-from app.states.notify import notify_success
+from app.states.auth import AuthState, current_actor, open_session_script, public, requires
 
 LOGIN_TABS = ("ingresar", "registro", "recuperar")
 RESET_SENT = (
@@ -27,6 +27,7 @@ RESET_SENT = (
     "Revisa también la carpeta de spam."
 )
 FORM_UNREADABLE = "No pudimos leer el formulario. Inténtalo de nuevo."
+SESSION_NOT_OPENED = "No pudimos abrir tu sesión en este navegador. Vuelve a ingresar."
 
 
 def _field(form_data: dict, name: str, limit: int = 256) -> str:
@@ -81,7 +82,6 @@ class LoginState(rx.State):
             return None
         email = _field(form_data, "email").strip().lower()
         password = _field(form_data, "password")
-        auth = await self.get_state(AuthState)
         self.error = ""
         self.busy = True
         try:
@@ -91,21 +91,29 @@ class LoginState(rx.State):
                 email=email,
                 password=password,
                 client_hash=self._client(),
-                replacing_token=auth.session_token,
             )
         except AuthError as exc:
-            self.busy = False
             if exc.code == "user-disabled":
+                auth = await self.get_state(AuthState)
                 return auth._forget_banned()
             self.error = exc.message
             return None
         except ServiceError as exc:
-            self.busy = False
             self.error = exc.message
             return None
-        self.busy = False
-        auth._remember(signed.actor, signed.token)
-        return rx.redirect(landing_path(signed.actor.profile_uid))
+        finally:
+            self.busy = False
+        # The form stays busy while the browser takes the cookie and loads the landing page.
+        self.busy = True
+        landing = json.dumps(landing_path(signed.actor.profile_uid))
+        return open_session_script(signed.ticket, f"window.location.assign({landing});", LoginState.session_opened)
+
+    @public
+    def session_opened(self, status: int):
+        """After the ticket exchange: on success the landing page is loading; otherwise say so."""
+        if status != 204:
+            self.busy = False
+            self.error = SESSION_NOT_OPENED
 
     @public
     async def sign_up(self, form_data: dict):
@@ -128,10 +136,10 @@ class LoginState(rx.State):
         try:
             await _off_loop(accounts.sign_up, data=data)
         except ServiceError as exc:
-            self.busy = False
             self.error = exc.message
             return None
-        self.busy = False
+        finally:
+            self.busy = False
         self.pending_email = data["email"].strip().lower()
         return rx.redirect("/login/auth/signup-sucessful")
 
@@ -235,9 +243,8 @@ class PasswordDialogState(rx.State):
         actor = current_actor()
         self.error = ""
         try:
-            token = await _off_loop(
+            ticket = await _off_loop(
                 accounts.change_password,
-                settings=get_settings(),
                 actor=actor,
                 current_password=_field(form_data, "current_password", 129),
                 new_password=_field(form_data, "new_password", 129),
@@ -246,7 +253,15 @@ class PasswordDialogState(rx.State):
         except ServiceError as exc:
             self.error = exc.message
             return None
+        # Every session ended, this one too: this browser takes a fresh cookie and reloads.
         auth = await self.get_state(AuthState)
-        auth._remember(actor, token)
+        auth.flash = "clave-cambiada"
         self.open = False
-        return notify_success("Cambiamos tu contraseña y cerramos tus otras sesiones.")
+        return open_session_script(ticket, "window.location.reload();", PasswordDialogState.session_renewed)
+
+    @public
+    def session_renewed(self, status: int):
+        """After the ticket exchange of a password change: on failure, say the user must sign in again."""
+        if status != 204:
+            self.open = True
+            self.error = SESSION_NOT_OPENED

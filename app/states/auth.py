@@ -2,14 +2,18 @@
 
 Every event handler of every state is marked, and a test enforces it:
 - ``@public``: needs no account (public pages, the sign-in forms);
-- ``@requires(*profiles)``: resolves the caller's session token from the
-  database at each call, and refuses (toast + redirect home) anyone without a
-  live session of one of those profiles. A banned user is signed out on the
-  spot, so a ban takes effect at the next action even in an open tab.
+- ``@requires(*profiles)``: resolves the caller's session at each call from
+  the cookie of the current websocket connection's handshake (as its digest,
+  see ``app.identity.cookies``), never from state, and refuses (toast +
+  redirect home) anyone without a live session of one of those profiles. A
+  banned user is signed out on the spot, so a ban takes effect at the next
+  action even in an open tab.
 
-The browser keeps two values in local storage: ``sesion``, an opaque random
-token (the server stores only its digest), and ``user``, the current-user
-record of SPEC §3 with public display data only; the server never trusts it.
+The session token lives only in an HttpOnly cookie set by plain HTTP routes.
+The browser's local storage keeps ``user``, the current-user record of SPEC
+§3 with display data only; the server never trusts it. When it changes in
+one tab, the others reload (assets/site.js) and so reconnect with the
+browser's current cookie.
 """
 
 from __future__ import annotations
@@ -23,14 +27,17 @@ import logging
 from collections.abc import Callable
 
 import reflex as rx
-from sqlalchemy.exc import SQLAlchemyError
+from reflex_base.constants import RouteVar
+from reflex_base.event.context import EventContext
 
+from app.core.actor import Actor
 from app.db import session_scope
-from app.identity import accounts
+from app.identity.cookies import HASH_HEADER
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.guards import HOME, landing_path
-from app.identity.sessions import Actor, SessionCheck, resolve_session
+from app.identity.sessions import SessionCheck, resolve_session
 from app.models import PROFILE_LABELS, ProfileId
+from app.settings import get_settings
 from app.states.notify import notify_error, notify_success
 
 log = logging.getLogger(__name__)
@@ -88,15 +95,29 @@ def current_actor() -> Actor:
     return actor
 
 
-def _resolve(token: str) -> SessionCheck:
+def connection_session_hash() -> str:
+    """The digest of the session cookie the current websocket connection was opened with ("" if none).
+
+    Read from this event's routing data, which Reflex builds from the
+    connection's handshake for every event; never from stored state.
+    """
+    try:
+        headers = EventContext.get().router_data.get(RouteVar.HEADERS) or {}
+    except LookupError:
+        return ""
+    value = headers.get(HASH_HEADER, "")
+    return value if isinstance(value, str) else ""
+
+
+def _resolve(token_hash: str) -> SessionCheck:
     with session_scope() as session:
-        return resolve_session(session=session, token=token)
+        return resolve_session(session=session, token_hash=token_hash, idle_days=get_settings().session_idle_days)
 
 
 async def _authorize(state: rx.State, allowed: frozenset[str]) -> list | None:
     """None when the caller may go on (the actor is then set); otherwise the refusal events."""
     auth = state if isinstance(state, AuthState) else await state.get_state(AuthState)
-    check = await asyncio.to_thread(_resolve, auth.session_token)
+    check = await asyncio.to_thread(_resolve, connection_session_hash())
     if check.banned:
         return auth._forget_banned()
     if check.actor is None or check.actor.profile_uid not in allowed:
@@ -107,11 +128,31 @@ async def _authorize(state: rx.State, allowed: frozenset[str]) -> list | None:
     return None
 
 
-class AuthState(rx.State):
-    """The session token and current-user record kept in the browser's local storage."""
+def open_session_script(ticket: str, then: str, callback: Callable) -> rx.event.EventSpec:
+    """Browser-side: exchange a sign-in ticket for the session cookie, then run ``then`` (JavaScript).
 
-    session_token: str = rx.LocalStorage("", name="sesion", sync=True)
-    user: str = rx.LocalStorage("", name="user", sync=True)
+    ``callback`` gets the HTTP status (0 when the request failed). ``then``
+    loads a page, so the websocket reconnects carrying the new cookie.
+    """
+    return rx.call_script(
+        "fetch('/sesion', {method: 'POST', credentials: 'same-origin', headers: {'X-Ticket': "
+        f"{json.dumps(ticket)}}}}}).then((r) => {{ if (r.ok) {{ {then} }} return r.status; }}).catch(() => 0)",
+        callback=callback,
+    )
+
+
+SIGN_OUT_SCRIPT = (
+    "fetch('/sesion/cerrar', {method: 'POST', credentials: 'same-origin'}).then((r) => r.status).catch(() => 0)"
+)
+# One-shot messages shown after a page load (the code travels in session storage).
+FLASH_MESSAGES = {"clave-cambiada": "Cambiamos tu contraseña y cerramos tus otras sesiones."}
+
+
+class AuthState(rx.State):
+    """The current-user record kept in local storage, and a one-shot notice for the next page."""
+
+    user: str = rx.LocalStorage("", name="user")
+    flash: str = rx.SessionStorage("", name="aviso")
 
     def _record(self) -> dict:
         try:
@@ -135,10 +176,8 @@ class AuthState(rx.State):
         """The signed-in user's landing page (for the header's link)."""
         return landing_path(str(self._record().get("profile", "")))
 
-    def _remember(self, actor: Actor, token: str | None = None) -> None:
-        """Store a new token (if given) and the current-user record of this actor."""
-        if token is not None:
-            self.session_token = token
+    def _remember(self, actor: Actor) -> None:
+        """Store the current-user record of this actor (display data only)."""
         self.user = json.dumps(
             {
                 "uid": actor.uid,
@@ -150,8 +189,7 @@ class AuthState(rx.State):
         )
 
     def _forget(self) -> None:
-        """Drop the token and set the current-user record to empty (signed out)."""
-        self.session_token = ""
+        """Set the current-user record to empty (signed out)."""
         self.user = ""
 
     def _forget_banned(self) -> list:
@@ -166,33 +204,31 @@ class AuthState(rx.State):
         SPEC §4 step 1: when the session's user is already the stored current
         user, nothing happens. A ban signs the user out and sends them home.
         """
-        if not self.session_token:
-            if self.user:
-                self.user = ""
-            return None
-        check = await asyncio.to_thread(_resolve, self.session_token)
+        events = []
+        if self.flash:
+            if self.flash in FLASH_MESSAGES:
+                events.append(notify_success(FLASH_MESSAGES[self.flash]))
+            self.flash = ""
+        token_hash = connection_session_hash()
+        check = await asyncio.to_thread(_resolve, token_hash) if token_hash else SessionCheck(actor=None)
         if check.banned:
             return self._forget_banned()
         if check.actor is None:
-            self._forget()
-            return None
-        if self._record().get("uid") != check.actor.uid:
+            if self.user:
+                self._forget()
+        elif self._record().get("uid") != check.actor.uid:
             self._remember(check.actor)
-        return None
+        return events
 
     @public
-    async def sign_out(self):
-        """End this browser's session in every tab; on failure the user stays signed in."""
-        token = self.session_token
-        try:
-            await asyncio.to_thread(_sign_out, token)
-        except SQLAlchemyError:
-            log.exception("sign-out failed")
+    def sign_out(self):
+        """End this browser's session in every tab: the HTTP route revokes it and clears the cookie."""
+        return rx.call_script(SIGN_OUT_SCRIPT, callback=AuthState.signed_out)
+
+    @public
+    def signed_out(self, status: int):
+        """After the sign-out request: forget the record, or say it failed (the user stays signed in)."""
+        if status != 204:
             return notify_error("No pudimos cerrar la sesión. Inténtalo de nuevo.")
         self._forget()
         return [notify_success("Cerraste tu sesión."), rx.redirect(HOME)]
-
-
-def _sign_out(token: str) -> None:
-    with session_scope() as session:
-        accounts.sign_out(session=session, token=token)

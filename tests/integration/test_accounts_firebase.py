@@ -6,20 +6,23 @@ users table and our sessions stay in step with the Firebase accounts.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import firebase_admin.auth
 import httpx
 import pytest
 from sqlmodel import Session, select
 
 from app.db import get_engine
-from app.identity import accounts, sessions
+from app.identity import accounts
 from app.identity.errors import AUTH_MESSAGES, AuthError
-from app.identity.sessions import Actor
+from app.identity.sessions import digest
+from app.core.actor import Actor
 from app.models import ProfileId, SignInAttempt, User
 from app.settings import get_settings
 from app.states.account import LoginState
-from tests.factories import make_account
-from tests.handlers import client_states, invoke
+from tests.factories import check_session, exchange_ticket, make_account
+from tests.handlers import client_states, invoke, script_of, ticket_in
 from tests.integration.conftest import FIREBASE_PROJECT
 from tests.mailbox import free_port
 
@@ -33,9 +36,11 @@ def db(app_database):
 
 
 def _sign_in(db, provider, email, password=PASSWORD, client="cliente-fb"):
-    return accounts.sign_in(
+    """Sign in and exchange the ticket as the browser would: the actor and the session's raw token."""
+    signed = accounts.sign_in(
         session=db, provider=provider, settings=get_settings(), email=email, password=password, client_hash=client
     )
+    return SimpleNamespace(actor=signed.actor, token=exchange_ticket(db, signed.ticket))
 
 
 def _actor(user) -> Actor:
@@ -59,10 +64,10 @@ def test_sign_up_verify_and_sign_in(db, firebase_provider, firebase_oob_codes):
     firebase_provider.confirm_email(code=firebase_oob_codes("anunciante@correo.cl", "VERIFY_EMAIL"))
     signed = _sign_in(db, firebase_provider, "anunciante@correo.cl")
     assert signed.actor.uid == user.uid and signed.actor.profile_uid == "profesor"
-    assert sessions.resolve_session(session=db, token=signed.token).actor == signed.actor
+    assert check_session(db, signed.token).actor == signed.actor
     assert db.get(User, user.uid).online is True
-    accounts.sign_out(session=db, token=signed.token)
-    assert sessions.resolve_session(session=db, token=signed.token).actor is None
+    accounts.sign_out(session=db, token_hash=digest(signed.token))
+    assert check_session(db, signed.token).actor is None
 
 
 def test_ban_disables_the_firebase_account_and_ends_sessions(db, firebase_provider):
@@ -71,7 +76,7 @@ def test_ban_disables_the_firebase_account_and_ends_sessions(db, firebase_provid
     token = _sign_in(db, firebase_provider, "vetar@correo.cl").token
     accounts.set_ban(session=db, provider=firebase_provider, actor=_actor(admin), user_uid=user.uid, banned=True)
     assert firebase_admin.auth.get_user(user.identity_uid, app=firebase_provider.app).disabled is True
-    assert sessions.resolve_session(session=db, token=token).banned is True
+    assert check_session(db, token).banned is True
     with pytest.raises(AuthError) as refused:
         _sign_in(db, firebase_provider, "vetar@correo.cl")
     assert refused.value.code == "user-disabled"
@@ -93,23 +98,23 @@ def test_limits_apply_before_firebase_is_asked(db, firebase_provider):
 def test_password_change_and_reset_end_sessions(db, firebase_provider, firebase_oob_codes):
     user = make_account(db, firebase_provider, "claves@correo.cl", profile=ProfileId.SECRETARIA, password=PASSWORD)
     old = _sign_in(db, firebase_provider, "claves@correo.cl").token
-    fresh = accounts.change_password(
+    ticket = accounts.change_password(
         session=db,
         provider=firebase_provider,
-        settings=get_settings(),
         actor=_actor(user),
         current_password=PASSWORD,
         new_password="glaciar-grey-2026",
         confirm_password="glaciar-grey-2026",
     )
-    assert sessions.resolve_session(session=db, token=old).actor is None
-    assert sessions.resolve_session(session=db, token=fresh).actor.uid == user.uid
+    fresh = exchange_ticket(db, ticket)
+    assert check_session(db, old).actor is None
+    assert check_session(db, fresh).actor.uid == user.uid
     accounts.request_password_reset(provider=firebase_provider, email="claves@correo.cl")
     code = firebase_oob_codes("claves@correo.cl", "PASSWORD_RESET")
     accounts.reset_password(
         session=db, provider=firebase_provider, code=code, new_password="torres-del-paine-9", confirm_password="torres-del-paine-9"
     )
-    assert sessions.resolve_session(session=db, token=fresh).actor is None
+    assert check_session(db, fresh).actor is None
     assert _sign_in(db, firebase_provider, "claves@correo.cl", "torres-del-paine-9").actor.profile_uid == "secretaria"
 
 
@@ -156,16 +161,18 @@ def test_an_unreachable_firebase_reaches_the_sign_in_form(firebase_app_settings,
     monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", f"127.0.0.1:{free_port()}")  # nothing listens
     state, auth = client_states(LoginState)
     invoke(state, "load")
-    invoke(state, "sign_in", form_data={"email": "alguien@correo.cl", "password": PASSWORD})
+    events = invoke(state, "sign_in", form_data={"email": "alguien@correo.cl", "password": PASSWORD})
     assert state.error == AUTH_MESSAGES["network-request-failed"]
-    assert auth.session_token == ""
+    assert events == [] and not auth.signed_in and state.busy is False
 
 
 def test_the_sign_in_form_works_with_firebase(firebase_app_settings, firebase_provider, db):
     make_account(db, firebase_provider, "firebase-ui@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
-    state, auth = client_states(LoginState)
+    state, _ = client_states(LoginState)
     invoke(state, "load")
     events = invoke(state, "sign_in", form_data={"email": "firebase-ui@correo.cl", "password": PASSWORD})
     assert state.error == ""
-    assert auth.session_token and auth.signed_in
-    assert any("/my/publicacion/misPublicaciones" in str(event.args) for event in events)
+    # The browser gets a ticket to exchange for the cookie, then loads the advertiser's page.
+    assert "/my/publicacion/misPublicaciones" in script_of(events)
+    token = exchange_ticket(db, ticket_in(events))
+    assert check_session(db, token).actor.email == "firebase-ui@correo.cl"

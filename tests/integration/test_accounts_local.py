@@ -7,6 +7,8 @@ staff-only operations and the create-admin command.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import io
 from datetime import timedelta
 
@@ -16,15 +18,16 @@ from sqlmodel import Session, select
 
 from app import cli
 from app.db import get_engine
-from app.identity import accounts, sessions
+from app.identity import accounts
 from app.identity.errors import AuthError
-from app.identity.local import LocalProvider, digest
-from app.identity.sessions import Actor
+from app.identity.local import LocalProvider
+from app.identity.sessions import digest
+from app.core.actor import Actor
 from app.models import ActionCode, LocalCredential, ProfileId, SignInAttempt, User, UserSession, utc_now
 from app.services.errors import ForbiddenError, InvalidInputError
 from app.services.mail import MailError
 from app.settings import get_settings
-from tests.factories import make_account
+from tests.factories import check_session, exchange_ticket, make_account
 
 PASSWORD = "luna-llena-sobre-chiloe"
 CLIENT = "client-hash-1"
@@ -65,9 +68,11 @@ def _sign_up(db, provider, email, profile="cliente", **changes):
 
 
 def _sign_in(db, provider, email, password=PASSWORD, client=CLIENT):
-    return accounts.sign_in(
+    """Sign in and exchange the ticket as the browser would: the actor and the session's raw token."""
+    signed = accounts.sign_in(
         session=db, provider=provider, settings=get_settings(), email=email, password=password, client_hash=client
     )
+    return SimpleNamespace(actor=signed.actor, token=exchange_ticket(db, signed.ticket))
 
 
 def _code(link: str) -> str:
@@ -149,26 +154,18 @@ def test_session_lifecycle(db, provider):
     first = _sign_in(db, provider, "vida@correo.cl")
     second = _sign_in(db, provider, "vida@correo.cl")
     assert first.token != second.token  # a new token at every sign-in
-    # Signing in again in the same browser ends the session it replaces.
-    old = _sign_in(db, provider, "vida@correo.cl").token
-    new = accounts.sign_in(
-        session=db, provider=provider, settings=get_settings(), email="vida@correo.cl", password=PASSWORD,
-        client_hash=CLIENT, replacing_token=old,
-    )
-    assert sessions.resolve_session(session=db, token=old).actor is None
-    assert sessions.resolve_session(session=db, token=new.token).actor.uid == user.uid
-    assert sessions.resolve_session(session=db, token=first.token).actor.uid == user.uid
-    assert sessions.resolve_session(session=db, token="inventado").actor is None
+    assert check_session(db, first.token).actor.uid == user.uid
+    assert check_session(db, "inventado").actor is None
     # Sign-out ends that browser's session only, and marks the user offline.
-    accounts.sign_out(session=db, token=first.token)
-    assert sessions.resolve_session(session=db, token=first.token).actor is None
-    assert sessions.resolve_session(session=db, token=second.token).actor is not None
+    accounts.sign_out(session=db, token_hash=digest(first.token))
+    assert check_session(db, first.token).actor is None
+    assert check_session(db, second.token).actor is not None
     db.refresh(user)
     assert user.online is False
     # Expiry.
     db.execute(update(UserSession).where(UserSession.token_hash == digest(second.token)).values(expires_at=utc_now()))
     db.commit()
-    assert sessions.resolve_session(session=db, token=second.token).actor is None
+    assert check_session(db, second.token).actor is None
 
 
 def test_a_ban_ends_every_session_and_blocks_sign_in(db, provider):
@@ -178,7 +175,7 @@ def test_a_ban_ends_every_session_and_blocks_sign_in(db, provider):
     token = _sign_in(db, provider, "mala@correo.cl").token
     accounts.set_ban(session=db, provider=provider, actor=_actor(secretary), user_uid=user.uid, banned=True)
     assert db.get(UserSession, digest(token)).revoked_at is not None  # revoked outright
-    check = sessions.resolve_session(session=db, token=token)
+    check = check_session(db, token)
     assert check.actor is None and check.banned is True  # and the open tab learns why
     with pytest.raises(AuthError) as refused:
         _sign_in(db, provider, "mala@correo.cl")
@@ -190,7 +187,7 @@ def test_a_ban_ends_every_session_and_blocks_sign_in(db, provider):
     with pytest.raises(ForbiddenError):
         accounts.set_ban(session=db, provider=provider, actor=_actor(user), user_uid=secretary.uid, banned=True)
     accounts.set_ban(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, banned=False)
-    assert sessions.resolve_session(session=db, token=token).actor is None  # lifting a ban revives nothing
+    assert check_session(db, token).actor is None  # lifting a ban revives nothing
     assert _sign_in(db, provider, "mala@correo.cl").actor.uid == user.uid
 
 
@@ -198,20 +195,20 @@ def test_password_change_rotates_sessions(db, provider):
     user = make_account(db, provider, "cambio@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
     here = _sign_in(db, provider, "cambio@correo.cl").token
     elsewhere = _sign_in(db, provider, "cambio@correo.cl").token
-    change = {"session": db, "provider": provider, "settings": get_settings(), "actor": _actor(user)}
+    change = {"session": db, "provider": provider, "actor": _actor(user)}
     with pytest.raises(AuthError) as wrong:
         accounts.change_password(**change, current_password="no-es-esta", new_password="nueva-clave-77", confirm_password="nueva-clave-77")
     assert wrong.value.code == "wrong-password"
     with pytest.raises(AuthError) as weak:
         accounts.change_password(**change, current_password=PASSWORD, new_password="12345678", confirm_password="12345678")
     assert weak.value.code == "weak-password"
-    assert sessions.resolve_session(session=db, token=elsewhere).actor is not None  # failures change nothing
-    fresh = accounts.change_password(
-        **change, current_password=PASSWORD, new_password="nueva-clave-77", confirm_password="nueva-clave-77"
+    assert check_session(db, elsewhere).actor is not None  # failures change nothing
+    fresh = exchange_ticket(
+        db, accounts.change_password(**change, current_password=PASSWORD, new_password="nueva-clave-77", confirm_password="nueva-clave-77")
     )
     for old in (here, elsewhere):
-        assert sessions.resolve_session(session=db, token=old).actor is None
-    assert sessions.resolve_session(session=db, token=fresh).actor.uid == user.uid
+        assert check_session(db, old).actor is None
+    assert check_session(db, fresh).actor.uid == user.uid
     with pytest.raises(AuthError):
         _sign_in(db, provider, "cambio@correo.cl")
     assert _sign_in(db, provider, "cambio@correo.cl", "nueva-clave-77").actor.uid == user.uid
@@ -231,7 +228,7 @@ def test_password_reset_by_email(db, provider, mailbox):
     with pytest.raises(InvalidInputError):
         accounts.reset_password(**reset, new_password="nueva-clave-88", confirm_password="otra-clave-88")
     accounts.reset_password(**reset, new_password="nueva-clave-88", confirm_password="nueva-clave-88")  # code still good
-    assert sessions.resolve_session(session=db, token=token).actor is None
+    assert check_session(db, token).actor is None
     assert _sign_in(db, provider, "olvido@correo.cl", "nueva-clave-88").actor.uid == user.uid
     with pytest.raises(AuthError) as reused:
         accounts.reset_password(**reset, new_password="tercera-clave-99", confirm_password="tercera-clave-99")

@@ -12,7 +12,7 @@ EXPECTED_TABLES = {
     "usuarios", "perfil_usuario", "profesor", "agencia", "categoria_profesor", "categoria_agencia", "tipo_profesor",
     "servicio_profesor", "servicio_app", "publicacion", "publicacion_foto", "publicacion_servicio",
     "revisar_publicacion", "mejoras_publicacion", "reporte",
-    "sesion", "credencial_local", "codigo_accion", "intento_acceso",
+    "sesion", "ticket_sesion", "credencial_local", "codigo_accion", "intento_acceso",
 }
 
 

@@ -23,10 +23,9 @@ from sqlmodel import Session, SQLModel
 from app.db import get_engine
 from app.identity.guards import HOME
 from app.identity.local import LocalProvider
-from app.identity.sessions import create_session
 from app.models import ProfileId
 from app.states.auth import ACCESS_ATTR, PUBLIC
-from tests.factories import make_account
+from tests.factories import make_account, open_session
 from tests.handlers import client_states, invoke
 
 FRAMEWORK_HANDLERS = {"setvar"}  # Reflex's own; with auto-setters off it can only call our marked set_* handlers
@@ -131,9 +130,9 @@ def callers(app_database) -> dict[str, str]:
     with Session(get_engine(), expire_on_commit=False) as session:
         for profile in ProfileId:
             user = make_account(session, provider, f"{profile.value}@example.cl", profile=profile)
-            tokens[profile.value] = create_session(session=session, user_uid=user.uid, days=1)
+            tokens[profile.value] = open_session(session, user.uid)
             banned = make_account(session, provider, f"ban-{profile.value}@example.cl", profile=profile, ban=True)
-            tokens[f"banned-{profile.value}"] = create_session(session=session, user_uid=banned.uid, days=1)
+            tokens[f"banned-{profile.value}"] = open_session(session, banned.uid)
     return tokens
 
 
@@ -144,6 +143,7 @@ def test_guarded_handler_refuses_every_wrong_caller(item, callers):
     wrong = ["anonymous"] + [p.value for p in ProfileId if p.value not in allowed] + [f"banned-{p}" for p in allowed]
     for caller in wrong:
         state, auth = client_states(state_cls, callers[caller])
+        auth.user = '{"uid": "shown-before"}'  # what the browser displayed before the call
         before_state = _state_values(state)
         with Session(get_engine()) as session:
             before_db = _snapshot(session)
@@ -154,7 +154,7 @@ def test_guarded_handler_refuses_every_wrong_caller(item, callers):
         assert after_db == before_db, f"{_id(item)} changed the database for {caller}"
         assert _state_values(state) == before_state, f"{_id(item)} changed its state for {caller}"
         if caller.startswith("banned-"):
-            assert auth.session_token == "", "a banned caller must be signed out"
+            assert auth.user == "", "a banned caller must be signed out"
 
 
 @pytest.mark.parametrize("item", GUARDED, ids=[_id(item) for item in GUARDED])

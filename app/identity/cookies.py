@@ -1,0 +1,145 @@
+"""The session cookie over plain HTTP, and its digest on the websocket.
+
+- ``POST /sesion`` exchanges a sign-in ticket (header ``X-Ticket``) for the
+  HttpOnly session cookie and ends the browser's previous session;
+- ``POST /sesion/cerrar`` ends the cookie's session and clears the cookie.
+Both refuse requests from another origin (a page elsewhere cannot sign a
+visitor in or out). Their database work runs off the event loop.
+
+:func:`handshake_middleware` wraps the app: on the websocket path it removes
+the session cookie from the handshake and puts its SHA-256 digest in the
+``x-sesion-hash`` header, after dropping any such header the client sent.
+Reflex copies handshake headers into every event and into tab state (memory,
+Redis), so only the digest ever gets there, and it cannot be replayed: a
+connection proves a session only by carrying the cookie itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from app.db import session_scope
+from app.identity import accounts, sessions
+from app.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+SESSION_COOKIE = "sesion"
+HASH_HEADER = "x-sesion-hash"
+TICKET_HEADER = "x-ticket"
+# Reflex's websocket endpoint (reflex_base.constants.Endpoint.EVENT; a test checks they agree).
+EVENT_PATH = "/_event"
+FOREIGN_ORIGIN = "Solicitud rechazada: no viene de este sitio."
+TICKET_REFUSED = "Tu ingreso expiró antes de completarse. Vuelve a ingresar."
+
+ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]], Awaitable[None]]
+
+
+def session_hash_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """Handshake headers with the session cookie replaced by the ``x-sesion-hash`` digest header."""
+    kept: list[tuple[bytes, bytes]] = []
+    token = ""
+    for name, value in headers:
+        lowered = name.lower()
+        if lowered == HASH_HEADER.encode():
+            continue  # only this middleware may say which session a connection carries
+        if lowered == b"cookie":
+            others = []
+            for part in value.decode("latin-1").split(";"):
+                key, _, cookie_value = part.strip().partition("=")
+                if key == SESSION_COOKIE:
+                    token = cookie_value
+                elif part.strip():
+                    others.append(part.strip())
+            if others:
+                kept.append((name, "; ".join(others).encode("latin-1")))
+            continue
+        kept.append((name, value))
+    if token:
+        kept.append((HASH_HEADER.encode(), sessions.digest(token).encode()))
+    return kept
+
+
+def handshake_middleware(app: ASGIApp) -> ASGIApp:
+    """Wrap an ASGI app so the websocket path never sees the raw session cookie."""
+
+    async def wrapped(scope, receive, send):
+        if scope["type"] in ("http", "websocket") and scope.get("path", "").startswith(EVENT_PATH):
+            scope = {**scope, "headers": session_hash_headers(list(scope.get("headers", [])))}
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+def _same_origin(request: Request) -> bool:
+    """True when the browser says the request comes from a page of this very host."""
+    if request.headers.get("sec-fetch-site", "same-origin") != "same-origin":
+        return False
+    origin = request.headers.get("origin", "")
+    return bool(origin) and urlsplit(origin).netloc == request.headers.get("host", "")
+
+
+def _cookie_hash(request: Request) -> str:
+    token = request.cookies.get(SESSION_COOKIE, "")
+    return sessions.digest(token) if token else ""
+
+
+def _exchange(ticket: str, previous_hash: str) -> str | None:
+    with session_scope() as session:
+        token = sessions.redeem_ticket(session=session, ticket=ticket, days=get_settings().session_days)
+        if token is not None and previous_hash:
+            sessions.revoke_session(session=session, token_hash=previous_hash)
+        session.commit()
+        return token
+
+
+def _sign_out(token_hash: str) -> None:
+    with session_scope() as session:
+        accounts.sign_out(session=session, token_hash=token_hash)
+
+
+async def open_session(request: Request) -> Response:
+    """POST /sesion: a live ticket becomes the session cookie; the browser's previous session ends."""
+    if not _same_origin(request):
+        return JSONResponse({"error": FOREIGN_ORIGIN}, status_code=403)
+    token = await run_in_threadpool(_exchange, request.headers.get(TICKET_HEADER, ""), _cookie_hash(request))
+    if token is None:
+        log.info("session ticket refused (unknown, used or expired)")
+        return JSONResponse({"error": TICKET_REFUSED}, status_code=400)
+    settings = get_settings()
+    response = Response(status_code=204, headers={"Cache-Control": "no-store"})
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=settings.session_days * 24 * 3600,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=settings.is_https,
+    )
+    return response
+
+
+async def close_session(request: Request) -> Response:
+    """POST /sesion/cerrar: end the cookie's session (every tab shares it) and clear the cookie."""
+    if not _same_origin(request):
+        return JSONResponse({"error": FOREIGN_ORIGIN}, status_code=403)
+    token_hash = _cookie_hash(request)
+    if token_hash:
+        await run_in_threadpool(_sign_out, token_hash)
+    response = Response(status_code=204, headers={"Cache-Control": "no-store"})
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=get_settings().is_https)
+    return response
+
+
+ROUTES = [
+    Route("/sesion", open_session, methods=["POST"]),
+    Route("/sesion/cerrar", close_session, methods=["POST"]),
+]

@@ -1,0 +1,222 @@
+"""The session cookie: ticket exchange and sign-out over HTTP, the websocket handshake, the guarded check.
+
+On PostgreSQL, through the app's own HTTP routes (Starlette's TestClient on
+``app.api.build_api()``) and event handlers called as the Reflex backend
+would, with the handshake headers a browser's websocket would bring.
+"""
+
+from __future__ import annotations
+
+import pickle
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+
+import pytest
+from reflex_base.constants import Endpoint, RouteVar
+from sqlalchemy import update
+from sqlmodel import Session, select
+from starlette.testclient import TestClient
+
+from app.api import build_api
+from app.db import get_engine
+from app.identity import accounts, sessions
+from app.identity.cookies import EVENT_PATH, HASH_HEADER, SESSION_COOKIE
+from app.identity.jobs import purge_once
+from app.identity.local import LocalProvider
+from app.models import ActionCode, ProfileId, SessionTicket, UserSession, utc_now
+from app.settings import get_settings
+from app.states.areas import AreaState
+from tests.factories import check_session, make_account
+from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke
+
+PASSWORD = "archipielago-de-juan-fernandez"
+SAME_ORIGIN = {"Origin": "http://testserver"}
+
+
+@pytest.fixture
+def db(app_database):
+    with Session(get_engine(), expire_on_commit=False) as session:
+        yield session
+
+
+@pytest.fixture
+def advertiser(db):
+    return make_account(db, LocalProvider(engine=get_engine()), "cookie@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
+
+
+@pytest.fixture
+def client(app_database):
+    with TestClient(build_api(), base_url="http://testserver") as http:
+        yield http
+
+
+def _ticket(db) -> str:
+    signed = accounts.sign_in(
+        session=db,
+        provider=LocalProvider(engine=get_engine()),
+        settings=get_settings(),
+        email="cookie@correo.cl",
+        password=PASSWORD,
+        client_hash="c1",
+    )
+    return signed.ticket
+
+
+def _open(client: TestClient, ticket: str, headers: dict | None = None):
+    return client.post("/sesion", headers={"X-Ticket": ticket, **(SAME_ORIGIN if headers is None else headers)})
+
+
+def test_the_websocket_path_is_reflexs():
+    assert EVENT_PATH == str(Endpoint.EVENT)
+
+
+def test_a_ticket_becomes_an_httponly_cookie_once(db, advertiser, client):
+    ticket = _ticket(db)
+    opened = _open(client, ticket)
+    assert opened.status_code == 204
+    cookie = opened.headers["set-cookie"]
+    assert cookie.startswith(f"{SESSION_COOKIE}=")
+    for attribute in ("HttpOnly", "Path=/", "SameSite=lax", f"Max-Age={30 * 24 * 3600}"):
+        assert attribute.lower() in cookie.lower()
+    assert "secure" not in cookie.lower()  # http site: a Secure cookie would never come back
+    token = client.cookies[SESSION_COOKIE]
+    assert check_session(db, token).actor.uid == advertiser.uid
+    # Only the digest is stored; the ticket is gone.
+    assert db.get(UserSession, sessions.digest(token)) is not None
+    assert db.exec(select(SessionTicket)).all() == []
+    # Single use.
+    assert _open(client, ticket).status_code == 400
+
+
+def test_the_cookie_is_secure_on_an_https_site(db, advertiser, app_database, monkeypatch):
+    monkeypatch.setenv("SITE_URL", "https://escorts.example")
+    get_settings.cache_clear()
+    with TestClient(build_api(), base_url="https://escorts.example") as http:
+        opened = http.post("/sesion", headers={"X-Ticket": _ticket(db), "Origin": "https://escorts.example"})
+    assert opened.status_code == 204
+    assert "secure" in opened.headers["set-cookie"].lower()
+
+
+def test_an_expired_or_invented_ticket_is_refused(db, advertiser, client):
+    ticket = _ticket(db)
+    db.execute(update(SessionTicket).values(expires_at=utc_now() - timedelta(seconds=1)))
+    db.commit()
+    refused = _open(client, ticket)
+    assert refused.status_code == 400 and "Vuelve a ingresar" in refused.json()["error"]
+    assert _open(client, "inventado").status_code == 400
+    assert SESSION_COOKIE not in client.cookies
+
+
+def test_another_origin_cannot_sign_a_browser_in_or_out(db, advertiser, client):
+    ticket = _ticket(db)
+    for headers in ({"Origin": "https://otro-sitio.example"}, {}, {**SAME_ORIGIN, "Sec-Fetch-Site": "cross-site"}):
+        assert _open(client, ticket, headers).status_code == 403
+    assert _open(client, ticket).status_code == 204  # the refusals did not use the ticket up
+    token = client.cookies[SESSION_COOKIE]
+    assert client.post("/sesion/cerrar", headers={"Origin": "https://otro-sitio.example"}).status_code == 403
+    assert check_session(db, token).actor is not None
+
+
+def test_concurrent_exchanges_of_one_ticket_open_one_session(db, advertiser, client):
+    ticket = _ticket(db)
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        statuses = list(pool.map(lambda _: TestClient(build_api()).post("/sesion", headers={"X-Ticket": ticket, **SAME_ORIGIN}).status_code, range(6)))
+    assert sorted(statuses) == [204] + [400] * 5
+    assert len(db.exec(select(UserSession)).all()) == 1
+
+
+def test_a_new_sign_in_ends_the_browsers_previous_session(db, advertiser, client):
+    assert _open(client, _ticket(db)).status_code == 204
+    first = client.cookies[SESSION_COOKIE]
+    assert _open(client, _ticket(db)).status_code == 204
+    second = client.cookies[SESSION_COOKIE]
+    assert first != second
+    assert check_session(db, first).actor is None
+    assert check_session(db, second).actor is not None
+
+
+def test_sign_out_revokes_and_clears_the_cookie(db, advertiser, client):
+    _open(client, _ticket(db))
+    token = client.cookies[SESSION_COOKIE]
+    closed = client.post("/sesion/cerrar", headers=SAME_ORIGIN)
+    assert closed.status_code == 204
+    assert f'{SESSION_COOKIE}="";' in closed.headers["set-cookie"] or "max-age=0" in closed.headers["set-cookie"].lower()
+    assert check_session(db, token).actor is None
+    db.refresh(advertiser)
+    assert advertiser.online is False
+
+
+def test_the_handshake_carries_only_the_digest():
+    token = "raw-session-token-value"
+    headers = handshake_headers(
+        f"mayor_de_edad=1; {SESSION_COOKIE}={token}", extra=[(HASH_HEADER.encode(), b"forged-by-the-client")]
+    )
+    assert headers[HASH_HEADER] == sessions.digest(token)
+    assert headers["cookie"] == "mayor_de_edad=1"
+    assert token not in repr(headers)
+    # A client cannot name a session by sending the header itself.
+    assert HASH_HEADER not in handshake_headers("", extra=[(HASH_HEADER.encode(), sessions.digest(token).encode())])
+
+
+def _connect(state, cookie_header: str) -> None:
+    """The same tab (same Reflex client token, same state) reached through a new websocket connection."""
+    _CONNECTIONS[id(state._get_root_state())] = handshake_headers(cookie_header)
+
+
+def test_a_replayed_client_token_without_the_cookie_is_refused(db, advertiser, client):
+    _open(client, _ticket(db))
+    token = client.cookies[SESSION_COOKIE]
+    state, _ = client_states(AreaState, token)
+    invoke(state, "open_advertiser")
+    assert state.ready is True
+    # Someone who learned the tab's client token opens a websocket without the cookie.
+    invoke(state, "close")
+    _connect(state, "")
+    events = invoke(state, "open_advertiser")
+    assert state.ready is False and any("_redirect" in str(event) for event in events)
+    # Nor can they claim the session by sending its digest (read off stored state) as a header.
+    _CONNECTIONS[id(state._get_root_state())] = handshake_headers(
+        "", extra=[(HASH_HEADER.encode(), sessions.digest(token).encode())]
+    )
+    invoke(state, "open_advertiser")
+    assert state.ready is False
+    # The browser itself, with its cookie, still gets in.
+    _connect(state, f"{SESSION_COOKIE}={token}")
+    invoke(state, "open_advertiser")
+    assert state.ready is True
+    # What Reflex stores for the tab (memory or Redis) holds the digest, never the raw token.
+    root = state._get_root_state()
+    root.router_data = root._update_router_vars({RouteVar.HEADERS: _CONNECTIONS[id(root)]}, {})
+    stored = pickle.dumps(root)
+    assert sessions.digest(token).encode() in stored
+    assert token.encode() not in stored
+
+
+def test_idle_and_expired_sessions_end_and_are_purged(db, advertiser, client):
+    _open(client, _ticket(db))
+    token = client.cookies[SESSION_COOKIE]
+    digest = sessions.digest(token)
+    idle = get_settings().session_idle_days
+    assert idle == 7
+    # Used six days ago: still alive, and the use is recorded.
+    db.execute(update(UserSession).values(last_seen_at=utc_now() - timedelta(days=6)))
+    db.commit()
+    assert check_session(db, token).actor is not None
+    db.expire_all()
+    assert utc_now() - db.get(UserSession, digest).last_seen_at < timedelta(minutes=1)
+    # Unused for longer than the idle period: ended.
+    db.execute(update(UserSession).values(last_seen_at=utc_now() - timedelta(days=idle, minutes=1)))
+    db.commit()
+    assert check_session(db, token).actor is None
+    # The periodic job deletes it once it has been over for a week, with used codes and stale tickets.
+    _ticket(db)
+    db.execute(update(SessionTicket).values(expires_at=utc_now() - timedelta(seconds=1)))
+    db.execute(update(UserSession).values(last_seen_at=utc_now() - timedelta(days=idle + 8)))
+    db.add(ActionCode(code_hash="x" * 64, credential_uid=advertiser.identity_uid, purpose="verifyEmail",
+                      expires_at=utc_now() + timedelta(hours=1), used_at=utc_now()))
+    db.commit()
+    assert purge_once() == 3
+    db.expire_all()
+    assert db.exec(select(UserSession)).all() == []
+    assert db.exec(select(SessionTicket)).all() == []
+    assert db.exec(select(ActionCode).where(ActionCode.code_hash == "x" * 64)).all() == []
