@@ -6,25 +6,35 @@ the compiled frontend, so /escorts-ssg is real HTML from the server.
 
 from __future__ import annotations
 
+import logging
+from html import escape
+from urllib.parse import parse_qs
+
 from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from app.core.geo import city_by_slug
-from app.core.text import parse_int
 from app.db import get_engine, session_scope
 from app.models import Section
 from app.pages import ssg
-from app.routes import SSG_HOME, resolve_ssg_city
+from app.routes import SSG_HOME, SSG_PAGE_PARAM, resolve_ssg_city, resolve_ssg_page, safe_ssg_next, ssg_page_url
 from app.services import listings
 from app.services.filter_tabs import DEFAULT_TAB
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
 
+log = logging.getLogger(__name__)
+
 CACHE_SECONDS = 60
+FORM_URLENCODED = "application/x-www-form-urlencoded"
+# The age form carries one short path; anything larger is not that form.
+AGE_FORM_MAX_BYTES = 2048
 
 
 def _adult(request: Request) -> bool:
@@ -54,47 +64,108 @@ async def ssg_home(request: Request) -> Response:
 
 
 async def ssg_city(request: Request) -> Response:
-    """/escorts-ssg/{city}: one page of a city's cards as plain HTML."""
+    """/escorts-ssg/{city}: one page of a city's cards as plain HTML.
+
+    ``pagina`` follows :func:`resolve_ssg_page`; a page past the last is not found.
+    """
     city_slug, redirect = resolve_ssg_city(request.path_params["city"])
     if redirect:
         return RedirectResponse(redirect, status_code=301)
     city = city_by_slug(city_slug)
-    page = parse_int(request.query_params.get("pagina", "1")) or 1
-    with session_scope() as session:
-        result = listings.city_cards(
-            session=session, section=Section.MUJERES.value, city_slug=city_slug, tab=DEFAULT_TAB, page=min(page, 10_000)
-        )
-    site = get_settings().site_url
     path = f"{SSG_HOME}/{city_slug}"
+    wanted = resolve_ssg_page(path, request.query_params.getlist(SSG_PAGE_PARAM))
+    if wanted.redirect_to:
+        return RedirectResponse(wanted.redirect_to, status_code=301)
+    if not wanted.page:
+        return _page_not_found(path, city.name)
+    result = await run_in_threadpool(_city_page, city_slug, wanted.page)
+    if result.page > result.page_count:
+        return _page_not_found(path, city.name)
+    site = get_settings().site_url
+    url = ssg_page_url(path, result.page)
     return _html(
         ssg.render_page(
             title=f"Escorts en {city.name} | Escorts Chile",
             description=f"Avisos de escorts en {city.name}: fotos, tarifas y contacto. {result.total} avisos publicados.",
-            canonical=f"{site}{path}" + (f"?pagina={result.page}" if result.page > 1 else ""),
+            canonical=f"{site}{url}",
             heading=f"Escorts en {city.name}",
             body=ssg.city_body(result.cards, result.total, result.page, result.page_count, city_slug),
             adult_ok=_adult(request),
-            path=path,
+            path=url,
         )
     )
 
 
+def _city_page(city_slug: str, page: int) -> listings.CardPage:
+    with session_scope() as session:
+        return listings.city_cards(
+            session=session, section=Section.MUJERES.value, city_slug=city_slug, tab=DEFAULT_TAB, page=page
+        )
+
+
+def _page_not_found(city_path: str, city_name: str) -> HTMLResponse:
+    """A plain Spanish 404 that search engines must not index, linking to the city's first page."""
+    site_name = escape(get_settings().site_name)
+    document = (
+        '<!DOCTYPE html><html lang="es-CL"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="robots" content="noindex">'
+        f"<title>Página no encontrada | {site_name}</title></head><body>"
+        "<h1>Esta página no existe</h1>"
+        f'<p>La página que buscas no existe. <a href="{escape(city_path)}">Ver los avisos de {escape(city_name)}</a></p>'
+        "</body></html>"
+    )
+    return HTMLResponse(document, status_code=404, headers={"X-Robots-Tag": "noindex"})
+
+
 async def confirm_age(request: Request) -> Response:
-    """The no-JavaScript 18+ confirmation: sets the shared cookie and goes back."""
-    form = await request.form()
-    target = str(form.get("next", SSG_HOME))
-    if not target.startswith(SSG_HOME):
-        target = SSG_HOME
+    """The no-JavaScript 18+ confirmation: sets the shared cookie and goes back.
+
+    Accepts only a small urlencoded form (415 otherwise, 413 past
+    AGE_FORM_MAX_BYTES, never reading further) and returns only to an SSG page.
+    """
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != FORM_URLENCODED:
+        return PlainTextResponse("Formato de formulario no admitido.", status_code=415)
+    body = await _small_body(request, AGE_FORM_MAX_BYTES)
+    if body is None:
+        return PlainTextResponse("El formulario es demasiado grande.", status_code=413)
+    fields = parse_qs(body.decode("utf-8", errors="replace"))
+    target = safe_ssg_next(fields.get("next", [SSG_HOME])[0])
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(AGE_COOKIE, "1", max_age=AGE_COOKIE_MAX_AGE, samesite="lax", path="/")
     return response
 
 
+async def _small_body(request: Request, limit: int) -> bytes | None:
+    """The request body, or None once it is known to exceed ``limit`` bytes (the rest is never read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
 async def health(_: Request) -> Response:
-    """Liveness and database check for the hosting team."""
+    """Liveness and database check for the hosting team: 503 while the database is unreachable."""
+    try:
+        await run_in_threadpool(_ping_database)
+    except SQLAlchemyError as exc:
+        log.warning("Health check: database unavailable (%s)", type(exc).__name__)
+        return JSONResponse(
+            {"status": "unavailable", "database": "unreachable"},
+            status_code=503,
+            headers={"Retry-After": "5", "Cache-Control": "no-store"},
+        )
+    return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
+
+
+def _ping_database() -> None:
     with get_engine().connect() as connection:
         connection.execute(text("SELECT 1"))
-    return JSONResponse({"status": "ok"})
 
 
 def build_api() -> Starlette:

@@ -7,6 +7,8 @@ renders the same directory page, whose on_load resolves the browser path with
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -115,6 +117,53 @@ def resolve_ssg_city(raw_city: str) -> tuple[str | None, str | None]:
     if city != raw_city:
         return None, f"{SSG_HOME}/{city}"
     return city, None
+
+
+SSG_PAGE_PARAM = "pagina"
+# 1 to 4 ASCII digits; str.isdigit() would also admit "٣" and "²".
+_SSG_PAGE = re.compile(r"[0-9]{1,4}")
+_SSG_NEXT = re.compile(rf"{re.escape(SSG_HOME)}(/[a-z0-9-]+)?(\?{SSG_PAGE_PARAM}=[1-9][0-9]{{0,3}})?")
+
+
+@dataclass(frozen=True)
+class SsgPage:
+    """The page a /escorts-ssg/{city} query asks for: ``page`` (0 = not found) or ``redirect_to``."""
+
+    page: int = 0
+    redirect_to: str = ""
+
+
+def ssg_page_url(path: str, page: int) -> str:
+    """The canonical URL of one page of an SSG city: no ``pagina`` for page 1."""
+    return path if page == 1 else f"{path}?{SSG_PAGE_PARAM}={page}"
+
+
+def resolve_ssg_page(path: str, values: Sequence[str]) -> SsgPage:
+    """Map the ``pagina`` values of a request to ``path`` to a page, a redirect or not found.
+
+    No value: page 1. One value of 1 to 4 ASCII digits naming page 1 or more:
+    that page, or a 301 to its canonical URL when written otherwise ("1",
+    "02"). Anything else (empty, letters, signs, decimals, other scripts'
+    digits, 5+ digits, zero, the parameter twice) does not exist: 404. The
+    caller answers 404 as well for a page past the last one.
+    """
+    if not values:
+        return SsgPage(page=1)
+    if len(values) > 1 or not _SSG_PAGE.fullmatch(values[0]) or int(values[0]) == 0:
+        return SsgPage()
+    page = int(values[0])
+    if values[0] != str(page) or page == 1:
+        return SsgPage(redirect_to=ssg_page_url(path, page))
+    return SsgPage(page=page)
+
+
+def safe_ssg_next(target: str) -> str:
+    """Where the no-JavaScript age confirmation may send the browser back to.
+
+    Only an SSG page (the home, a city, a city's page): anything else,
+    ``//evil.example`` or ``/escorts-ssg.evil.com`` included, goes to the SSG home.
+    """
+    return target if _SSG_NEXT.fullmatch(target) else SSG_HOME
 
 
 def city_path(section: str, city_slug: str, tab_slug: str = "todas") -> str:
