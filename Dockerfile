@@ -13,13 +13,24 @@ COPY requirements.txt .
 RUN python -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir -r requirements.txt
 ENV PATH="/opt/venv/bin:$PATH"
 
+# The unprivileged user the app runs as (numeric below, so Kubernetes'
+# runAsNonRoot can verify it). It owns only what the app writes at run time:
+# /data (photos) and .web (Reflex's backend markers); the code stays root's.
+# No .states: the state manager lives in memory or Redis, never on disk.
+RUN groupadd --system --gid 10001 app \
+    && useradd --system --uid 10001 --gid app --create-home --home-dir /home/app app
+
 COPY . .
-# Compile and build the frontend once, into the image.
+# Compile and build the frontend once, into the image (same layer as the chown,
+# so the build output is not stored twice).
 RUN SECRET_KEY=build-only-placeholder-not-used-at-runtime-000 ENVIRONMENT=development \
-    reflex export --frontend-only --no-zip --env prod
+    reflex export --frontend-only --no-zip --env prod \
+    && mkdir -p /data/media \
+    && chown -R app:app /data /srv/app/.web
 
 VOLUME ["/data"]
 EXPOSE 8000
+USER 10001:10001
 HEALTHCHECK CMD curl -fsS http://127.0.0.1:${PORT}/healthz || exit 1
 # The backend mounts the frontend exported above, so start-up builds nothing.
 ENV REFLEX_MOUNT_FRONTEND_COMPILED_APP=true
