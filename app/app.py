@@ -6,6 +6,7 @@ import reflex as rx
 
 from app.api import build_api
 from app.content.legal import LEGAL_PAGES
+from app.middleware import SecurityMiddleware
 from app.pages.account import account_action_page, login_page, signup_successful_page
 from app.pages.areas import ADMIN_HOME, ADVERTISER_HOME, SECRETARY_HOME, area_page
 from app.pages.legal import legal_page_component
@@ -26,7 +27,11 @@ app = rx.App(
     head_components=[rx.el.script(src="/site.js", defer=True)],
     # Plain HTTP routes first, then ASGI middleware wrapping everything (pages,
     # assets, the websocket) in order.
-    api_transformer=[build_api()],
+    api_transformer=[
+        build_api(),
+        # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
+        SecurityMiddleware,
+    ],
     toaster=rx.toast.provider(position="bottom-center"),
 )
 

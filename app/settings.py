@@ -11,13 +11,34 @@ import functools
 import os
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _DEV_SECRET = "development-only-secret"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_of(url: str) -> str:
+    """The origin of an http(s) URL as a browser writes it in the Origin header.
+
+    Lower case, IPv6 hosts in brackets, the scheme's default port left out:
+    ``HTTPS://Example.cl:443/x`` -> ``https://example.cl``.
+    """
+    parts = urlsplit(url.strip())
+    try:
+        port = parts.port
+    except ValueError as error:
+        raise ValueError(f"{url!r} has an invalid port") from error
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http:// or https:// address")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    if port is None or port == _DEFAULT_PORTS[parts.scheme]:
+        return f"{parts.scheme}://{host}"
+    return f"{parts.scheme}://{host}:{port}"
 
 
 class Settings(BaseSettings):
@@ -29,6 +50,9 @@ class Settings(BaseSettings):
     database_url: str = f"sqlite:///{PROJECT_ROOT / 'data' / 'app.db'}"
     media_dir: Path = PROJECT_ROOT / "data" / "media"
     site_url: str = "http://localhost:3000"
+    # Extra origins (comma-separated, e.g. https://www.example.cl) allowed for
+    # CORS, the websocket and the Host check besides SITE_URL's.
+    allowed_origins: Annotated[list[str], NoDecode] = []
     site_name: str = "Escorts Chile"
     timezone: str = "America/Santiago"
     page_size: int = 24
@@ -82,6 +106,30 @@ class Settings(BaseSettings):
     @classmethod
     def _no_trailing_slash(cls, value: str) -> str:
         return value.rstrip("/")
+
+    @field_validator("site_url")
+    @classmethod
+    def _http_site_url(cls, value: str) -> str:
+        origin_of(value)  # raises on anything but an http(s) address
+        return value
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [item for item in (part.strip() for part in value.split(",")) if item]
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _bare_origins(cls, value: list[str]) -> list[str]:
+        origins = []
+        for item in value:
+            parts = urlsplit(item)
+            if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+                raise ValueError(f"ALLOWED_ORIGINS entries are scheme://host[:port] only, not {item!r}")
+            origins.append(origin_of(item))
+        return origins
 
     @field_validator("page_size")
     @classmethod

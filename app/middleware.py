@@ -1,0 +1,220 @@
+"""Security headers, cache lifetimes and the Host and Origin checks, for every response.
+
+A pure ASGI middleware (Starlette's BaseHTTPMiddleware would buffer streaming
+responses and cannot see websockets), appended to ``rx.App(api_transformer=[...])``
+so it wraps the compiled pages and their assets, the plain HTTP routes of
+``app.api`` and the websocket. On websocket connections only the Host and
+Origin checks apply.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.responses import PlainTextResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.settings import Settings, get_settings, origin_of
+
+# Hosts a newcomer may open in development and tests (any port).
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "[::1]")
+# Liveness probes call the container by its own address (Dockerfile HEALTHCHECK:
+# http://127.0.0.1:$PORT/healthz), not by the public host name, so this path
+# skips the Host check; it answers nothing but "ok" or an error.
+HEALTH_PATH = "/healthz"
+# Vite's build output: /assets/<name>-<content hash>.<ext>; a new build means new names.
+HASHED_ASSET = re.compile(r"^/assets/[^/]+-[A-Za-z0-9_-]{8,}\.[A-Za-z0-9]+$")
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+HSTS = "max-age=63072000; includeSubDomains"
+PERMISSIONS_POLICY = ", ".join(
+    f"{feature}=()"
+    for feature in (
+        "accelerometer",
+        "browsing-topics",
+        "camera",
+        "display-capture",
+        "geolocation",
+        "gyroscope",
+        "hid",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
+    )
+)
+UNKNOWN_HOST = "Solicitud rechazada: esta dirección no corresponde al sitio."
+# The websocket close code sent before accepting, which servers answer with HTTP 403.
+POLICY_VIOLATION = 1008
+_INLINE_SCRIPT = re.compile(r"<script(?![^>]*\ssrc=)[^>]*>(.+?)</script>", re.DOTALL | re.IGNORECASE)
+
+
+def allowed_origins(settings: Settings) -> list[str]:
+    """The origins allowed for CORS and the websocket: SITE_URL's and ALLOWED_ORIGINS.
+
+    In development and test also http://localhost, 127.0.0.1, 0.0.0.0 and
+    [::1] on SITE_URL's port, the addresses Reflex prints when it starts.
+    """
+    origins = [origin_of(settings.site_url), *settings.allowed_origins]
+    if settings.environment != "production":
+        port = urlsplit(settings.site_url).port
+        origins += [origin_of(f"http://{host}" + (f":{port}" if port else "")) for host in LOCAL_HOSTS]
+    return list(dict.fromkeys(origins))
+
+
+def host_name(host: str) -> str:
+    """The host name of a Host header value, lower case, without the port (IPv6 keeps its brackets)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.partition(":")[0]
+
+
+def allowed_host_names(settings: Settings) -> frozenset[str]:
+    """Host names accepted in the Host header (on any port): those of the allowed origins."""
+    return frozenset(host_name(urlsplit(origin).netloc) for origin in allowed_origins(settings))
+
+
+@functools.lru_cache
+def inline_script_hashes(static_dir: Path) -> tuple[str, ...]:
+    """CSP sources (``'sha256-…'``) of every inline script in the built pages under ``static_dir``.
+
+    React Router's prerendered pages carry small inline scripts (hydration
+    context, scroll restoration, the color-mode script); allowing exactly
+    these keeps 'unsafe-inline' out of script-src.
+    """
+    found = set()
+    for page in static_dir.rglob("*.html"):
+        for body in _INLINE_SCRIPT.findall(page.read_text(encoding="utf-8")):
+            digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+            found.add(f"'sha256-{digest}'")
+    return tuple(sorted(found))
+
+
+def content_security_policy(settings: Settings, script_hashes: tuple[str, ...] = ()) -> str:
+    """The Content-Security-Policy of the site; each exception to 'self' is explained inline."""
+    # CSP host sources cannot name IPv6 literals ([::1]); 'self' covers a page opened there.
+    websockets = [
+        origin.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
+        for origin in allowed_origins(settings)
+        if "[" not in origin
+    ]
+    directives = {
+        "default-src": ["'self'"],
+        # 'unsafe-eval': Reflex runs server-sent toasts, rx.call_script and event
+        # callbacks through eval() in .web/utils/state.js. The hashes allow the
+        # inline scripts of the prerendered pages and nothing else inline.
+        "script-src": ["'self'", "'unsafe-eval'", *script_hashes],
+        # 'unsafe-inline': Emotion (Reflex's style props) and Radix insert <style>
+        # elements at run time, and the /escorts-ssg pages carry their CSS inline.
+        "style-src": ["'self'", "'unsafe-inline'"],
+        # The websocket (/_event) on every allowed origin; older browsers do
+        # not count ws:/wss: as 'self'.
+        "connect-src": ["'self'", *websockets],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+    return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
+
+
+def _frontend_dir() -> Path:
+    """Where Reflex's production build puts the pages it serves (as reflex.utils.exec.get_frontend_mount)."""
+    from reflex.utils import prerequisites
+    from reflex_base import constants
+    from reflex_base.config import get_config
+
+    return prerequisites.get_web_dir() / constants.Dirs.STATIC / get_config().frontend_path.strip("/")
+
+
+def _merged_vary(headers: MutableHeaders) -> str:
+    """Every Vary token once, Origin left out (see SecurityMiddleware)."""
+    tokens = [token.strip() for value in headers.getlist("vary") for token in value.split(",") if token.strip()]
+    kept = {token.lower(): token for token in reversed(tokens) if token.lower() != "origin"}
+    return ", ".join(reversed(kept.values()))
+
+
+class SecurityMiddleware:
+    """Refuses unknown Host headers (400) and foreign websocket origins, and sets the security headers.
+
+    Cache-Control: hashed build assets are immutable for a year; every other
+    response without its own Cache-Control (pages, 404s, photos, health) is
+    revalidated on each use, so nothing is stale after a deploy.
+
+    Vary: Reflex puts a CORS middleware at three layers (its API, each Starlette
+    app of api_transformer, and the top-level app outside this one), and each
+    appends "Origin". This middleware keeps every other token once and drops
+    Origin, which the outermost layer then adds exactly once.
+    """
+
+    def __init__(self, app: ASGIApp, *, settings: Settings | None = None, static_dir: Path | None = None) -> None:
+        self.app = app
+        self.settings = settings or get_settings()
+        self.static_dir = static_dir
+        self.origins = frozenset(allowed_origins(self.settings))
+        self.host_names = allowed_host_names(self.settings)
+        self.headers = {
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "strict-origin-when-cross-origin",
+            "Permissions-Policy": PERMISSIONS_POLICY,
+            "Cross-Origin-Opener-Policy": "same-origin",
+            "Content-Security-Policy": content_security_policy(self.settings),
+        }
+        if self.settings.is_https:
+            self.headers["Strict-Transport-Security"] = HSTS
+
+    @functools.cached_property
+    def page_policy(self) -> str:
+        """The policy for HTML documents: with the hashes of the built pages' inline scripts."""
+        return content_security_policy(self.settings, inline_script_hashes(self.static_dir or _frontend_dir()))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        request_headers = Headers(scope=scope)
+        known_host = host_name(request_headers.get("host", "")) in self.host_names
+        if scope["type"] == "websocket":
+            origin = request_headers.get("origin")
+            if not known_host or (origin is not None and origin not in self.origins):
+                await send({"type": "websocket.close", "code": POLICY_VIOLATION})
+                return
+            await self.app(scope, receive, send)
+            return
+
+        path = scope["path"]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self._add_headers(message, path)
+            await send(message)
+
+        if not known_host and path != HEALTH_PATH:
+            await PlainTextResponse(UNKNOWN_HOST, status_code=400)(scope, receive, send_with_headers)
+            return
+        await self.app(scope, receive, send_with_headers)
+
+    def _add_headers(self, message: Message, path: str) -> None:
+        headers = MutableHeaders(scope=message)
+        for name, value in self.headers.items():
+            headers[name] = value
+        # A 304 replaces the stored headers of the page it revalidates, so it needs the page's policy too.
+        if message["status"] == 304 or headers.get("content-type", "").startswith("text/html"):
+            headers["Content-Security-Policy"] = self.page_policy
+        vary = _merged_vary(headers)
+        del headers["vary"]
+        if vary:
+            headers["Vary"] = vary
+        if "cache-control" not in headers:
+            fresh = message["status"] in (200, 304)
+            headers["Cache-Control"] = IMMUTABLE if fresh and HASHED_ASSET.match(path) else REVALIDATE
