@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from app.api import build_api
+from app.components.failures import APP_WRAPS
 from app.content.legal import LEGAL_PAGES
 from app.middleware import SecurityMiddleware
 from app.pages.account import account_action_page, login_page, signup_successful_page
@@ -15,6 +16,7 @@ from app.routes import PUBLIC_ROUTES
 from app.states.account import AccountActionState, LoginState
 from app.states.areas import AreaState
 from app.states.auth import AuthState
+from app.states.failures import on_backend_exception
 from app.states.public import DirectoryState
 from app.states.report import ReportState
 
@@ -33,6 +35,9 @@ app = rx.App(
         SecurityMiddleware,
     ],
     toaster=rx.toast.provider(position="bottom-center"),
+    # Reflex's English notices in Spanish: lost connection, render failure, handler errors.
+    extra_app_wraps=APP_WRAPS,
+    backend_exception_handler=on_backend_exception,
 )
 
 for route in PUBLIC_ROUTES:

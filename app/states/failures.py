@@ -1,0 +1,42 @@
+"""Unexpected errors in event handlers: logged with their traceback, shown as a Spanish toast.
+
+``rx.App(backend_exception_handler=on_backend_exception)`` replaces Reflex's
+English "An error occurred." toast. Expected failures never get here: services
+raise typed errors that the handlers turn into messages themselves.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from reflex_base.event import EventSpec
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+
+from app.states.notify import notify_error
+
+log = logging.getLogger(__name__)
+
+UNEXPECTED = "Algo salió mal de nuestro lado. Inténtalo de nuevo en unos minutos."
+DATABASE_DOWN = "No pudimos conectar con la base de datos. Inténtalo de nuevo en unos segundos."
+
+
+def is_database_outage(exception: BaseException) -> bool:
+    """True when the database could not be reached or answered too late, anywhere in the exception's chain."""
+    seen: set[int] = set()
+    current: BaseException | None = exception
+    while current is not None and id(current) not in seen:
+        if isinstance(current, (OperationalError, PoolTimeoutError)):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def on_backend_exception(exception: Exception) -> EventSpec:
+    """Log the exception and tell the visitor, in Spanish, whether the database or something else failed."""
+    if is_database_outage(exception):
+        log.error("database unavailable while handling an event", exc_info=exception)
+        return notify_error(DATABASE_DOWN)
+    log.error("unexpected error while handling an event", exc_info=exception)
+    return notify_error(UNEXPECTED)
