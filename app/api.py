@@ -112,8 +112,8 @@ def _page_not_found(city_path: str, city_name: str) -> HTMLResponse:
         '<meta name="robots" content="noindex">'
         f"<title>Página no encontrada | {site_name}</title></head><body>"
         "<h1>Esta página no existe</h1>"
-        f'<p>La página que buscas no existe. <a href="{escape(city_path)}">Ver los avisos de {escape(city_name)}</a></p>'
-        "</body></html>"
+        f'<p>La página que buscas no existe. <a href="{escape(city_path)}">'
+        f"Ver los avisos de {escape(city_name)}</a></p></body></html>"
     )
     return HTMLResponse(document, status_code=404, headers={"X-Robots-Tag": "noindex"})
 

@@ -156,7 +156,9 @@ class Settings(BaseSettings):
     @classmethod
     def _readable_ca_file(cls, value: str) -> str:
         if value and not Path(value).is_file():
-            raise ValueError(f"SMTP_TLS_CA_FILE={value} is not a file: point it at the PEM certificate of the mail server's CA")
+            raise ValueError(
+                f"SMTP_TLS_CA_FILE={value} is not a file: point it at the PEM certificate of the mail server's CA"
+            )
         return value
 
     @model_validator(mode="after")

@@ -101,7 +101,8 @@ def test_a_trusted_certificate_for_another_name_is_refused(tmp_path):
     controller, mailbox = _start(tls_context=_server_context(*other), require_starttls=True)
     try:
         with pytest.raises(MailError) as raised:
-            send_email(to="eva@correo.cl", subject="x", body="y", settings=_settings(controller.port, smtp_tls_ca_file=str(other[0])))
+            settings = _settings(controller.port, smtp_tls_ca_file=str(other[0]))
+            send_email(to="eva@correo.cl", subject="x", body="y", settings=settings)
         assert "mismatch" in str(raised.value.__cause__)
         assert mailbox.to("eva@correo.cl") == []
     finally:

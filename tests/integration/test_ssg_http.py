@@ -101,7 +101,8 @@ def _confirm(client: TestClient, body: bytes, content_type: str | None = "applic
 
 
 def test_age_confirmation_sets_the_cookie_and_returns(client):
-    response = _confirm(client, b"next=%2Fescorts-ssg%2Ftemuco%3Fpagina%3D2", "application/x-www-form-urlencoded; charset=UTF-8")
+    body = b"next=%2Fescorts-ssg%2Ftemuco%3Fpagina%3D2"
+    response = _confirm(client, body, "application/x-www-form-urlencoded; charset=UTF-8")
     assert (response.status_code, response.headers["location"]) == (303, "/escorts-ssg/temuco?pagina=2")
     assert response.cookies.get(AGE_COOKIE) == "1"
 
