@@ -1,0 +1,81 @@
+"""Helpers for tests of the abuse limits: which counter storage, a clock to move forward, concurrent calls."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+import redis
+
+from app.settings import get_settings
+
+# A Redis database of the test run's own (the e2e app uses 7); flushed before each test that uses it.
+TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
+STORAGES = ("memory", "redis")
+COUNTER_MODULES = ("limits.storage.memory", "limits.storage.redis", "limits.strategies", "app.services.abuse")
+
+
+def use_storage(monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Fresh, empty counters in this process's memory or in the test Redis database."""
+    if kind == "redis":
+        try:
+            redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=5).flushdb()
+        except redis.RedisError as exc:  # pragma: no cover - environment failure
+            pytest.fail(f"Redis is not reachable at {TEST_REDIS_URL}: {exc}")
+    monkeypatch.setenv("REDIS_URL", TEST_REDIS_URL if kind == "redis" else "")
+    get_settings.cache_clear()  # new settings, new limiter
+
+
+class Clock:
+    """Stands in for the ``time`` module of the counters: real time plus what a test skipped."""
+
+    def __init__(self) -> None:
+        self.skipped = 0.0
+
+    def time(self) -> float:
+        return time.time() + self.skipped
+
+    def advance(self, seconds: float) -> None:
+        self.skipped += seconds
+
+
+def install_clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """Let the test move the counters' time forward (moving windows in memory and Redis, sliding ones in memory)."""
+    clock = Clock()
+    for module in COUNTER_MODULES:
+        monkeypatch.setattr(f"{module}.time", clock)
+    return clock
+
+
+def at_once(call: Callable[[int], object], count: int) -> list[object]:
+    """Run ``call(i)`` for i in range(count) on as many threads, released together; results or exceptions."""
+    barrier = threading.Barrier(count)
+    results: list[object] = [None] * count
+
+    def run(index: int) -> None:
+        barrier.wait()
+        try:
+            results[index] = call(index)
+        except Exception as exc:  # collected for the test to inspect
+            results[index] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads), "a concurrent call never finished"
+    return results
+
+
+def redirect_paths(events: list) -> list[str]:
+    """The paths of the redirects among the events a handler returned."""
+    paths = []
+    for event in events:
+        handler = getattr(event, "handler", None)
+        if handler is not None and handler.fn.__qualname__ == "_redirect":
+            paths.append(dict((str(k), str(v)) for k, v in event.args)["path"].strip('"'))
+    return paths
