@@ -2,29 +2,31 @@
 
 Spam defences (all server-side): a hidden honeypot field that people leave
 empty, a minimum time between showing the form and sending it, a cap on
-links in the message, and a per-client cap on reports in a time window.
+links in the message, and a per-client cap on reports in a time window
+(an atomic counter of app.services.abuse: concurrent sends cannot all pass).
 """
 
 from __future__ import annotations
 
-import hashlib
-from datetime import datetime, timedelta
+import logging
 
 from pydantic import BaseModel, ValidationError, field_validator
-from sqlalchemy import func
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session, select
+from sqlmodel import Session
 
-from app.core.text import is_valid_email
-from app.models import Listing, Report, ReportKind, utc_now
+from app.core.text import is_valid_email, spanish_duration
+from app.models import Listing, Report, ReportKind
+from app.services.abuse import Rule, limiter
 from app.services.errors import InvalidInputError, RateLimitedError, StorageError
+
+log = logging.getLogger(__name__)
 
 MESSAGE_MIN = 20
 MESSAGE_MAX = 5000
 MIN_FILL_SECONDS = 3.0
 MAX_LINKS = 3
-WINDOW = timedelta(minutes=10)
-MAX_REPORTS_PER_WINDOW = 3
+# At most three reports per client (app.services.abuse.client_key) in any ten minutes.
+REPORTS_PER_CLIENT = Rule("reportes", 3, 600)
 
 
 class ReportInput(BaseModel):
@@ -74,11 +76,6 @@ class ReportInput(BaseModel):
         return value or None
 
 
-def client_hash(client_address: str, salt: str) -> str:
-    """A salted hash of the sender's address: enough to throttle, not to identify."""
-    return hashlib.sha256(f"{salt}:{client_address}".encode()).hexdigest()
-
-
 def create_report(
     *,
     session: Session,
@@ -86,10 +83,11 @@ def create_report(
     client_key: str,
     honeypot: str = "",
     seconds_on_form: float = 0.0,
-    now: datetime | None = None,
 ) -> Report:
-    """Validate and store a report for staff; raise a typed error otherwise."""
-    now = now or utc_now()
+    """Validate and store a report for staff; raise a typed error otherwise.
+
+    ``client_key`` comes from app.services.abuse.client_key.
+    """
     if honeypot or seconds_on_form < MIN_FILL_SECONDS:
         raise InvalidInputError("No pudimos aceptar el reporte. Revise el formulario e inténtelo de nuevo.")
     try:
@@ -100,18 +98,16 @@ def create_report(
         raise InvalidInputError(message) from exc
     if payload.listing_uid and session.get(Listing, payload.listing_uid) is None:
         raise InvalidInputError("La publicación indicada no existe.")
-    recent = session.exec(
-        select(func.count()).select_from(Report).where(Report.client_hash == client_key, Report.created_at >= now - WINDOW)
-    ).one()
-    if recent >= MAX_REPORTS_PER_WINDOW:
-        raise RateLimitedError("Ha enviado varios reportes seguidos. Espere unos minutos e inténtelo de nuevo.")
+    wait = limiter().hit([(REPORTS_PER_CLIENT, client_key)])
+    if wait:
+        log.warning("report refused: too many from client %s", client_key)
+        raise RateLimitedError(f"Ha enviado varios reportes seguidos. Espere {spanish_duration(wait)} e inténtelo de nuevo.")
     report = Report(
         kind=payload.kind.value,
         message=payload.message,
         contact=payload.contact,
         listing_uid=payload.listing_uid,
         client_hash=client_key,
-        created_at=now,
     )
     session.add(report)
     try:

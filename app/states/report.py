@@ -14,8 +14,9 @@ import reflex as rx
 
 from app.db import session_scope
 from app.models import REPORT_KIND_LABELS
+from app.services.abuse import client_key
 from app.services.errors import ServiceError
-from app.services.reports import MESSAGE_MAX, client_hash, create_report
+from app.services.reports import MESSAGE_MAX, create_report
 from app.settings import get_settings
 from app.states.auth import public
 from app.states.notify import notify_error, notify_success
@@ -56,15 +57,14 @@ class ReportState(rx.State):
         fields = {key: str(form_data.get(key, ""))[: MESSAGE_MAX + 10] for key in ("kind", "message", "contact", "listing_uid")}
         honeypot = str(form_data.get("website", ""))
         seconds = time.monotonic() - self._shown_at if self._shown_at else 0.0
-        settings = get_settings()
-        key = client_hash(self.router.session.client_ip or "", settings.secret_key)
+        key = client_key(self.router.session.client_ip or "", get_settings().secret_key)
         self.sending = True
         try:
             await asyncio.to_thread(_store, fields, key, honeypot, seconds)
         except ServiceError as exc:
-            self.sending = False
             return notify_error(exc.message)
-        self.sending = False
+        finally:
+            self.sending = False
         self.sent = True
         return notify_success("Gracias. Su reporte fue recibido y será revisado por nuestro equipo.")
 
