@@ -5,22 +5,35 @@ certificate and host name, against SMTP_TLS_CA_FILE when set.
 
 The outbox (OUTBOX_DIR, ``data/outbox`` by default) receives one ``.eml``
 file per message so a developer can open the verification and reset links
-without a mail server. Sending blocks: call it off the event loop.
+without a mail server.
+
+Requests never wait for the mail server: :func:`queue_email` hands the
+message to one background sender per process through a bounded queue, so an
+answer takes the same time whether or not a message goes out (no account
+enumeration by timing) and a slow server slows nobody down. A failed
+delivery is logged; messages still queued when the process ends are lost.
+:func:`send_email` sends at once and blocks.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import smtplib
 import ssl
+import threading
 from email.message import EmailMessage
 from email.utils import make_msgid
 
+from app.core.text import mask_email
 from app.models.base import new_uid, utc_now
 from app.services.errors import ServiceError
 from app.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
+
+# Messages waiting for the background sender; past this the queue refuses more.
+QUEUE_SIZE = 1000
 
 
 class MailError(ServiceError):
@@ -46,7 +59,7 @@ def send_email(*, to: str, subject: str, body: str, settings: Settings | None = 
         settings.outbox_dir.mkdir(parents=True, exist_ok=True)
         path = settings.outbox_dir / f"{utc_now():%Y%m%d-%H%M%S}-{new_uid()}.eml"
         path.write_bytes(bytes(message))
-        log.info("E-mail to %s written to %s", to, path)
+        log.info("e-mail to %s written to %s", mask_email(to), path)
         return
     try:
         with _connect(settings) as smtp:
@@ -56,7 +69,7 @@ def send_email(*, to: str, subject: str, body: str, settings: Settings | None = 
                 smtp.login(settings.smtp_user, settings.smtp_password)
             smtp.send_message(message)
     except (OSError, smtplib.SMTPException) as exc:
-        log.exception("SMTP delivery to %s failed", to)
+        log.exception("SMTP delivery to %s failed", mask_email(to))
         raise MailError("No pudimos enviar el correo. Inténtalo de nuevo en unos minutos.") from exc
 
 
@@ -70,3 +83,69 @@ def _connect(settings: Settings) -> smtplib.SMTP:
     if settings.smtp_ssl:
         return smtplib.SMTP_SSL(settings.smtp_host, settings.smtp_port, timeout=30, context=_tls_context(settings))
     return smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=30)
+
+
+class _Sender:
+    """One daemon thread sending queued messages in order; started by the first message."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[tuple[str, str, str, Settings]] = queue.Queue(maxsize=QUEUE_SIZE)
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._pending = 0  # queued or being sent
+        self._idle = threading.Condition()
+
+    def put(self, message: tuple[str, str, str, Settings]) -> None:
+        with self._start_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="mail-sender", daemon=True)
+                self._thread.start()
+        with self._idle:
+            self._pending += 1
+        try:
+            self._queue.put_nowait(message)
+        except queue.Full:
+            self._done()
+            raise
+
+    def _run(self) -> None:
+        while True:
+            to, subject, body, settings = self._queue.get()
+            try:
+                send_email(to=to, subject=subject, body=body, settings=settings)
+            except MailError:
+                pass  # send_email logged it
+            except Exception:  # the sender must outlive any one message
+                log.exception("sending an e-mail to %s failed", mask_email(to))
+            finally:
+                self._done()
+
+    def _done(self) -> None:
+        with self._idle:
+            self._pending -= 1
+            self._idle.notify_all()
+
+    def wait_until_idle(self, timeout: float) -> bool:
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout=timeout)
+
+
+_sender = _Sender()
+
+
+def queue_email(*, to: str, subject: str, body: str) -> None:
+    """Have the background sender deliver a message with the current settings; returns at once.
+
+    Raises MailError when the queue is full (the mail server has been failing for a while).
+    """
+    try:
+        _sender.put((to, subject, body, get_settings()))
+    except queue.Full as exc:
+        log.error("mail queue full: refusing an e-mail to %s", mask_email(to))
+        raise MailError("No pudimos enviar el correo. Inténtalo de nuevo en unos minutos.") from exc
+
+
+def wait_until_sent(timeout: float = 30.0) -> None:
+    """Block until every queued message was sent or failed (tests, shutdown); TimeoutError past ``timeout``."""
+    if not _sender.wait_until_idle(timeout):
+        raise TimeoutError(f"e-mails still queued after {timeout} s")
