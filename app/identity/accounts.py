@@ -3,26 +3,44 @@
 Sign-up, the sign-in flow of SPEC §4 (throttle, password, verified e-mail,
 ban, online, new session), sign-out, password change and reset, bans and
 profile changes by staff, and the first administrator. Plain functions that
-take a database session and a provider; no Reflex here.
+take a database session and a provider; no Reflex here. The abuse limits are
+in app.identity.throttle; ``client_hash`` is app.services.abuse.client_key.
+
+Nothing tells whether an address has an account: a sign-up for a used
+address is answered like a new one (its owner gets an e-mail instead), and
+reset requests look alike. Security events are logged with user ids, client
+keys and masked addresses, never passwords, tokens or whole addresses.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
-from app.core.text import is_valid_email
+from app.core.text import is_valid_email, mask_email
 from app.identity import sessions, throttle
 from app.identity.errors import AuthError
-from app.identity.provider import IdentityProvider, check_password_rules, normalized_email
+from app.identity.provider import (
+    IdentityProvider,
+    check_password_rules,
+    normalized_email,
+)
 from app.models import ProfileId, User, UserPublic, utc_now
 from app.services import users
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
-from app.settings import Settings
+from app.services.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidInputError,
+    NotFoundError,
+)
+from app.services.mail import MailError, queue_email
+from app.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
 
 SELF_SERVICE_PROFILES = (ProfileId.CLIENTE, ProfileId.PROFESOR)
 STAFF_PROFILES = (ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
@@ -94,23 +112,42 @@ def _user_by_identity(session: Session, identity_uid: str) -> User | None:
 # --- self-service ---------------------------------------------------------------
 
 
-def sign_up(*, session: Session, provider: IdentityProvider, data: dict) -> UserPublic:
-    """Create a visitor or advertiser account and e-mail its verification link."""
+def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_hash: str) -> UserPublic | None:
+    """Create a visitor or advertiser account and e-mail its verification link.
+
+    For an address that already has an account nothing is created and its
+    owner is e-mailed instead (None is returned); the caller answers both alike.
+    """
     form = _parsed(SignUpInput, data)
-    if users.find_user_by_email(session=session, email=form.email) is not None:
-        raise AuthError("email-already-in-use")
     check_password_rules(form.password)
-    identity = provider.sign_up(email=form.email, password=form.password)
-    provider.set_profile(uid=identity.uid, profile=form.profile)
-    return users.create_user(
-        session=session,
-        data={
-            "email": form.email,
-            "display_name": form.display_name or form.email.split("@")[0],
-            "profile_uid": form.profile,
-            "identity_uid": identity.uid,
-        },
-    )
+    secret = get_settings().secret_key
+    throttle.check_sign_up(email=form.email, client=client_hash, secret=secret)
+    if users.find_user_by_email(session=session, email=form.email) is None:
+        try:
+            identity = provider.sign_up(email=form.email, password=form.password)
+        except AuthError as exc:
+            if exc.code != "email-already-in-use":
+                raise
+        else:
+            throttle.take_address_mail(form.email, secret)  # the verification link just sent counts
+            provider.set_profile(uid=identity.uid, profile=form.profile)
+            user = users.create_user(
+                session=session,
+                data={
+                    "email": form.email,
+                    "display_name": form.display_name or form.email.split("@")[0],
+                    "profile_uid": form.profile,
+                    "identity_uid": identity.uid,
+                },
+            )
+            log.info("sign-up: user %s created from client %s", user.uid, client_hash)
+            return user
+    else:
+        provider.mimic_sign_up(email=form.email)
+    log.warning("sign-up for %s, which has an account, from client %s", mask_email(form.email), client_hash)
+    if throttle.take_address_mail(form.email, secret):
+        _e_mail_owner(form.email, *_sign_up_attempt_text())
+    return None
 
 
 @dataclass(frozen=True)
@@ -133,32 +170,36 @@ def sign_in(
     """The sign-in flow: limits, password, verified e-mail, ban, online, a ticket for a new session.
 
     The browser's previous session, if any, ends when it exchanges the ticket.
+    An unverified account gets a new verification link only as often as
+    throttle.ADDRESS_MAIL_RULES allow (email-not-verified-resent when one went
+    out, email-not-verified otherwise).
     """
     email = (email or "").strip().lower()
-    window = timedelta(minutes=settings.signin_window_minutes)
-    limits = {"max_failures": settings.signin_max_failures, "window": window}
-    if throttle.is_locked(session=session, email=email, client_hash=client_hash, **limits):
-        raise AuthError("too-many-requests")
     try:
-        identity = provider.sign_in(email=email, password=password)
+        with throttle.password_check(email=email, client=client_hash, secret=settings.secret_key):
+            identity = provider.sign_in(email=email, password=password)
     except AuthError as exc:
         if exc.code == "invalid-credential":
-            throttle.record_attempt(session=session, email=email, client_hash=client_hash, succeeded=False)
+            _log_failure(session, "sign-in failed: wrong e-mail or password", email, client_hash)
         raise
-    throttle.record_attempt(session=session, email=email, client_hash=client_hash, succeeded=True)
     if not identity.email_verified:
-        provider.send_verification(identity=identity)
+        log.info("sign-in refused: %s from client %s has not confirmed the address", mask_email(email), client_hash)
+        if throttle.take_address_mail(email, settings.secret_key):
+            provider.send_verification(identity=identity)
+            raise AuthError("email-not-verified-resent")
         raise AuthError("email-not-verified")
     user = _user_by_identity(session, identity.uid)
     if user is None:
         raise AuthError("user-not-found")
     if user.ban or not user.activo:
+        log.warning("sign-in refused: user %s is banned or inactive (client %s)", user.uid, client_hash)
         raise AuthError("user-disabled")
     user.online = True
     user.updated_at = utc_now()
     session.add(user)
     ticket = sessions.issue_ticket(session=session, user_uid=user.uid)
     session.commit()
+    log.info("signed in: user %s from client %s", user.uid, client_hash)
     actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
     return SignedIn(actor=actor, ticket=ticket)
 
@@ -181,36 +222,94 @@ def change_password(
     current_password: str,
     new_password: str,
     confirm_password: str,
+    client_hash: str,
 ) -> str:
-    """Change the actor's password; end all their sessions and return a ticket for a new one in this browser."""
+    """Change the actor's password; end all their sessions and return a ticket for a new one in this browser.
+
+    The current password is checked under the sign-in limits (a wrong one
+    counts as a failed sign-in), and the owner is e-mailed about the change.
+    """
     _matching(new_password, confirm_password)
     user = session.get(User, actor.uid)
     if user is None or not user.identity_uid:
         raise AuthError("user-not-found")
-    provider.change_password(
-        uid=user.identity_uid, email=user.email, current_password=current_password, new_password=new_password
-    )
+    try:
+        with throttle.password_check(email=user.email, client=client_hash, secret=get_settings().secret_key):
+            provider.change_password(
+                uid=user.identity_uid, email=user.email, current_password=current_password, new_password=new_password
+            )
+    except AuthError as exc:
+        if exc.code == "wrong-password":
+            _log_failure(session, "password change refused: wrong current password", user.email, client_hash)
+        raise
     sessions.revoke_user_sessions(session=session, user_uid=user.uid)
     ticket = sessions.issue_ticket(session=session, user_uid=user.uid)
     session.commit()
+    log.info("password changed: user %s from client %s", user.uid, client_hash)
+    _e_mail_owner(user.email, *_password_changed_text(), required=False)
     return ticket
 
 
 def request_password_reset(*, provider: IdentityProvider, email: str) -> None:
-    """E-mail a reset link if the account exists; the caller always hears the same answer."""
-    provider.send_password_reset(email=normalized_email(email))
+    """E-mail a reset link if the account exists (three an hour per address); the caller always hears the same."""
+    email = normalized_email(email)
+    if throttle.take_reset_mail(email, get_settings().secret_key):
+        provider.send_password_reset(email=email)
+    else:
+        log.warning("password reset for %s refused: too many requests", mask_email(email))
 
 
 def reset_password(
     *, session: Session, provider: IdentityProvider, code: str, new_password: str, confirm_password: str
 ) -> None:
-    """Set a new password from an e-mailed code and end every session of that user."""
+    """Set a new password from an e-mailed code, end every session of that user and tell them by e-mail."""
     _matching(new_password, confirm_password)
     identity_uid = provider.confirm_password_reset(code=code, new_password=new_password)
     user = _user_by_identity(session, identity_uid)
     if user is not None:
         sessions.revoke_user_sessions(session=session, user_uid=user.uid)
         session.commit()
+        log.info("password reset: user %s", user.uid)
+        _e_mail_owner(user.email, *_password_changed_text(), required=False)
+
+
+def _log_failure(session: Session, event: str, email: str, client_hash: str) -> None:
+    """Log a failed password check with the user id when the address has an account."""
+    user = users.find_user_by_email(session=session, email=email)
+    log.warning("%s for %s (user %s) from client %s", event, mask_email(email), user.uid if user else "-", client_hash)
+
+
+def _e_mail_owner(email: str, subject: str, body: str, *, required: bool = True) -> None:
+    """Queue a notice to an account's owner; a full queue fails the request only when ``required``."""
+    try:
+        queue_email(to=email, subject=subject, body=body)
+    except MailError:
+        if required:
+            raise
+        log.error("notice to %s not sent: the mail queue is full", mask_email(email))
+
+
+def _sign_up_attempt_text() -> tuple[str, str]:
+    settings = get_settings()
+    site = settings.site_name
+    return (
+        f"Intento de registro en {site}",
+        f"Hola:\n\nAlguien intentó crear una cuenta en {site} con este correo, pero ya tienes una. "
+        "No cambiamos nada en tu cuenta.\n\n"
+        f"Si fuiste tú y no recuerdas tu contraseña, elige una nueva aquí:\n\n{settings.site_url}/login?modo=recuperar\n\n"
+        "Si no fuiste tú, ignora este mensaje.\n",
+    )
+
+
+def _password_changed_text() -> tuple[str, str]:
+    settings = get_settings()
+    site = settings.site_name
+    return (
+        f"Tu contraseña de {site} cambió",
+        f"Hola:\n\nLa contraseña de tu cuenta en {site} acaba de cambiar y cerramos tus sesiones en otros "
+        "dispositivos.\n\nSi fuiste tú, no tienes que hacer nada. Si no fuiste tú, elige una nueva contraseña "
+        f"ahora mismo en {settings.site_url}/login?modo=recuperar y escríbenos desde la página de contacto.\n",
+    )
 
 
 # --- staff ------------------------------------------------------------------------
@@ -218,6 +317,7 @@ def reset_password(
 
 def _staff_target(session: Session, actor: Actor, allowed: tuple[ProfileId, ...], user_uid: str) -> User:
     if actor.profile_uid not in {p.value for p in allowed}:
+        log.warning("staff operation refused: user %s (%s) may not change user accounts", actor.uid, actor.profile_uid)
         raise ForbiddenError("No tienes permiso para esta acción.")
     user = session.get(User, user_uid) if isinstance(user_uid, str) and user_uid else None
     if user is None:
@@ -238,6 +338,7 @@ def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_
     if banned:
         sessions.revoke_user_sessions(session=session, user_uid=user.uid)
         session.commit()
+    log.warning("user %s %s by %s", user.uid, "banned" if banned else "unbanned", actor.uid)
     return updated
 
 
@@ -251,7 +352,9 @@ def set_profile(
     if user.identity_uid:
         provider.set_profile(uid=user.identity_uid, profile=profile)
     # Takes effect at the user's next action: sessions read the profile from the users table.
-    return users.update_user(session=session, uid=user.uid, data={"profile_uid": profile})
+    updated = users.update_user(session=session, uid=user.uid, data={"profile_uid": profile})
+    log.warning("user %s given profile %s by %s", user.uid, profile, actor.uid)
+    return updated
 
 
 def create_administrator(

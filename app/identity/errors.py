@@ -8,6 +8,7 @@ unknown e-mail and for a wrong password alike.
 
 from __future__ import annotations
 
+from app.core.text import spanish_duration
 from app.services.errors import ServiceError
 
 AUTH_MESSAGES: dict[str, str] = {
@@ -16,7 +17,7 @@ AUTH_MESSAGES: dict[str, str] = {
     "user-not-found": "No encontramos esa cuenta.",
     "user-disabled": "Tu cuenta está suspendida. Si crees que es un error, escríbenos desde la página de contacto.",
     "invalid-credential": "El correo o la contraseña no son correctos.",
-    "too-many-requests": "Demasiados intentos fallidos. Por seguridad, espera 15 minutos antes de volver a intentarlo.",
+    "too-many-requests": "Demasiados intentos. Por seguridad, espera unos minutos antes de volver a intentarlo.",
     "network-request-failed": "No pudimos comunicarnos con el servicio de acceso. Revisa tu conexión e inténtalo de nuevo.",
     "requires-recent-login": "Por seguridad, vuelve a ingresar antes de hacer este cambio.",
     "weak-password": "La contraseña no es segura: usa entre 8 y 128 caracteres y evita contraseñas comunes.",
@@ -26,18 +27,37 @@ AUTH_MESSAGES: dict[str, str] = {
     "unauthorized-domain": "Este sitio no está autorizado para usar el servicio de acceso.",
     # Codes of the e-mailed links and of this product's own rules.
     "invalid-email": "El correo electrónico no es válido.",
-    "email-not-verified": "Confirma tu correo antes de ingresar: te enviamos un enlace nuevo.",
+    # Sign-in to an unverified account: a new link goes out at most every 10 minutes (five a day).
+    "email-not-verified": (
+        "Confirma tu correo antes de ingresar con el enlace que te enviamos. Si no lo encuentras, revisa la "
+        "carpeta de spam o vuelve a intentarlo más tarde para recibir uno nuevo."
+    ),
+    "email-not-verified-resent": "Confirma tu correo antes de ingresar: te enviamos un enlace nuevo.",
     "invalid-action-code": "El enlace no es válido o ya fue usado. Pide uno nuevo.",
     "expired-action-code": "El enlace expiró. Pide uno nuevo.",
     "internal-error": "El servicio de acceso falló. Inténtalo de nuevo en unos minutos.",
 }
 
 
-class AuthError(ServiceError):
-    """An identity-service failure with a stable ``code`` and its Spanish message."""
+# The same refusals when this app's own limits know how long the wait is.
+WAIT_MESSAGES: dict[str, str] = {
+    "too-many-requests": "Demasiados intentos. Por seguridad, espera {wait} antes de volver a intentarlo.",
+}
 
-    def __init__(self, code: str) -> None:
+
+class AuthError(ServiceError):
+    """An identity-service failure with a stable ``code`` and its Spanish message.
+
+    ``wait_seconds`` (codes of WAIT_MESSAGES only) puts the wait into the message.
+    """
+
+    def __init__(self, code: str, *, wait_seconds: float | None = None) -> None:
         if code not in AUTH_MESSAGES:
             raise ValueError(f"unknown identity error code: {code}")
-        super().__init__(AUTH_MESSAGES[code])
+        if wait_seconds is None:
+            message = AUTH_MESSAGES[code]
+        else:
+            message = WAIT_MESSAGES[code].format(wait=spanish_duration(wait_seconds))
+        super().__init__(message)
         self.code = code
+        self.wait_seconds = wait_seconds

@@ -217,6 +217,14 @@ class FirebaseProvider:
     def sign_in(self, *, email: str, password: str) -> Identity:
         return self._password_sign_in(email, password, _SIGN_IN_ERRORS)
 
+    def mimic_sign_up(self, *, email: str) -> None:
+        """One round trip to Firebase (a look-up that changes nothing), as a sign-up makes."""
+        with _admin_errors():
+            try:
+                auth.get_user_by_email(normalized_email(email), app=self.app)
+            except auth.UserNotFoundError:
+                pass  # the answer is not used: only the time it takes
+
     def set_disabled(self, *, uid: str, disabled: bool) -> None:
         with _admin_errors():
             auth.update_user(uid, disabled=disabled, app=self.app)

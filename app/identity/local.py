@@ -3,17 +3,23 @@
 One-time codes (e-mail verification: 24 hours, password reset: 1 hour) are
 random, stored as SHA-256 digests, single-use, and e-mailed as links to
 ``/login/accion``. Any successful reset or change of password invalidates the
-account's other unused reset codes.
+account's other unused reset codes; once the address is verified (by a
+verification or a reset link) its other verification codes stop working.
+
+Argon2 runs on a pool of its own with ARGON2_WORKERS threads: each hash
+takes most of a core, so a flood of sign-ups queues there instead of taking
+every core and every shared worker thread.
 """
 
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
 from pwdlib import PasswordHash
-from sqlalchemy import Engine, func, update
+from sqlalchemy import Engine, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -21,20 +27,29 @@ from app.identity.errors import AuthError
 from app.identity.provider import Identity, check_password_rules, normalized_email
 from app.identity.sessions import digest
 from app.models import ActionCode, ActionPurpose, LocalCredential, utc_now
-from app.services.mail import MailError, send_email
+from app.services.mail import MailError, queue_email
 from app.settings import get_settings
-
-# At most this many reset e-mails per account per hour: nobody can flood a mailbox.
-RESETS_PER_HOUR = 3
 
 CODE_LIFETIME = {
     ActionPurpose.VERIFY_EMAIL: timedelta(hours=24),
     ActionPurpose.RESET_PASSWORD: timedelta(hours=1),
 }
 
+ARGON2_WORKERS = 2
+_argon2 = ThreadPoolExecutor(max_workers=ARGON2_WORKERS, thread_name_prefix="argon2")
 _hasher = PasswordHash.recommended()
 # Verified against when the e-mail is unknown, so both failures cost the same time.
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
+
+
+def _hash(password: str) -> str:
+    """Argon2 hash of a password, computed on the argon2 pool."""
+    return _argon2.submit(_hasher.hash, password).result()
+
+
+def _verify(password: str, password_hash: str) -> tuple[bool, str | None]:
+    """(matches, a stronger hash to store or None), computed on the argon2 pool."""
+    return _argon2.submit(_hasher.verify_and_update, password, password_hash).result()
 
 
 def action_link(*, mode: ActionPurpose, code: str) -> str:
@@ -60,7 +75,7 @@ class LocalProvider:
     def _create(self, *, email: str, password: str, verified: bool) -> LocalCredential:
         email = normalized_email(email)
         check_password_rules(password)
-        credential = LocalCredential(email=email, password_hash=_hasher.hash(password), email_verified=verified)
+        credential = LocalCredential(email=email, password_hash=_hash(password), email_verified=verified)
         with Session(self._engine, expire_on_commit=False) as session:
             session.add(credential)
             try:
@@ -84,14 +99,18 @@ class LocalProvider:
     def create_account(self, *, email: str, password: str) -> Identity:
         return _identity(self._create(email=email, password=password, verified=True))
 
+    def mimic_sign_up(self, *, email: str) -> None:
+        """Spend a sign-up's hash, so an address that has an account is answered as fast as a new one."""
+        _hash(secrets.token_urlsafe(16))
+
     def sign_in(self, *, email: str, password: str) -> Identity:
         email = (email or "").strip().lower()
         with Session(self._engine) as session:
             credential = session.exec(select(LocalCredential).where(LocalCredential.email == email)).first()
             if credential is None:
-                _hasher.verify(password or "", _DUMMY_HASH)
+                _verify(password or "", _DUMMY_HASH)
                 raise AuthError("invalid-credential")
-            valid, new_hash = _hasher.verify_and_update(password or "", credential.password_hash)
+            valid, new_hash = _verify(password or "", credential.password_hash)
             if not valid:
                 raise AuthError("invalid-credential")
             if credential.disabled:
@@ -124,7 +143,7 @@ class LocalProvider:
             credential = session.get(LocalCredential, uid)
             if credential is None or credential.disabled:
                 raise AuthError("user-disabled")
-            if not _hasher.verify(current_password or "", credential.password_hash):
+            if not _verify(current_password or "", credential.password_hash)[0]:
                 raise AuthError("wrong-password")
             check_password_rules(new_password)
             self._set_password(session, credential, new_password)
@@ -133,18 +152,7 @@ class LocalProvider:
         email = (email or "").strip().lower()
         with Session(self._engine) as session:
             credential = session.exec(select(LocalCredential).where(LocalCredential.email == email)).first()
-            if credential is None or credential.disabled:
-                return
-            recent = session.exec(
-                select(func.count())
-                .select_from(ActionCode)
-                .where(
-                    ActionCode.credential_uid == credential.uid,
-                    ActionCode.purpose == ActionPurpose.RESET_PASSWORD.value,
-                    ActionCode.created_at >= utc_now() - timedelta(hours=1),
-                )
-            ).one()
-        if recent < RESETS_PER_HOUR:
+        if credential is not None and not credential.disabled:
             self._send_code(credential, ActionPurpose.RESET_PASSWORD)
 
     def confirm_password_reset(self, *, code: str, new_password: str) -> str:
@@ -155,24 +163,17 @@ class LocalProvider:
                 raise AuthError("user-disabled")
             # Following a reset link proves the mailbox too.
             credential.email_verified = True
+            _void_codes(session, credential.uid, ActionPurpose.VERIFY_EMAIL, utc_now())
             self._set_password(session, credential, new_password)
             return credential.uid
 
     def _set_password(self, session: Session, credential: LocalCredential, password: str) -> None:
         """Store a new hash and void every unused reset code of the account; commits."""
         now = utc_now()
-        credential.password_hash = _hasher.hash(password)
+        credential.password_hash = _hash(password)
         credential.password_changed_at = now
         session.add(credential)
-        session.execute(
-            update(ActionCode)
-            .where(
-                ActionCode.credential_uid == credential.uid,
-                ActionCode.purpose == ActionPurpose.RESET_PASSWORD.value,
-                ActionCode.used_at.is_(None),
-            )
-            .values(used_at=now)
-        )
+        _void_codes(session, credential.uid, ActionPurpose.RESET_PASSWORD, now)
         session.commit()
 
     # --- e-mail verification --------------------------------------------------
@@ -190,6 +191,7 @@ class LocalProvider:
             credential = self._redeem(session, code, ActionPurpose.VERIFY_EMAIL)
             credential.email_verified = True
             session.add(credential)
+            _void_codes(session, credential.uid, ActionPurpose.VERIFY_EMAIL, utc_now())
             session.commit()
             return credential.email
 
@@ -211,7 +213,7 @@ class LocalProvider:
             session.commit()
         link = action_link(mode=purpose, code=code)
         subject, body = _email_text(purpose, link)
-        send_email(to=credential.email, subject=subject, body=body)
+        queue_email(to=credential.email, subject=subject, body=body)
 
     def _redeem(self, session: Session, code: str, purpose: ActionPurpose) -> LocalCredential:
         """Mark a code used (in the caller's transaction) and return its account."""
@@ -231,6 +233,15 @@ class LocalProvider:
         if credential is None:
             raise AuthError("user-not-found")
         return credential
+
+
+def _void_codes(session: Session, credential_uid: str, purpose: ActionPurpose, now: datetime) -> None:
+    """Mark every unused code of this purpose of the account used (in the caller's transaction)."""
+    session.execute(
+        update(ActionCode)
+        .where(ActionCode.credential_uid == credential_uid, ActionCode.purpose == purpose.value, ActionCode.used_at.is_(None))
+        .values(used_at=now)
+    )
 
 
 def _email_text(purpose: ActionPurpose, link: str) -> tuple[str, str]:

@@ -55,13 +55,19 @@ class IdentityProvider(Protocol):
         """Create an already-verified account (administrators, the create-admin command)."""
         ...
 
+    def mimic_sign_up(self, *, email: str) -> None:
+        """Take about the time of a sign-up and change nothing: a sign-up for an address that
+        already has an account must not be told apart by its answer time."""
+        ...
+
     def sign_in(self, *, email: str, password: str) -> Identity:
         """Check the password. Unknown e-mail and wrong password both raise invalid-credential;
         a disabled account raises user-disabled (only after a correct password)."""
         ...
 
     def send_verification(self, *, identity: Identity) -> None:
-        """E-mail a fresh verification link to an account that just signed in unverified."""
+        """E-mail a fresh verification link to an account that just signed in unverified
+        (app.identity.accounts decides how often)."""
         ...
 
     def confirm_email(self, *, code: str) -> str:
@@ -71,7 +77,8 @@ class IdentityProvider(Protocol):
         ...
 
     def send_password_reset(self, *, email: str) -> None:
-        """E-mail a reset link. Silent for an unknown e-mail (no account enumeration)."""
+        """E-mail a reset link. Silent for an unknown e-mail (no account enumeration); the
+        cap per address is app.identity.accounts' job."""
         ...
 
     def confirm_password_reset(self, *, code: str, new_password: str) -> str:

@@ -1,73 +1,108 @@
-"""Brute-force limits on sign-in.
+"""Abuse limits of the account flows, written as data; the counters live in app.services.abuse.
 
-After ``max_failures`` failed sign-ins for one account, or from one client,
-within ``window``, that account or client gets too-many-requests for
-``window`` counted from the failure that crossed the limit. A successful
-sign-in clears the account's count (not the client's: one client trying
-many accounts stays limited). Refused attempts are not counted again.
+Sign-in, and the current password of a password change, per password check:
+
+- per account and client: three free failures, then each attempt waits for
+  a delay that doubles (2 s, 4 s, 8 s … about 17 minutes), and at most 20 a
+  day. A correct password clears them. Another client's failures never lock
+  the owner out;
+- per account, from every client together: 100 failures an hour, which only
+  an attack from many addresses reaches;
+- per client, across accounts: 30 failures an hour (credential stuffing).
+
+A slot is taken before the password is checked, so concurrent guesses cannot
+all reach the check; it stays as a failure when the password is wrong and is
+given back otherwise.
+
+Sign-up: 10 an hour per client, 5 a day per address. E-mails to an address
+that were not asked for by its owner (verification links, "someone tried to
+sign up with your address"): one per 10 minutes, five a day. Password-reset
+e-mails: three an hour per address.
+
+Counter keys are keyed hashes (``secret``: SECRET_KEY): no address is stored in clear.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime, timedelta
+import contextlib
+import logging
+from collections.abc import Iterator
 
-from sqlalchemy import delete
-from sqlmodel import Session, select
+from app.core.text import mask_email
+from app.identity.errors import AuthError
+from app.services.abuse import Check, Rule, keyed, limiter
 
-from app.models import SignInAttempt, utc_now
+log = logging.getLogger(__name__)
+
+FREE_FAILURES = 3
+LONGEST_DELAY_STEP = 10  # the last step waits 2**10 s, about 17 minutes
+
+# Step k allows FREE_FAILURES + k - 1 attempts in 2**k seconds: after three quick
+# failures the next attempt waits 2 s, then 4 s, 8 s … (a moving window each).
+PAIR_RULES: tuple[Rule, ...] = (
+    *(Rule(f"acceso-par-{k}", FREE_FAILURES + k - 1, 2**k) for k in range(1, LONGEST_DELAY_STEP + 1)),
+    Rule("acceso-par-dia", 20, 86_400),
+)
+ACCOUNT_CEILING = Rule("acceso-cuenta", 100, 3_600, refundable=True)
+CLIENT_CEILING = Rule("acceso-cliente", 30, 3_600, refundable=True)
+
+SIGN_UPS_PER_CLIENT = Rule("registro-cliente", 10, 3_600)
+SIGN_UPS_PER_ADDRESS = Rule("registro-correo", 5, 86_400)
+
+ADDRESS_MAIL_RULES: tuple[Rule, ...] = (Rule("correo-10min", 1, 600), Rule("correo-dia", 5, 86_400))
+RESET_MAILS_PER_ADDRESS = Rule("correo-clave", 3, 3_600)
+
+# Provider answers that mean "the password was wrong" (a failure that counts).
+WRONG_PASSWORD = frozenset({"invalid-credential", "wrong-password"})
 
 
-def locked_until(failures: Sequence[datetime], *, max_failures: int, window: timedelta) -> datetime | None:
-    """When the lock ends, given failure times in ascending order (None: never locked).
+def _address(email: str, secret: str) -> str:
+    return keyed(secret, "address", email)
 
-    A lock starts at any failure that is the ``max_failures``-th within
-    ``window`` and lasts ``window``.
+
+@contextlib.contextmanager
+def password_check(*, email: str, client: str, secret: str) -> Iterator[None]:
+    """Wrap one password check of ``email`` from ``client``: refuse it or take a slot, then settle it.
+
+    Raises too-many-requests (with the wait) when a limit is reached. A wrong
+    password (AuthError invalid-credential or wrong-password) keeps the slot
+    as a failure; a right one clears this client's delays for the account;
+    anything else gives the slot back.
     """
-    end: datetime | None = None
-    for index in range(max_failures - 1, len(failures)):
-        if failures[index] - failures[index - max_failures + 1] <= window:
-            end = failures[index] + window
-    return end
+    account = _address(email, secret)
+    pair: list[Check] = [(rule, keyed(secret, "pair", account, client)) for rule in PAIR_RULES]
+    ceilings: list[Check] = [(ACCOUNT_CEILING, account), (CLIENT_CEILING, client)]
+    counters = limiter()
+    wait = counters.hit(pair + ceilings)
+    if wait:
+        log.warning("sign-in throttled for %s from client %s: wait %.0f s", mask_email(email), client, wait)
+        raise AuthError("too-many-requests", wait_seconds=wait)
+    try:
+        yield
+    except AuthError as exc:
+        if exc.code not in WRONG_PASSWORD:
+            counters.refund(ceilings)
+        raise
+    except BaseException:
+        counters.refund(ceilings)
+        raise
+    counters.refund(ceilings)
+    counters.clear(pair)
 
 
-def _failures(session: Session, *conditions, since: datetime) -> list[datetime]:
-    rows = session.exec(
-        select(SignInAttempt.at)
-        .where(*conditions, SignInAttempt.succeeded.is_(False), SignInAttempt.at >= since)
-        .order_by(SignInAttempt.at)
-    ).all()
-    return list(rows)
+def check_sign_up(*, email: str, client: str, secret: str) -> None:
+    """Count a sign-up from ``client`` for ``email``; too-many-requests (with the wait) past the limits."""
+    wait = limiter().hit([(SIGN_UPS_PER_CLIENT, client), (SIGN_UPS_PER_ADDRESS, _address(email, secret))])
+    if wait:
+        log.warning("sign-up throttled for %s from client %s: wait %.0f s", mask_email(email), client, wait)
+        raise AuthError("too-many-requests", wait_seconds=wait)
 
 
-def is_locked(
-    *, session: Session, email: str, client_hash: str, max_failures: int, window: timedelta, now: datetime | None = None
-) -> bool:
-    """True while the account or the client is locked out."""
-    now = now or utc_now()
-    since = now - 2 * window  # a lock can only come from failures this recent
-    last_success = session.exec(
-        select(SignInAttempt.at)
-        .where(SignInAttempt.email == email, SignInAttempt.succeeded.is_(True), SignInAttempt.at >= since)
-        .order_by(SignInAttempt.at.desc())
-    ).first()
-    account_since = max(since, last_success) if last_success else since
-    for failures in (
-        _failures(session, SignInAttempt.email == email, since=account_since),
-        _failures(session, SignInAttempt.client_hash == client_hash, since=since),
-    ):
-        end = locked_until(failures, max_failures=max_failures, window=window)
-        if end is not None and end > now:
-            return True
-    return False
+def take_address_mail(email: str, secret: str) -> bool:
+    """Count an unrequested e-mail to ``email`` if the cap allows one now; False when it does not."""
+    return not limiter().hit([(rule, _address(email, secret)) for rule in ADDRESS_MAIL_RULES])
 
 
-KEEP_ATTEMPTS = timedelta(days=1)
-
-
-def record_attempt(*, session: Session, email: str, client_hash: str, succeeded: bool, now: datetime | None = None) -> None:
-    """Remember one sign-in attempt and forget those older than a day (committed at once)."""
-    now = now or utc_now()
-    session.execute(delete(SignInAttempt).where(SignInAttempt.at < now - KEEP_ATTEMPTS))
-    session.add(SignInAttempt(email=email, client_hash=client_hash, succeeded=succeeded, at=now))
-    session.commit()
+def take_reset_mail(email: str, secret: str) -> bool:
+    """Count a password-reset e-mail to ``email`` if the cap allows one now; False when it does not."""
+    return not limiter().hit([(RESET_MAILS_PER_ADDRESS, _address(email, secret))])

@@ -7,7 +7,9 @@ what the person typed. Sign-in never says whether an e-mail has an account.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import reflex as rx
 
@@ -16,10 +18,16 @@ from app.identity import accounts
 from app.identity.errors import AuthError
 from app.identity.guards import ALL_PROFILES, landing_path
 from app.identity.provider import get_provider
+from app.services.abuse import client_key
 from app.services.errors import ServiceError
-from app.services.reports import client_hash
 from app.settings import get_settings
-from app.states.auth import AuthState, current_actor, open_session_script, public, requires
+from app.states.auth import (
+    AuthState,
+    current_actor,
+    open_session_script,
+    public,
+    requires,
+)
 
 LOGIN_TABS = ("ingresar", "registro", "recuperar")
 RESET_SENT = (
@@ -35,15 +43,32 @@ def _field(form_data: dict, name: str, limit: int = 256) -> str:
     return value[:limit] if isinstance(value, str) else ""
 
 
+# Account operations (argon2, identity-service calls) wait in a pool of their own, so a
+# flood of them never holds the shared threads that asyncio.to_thread gives the
+# session check of every guarded action.
+ACCOUNT_WORKERS = 4
+_account_pool = ThreadPoolExecutor(max_workers=ACCOUNT_WORKERS, thread_name_prefix="accounts")
+
+
 def _account_call(operation, **kwargs):
     """Run an app.identity.accounts operation with a database session and the configured provider."""
     with session_scope() as session:
         return operation(session=session, provider=get_provider(), **kwargs)
 
 
+async def _in_account_pool(function, **kwargs):
+    """Run a blocking function on the account pool, off the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(_account_pool, functools.partial(function, **kwargs))
+
+
 async def _off_loop(operation, **kwargs):
-    """The same, off the event loop (argon2, SMTP and identity-service calls block)."""
-    return await asyncio.to_thread(_account_call, operation, **kwargs)
+    """An app.identity.accounts operation with a session and the provider, on the account pool."""
+    return await _in_account_pool(_account_call, operation=operation, **kwargs)
+
+
+def _client_key(state: rx.State) -> str:
+    """The abuse-limit key of the connected client (app.services.abuse.client_key)."""
+    return client_key(state.router.session.client_ip or "", get_settings().secret_key)
 
 
 class LoginState(rx.State):
@@ -90,7 +115,7 @@ class LoginState(rx.State):
                 settings=get_settings(),
                 email=email,
                 password=password,
-                client_hash=self._client(),
+                client_hash=_client_key(self),
             )
         except AuthError as exc:
             if exc.code == "user-disabled":
@@ -117,7 +142,10 @@ class LoginState(rx.State):
 
     @public
     async def sign_up(self, form_data: dict):
-        """Create a visitor or advertiser account, then the "one more step" screen."""
+        """Create a visitor or advertiser account, then the "one more step" screen.
+
+        An address that already has an account gets the same screen (its owner is e-mailed).
+        """
         if self.busy:
             return None
         if not isinstance(form_data, dict):
@@ -134,7 +162,7 @@ class LoginState(rx.State):
         self.error = ""
         self.busy = True
         try:
-            await _off_loop(accounts.sign_up, data=data)
+            await _off_loop(accounts.sign_up, data=data, client_hash=_client_key(self))
         except ServiceError as exc:
             self.error = exc.message
             return None
@@ -146,25 +174,27 @@ class LoginState(rx.State):
     @public
     async def request_reset(self, form_data: dict):
         """E-mail a reset link; the answer is the same whether or not the account exists."""
+        if self.busy:
+            return None
         if not isinstance(form_data, dict):
             self.error = FORM_UNREADABLE
             return None
         email = _field(form_data, "email")
         self.error = ""
         self.notice = ""
+        self.busy = True
         try:
-            await asyncio.to_thread(accounts.request_password_reset, provider=get_provider(), email=email)
+            await _in_account_pool(accounts.request_password_reset, provider=get_provider(), email=email)
         except ServiceError as exc:
             self.error = exc.message
             return None
+        finally:
+            self.busy = False
         self.notice = RESET_SENT
         return None
 
-    def _client(self) -> str:
-        return client_hash(self.router.session.client_ip or "", get_settings().secret_key)
 
-
-def _confirm_email(code: str) -> str:
+def _confirm_email(*, code: str) -> str:
     return get_provider().confirm_email(code=code)
 
 
@@ -174,6 +204,7 @@ class AccountActionState(rx.State):
     status: str = "loading"  # loading | verified | reset_form | reset_done | failed
     message: str = ""
     error: str = ""
+    busy: bool = False  # while a new password is being saved
     _code: str = ""
 
     @public
@@ -188,7 +219,7 @@ class AccountActionState(rx.State):
             return
         if mode == "verifyEmail":
             try:
-                await asyncio.to_thread(_confirm_email, code)
+                await _in_account_pool(_confirm_email, code=code)
             except ServiceError as exc:
                 self.status, self.message = "failed", exc.message
                 return
@@ -202,9 +233,10 @@ class AccountActionState(rx.State):
     @public
     async def reset_password(self, form_data: dict):
         """Set the new password chosen on the reset form."""
-        if self.status != "reset_form" or not self._code or not isinstance(form_data, dict):
+        if self.busy or self.status != "reset_form" or not self._code or not isinstance(form_data, dict):
             return None
         self.error = ""
+        self.busy = True
         try:
             await _off_loop(
                 accounts.reset_password,
@@ -217,6 +249,8 @@ class AccountActionState(rx.State):
             if isinstance(exc, AuthError) and exc.code in {"invalid-action-code", "expired-action-code"}:
                 self.status, self.message = "failed", exc.message
             return None
+        finally:
+            self.busy = False
         self._code = ""
         self.status, self.message = "reset_done", "Tu contraseña fue cambiada. Ya puedes ingresar con la nueva."
         return None
@@ -249,6 +283,7 @@ class PasswordDialogState(rx.State):
                 current_password=_field(form_data, "current_password", 129),
                 new_password=_field(form_data, "new_password", 129),
                 confirm_password=_field(form_data, "new_password_confirm", 129),
+                client_hash=_client_key(self),
             )
         except ServiceError as exc:
             self.error = exc.message

@@ -13,14 +13,15 @@ import httpx
 import pytest
 from sqlmodel import Session, select
 
+from app.core.actor import Actor
 from app.db import get_engine
 from app.identity import accounts
 from app.identity.errors import AUTH_MESSAGES, AuthError
 from app.identity.sessions import digest
-from app.core.actor import Actor
-from app.models import ProfileId, SignInAttempt, User
+from app.models import ProfileId, User
 from app.settings import get_settings
 from app.states.account import LoginState
+from tests.abuse import redirect_paths
 from tests.factories import check_session, exchange_ticket, make_account
 from tests.handlers import client_states, invoke, script_of, ticket_in
 from tests.integration.conftest import FIREBASE_PROJECT
@@ -55,7 +56,7 @@ def test_sign_up_verify_and_sign_in(db, firebase_provider, firebase_oob_codes):
         "profile": "profesor",
         "adult": True,
     }
-    user = accounts.sign_up(session=db, provider=firebase_provider, data=data)
+    user = accounts.sign_up(session=db, provider=firebase_provider, data=data, client_hash="cliente-fb")
     record = firebase_admin.auth.get_user(db.get(User, user.uid).identity_uid, app=firebase_provider.app)
     assert record.custom_claims == {"perfil": "profesor"}
     with pytest.raises(AuthError) as refused:
@@ -82,17 +83,21 @@ def test_ban_disables_the_firebase_account_and_ends_sessions(db, firebase_provid
     assert refused.value.code == "user-disabled"
 
 
-def test_limits_apply_before_firebase_is_asked(db, firebase_provider):
+def test_limits_apply_before_firebase_is_asked(db, firebase_provider, monkeypatch):
     make_account(db, firebase_provider, "limite@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
-    for _ in range(5):
+    asked = []
+    real_sign_in = firebase_provider.sign_in
+    monkeypatch.setattr(firebase_provider, "sign_in", lambda **kw: asked.append(1) or real_sign_in(**kw))
+    for _ in range(3):
         with pytest.raises(AuthError) as refused:
             _sign_in(db, firebase_provider, "limite@correo.cl", "mala-clave-123")
         assert refused.value.code == "invalid-credential"
-    with pytest.raises(AuthError) as locked:
+    with pytest.raises(AuthError) as held:
         _sign_in(db, firebase_provider, "limite@correo.cl")
-    assert locked.value.code == "too-many-requests"
-    attempts = db.exec(select(SignInAttempt).where(SignInAttempt.email == "limite@correo.cl")).all()
-    assert len(attempts) == 5  # the refused sixth never reached Firebase and is not counted
+    assert held.value.code == "too-many-requests"
+    assert len(asked) == 3  # the held-back fourth never reached Firebase
+    # The owner on another connection is not held back.
+    assert _sign_in(db, firebase_provider, "limite@correo.cl", client="otro-cliente").actor.email == "limite@correo.cl"
 
 
 def test_password_change_and_reset_end_sessions(db, firebase_provider, firebase_oob_codes):
@@ -105,6 +110,7 @@ def test_password_change_and_reset_end_sessions(db, firebase_provider, firebase_
         current_password=PASSWORD,
         new_password="glaciar-grey-2026",
         confirm_password="glaciar-grey-2026",
+        client_hash="cliente-fb",
     )
     fresh = exchange_ticket(db, ticket)
     assert check_session(db, old).actor is None
@@ -136,7 +142,6 @@ def _sign_up_form(email: str) -> dict:
 @pytest.mark.parametrize(
     ("reason", "code"),
     [
-        ("EMAIL_EXISTS", "email-already-in-use"),
         ("WEAK_PASSWORD : Password should be at least 6 characters", "weak-password"),
         ("OPERATION_NOT_ALLOWED", "operation-not-allowed"),
         ("UNAUTHORIZED_DOMAIN : Domain not allowlisted by project", "unauthorized-domain"),
@@ -153,6 +158,20 @@ def test_firebase_refusals_reach_the_sign_up_form(firebase_app_settings, monkeyp
     events = invoke(state, "sign_up", form_data=_sign_up_form("rechazo@correo.cl"))
     assert state.error == AUTH_MESSAGES[code]
     assert events == []  # no redirect: the person stays on the form
+    with Session(get_engine()) as db:
+        assert db.exec(select(User)).all() == []
+
+
+def test_an_address_firebase_already_has_gets_the_answer_of_a_new_one(firebase_app_settings, monkeypatch):
+    def exists(url, **kwargs):
+        return httpx.Response(400, json={"error": {"code": 400, "message": "EMAIL_EXISTS"}}, request=httpx.Request("POST", url))
+
+    monkeypatch.setattr("app.identity.firebase.httpx.post", exists)
+    state, _ = client_states(LoginState)
+    invoke(state, "load")
+    events = invoke(state, "sign_up", form_data=_sign_up_form("ya-existe@correo.cl"))
+    assert state.error == "" and state.pending_email == "ya-existe@correo.cl"
+    assert redirect_paths(events) == ["/login/auth/signup-sucessful"]
     with Session(get_engine()) as db:
         assert db.exec(select(User)).all() == []
 

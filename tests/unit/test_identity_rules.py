@@ -1,11 +1,10 @@
-"""Pure rules of the identity layer: messages, landings, guards, password policy, lockouts, settings."""
+"""Pure rules of the identity layer: messages, landings, guards, password policy, settings."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
 
 import pytest
 from pydantic import ValidationError
@@ -13,7 +12,6 @@ from pydantic import ValidationError
 from app.identity.errors import AUTH_MESSAGES, AuthError
 from app.identity.guards import area_profile, landing_path
 from app.identity.provider import check_password_rules
-from app.identity.throttle import locked_until
 from app.models import ProfileId
 from app.settings import PROJECT_ROOT, Settings
 
@@ -73,30 +71,6 @@ def test_weak_passwords(password):
 @pytest.mark.parametrize("password", ["ocho-car", "mi perro se llama Toby", "z" * 128])
 def test_acceptable_passwords(password):
     check_password_rules(password)
-
-
-T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
-WINDOW = timedelta(minutes=15)
-
-
-def _at(*minutes: float) -> list[datetime]:
-    return [T0 + timedelta(minutes=m) for m in minutes]
-
-
-def test_four_failures_never_lock():
-    assert locked_until(_at(0, 1, 2, 3), max_failures=5, window=WINDOW) is None
-
-
-def test_the_fifth_failure_within_the_window_locks_for_the_window():
-    assert locked_until(_at(0, 1, 2, 3, 14), max_failures=5, window=WINDOW) == T0 + timedelta(minutes=29)
-
-
-def test_failures_spread_wider_than_the_window_do_not_lock():
-    assert locked_until(_at(0, 4, 8, 12, 16), max_failures=5, window=WINDOW) is None
-
-
-def test_the_latest_qualifying_failure_sets_the_end():
-    assert locked_until(_at(0, 1, 2, 3, 4, 5), max_failures=5, window=WINDOW) == T0 + timedelta(minutes=20)
 
 
 def test_production_refuses_the_firebase_emulator(monkeypatch):
