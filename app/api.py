@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from app.core.geo import city_by_slug
 from app.db import get_engine, session_scope
+from app.identity.cookies import ROUTES as SESSION_ROUTES
 from app.models import Section
 from app.pages import ssg
 from app.routes import SSG_HOME, SSG_PAGE_PARAM, resolve_ssg_city, resolve_ssg_page, safe_ssg_next, ssg_page_url
@@ -178,6 +179,7 @@ def build_api() -> Starlette:
             Route(f"{SSG_HOME}/confirmar-edad", confirm_age, methods=["POST"]),
             Route(SSG_HOME + "/{city}", ssg_city, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
+            *SESSION_ROUTES,
             Mount("/media", app=StaticFiles(directory=media_dir), name="media"),
         ]
     )

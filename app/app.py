@@ -7,6 +7,8 @@ import reflex as rx
 from app.api import build_api
 from app.components.failures import APP_WRAPS
 from app.content.legal import LEGAL_PAGES
+from app.identity.cookies import handshake_middleware
+from app.identity.jobs import purge_sign_in_tables
 from app.middleware import SecurityMiddleware
 from app.pages.account import account_action_page, login_page, signup_successful_page
 from app.pages.areas import ADMIN_HOME, ADVERTISER_HOME, SECRETARY_HOME, area_page
@@ -31,6 +33,7 @@ app = rx.App(
     # assets, the websocket) in order.
     api_transformer=[
         build_api(),
+        handshake_middleware,
         # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
         SecurityMiddleware,
     ],
@@ -39,6 +42,7 @@ app = rx.App(
     extra_app_wraps=APP_WRAPS,
     backend_exception_handler=on_backend_exception,
 )
+app.register_lifespan_task(purge_sign_in_tables)
 
 for route in PUBLIC_ROUTES:
     app.add_page(

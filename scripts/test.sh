@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what the tests need and run the whole suite: unit, integration
-# (real PostgreSQL), end-to-end (Playwright + Debian's chromium against the
+# (real PostgreSQL and Redis), end-to-end (Playwright + Debian's chromium against the
 # app built and served in production mode).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +41,16 @@ if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   # A fresh install only allows peer login: give the test role a password.
   as_root su postgres -c "psql -q -c \"ALTER USER postgres PASSWORD 'postgres'\"" >/dev/null || true
 fi
+# Redis on 127.0.0.1:6379 (tab state of the end-to-end app): start it, or install it.
+if ! (command -v redis-cli >/dev/null 2>&1 && redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1); then
+  if ! command -v redis-server >/dev/null 2>&1; then
+    echo "Instalando Redis…"
+    apt_install redis-server
+  fi
+  as_root redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+  for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
+fi
+
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres}"
 
 set +e

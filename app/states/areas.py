@@ -11,7 +11,7 @@ from __future__ import annotations
 import reflex as rx
 
 from app.models import ProfileId
-from app.states.auth import current_actor, public, requires
+from app.states.auth import AuthState, current_actor, public, requires
 
 
 class AreaState(rx.State):
@@ -26,21 +26,24 @@ class AreaState(rx.State):
         self.ready = False
         self.greeting = ""
 
-    def _accept(self) -> None:
+    async def _accept(self) -> list:
+        """Show the area; the guard already put the caller in the header. Any notice left for this load."""
         self.ready = True
         self.greeting = f"Hola, {current_actor().display_name}"
+        auth = await self.get_state(AuthState)
+        return auth._take_flash()
 
     @requires(ProfileId.ADMINISTRADOR)
-    def open_admin(self):
+    async def open_admin(self):
         """Enter /admin: administrators only."""
-        self._accept()
+        return await self._accept()
 
     @requires(ProfileId.SECRETARIA)
-    def open_secretary(self):
+    async def open_secretary(self):
         """Enter /bbitamia: secretaries only."""
-        self._accept()
+        return await self._accept()
 
     @requires(ProfileId.PROFESOR)
-    def open_advertiser(self):
+    async def open_advertiser(self):
         """Enter /my: advertisers only."""
-        self._accept()
+        return await self._accept()

@@ -124,6 +124,8 @@ async def _authorize(state: rx.State, allowed: frozenset[str]) -> list | None:
         if check.actor is None:
             auth._forget()
         return [notify_error(FORBIDDEN_MESSAGE), rx.redirect(HOME, replace=True)]
+    if auth._record().get("uid") != check.actor.uid:
+        auth._remember(check.actor)  # the header shows who the server says is signed in
     _actor.set(check.actor)
     return None
 
@@ -193,9 +195,15 @@ class AuthState(rx.State):
         self.user = ""
 
     def _forget_banned(self) -> list:
-        """Sign a banned user out here and now: message and home."""
+        """Sign a banned user out here and now: message, the dead cookie cleared, home."""
         self._forget()
-        return [notify_error(AUTH_MESSAGES["user-disabled"]), rx.redirect(HOME, replace=True)]
+        return [notify_error(AUTH_MESSAGES["user-disabled"]), rx.call_script(SIGN_OUT_SCRIPT), rx.redirect(HOME, replace=True)]
+
+    def _take_flash(self) -> list:
+        """The one-shot notice left for this page load (as a toast), consumed."""
+        message = FLASH_MESSAGES.get(self.flash)
+        self.flash = ""
+        return [notify_success(message)] if message else []
 
     @public
     async def check_session(self):
@@ -204,11 +212,7 @@ class AuthState(rx.State):
         SPEC §4 step 1: when the session's user is already the stored current
         user, nothing happens. A ban signs the user out and sends them home.
         """
-        events = []
-        if self.flash:
-            if self.flash in FLASH_MESSAGES:
-                events.append(notify_success(FLASH_MESSAGES[self.flash]))
-            self.flash = ""
+        events = self._take_flash()
         token_hash = connection_session_hash()
         check = await asyncio.to_thread(_resolve, token_hash) if token_hash else SessionCheck(actor=None)
         if check.banned:
@@ -216,6 +220,8 @@ class AuthState(rx.State):
         if check.actor is None:
             if self.user:
                 self._forget()
+            if token_hash:
+                events.append(rx.call_script(SIGN_OUT_SCRIPT))  # the browser drops the dead cookie
         elif self._record().get("uid") != check.actor.uid:
             self._remember(check.actor)
         return events

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 from playwright.sync_api import Browser, Page, sync_playwright
 from sqlmodel import Session
 
@@ -33,6 +34,9 @@ CHROMIUM_ARGS = [
     "--disable-sync", "--disable-quic", "--no-first-run",
 ]
 BUILD_TIMEOUT = 600
+# Reflex keeps tab state in this Redis database during the run (flushed first), so tests can
+# scan everything it stored; REDIS_URL overrides the server.
+E2E_REDIS_URL = os.environ.get("E2E_REDIS_URL", "redis://127.0.0.1:6379/7")
 CITY = "temuco"
 PAGED_CITY = "osorno"
 PAGED_CITY_LISTINGS = 26  # more than one page of 24
@@ -44,6 +48,8 @@ class Site:
 
     url: str
     database_url: str
+    redis_url: str
+    log_path: Path
     names: dict[str, str]
     uids: dict[str, str]
     mailbox: Mailbox
@@ -96,6 +102,7 @@ def site(tmp_path_factory, smtp_server) -> Site:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/test.sh installs Debian's chromium")
     tmp = tmp_path_factory.mktemp("e2e")
+    _flush_redis(E2E_REDIS_URL)
     with fresh_pg_database("e2e") as database_url:
         migrate(database_url)
         names, uids = _seed(database_url, tmp / "media")
@@ -111,6 +118,9 @@ def site(tmp_path_factory, smtp_server) -> Site:
             "SMTP_PORT": str(smtp_server[0]),
             "SMTP_STARTTLS": "false",
             "IDENTITY_PROVIDER": "local",
+            "REDIS_URL": E2E_REDIS_URL,
+            # With Redis, Reflex starts one worker per core and more; several workers are issue 10's.
+            "GRANIAN_WORKERS": "1",
             "REFLEX_USE_NPM": "1",
             "REFLEX_TELEMETRY_ENABLED": "false",
             "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
@@ -124,7 +134,9 @@ def site(tmp_path_factory, smtp_server) -> Site:
         )
         try:
             _wait_until_up(url, process, log_path)
-            yield Site(url=url, database_url=database_url, names=names, uids=uids, mailbox=smtp_server[1])
+            yield Site(
+                url=url, database_url=database_url, redis_url=E2E_REDIS_URL, log_path=log_path, names=names, uids=uids, mailbox=smtp_server[1]
+            )
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             try:
@@ -132,6 +144,14 @@ def site(tmp_path_factory, smtp_server) -> Site:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
             log.close()
+
+
+def _flush_redis(url: str) -> None:
+    """Empty the run's Redis database; fail loudly when Redis is not there."""
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=5).flushdb()
+    except redis.RedisError as exc:
+        pytest.fail(f"Redis is not reachable at {url} (scripts/test.sh starts it): {exc}")
 
 
 def _wait_until_up(url: str, process: subprocess.Popen, log_path: Path) -> None:

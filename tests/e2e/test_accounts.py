@@ -3,24 +3,31 @@
 Sign-up, the e-mailed verification link, sign-in and each profile's landing
 page; the Spanish error messages; password reset and change; sign-out in
 every tab; a ban forcing an open session out; the guarded areas refusing
-every wrong profile.
+every wrong profile; the session cookie (HttpOnly, never stored by Reflex
+or logged) and a stolen tab token replayed without it.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+import redis
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import delete
 from sqlmodel import Session
 
+from app.core.actor import Actor
 from app.db import make_engine
 from app.identity import accounts
 from app.identity.errors import AUTH_MESSAGES
+from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
-from app.identity.sessions import Actor
+from app.identity.sessions import digest
 from app.models import ProfileId, SignInAttempt, User
 from tests.e2e.conftest import Site
 from tests.factories import make_account
@@ -87,9 +94,18 @@ def sign_in(page: Page, email: str, password: str = PASSWORD) -> None:
     form.get_by_role("button", name="Ingresar").click()
 
 
+def _wait_without_session_cookie(page: Page, timeout_s: float = 10) -> None:
+    """Wait until the browser has dropped its session cookie (it is HttpOnly: only the context sees it)."""
+    deadline = time.monotonic() + timeout_s
+    while SESSION_COOKIE in {c["name"] for c in page.context.cookies()}:
+        assert time.monotonic() < deadline, "the session cookie was never cleared"
+        page.wait_for_timeout(50)  # let the page's pending requests run between polls
+
+
 def _expect_landing(page: Page, site: Site, profile: ProfileId) -> None:
     path, heading = LANDING[profile]
-    page.wait_for_url(f"{site.url}{path}")
+    # Sign-in ends with a full page load, which the static server answers at the folder's address.
+    page.wait_for_url(re.compile(re.escape(f"{site.url}{path}") + "/?$"))
     expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
 
 
@@ -227,11 +243,12 @@ def test_sign_out_ends_the_session_in_every_tab(page: Page, site: Site, db, prov
     page.get_by_role("button", name="Cerrar sesión").click()
     page.wait_for_url(f"{site.url}/escorts")
     expect(page.get_by_role("link", name="Ingresar")).to_be_visible()
-    # The other tab is signed out too: its header changes and its next action is refused.
+    # The other tab is signed out too: it reloads, its area refuses it, and its header changes.
+    other.wait_for_url(re.compile(re.escape(f"{site.url}/escorts") + "/?$"))
     expect(other.get_by_role("link", name="Ingresar")).to_be_visible()
-    other.reload()
-    other.wait_for_url(f"{site.url}/escorts")
-    expect(other.get_by_text(FORBIDDEN)).to_be_visible()
+    expect(other.get_by_role("heading", name="Mis publicaciones", level=1)).to_have_count(0)
+    # And the browser holds no session cookie any more.
+    _wait_without_session_cookie(page)
 
 
 def test_change_password_from_the_header(page: Page, site: Site, db, provider, browser: Browser):
@@ -276,7 +293,8 @@ def test_a_ban_forces_an_open_session_out(page: Page, site: Site, db, provider):
     expect(page.get_by_role("link", name="Ingresar")).to_be_visible()
     page.goto(AREAS[ProfileId.PROFESOR])
     page.wait_for_url(f"{site.url}/escorts")
-    # And signing in again is refused with the same message.
+    # The dead cookie is gone, so pages load normally; signing in again is refused with the same message.
+    _wait_without_session_cookie(page)
     sign_in(page, "vetada-ya@correo.cl")
     expect(page.get_by_text(AUTH_MESSAGES["user-disabled"])).to_be_visible()
 
@@ -294,3 +312,60 @@ def test_guarded_areas_refuse_every_wrong_profile(page: Page, site: Site, db, pr
         page.wait_for_url(f"{site.url}/escorts")
         expect(page.get_by_text(FORBIDDEN)).to_be_visible()
         expect(page.get_by_role("heading", name=LANDING[owner][1], level=1)).to_have_count(0)
+
+
+def _stored_values(url: str) -> list[bytes]:
+    """Every key and value Reflex wrote to the run's Redis database."""
+    store = redis.Redis.from_url(url)
+    values = []
+    for key in store.scan_iter():
+        values.append(key)
+        kind = store.type(key)
+        if kind == b"string":
+            values.append(store.get(key) or b"")
+        elif kind == b"hash":
+            values.extend(b"%s=%s" % item for item in store.hgetall(key).items())
+        elif kind == b"list":
+            values.extend(store.lrange(key, 0, -1))
+        elif kind in (b"set", b"zset"):
+            values.extend(store.smembers(key) if kind == b"set" else store.zrange(key, 0, -1))
+    return values
+
+
+def test_the_session_is_an_httponly_cookie_that_nothing_stores(page: Page, site: Site, db, provider):
+    _account(db, provider, "galleta@correo.cl", ProfileId.PROFESOR)
+    sign_in(page, "galleta@correo.cl")
+    _expect_landing(page, site, ProfileId.PROFESOR)
+    cookie = {c["name"]: c for c in page.context.cookies()}[SESSION_COOKIE]
+    assert cookie["httpOnly"] is True and cookie["sameSite"] == "Lax" and cookie["path"] == "/"
+    token = cookie["value"]
+    # Scripts cannot read it, and the browser's storage holds no token.
+    assert SESSION_COOKIE + "=" not in page.evaluate("document.cookie")
+    assert token not in page.evaluate("JSON.stringify({...window.localStorage, ...window.sessionStorage})")
+    # A guarded action later on still works: the connection carries the cookie.
+    page.goto("/my/publicacion/misPublicaciones")
+    expect(page.get_by_role("heading", name="Mis publicaciones", level=1)).to_be_visible()
+    # Reflex's state storage (Redis in this run) holds the connection's digest, never the token.
+    stored = b"\n".join(_stored_values(site.redis_url))
+    assert digest(token).encode() in stored, "the scan must see the handshake headers Reflex stored"
+    assert token.encode() not in stored
+    for pickled in (Path(__file__).resolve().parents[2] / ".states").glob("**/*"):
+        assert not pickled.is_file() or token.encode() not in pickled.read_bytes()
+    assert token not in site.log_path.read_text(errors="replace")
+
+
+def test_a_stolen_tab_token_without_the_cookie_is_refused(page: Page, site: Site, db, provider, browser: Browser):
+    _account(db, provider, "robada@correo.cl", ProfileId.PROFESOR)
+    sign_in(page, "robada@correo.cl")
+    _expect_landing(page, site, ProfileId.PROFESOR)
+    tab_token = page.evaluate("window.sessionStorage.getItem('token')")
+    page.close()  # the victim's tab goes away; its Reflex client token is known to someone else
+    thief = browser.new_context(base_url=site.url)
+    thief.add_init_script(f"window.sessionStorage.setItem('token', {json.dumps(tab_token)})")
+    tab = thief.new_page()
+    tab.goto(LANDING[ProfileId.PROFESOR][0])
+    tab.wait_for_url(f"{site.url}/escorts")
+    expect(tab.get_by_text(FORBIDDEN)).to_be_visible()
+    expect(tab.get_by_role("heading", name="Mis publicaciones", level=1)).to_have_count(0)
+    assert tab.evaluate("window.sessionStorage.getItem('token')") == tab_token  # it really was that tab's token
+    thief.close()

@@ -1,22 +1,25 @@
 """Every event handler of every state of the app, called as every kind of caller.
 
 Any client can call any handler with any arguments, so the server must check.
-This test finds all handlers by walking the app's state tree (a handler added
-later is found too) and demands that each one is declared ``@public`` or
-``@requires(...)``. Each ``@requires`` handler is then called for real, with
-the database on PostgreSQL, by an anonymous client, by a user of every
-profile it does not allow and by a banned user of a profile it allows: each
-must be refused (redirected home) with the database and the handler's state
-unchanged. A signed-in user of an allowed profile must get through.
+This test reads the handlers from Reflex's own registry, the table the server
+dispatches incoming events by, so a handler of any state (a mixin, a
+``ComponentState``, a state made at run time, any module) is found. Each
+one is declared ``@public`` or ``@requires(...)``; ``@public`` is allowed only
+on the explicit list below. Reflex's own handlers are allowed by name. Each
+``@requires`` handler is then called for real, with the database on
+PostgreSQL, by an anonymous client, by a user of every profile it does not
+allow and by a banned user of a profile it allows: each must be refused
+(redirected home) with the database and the handler's state unchanged. A
+signed-in user of an allowed profile must get through.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
 
 import pytest
-from reflex.state import State
+import reflex as rx
+from reflex_base.registry import RegistrationContext
 from sqlalchemy import text
 from sqlmodel import Session, SQLModel
 
@@ -24,30 +27,55 @@ from app.db import get_engine
 from app.identity.guards import HOME
 from app.identity.local import LocalProvider
 from app.models import ProfileId
-from app.states.auth import ACCESS_ATTR, PUBLIC
+from app.states.auth import ACCESS_ATTR, PUBLIC, public
 from tests.factories import make_account, open_session
 from tests.handlers import client_states, invoke
 
-FRAMEWORK_HANDLERS = {"setvar"}  # Reflex's own; with auto-setters off it can only call our marked set_* handlers
+# Reflex's own handlers, by state and name, and why each is safe to leave unmarked.
+FRAMEWORK_HANDLERS = {
+    # Hydration sends the client's own stored values and runs the page's on_load list (each marked itself).
+    "State.hydrate", "State.hydrate_and_load", "State.set_is_hydrated",
+    "OnLoadInternalState.on_load_internal", "OnLoadInternalState.set_is_hydrated",
+    # Writes the client's own router/query vars.
+    "UpdateVarsInternalState.update_vars_internal",
+    # Logs a browser-side error report.
+    "FrontendEventExceptionState.handle_frontend_exception",
+}
+# setvar(name, value) only calls set_<name>; with auto-setters off that is a handler we wrote (and marked).
+SETVAR = "setvar"
+# The only handlers that may be @public: public pages, the age gate, the sign-in forms, the
+# report form, the session check, and pure display toggles that touch no data.
+PUBLIC_HANDLERS = {
+    "AuthState.check_session", "AuthState.sign_out", "AuthState.signed_out",
+    "AgeGateState.accept",
+    "DirectoryState.load", "DirectoryState.next_page", "DirectoryState.previous_page",
+    "LoginState.load", "LoginState.select_tab", "LoginState.sign_in", "LoginState.session_opened",
+    "LoginState.sign_up", "LoginState.request_reset",
+    "AccountActionState.load", "AccountActionState.reset_password",
+    "ReportState.load", "ReportState.submit", "ReportState.write_again",
+    # Hides an area page's content until its guarded open_* handler accepts the caller.
+    "AreaState.close",
+    # Open or close the password dialog; report a failed cookie renewal after a password change.
+    "PasswordDialogState.set_open", "PasswordDialogState.session_renewed",
+}
 
 
-def _app_states(root: type = State) -> Iterator[type]:
-    for sub in root.get_substates():
-        if sub.__module__.startswith("app."):
-            yield sub
-        yield from _app_states(sub)
-
-
-def _handlers() -> list[tuple[type, str, object]]:
+def _registered() -> list[tuple[type, str, object]]:
+    """(state class, handler name, handler) for every handler in Reflex's dispatch registry."""
     found = []
-    for state_cls in _app_states():
-        for name, handler in sorted(state_cls.event_handlers.items()):
-            if name not in FRAMEWORK_HANDLERS:
-                found.append((state_cls, name, handler))
-    return found
+    for registered in RegistrationContext.get().event_handlers.values():
+        name = registered.handler.fn.__name__
+        for state_cls in registered.states:
+            found.append((state_cls, name, state_cls.event_handlers.get(name, registered.handler)))
+    return sorted(found, key=lambda item: (item[0].get_full_name(), item[1]))
 
 
-HANDLERS = _handlers()
+def _is_framework(item) -> bool:
+    cls, name, _ = item
+    return name == SETVAR or f"{cls.__name__}.{name}" in FRAMEWORK_HANDLERS
+
+
+HANDLERS = [item for item in _registered() if not _is_framework(item)]
 GUARDED = [(cls, name, h) for cls, name, h in HANDLERS if getattr(h.fn, ACCESS_ATTR, None) not in (None, PUBLIC)]
 
 
@@ -71,17 +99,56 @@ def test_the_walk_finds_the_app_handlers():
     assert len(GUARDED) >= 4
 
 
+def test_the_walk_sees_states_from_anywhere():
+    """A state made at run time, outside app/, by a mixin, and a ComponentState are all found."""
+
+    class Mixin(rx.State, mixin=True):
+        @public
+        def from_mixin(self):
+            """A handler a mixin brings."""
+
+    def stray(self):
+        """A handler nobody marked."""
+
+    with RegistrationContext.get().fork():
+        made = type("MadeAtRunTime", (Mixin, rx.State), {"__module__": "somewhere.else", "stray": stray})
+
+        class Widget(rx.ComponentState):
+            def bump(self):
+                """A ComponentState handler."""
+
+            @classmethod
+            def get_component(cls, **props):
+                return rx.el.div()
+
+        Widget.create()
+        found = {_id(item) for item in _registered()}
+        assert {"MadeAtRunTime.stray", "MadeAtRunTime.from_mixin"} <= found
+        assert any(name.endswith(".bump") for name in found), found
+    assert made.__name__ not in {cls.__name__ for cls, _, _ in _registered()}  # the fork is gone
+
+
 def test_every_handler_declares_who_may_call_it():
     undeclared = [_id(item) for item in HANDLERS if getattr(item[2].fn, ACCESS_ATTR, None) is None]
     assert undeclared == [], f"handlers without @public or @requires: {undeclared}"
 
 
+def test_public_only_where_the_list_allows_it():
+    public_handlers = {_id(item) for item in HANDLERS if getattr(item[2].fn, ACCESS_ATTR, None) == PUBLIC}
+    assert public_handlers - PUBLIC_HANDLERS == set(), "@public outside the public states"
+
+
+def test_reflex_adds_no_unreviewed_handlers():
+    framework = {_id(item) for item in _registered() if item[0].__module__.startswith("reflex") and item[1] != SETVAR}
+    assert framework == FRAMEWORK_HANDLERS
+
+
 def test_no_state_has_automatic_setters():
     # setvar(name, value) calls set_<name>; only handlers we wrote (and marked) may answer it.
-    for state_cls in _app_states():
+    for state_cls in {cls for cls, _, _ in _registered()}:
         for var_name in state_cls.base_vars:
             setter = state_cls.event_handlers.get(f"set_{var_name}")
-            if setter is not None:
+            if setter is not None and f"{state_cls.__name__}.set_{var_name}" not in FRAMEWORK_HANDLERS:
                 assert getattr(setter.fn, ACCESS_ATTR, None) is not None, f"{state_cls.__name__}.set_{var_name}"
 
 
