@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
 from app.db import make_engine, migrate
+from tests.firebase_emulator import firebase_emulator, firebase_oob_codes, firebase_provider  # noqa: F401  (fixtures)
 
 DEFAULT_PG = "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres"
 

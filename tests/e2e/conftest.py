@@ -5,10 +5,13 @@ Playwright. If the build or the server fails, the tests fail with its log."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -25,6 +28,7 @@ from app.seed import _demo_photos
 from app.services.listings import clock
 from tests.conftest import fresh_pg_database
 from tests.factories import make_listing, make_owner
+from tests.firebase_emulator import FIREBASE_PROJECT
 from tests.mailbox import Mailbox, free_port
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -96,9 +100,42 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
     return names, uids
 
 
+def _app_env(**settings: str) -> dict[str, str]:
+    """The environment of an app server: this one's, plus ``settings``."""
+    return {
+        **os.environ,
+        "ENVIRONMENT": "test",
+        "REFLEX_USE_NPM": "1",
+        "REFLEX_TELEMETRY_ENABLED": "false",
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        **settings,
+    }
+
+
+@contextmanager
+def _serve(project: Path, port: int, env: dict[str, str], log_path: Path) -> Iterator[str]:
+    """Build the production frontend in ``project`` and serve the app on ``port``; yield its URL."""
+    url = f"http://localhost:{port}"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "reflex"), "run", "--env", "prod", "--single-port",
+             "--frontend-port", str(port), "--backend-port", str(port)],
+            cwd=project, env={**env, "SITE_URL": url}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        try:
+            _wait_until_up(url, process, log_path)
+            yield url
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory, smtp_server) -> Site:
-    """Build the production frontend and serve the app on a free port."""
+    """Build the production frontend and serve the app (local accounts) on a free port."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/test.sh installs Debian's chromium")
     tmp = tmp_path_factory.mktemp("e2e")
@@ -106,44 +143,64 @@ def site(tmp_path_factory, smtp_server) -> Site:
     with fresh_pg_database("e2e") as database_url:
         migrate(database_url)
         names, uids = _seed(database_url, tmp / "media")
-        port = free_port()
-        url = f"http://localhost:{port}"
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "MEDIA_DIR": str(tmp / "media"),
-            "SITE_URL": url,
-            "ENVIRONMENT": "test",
-            "SMTP_HOST": "127.0.0.1",
-            "SMTP_PORT": str(smtp_server[0]),
-            "SMTP_STARTTLS": "false",
-            "IDENTITY_PROVIDER": "local",
-            "REDIS_URL": E2E_REDIS_URL,
+        env = _app_env(
+            DATABASE_URL=database_url,
+            MEDIA_DIR=str(tmp / "media"),
+            SMTP_HOST="127.0.0.1",
+            SMTP_PORT=str(smtp_server[0]),
+            SMTP_STARTTLS="false",
+            IDENTITY_PROVIDER="local",
+            REDIS_URL=E2E_REDIS_URL,
             # With Redis, Reflex starts one worker per core and more; several workers are issue 10's.
-            "GRANIAN_WORKERS": "1",
-            "REFLEX_USE_NPM": "1",
-            "REFLEX_TELEMETRY_ENABLED": "false",
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-        }
-        log_path = tmp / "server.log"
-        log = log_path.open("w")
-        process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "reflex"), "run", "--env", "prod", "--single-port",
-             "--frontend-port", str(port), "--backend-port", str(port)],
-            cwd=PROJECT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            GRANIAN_WORKERS="1",
         )
-        try:
-            _wait_until_up(url, process, log_path)
+        log_path = tmp / "server.log"
+        with _serve(PROJECT, free_port(), env, log_path) as url:
             yield Site(
-                url=url, database_url=database_url, redis_url=E2E_REDIS_URL, log_path=log_path, names=names, uids=uids, mailbox=smtp_server[1]
+                url=url, database_url=database_url, redis_url=E2E_REDIS_URL, log_path=log_path,
+                names=names, uids=uids, mailbox=smtp_server[1],
             )
-        finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-            log.close()
+
+
+# What a second copy of the app needs to build and run (the frontend's port is compiled in,
+# so a second server needs a build of its own; .web brings the installed node packages).
+APP_FILES = ("app", "assets", "alembic", "alembic.ini", "rxconfig.py", "reflex.lock", ".web")
+
+
+@dataclass
+class FirebaseSite:
+    """A second app server whose accounts live in the Firebase Auth emulator."""
+
+    url: str
+    database_url: str
+    emulator: str
+
+
+@pytest.fixture(scope="session")
+def firebase_site(site, firebase_emulator, tmp_path_factory) -> FirebaseSite:
+    """The app with IDENTITY_PROVIDER=firebase against the Auth emulator, from a copy of the project."""
+    tmp = tmp_path_factory.mktemp("e2e-firebase")
+    copy = tmp / "app"
+    for name in APP_FILES:
+        source = PROJECT / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            copy.mkdir(exist_ok=True)
+            shutil.copy2(source, copy / name)
+    with fresh_pg_database("e2efb") as database_url:
+        migrate(database_url)
+        env = _app_env(
+            DATABASE_URL=database_url,
+            MEDIA_DIR=str(tmp / "media"),
+            IDENTITY_PROVIDER="firebase",
+            FIREBASE_PROJECT_ID=FIREBASE_PROJECT,
+            FIREBASE_API_KEY="fake-api-key",
+            FIREBASE_AUTH_EMULATOR_HOST=firebase_emulator,
+            REDIS_URL="",
+        )
+        with _serve(copy, free_port(), env, tmp / "server.log") as url:
+            yield FirebaseSite(url=url, database_url=database_url, emulator=firebase_emulator)
 
 
 def _flush_redis(url: str) -> None:

@@ -24,7 +24,7 @@ from app.states.account import LoginState
 from tests.abuse import redirect_paths
 from tests.factories import check_session, exchange_ticket, make_account
 from tests.handlers import client_states, invoke, script_of, ticket_in
-from tests.integration.conftest import FIREBASE_PROJECT
+from tests.firebase_emulator import FIREBASE_PROJECT
 from tests.mailbox import free_port
 
 PASSWORD = "desierto-florido-atacama"

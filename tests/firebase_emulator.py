@@ -1,5 +1,7 @@
 """Firebase fixtures: the real Auth emulator (firebase-tools from tools/firebase), started once per run.
 
+Registered for every test directory by tests/conftest.py.
+
 scripts/test.sh installs firebase-tools; if the emulator cannot start, the
 tests that need it fail with its output (they never skip).
 """
@@ -21,7 +23,7 @@ import pytest
 from app.identity.firebase import FirebaseProvider
 from tests.mailbox import free_port
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 FIREBASE_BIN = PROJECT_ROOT / "tools" / "firebase" / "node_modules" / ".bin" / "firebase"
 FIREBASE_PROJECT = "demo-escorts"
 START_TIMEOUT = 90
