@@ -48,8 +48,7 @@ def _html(document: str) -> HTMLResponse:
 
 async def ssg_home(request: Request) -> Response:
     """/escorts-ssg: cities and featured cards as plain HTML."""
-    with session_scope() as session:
-        featured = listings.featured_cards(session=session, section=Section.MUJERES.value)
+    featured = await run_in_threadpool(_featured_cards)
     site = get_settings().site_url
     return _html(
         ssg.render_page(
@@ -62,6 +61,11 @@ async def ssg_home(request: Request) -> Response:
             path=SSG_HOME,
         )
     )
+
+
+def _featured_cards() -> list:
+    with session_scope() as session:
+        return listings.featured_cards(session=session, section=Section.MUJERES.value)
 
 
 async def ssg_city(request: Request) -> Response:

@@ -6,6 +6,8 @@ path, the page number) because any client can call them with anything.
 
 from __future__ import annotations
 
+import asyncio
+
 import reflex as rx
 from pydantic import BaseModel
 
@@ -14,11 +16,28 @@ from app.db import session_scope
 from app.models import ListingCard, ListingDetail, Section
 from app.routes import city_path, is_pretty_detail_path, resolve_public_path
 from app.services import listings
-from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, tab_by_slug
+from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab, tab_by_slug
 from app.states.auth import public
 
 AGE_COOKIE = "mayor_de_edad"
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
+
+
+def _featured(section: str) -> list[ListingCard]:
+    with session_scope() as session:
+        return listings.featured_cards(session=session, section=section)
+
+
+def _detail(uid: str) -> ListingDetail | None:
+    with session_scope() as session:
+        return listings.public_listing(session=session, uid=uid)
+
+
+def _city_cards(section: str, city_slug: str, tab: FilterTab, page: int, grouped: bool) -> listings.CardPage:
+    with session_scope() as session:
+        return listings.city_cards(
+            session=session, section=section, city_slug=city_slug, tab=tab, page=page, group_by_tier=grouped
+        )
 
 
 class TierGroup(BaseModel):
@@ -83,8 +102,8 @@ class DirectoryState(rx.State):
         return self.section == Section.TRANS
 
     @public
-    def load(self):
-        """Resolve the browser path: redirect, or load what the page shows."""
+    async def load(self):
+        """Resolve the browser path: redirect, or load what the page shows (queries off the event loop)."""
         view = resolve_public_path(self.router.url.path)
         if view.kind == "redirect":
             return rx.redirect(view.redirect_to, replace=True)
@@ -97,25 +116,23 @@ class DirectoryState(rx.State):
         self.detail = None
         self.featured, self.groups, self.cards, self.tabs = [], [], [], []
         if view.kind == "home":
-            return self._load_home()
+            return await self._load_home()
         if view.kind == "detail":
-            return self._load_detail(view.uid)
+            return await self._load_detail(view.uid)
         self.view = view.kind
         self.tabs = [
             TabLink(slug=t.slug, label=t.label, url=city_path(self.section, self.city_slug, t.slug), active=t.slug == self.tab_slug)
             for t in FILTER_TABS
         ]
-        return self._load_cards()
+        return await self._load_cards()
 
-    def _load_home(self):
-        with session_scope() as session:
-            self.featured = listings.featured_cards(session=session, section=self.section)
+    async def _load_home(self):
+        self.featured = await asyncio.to_thread(_featured, self.section)
         self.heading = "Escorts trans en Chile" if self.is_trans else "Escorts en Chile"
         self.view = "home"
 
-    def _load_detail(self, uid: str):
-        with session_scope() as session:
-            detail = listings.public_listing(session=session, uid=uid)
+    async def _load_detail(self, uid: str):
+        detail = await asyncio.to_thread(_detail, uid)
         if detail is None:
             self.view = "missing"
             self.heading = "Publicación no disponible"
@@ -132,18 +149,10 @@ class DirectoryState(rx.State):
         self.view = "detail"
         return None
 
-    def _load_cards(self):
+    async def _load_cards(self):
         tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
         grouped = self.view == "city"
-        with session_scope() as session:
-            result = listings.city_cards(
-                session=session,
-                section=self.section,
-                city_slug=self.city_slug,
-                tab=tab,
-                page=self.page,
-                group_by_tier=grouped,
-            )
+        result = await asyncio.to_thread(_city_cards, self.section, self.city_slug, tab, self.page, grouped)
         self.total = result.total
         self.page_count = result.page_count
         prefix = "Escorts trans" if self.is_trans else "Escorts"
@@ -166,19 +175,19 @@ class DirectoryState(rx.State):
             self.groups = []
 
     @public
-    def next_page(self):
+    async def next_page(self):
         """Show the next page of cards."""
         if self.view in ("city", "all") and self.page < self.page_count:
             self.page += 1
-            self._load_cards()
+            await self._load_cards()
             return rx.call_script("window.scrollTo(0, 0)")
         return None
 
     @public
-    def previous_page(self):
+    async def previous_page(self):
         """Show the previous page of cards."""
         if self.view in ("city", "all") and self.page > 1:
             self.page -= 1
-            self._load_cards()
+            await self._load_cards()
             return rx.call_script("window.scrollTo(0, 0)")
         return None
