@@ -37,6 +37,7 @@ from app.identity.errors import AUTH_MESSAGES
 from app.identity.guards import HOME, landing_path
 from app.identity.sessions import SessionCheck, resolve_session
 from app.models import PROFILE_LABELS, ProfileId
+from app.services.abuse import client_key
 from app.settings import get_settings
 from app.states.notify import notify_error, notify_success
 
@@ -64,7 +65,7 @@ def requires(*profiles: ProfileId) -> Callable[[Callable], Callable]:
 
             @functools.wraps(fn)
             async def wrapper(self, *args, **kwargs):
-                refusal = await _authorize(self, allowed)
+                refusal = await _authorize(self, allowed, fn.__qualname__)
                 if refusal is not None:
                     yield refusal
                     return
@@ -75,7 +76,7 @@ def requires(*profiles: ProfileId) -> Callable[[Callable], Callable]:
 
             @functools.wraps(fn)
             async def wrapper(self, *args, **kwargs):
-                refusal = await _authorize(self, allowed)
+                refusal = await _authorize(self, allowed, fn.__qualname__)
                 if refusal is not None:
                     return refusal
                 result = fn(self, *args, **kwargs)
@@ -114,13 +115,25 @@ def _resolve(token_hash: str) -> SessionCheck:
         return resolve_session(session=session, token_hash=token_hash, idle_days=get_settings().session_idle_days)
 
 
-async def _authorize(state: rx.State, allowed: frozenset[str]) -> list | None:
-    """None when the caller may go on (the actor is then set); otherwise the refusal events."""
+def _connection_client() -> str:
+    """A short keyed hash of the current connection's client (for log lines; never the address)."""
+    try:
+        address = EventContext.get().router_data.get(RouteVar.CLIENT_IP) or ""
+    except LookupError:
+        address = ""
+    return client_key(str(address), get_settings().secret_key)[:12]
+
+
+async def _authorize(state: rx.State, allowed: frozenset[str], handler: str) -> list | None:
+    """None when the caller may go on (the actor is then set); otherwise the refusal events (logged)."""
     auth = state if isinstance(state, AuthState) else await state.get_state(AuthState)
     check = await asyncio.to_thread(_resolve, connection_session_hash())
     if check.banned:
+        log.warning("refused %s: banned user's session (client %s)", handler, _connection_client())
         return auth._forget_banned()
     if check.actor is None or check.actor.profile_uid not in allowed:
+        who = f"user {check.actor.uid} ({check.actor.profile_uid})" if check.actor else "no live session"
+        log.warning("refused %s: %s (client %s)", handler, who, _connection_client())
         if check.actor is None:
             auth._forget()
         return [notify_error(FORBIDDEN_MESSAGE), rx.redirect(HOME, replace=True)]

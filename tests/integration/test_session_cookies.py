@@ -220,3 +220,17 @@ def test_idle_and_expired_sessions_end_and_are_purged(db, advertiser, client):
     assert db.exec(select(UserSession)).all() == []
     assert db.exec(select(SessionTicket)).all() == []
     assert db.exec(select(ActionCode).where(ActionCode.code_hash == "x" * 64)).all() == []
+
+
+def test_refusals_are_logged_without_the_token(db, advertiser, client, caplog):
+    _open(client, _ticket(db))
+    token = client.cookies[SESSION_COOKIE]
+    state, _ = client_states(AreaState, token)
+    with caplog.at_level("WARNING", logger="app.states.auth"):
+        invoke(state, "open_admin")  # an advertiser knocking on the administrators' door
+        _connect(state, "")
+        invoke(state, "open_advertiser")  # no cookie at all
+    lines = [record.getMessage() for record in caplog.records if record.name == "app.states.auth"]
+    assert any("AreaState.open_admin" in line and advertiser.uid in line for line in lines), lines
+    assert any("AreaState.open_advertiser" in line and "no live session" in line for line in lines), lines
+    assert all(token not in line and sessions.digest(token) not in line for line in lines)
