@@ -146,12 +146,16 @@ async def _authorize(state: rx.State, allowed: frozenset[str], handler: str) -> 
 def open_session_script(ticket: str, then: str, callback: Callable) -> rx.event.EventSpec:
     """Browser-side: exchange a sign-in ticket for the session cookie, then run ``then`` (JavaScript).
 
-    ``callback`` gets the HTTP status (0 when the request failed). ``then``
-    loads a page, so the websocket reconnects carrying the new cookie.
+    ``then`` loads a page, so the websocket reconnects carrying the new cookie;
+    the page starts with a new Reflex client token (nothing of the tab's
+    earlier, possibly anonymous, state carries over), and no event is sent
+    while it loads. ``callback`` hears only failures: the HTTP status, or 0
+    when the request itself failed.
     """
     return rx.call_script(
         "fetch('/sesion', {method: 'POST', credentials: 'same-origin', headers: {'X-Ticket': "
-        f"{json.dumps(ticket)}}}}}).then((r) => {{ if (r.ok) {{ {then} }} return r.status; }}).catch(() => 0)",
+        f"{json.dumps(ticket)}}}}}).then((r) => {{ if (!r.ok) return r.status; "
+        f"window.sessionStorage.removeItem('token'); {then} return new Promise(() => {{}}); }}).catch(() => 0)",
         callback=callback,
     )
 
