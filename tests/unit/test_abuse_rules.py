@@ -7,8 +7,10 @@ import pytest
 from app.core.text import mask_email, spanish_duration
 from app.identity import throttle
 from app.identity.errors import AUTH_MESSAGES, AuthError
-from app.services.abuse import Rule, client_key, limiter
+from app.services.abuse import LimiterUnavailable, Rule, client_key, limiter
+from app.settings import get_settings
 from tests.abuse import install_clock, use_storage
+from tests.mailbox import free_port
 
 SECRET = "s" * 40
 
@@ -157,3 +159,13 @@ def test_right_passwords_do_not_count_toward_the_ceilings(clock):
     for index in range(40):
         assert _guess(f"cuenta{index}@correo.cl", "oficina", right=True) == "ok"
     assert _guess("ultima@correo.cl", "oficina") == "wrong"
+
+
+def test_unreachable_counters_refuse_instead_of_letting_everything_through(monkeypatch):
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(LimiterUnavailable, match="Inténtalo de nuevo en unos minutos"):
+            limiter().hit([(Rule("prueba", 1, 10), "k")])
+    finally:
+        get_settings.cache_clear()
