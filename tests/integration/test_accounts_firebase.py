@@ -23,8 +23,8 @@ from app.settings import get_settings
 from app.states.account import LoginState
 from tests.abuse import redirect_paths
 from tests.factories import check_session, exchange_ticket, make_account
-from tests.handlers import client_states, invoke, script_of, ticket_in
 from tests.firebase_emulator import FIREBASE_PROJECT
+from tests.handlers import client_states, invoke, script_of, ticket_in
 from tests.mailbox import free_port
 
 PASSWORD = "desierto-florido-atacama"
