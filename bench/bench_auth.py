@@ -37,9 +37,22 @@ def _fill(session: Session, count: int) -> list[str]:
     users, rows, tokens = [], [], []
     for index in range(count):
         uid, token = new_uid(), new_uid() + new_uid()
-        users.append({"uid": uid, "email": f"u{index}@bench.cl", "display_name": f"U{index}", "profile_uid": "profesor",
-                      "activo": True, "ban": index % 500 == 0, "online": False, "created_at": now, "updated_at": now})
-        rows.append({"token_hash": digest(token), "user_uid": uid, "created_at": now, "expires_at": now + timedelta(days=30)})
+        users.append(
+            {
+                "uid": uid,
+                "email": f"u{index}@bench.cl",
+                "display_name": f"U{index}",
+                "profile_uid": "profesor",
+                "activo": True,
+                "ban": index % 500 == 0,
+                "online": False,
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
+        rows.append(
+            {"token_hash": digest(token), "user_uid": uid, "created_at": now, "expires_at": now + timedelta(days=30)}
+        )
         tokens.append(token)
     session.execute(insert(User), users)
     session.execute(insert(UserSession), rows)
@@ -66,8 +79,10 @@ def main() -> int:
         with Session(engine, expire_on_commit=False) as session:
             tokens = _fill(session, args.sessions)
             identity = provider.create_account(email="bench@bench.cl", password=PASSWORD)
-            create_user(session=session, data={"email": "bench@bench.cl", "profile_uid": ProfileId.CLIENTE.value,
-                                               "identity_uid": identity.uid})
+            create_user(
+                session=session,
+                data={"email": "bench@bench.cl", "profile_uid": ProfileId.CLIENTE.value, "identity_uid": identity.uid},
+            )
         with engine.connect() as conn:
             conn.exec_driver_sql("ANALYZE")
             conn.commit()
@@ -75,13 +90,22 @@ def main() -> int:
         with Session(engine) as session:
             cases = {
                 "resolve_session (every guarded action)": lambda: sessions.resolve_session(
-                    session=session, token_hash=digest(rng.choice(tokens)), idle_days=settings.session_idle_days),
+                    session=session, token_hash=digest(rng.choice(tokens)), idle_days=settings.session_idle_days
+                ),
                 "sign-in limits (throttle.password_check)": lambda: _limits_only(
-                    f"u{rng.randrange(args.sessions)}@bench.cl", f"c{rng.randrange(997)}", settings.secret_key),
-                "argon2 password check (provider.sign_in)": lambda: provider.sign_in(email="bench@bench.cl", password=PASSWORD),
+                    f"u{rng.randrange(args.sessions)}@bench.cl", f"c{rng.randrange(997)}", settings.secret_key
+                ),
+                "argon2 password check (provider.sign_in)": lambda: provider.sign_in(
+                    email="bench@bench.cl", password=PASSWORD
+                ),
                 "whole sign-in (limits, password, session)": lambda: accounts.sign_in(
-                    session=session, provider=provider, settings=settings, email="bench@bench.cl", password=PASSWORD,
-                    client_hash=f"bench{rng.randrange(10**9)}"),
+                    session=session,
+                    provider=provider,
+                    settings=settings,
+                    email="bench@bench.cl",
+                    password=PASSWORD,
+                    client_hash=f"bench{rng.randrange(10**9)}",
+                ),
             }
             print(f"{args.sessions} users with live sessions; times in ms")
             for label, fn in cases.items():

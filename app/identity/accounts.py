@@ -334,7 +334,9 @@ def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_
         raise ConflictError("Solo un administrador puede suspender a otro administrador.")
     if user.identity_uid:
         provider.set_disabled(uid=user.identity_uid, disabled=banned)
-    updated = users.update_user(session=session, uid=user.uid, data={"ban": banned, "online": False if banned else user.online})
+    updated = users.update_user(
+        session=session, uid=user.uid, data={"ban": banned, "online": False if banned else user.online}
+    )
     if banned:
         sessions.revoke_user_sessions(session=session, user_uid=user.uid)
         session.commit()

@@ -52,8 +52,12 @@ _REST_ERRORS: dict[str, str] = {
 # Sign-in never tells an unknown e-mail from a wrong password.
 _SIGN_IN_ERRORS = dict.fromkeys(
     (
-        "EMAIL_NOT_FOUND", "INVALID_PASSWORD", "INVALID_LOGIN_CREDENTIALS",
-        "INVALID_EMAIL", "MISSING_EMAIL", "MISSING_PASSWORD",
+        "EMAIL_NOT_FOUND",
+        "INVALID_PASSWORD",
+        "INVALID_LOGIN_CREDENTIALS",
+        "INVALID_EMAIL",
+        "MISSING_EMAIL",
+        "MISSING_PASSWORD",
     ),
     "invalid-credential",
 )

@@ -225,7 +225,9 @@ class LocalProvider:
             raise AuthError("expired-action-code")
         # Claim the code atomically: of two concurrent uses only one updates a row.
         claimed = session.execute(
-            update(ActionCode).where(ActionCode.code_hash == row.code_hash, ActionCode.used_at.is_(None)).values(used_at=now)
+            update(ActionCode)
+            .where(ActionCode.code_hash == row.code_hash, ActionCode.used_at.is_(None))
+            .values(used_at=now)
         )
         if claimed.rowcount != 1:
             raise AuthError("invalid-action-code")
@@ -239,7 +241,11 @@ def _void_codes(session: Session, credential_uid: str, purpose: ActionPurpose, n
     """Mark every unused code of this purpose of the account used (in the caller's transaction)."""
     session.execute(
         update(ActionCode)
-        .where(ActionCode.credential_uid == credential_uid, ActionCode.purpose == purpose.value, ActionCode.used_at.is_(None))
+        .where(
+            ActionCode.credential_uid == credential_uid,
+            ActionCode.purpose == purpose.value,
+            ActionCode.used_at.is_(None),
+        )
         .values(used_at=now)
     )
 

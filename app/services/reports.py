@@ -101,7 +101,9 @@ def create_report(
     wait = limiter().hit([(REPORTS_PER_CLIENT, client_key)])
     if wait:
         log.warning("report refused: too many from client %s", client_key)
-        raise RateLimitedError(f"Ha enviado varios reportes seguidos. Espere {spanish_duration(wait)} e inténtelo de nuevo.")
+        raise RateLimitedError(
+            f"Ha enviado varios reportes seguidos. Espere {spanish_duration(wait)} e inténtelo de nuevo."
+        )
     report = Report(
         kind=payload.kind.value,
         message=payload.message,

@@ -54,7 +54,10 @@ class ReportState(rx.State):
             return None
         if not isinstance(form_data, dict):
             return notify_error("No pudimos leer el formulario. Inténtelo de nuevo.")
-        fields = {key: str(form_data.get(key, ""))[: MESSAGE_MAX + 10] for key in ("kind", "message", "contact", "listing_uid")}
+        fields = {
+            key: str(form_data.get(key, ""))[: MESSAGE_MAX + 10]
+            for key in ("kind", "message", "contact", "listing_uid")
+        }
         honeypot = str(form_data.get("website", ""))
         seconds = time.monotonic() - self._shown_at if self._shown_at else 0.0
         key = client_key(self.router.session.client_ip or "", get_settings().secret_key)

@@ -89,7 +89,12 @@ def _sign_up(provider, email: str, client: str = "cliente-1", password: str = PA
 def _sign_in(provider, email: str, password: str = PASSWORD, client: str = "cliente-1"):
     with Session(get_engine(), expire_on_commit=False) as session:
         return accounts.sign_in(
-            session=session, provider=provider, settings=get_settings(), email=email, password=password, client_hash=client
+            session=session,
+            provider=provider,
+            settings=get_settings(),
+            email=email,
+            password=password,
+            client_hash=client,
         )
 
 
@@ -148,9 +153,12 @@ def test_an_unverified_account_gets_a_new_link_at_most_every_ten_minutes_and_fiv
     for _ in range(5):
         clock.advance(601)
         answers += [_refusal(lambda: _sign_in(provider, email)) for _ in range(2)]
-    assert answers == ["email-not-verified"] * 3 + ["email-not-verified-resent", "email-not-verified"] * 4 + [
-        "email-not-verified"
-    ] * 2  # the fifth e-mail of the day was the sign-up's
+    assert (
+        answers
+        == ["email-not-verified"] * 3
+        + ["email-not-verified-resent", "email-not-verified"] * 4
+        + ["email-not-verified"] * 2
+    )  # the fifth e-mail of the day was the sign-up's
     assert len(_links(mailbox, email, "verifyEmail")) == 5
     clock.advance(86_400)
     assert _refusal(lambda: _sign_in(provider, email)) == "email-not-verified-resent"
@@ -170,7 +178,9 @@ def test_concurrent_sign_ins_of_an_unverified_account_send_one_link(provider, ma
     assert len(_links(mailbox, email, "verifyEmail")) == 2
 
 
-def test_older_verification_links_stop_working_once_the_address_is_verified(provider, mailbox, memory_counters, monkeypatch):
+def test_older_verification_links_stop_working_once_the_address_is_verified(
+    provider, mailbox, memory_counters, monkeypatch
+):
     clock = install_clock(monkeypatch)
     _sign_up(provider, "dos-enlaces@correo.cl")
     clock.advance(601)
@@ -285,8 +295,13 @@ def test_a_wrong_current_password_counts_as_a_failed_sign_in(db, app_database, m
     def change(current: str) -> str:
         return _refusal(
             lambda: accounts.change_password(
-                session=db, provider=counting, actor=actor, current_password=current,
-                new_password="clave-nueva-del-todo-8", confirm_password="clave-nueva-del-todo-8", client_hash="ladron",
+                session=db,
+                provider=counting,
+                actor=actor,
+                current_password=current,
+                new_password="clave-nueva-del-todo-8",
+                confirm_password="clave-nueva-del-todo-8",
+                client_hash="ladron",
             )
         )
 
@@ -301,13 +316,22 @@ def test_the_owner_is_e_mailed_when_the_password_changes(db, provider, mailbox, 
     user = make_account(db, provider, "avisada@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
     actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
     accounts.change_password(
-        session=db, provider=provider, actor=actor, current_password=PASSWORD,
-        new_password="glaciar-san-rafael-4", confirm_password="glaciar-san-rafael-4", client_hash="casa",
+        session=db,
+        provider=provider,
+        actor=actor,
+        current_password=PASSWORD,
+        new_password="glaciar-san-rafael-4",
+        confirm_password="glaciar-san-rafael-4",
+        client_hash="casa",
     )
     accounts.request_password_reset(provider=provider, email="avisada@correo.cl")
     [reset] = _links(mailbox, "avisada@correo.cl", "resetPassword")
     accounts.reset_password(
-        session=db, provider=provider, code=_code(reset), new_password="laguna-del-laja-77", confirm_password="laguna-del-laja-77"
+        session=db,
+        provider=provider,
+        code=_code(reset),
+        new_password="laguna-del-laja-77",
+        confirm_password="laguna-del-laja-77",
     )
     wait_until_sent()
     subject = f"Tu contraseña de {get_settings().site_name} cambió"
@@ -340,7 +364,9 @@ def test_concurrent_reports_from_one_client_pass_the_limit_exactly(app_database,
 def test_concurrent_wrong_passwords_reach_the_check_at_most_the_limit(db, app_database, storage):
     counting = CountingProvider(engine=get_engine())
     make_account(db, counting, "blanco@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
-    answers = at_once(lambda i: _refusal(lambda: _sign_in(counting, "blanco@correo.cl", "adivina-123", client="ataque")), 6)
+    answers = at_once(
+        lambda i: _refusal(lambda: _sign_in(counting, "blanco@correo.cl", "adivina-123", client="ataque")), 6
+    )
     assert sorted(answers) == ["invalid-credential"] * 3 + ["too-many-requests"] * 3
     assert counting.checks == 3
 
@@ -461,8 +487,13 @@ def test_security_events_are_logged_masked_and_without_secrets(db, provider, mem
         for guess in ("intento-secreto-1", "intento-secreto-2", "intento-secreto-3", "intento-secreto-4"):
             _refusal(lambda guess=guess: _sign_in(provider, "camila@correo.cl", guess, client=client))
         signed = _sign_in(provider, "camila@correo.cl", client="otra")
-        accounts.set_ban(session=db, provider=provider, actor=Actor(
-            uid=admin.uid, email=admin.email, display_name="", profile_uid=admin.profile_uid), user_uid=user.uid, banned=True)
+        accounts.set_ban(
+            session=db,
+            provider=provider,
+            actor=Actor(uid=admin.uid, email=admin.email, display_name="", profile_uid=admin.profile_uid),
+            user_uid=user.uid,
+            banned=True,
+        )
     failure = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sign-in failed")][0]
     assert "ca***@correo.cl" in failure and user.uid in failure and client in failure
     assert any(r.getMessage().startswith("sign-in throttled for ca***@correo.cl") for r in caplog.records)

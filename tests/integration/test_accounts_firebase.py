@@ -118,7 +118,11 @@ def test_password_change_and_reset_end_sessions(db, firebase_provider, firebase_
     accounts.request_password_reset(provider=firebase_provider, email="claves@correo.cl")
     code = firebase_oob_codes("claves@correo.cl", "PASSWORD_RESET")
     accounts.reset_password(
-        session=db, provider=firebase_provider, code=code, new_password="torres-del-paine-9", confirm_password="torres-del-paine-9"
+        session=db,
+        provider=firebase_provider,
+        code=code,
+        new_password="torres-del-paine-9",
+        confirm_password="torres-del-paine-9",
     )
     assert check_session(db, fresh).actor is None
     assert _sign_in(db, firebase_provider, "claves@correo.cl", "torres-del-paine-9").actor.profile_uid == "secretaria"
@@ -164,7 +168,9 @@ def test_firebase_refusals_reach_the_sign_up_form(firebase_app_settings, monkeyp
 
 def test_an_address_firebase_already_has_gets_the_answer_of_a_new_one(firebase_app_settings, monkeypatch):
     def exists(url, **kwargs):
-        return httpx.Response(400, json={"error": {"code": 400, "message": "EMAIL_EXISTS"}}, request=httpx.Request("POST", url))
+        return httpx.Response(
+            400, json={"error": {"code": 400, "message": "EMAIL_EXISTS"}}, request=httpx.Request("POST", url)
+        )
 
     monkeypatch.setattr("app.identity.firebase.httpx.post", exists)
     state, _ = client_states(LoginState)

@@ -143,7 +143,12 @@ def test_weak_passwords_are_refused(db, provider, mailbox, password):
 
 def test_a_second_sign_up_creates_nothing_and_tells_the_owner(db, provider, mailbox):
     first = _sign_up(db, provider, "dos@correo.cl")
-    assert _sign_up(db, provider, "DOS@correo.cl", password="otra-clave-distinta-7", password_confirm="otra-clave-distinta-7") is None
+    assert (
+        _sign_up(
+            db, provider, "DOS@correo.cl", password="otra-clave-distinta-7", password_confirm="otra-clave-distinta-7"
+        )
+        is None
+    )
     assert [u.uid for u in db.exec(select(User)).all()] == [first.uid]
     assert len(db.exec(select(LocalCredential)).all()) == 1
     # The second sign-up's password changed nothing.
@@ -209,14 +214,21 @@ def test_password_change_rotates_sessions(db, provider):
     elsewhere = _sign_in(db, provider, "cambio@correo.cl").token
     change = {"session": db, "provider": provider, "actor": _actor(user), "client_hash": CLIENT}
     with pytest.raises(AuthError) as wrong:
-        accounts.change_password(**change, current_password="no-es-esta", new_password="nueva-clave-77", confirm_password="nueva-clave-77")
+        accounts.change_password(
+            **change, current_password="no-es-esta", new_password="nueva-clave-77", confirm_password="nueva-clave-77"
+        )
     assert wrong.value.code == "wrong-password"
     with pytest.raises(AuthError) as weak:
-        accounts.change_password(**change, current_password=PASSWORD, new_password="12345678", confirm_password="12345678")
+        accounts.change_password(
+            **change, current_password=PASSWORD, new_password="12345678", confirm_password="12345678"
+        )
     assert weak.value.code == "weak-password"
     assert check_session(db, elsewhere).actor is not None  # failures change nothing
     fresh = exchange_ticket(
-        db, accounts.change_password(**change, current_password=PASSWORD, new_password="nueva-clave-77", confirm_password="nueva-clave-77")
+        db,
+        accounts.change_password(
+            **change, current_password=PASSWORD, new_password="nueva-clave-77", confirm_password="nueva-clave-77"
+        ),
     )
     for old in (here, elsewhere):
         assert check_session(db, old).actor is None
@@ -240,7 +252,9 @@ def test_password_reset_by_email(db, provider, mailbox):
     assert weak.value.code == "weak-password"
     with pytest.raises(InvalidInputError):
         accounts.reset_password(**reset, new_password="nueva-clave-88", confirm_password="otra-clave-88")
-    accounts.reset_password(**reset, new_password="nueva-clave-88", confirm_password="nueva-clave-88")  # code still good
+    accounts.reset_password(
+        **reset, new_password="nueva-clave-88", confirm_password="nueva-clave-88"
+    )  # code still good
     assert check_session(db, token).actor is None
     assert _sign_in(db, provider, "olvido@correo.cl", "nueva-clave-88").actor.uid == user.uid
     with pytest.raises(AuthError) as reused:
@@ -303,8 +317,12 @@ def test_only_an_administrator_gives_profiles(db, provider):
     secretary = make_account(db, provider, "sec@correo.cl", profile=ProfileId.SECRETARIA)
     user = make_account(db, provider, "ascenso@correo.cl", profile=ProfileId.CLIENTE)
     with pytest.raises(ForbiddenError):
-        accounts.set_profile(session=db, provider=provider, actor=_actor(secretary), user_uid=user.uid, profile="secretaria")
-    updated = accounts.set_profile(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, profile="secretaria")
+        accounts.set_profile(
+            session=db, provider=provider, actor=_actor(secretary), user_uid=user.uid, profile="secretaria"
+        )
+    updated = accounts.set_profile(
+        session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, profile="secretaria"
+    )
     assert updated.profile_uid == "secretaria"
 
 
@@ -321,7 +339,10 @@ def test_create_admin_command(app_database, monkeypatch, capsys):
     assert cli.main(["create-admin", "otro@correo.cl", "--generate"]) == 0
     generated = capsys.readouterr().out.rsplit(": ", 1)[1].strip()
     with Session(get_engine()) as db:
-        assert _sign_in(db, LocalProvider(engine=get_engine()), "otro@correo.cl", generated).actor.email == "otro@correo.cl"
+        assert (
+            _sign_in(db, LocalProvider(engine=get_engine()), "otro@correo.cl", generated).actor.email
+            == "otro@correo.cl"
+        )
 
 
 def test_a_full_mail_queue_at_sign_up_leaves_no_half_account(db, provider, monkeypatch):

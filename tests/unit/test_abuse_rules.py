@@ -34,9 +34,19 @@ def test_mask_email_keeps_at_most_two_letters_and_the_domain(email, masked):
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(0, "1 segundo"), (0.2, "1 segundo"), (1, "1 segundo"), (1.5, "2 segundos"), (59, "59 segundos"),
-     (60, "1 minuto"), (61, "2 minutos"), (900, "15 minutos"), (3601, "61 minutos"), (7200, "2 horas"),
-     (86_400, "24 horas")],
+    [
+        (0, "1 segundo"),
+        (0.2, "1 segundo"),
+        (1, "1 segundo"),
+        (1.5, "2 segundos"),
+        (59, "59 segundos"),
+        (60, "1 minuto"),
+        (61, "2 minutos"),
+        (900, "15 minutos"),
+        (3601, "61 minutos"),
+        (7200, "2 horas"),
+        (86_400, "24 horas"),
+    ],
 )
 def test_spanish_duration_rounds_up(seconds, text):
     assert spanish_duration(seconds) == text

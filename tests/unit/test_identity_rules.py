@@ -16,9 +16,19 @@ from app.models import ProfileId
 from app.settings import PROJECT_ROOT, Settings
 
 SPEC_CODES = (
-    "email-already-in-use", "wrong-password", "user-not-found", "user-disabled", "invalid-credential",
-    "too-many-requests", "network-request-failed", "requires-recent-login", "weak-password",
-    "popup-closed-by-user", "popup-blocked", "operation-not-allowed", "unauthorized-domain",
+    "email-already-in-use",
+    "wrong-password",
+    "user-not-found",
+    "user-disabled",
+    "invalid-credential",
+    "too-many-requests",
+    "network-request-failed",
+    "requires-recent-login",
+    "weak-password",
+    "popup-closed-by-user",
+    "popup-blocked",
+    "operation-not-allowed",
+    "unauthorized-domain",
 )
 
 
@@ -95,6 +105,8 @@ def test_the_app_refuses_to_start_in_production_with_the_emulator():
         "SECRET_KEY": "p" * 40,
         "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099",
     }
-    started = subprocess.run([sys.executable, "-c", "import rxconfig"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
+    started = subprocess.run(
+        [sys.executable, "-c", "import rxconfig"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True
+    )
     assert started.returncode != 0
     assert "emulator's tokens are unsigned" in started.stderr

@@ -31,7 +31,12 @@ def _count(session) -> int:
 def test_a_valid_report_is_stored_with_its_listing(session):
     listing = make_listing(session, make_owner(session, "o@example.cl"))
     report = _send(session, listing_uid=listing.uid, contact="testigo@example.cl")
-    assert (report.kind, report.listing_uid, report.contact, report.status) == ("menor", listing.uid, "testigo@example.cl", "nuevo")
+    assert (report.kind, report.listing_uid, report.contact, report.status) == (
+        "menor",
+        listing.uid,
+        "testigo@example.cl",
+        "nuevo",
+    )
     assert _count(session) == 1
 
 
