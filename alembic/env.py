@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from logging.config import fileConfig
 
-from alembic import context
 from sqlmodel import SQLModel
 
 import app.models  # noqa: F401  (registers every table on SQLModel.metadata)
+from alembic import context
 from app.db import make_engine
 from app.settings import get_settings
 

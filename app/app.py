@@ -62,7 +62,9 @@ for legal in LEGAL_PAGES:
         on_load=[AuthState.check_session, ReportState.load] if legal.slug == "report" else AuthState.check_session,
     )
 
-app.add_page(login_page, route="/login", title=f"Ingresar | {SITE_TITLE}", on_load=[AuthState.check_session, LoginState.load])
+app.add_page(
+    login_page, route="/login", title=f"Ingresar | {SITE_TITLE}", on_load=[AuthState.check_session, LoginState.load]
+)
 app.add_page(
     signup_successful_page,
     route="/login/auth/signup-sucessful",
@@ -82,7 +84,9 @@ for page, opener in (
     (SECRETARY_HOME, AreaState.open_secretary),
     (ADVERTISER_HOME, AreaState.open_advertiser),
 ):
-    app.add_page(area_page(page), route=page.route, title=f"{page.title} | {SITE_TITLE}", on_load=[AreaState.close, opener])
+    app.add_page(
+        area_page(page), route=page.route, title=f"{page.title} | {SITE_TITLE}", on_load=[AreaState.close, opener]
+    )
 
 # Any path no page matches goes to the public home (SPEC §2).
 app.add_page(

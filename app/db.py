@@ -68,9 +68,9 @@ def session_scope() -> Iterator[Session]:
 
 def migrate(url: str | None = None, revision: str = "head", *, downgrade: bool = False) -> None:
     """Upgrade (or downgrade) the database at ``url`` with the Alembic history."""
-    from alembic import command
     from alembic.config import Config
 
+    from alembic import command
     from app.settings import PROJECT_ROOT
 
     config = Config(str(PROJECT_ROOT / "alembic.ini"))

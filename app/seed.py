@@ -75,8 +75,16 @@ CLOSINGS = (
     "Te espero.",
 )
 SERVICES = (
-    "Masajes relajantes", "Acompañamiento a eventos", "Cena romántica", "Atención a parejas", "Despedidas de soltero",
-    "Viajes", "Atención en hotel", "Atención en departamento propio", "Baile privado", "Masaje en pareja",
+    "Masajes relajantes",
+    "Acompañamiento a eventos",
+    "Cena romántica",
+    "Atención a parejas",
+    "Despedidas de soltero",
+    "Viajes",
+    "Atención en hotel",
+    "Atención en departamento propio",
+    "Baile privado",
+    "Masaje en pareja",
 )
 ADVERTISER_TYPES = ("Independiente", "De agencia", "Masajista")
 AGENCY_CATEGORIES = (("Agencia pequeña", 1), ("Agencia mediana", 2), ("Agencia grande", 3))
@@ -105,6 +113,7 @@ def _demo_photos(media_dir: Path) -> list[tuple[str, int, int]]:
 
 def _ensure_catalogues(session: Session) -> dict[str, list[str]]:
     """Create the demo catalogues when empty; return uids by catalogue."""
+
     def ensure(model, rows: list[dict]) -> list[str]:
         if not session.exec(select(func.count()).select_from(model)).one():
             session.execute(insert(model), [{"uid": new_uid(), **row} for row in rows])
@@ -150,9 +159,16 @@ def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7,
     photos = _demo_photos(media_dir)
 
     agencies = [
-        {"uid": new_uid(), "name": f"Agencia {city.name}", "category_uid": rng.choice(catalogues["agency_categories"]),
-         "email": f"contacto@agencia-{city.slug}.example", "phone": _phone(rng), "activo": True,
-         "created_at": now, "updated_at": now}
+        {
+            "uid": new_uid(),
+            "name": f"Agencia {city.name}",
+            "category_uid": rng.choice(catalogues["agency_categories"]),
+            "email": f"contacto@agencia-{city.slug}.example",
+            "phone": _phone(rng),
+            "activo": True,
+            "created_at": now,
+            "updated_at": now,
+        }
         for city in CITIES[:5]
     ]
     owner_count = max(1, -(-listings // LISTINGS_PER_OWNER))
@@ -161,18 +177,35 @@ def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7,
     for i in range(owner_count):
         uid = new_uid()
         name = rng.choice(NAMES)
-        users.append({
-            "uid": uid, "email": f"anunciante-{batch_tag}-{i}@demo.example", "display_name": name,
-            "profile_uid": ProfileId.PROFESOR.value, "activo": True, "ban": i % 97 == 96, "online": False,
-            "created_at": now - timedelta(days=rng.randint(30, 400)), "updated_at": now,
-        })
-        advertisers.append({
-            "uid": new_uid(), "user_uid": uid, "agency_uid": rng.choice(agencies)["uid"] if i % 10 == 0 else None,
-            "type_uid": rng.choice(catalogues["types"]), "display_name": name, "rut": None,
-            "birth_date": date(today.year - rng.randint(19, 45), rng.randint(1, 12), rng.randint(1, 28)),
-            "phone": _phone(rng), "consent_at": now - timedelta(days=rng.randint(1, 300)),
-            "verified": rng.random() < 0.4, "created_at": now, "updated_at": now,
-        })
+        users.append(
+            {
+                "uid": uid,
+                "email": f"anunciante-{batch_tag}-{i}@demo.example",
+                "display_name": name,
+                "profile_uid": ProfileId.PROFESOR.value,
+                "activo": True,
+                "ban": i % 97 == 96,
+                "online": False,
+                "created_at": now - timedelta(days=rng.randint(30, 400)),
+                "updated_at": now,
+            }
+        )
+        advertisers.append(
+            {
+                "uid": new_uid(),
+                "user_uid": uid,
+                "agency_uid": rng.choice(agencies)["uid"] if i % 10 == 0 else None,
+                "type_uid": rng.choice(catalogues["types"]),
+                "display_name": name,
+                "rut": None,
+                "birth_date": date(today.year - rng.randint(19, 45), rng.randint(1, 12), rng.randint(1, 28)),
+                "phone": _phone(rng),
+                "consent_at": now - timedelta(days=rng.randint(1, 300)),
+                "verified": rng.random() < 0.4,
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
 
     rows, photo_rows, service_rows = [], [], []
     communes = {city.slug: commune_names_for_city(city.slug) or [city.name] for city in CITIES}
@@ -196,28 +229,53 @@ def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7,
         visiting = rng.random() < 0.1
         uid = new_uid()
         tier_uid, tier_rank = tier_cycle[(i // len(CITIES)) % len(tier_cycle)]
-        rows.append({
-            "uid": uid, "owner_uid": owner["uid"], "section": section, "city_slug": city.slug, "commune": commune,
-            "tier_uid": tier_uid, "tier_rank": tier_rank, "display_name": name,
-            "name_slug": slugify(name), "age": age,
-            "description": _description(rng, name, age, city.name, commune),
-            "price_hour_clp": hour, "price_half_hour_clp": round(hour * 0.6, -3) if rng.random() < 0.7 else None,
-            "price_two_hours_clp": hour * 2 - 10000 if rng.random() < 0.5 else None,
-            "price_night_clp": hour * 6 if rng.random() < 0.2 else None,
-            "phone": _phone(rng), "whatsapp": _phone(rng), "has_video": rng.random() < 0.3,
-            "verified": rng.random() < 0.4, "porn_actress": rng.random() < 0.08, "curvy": rng.random() < 0.25,
-            "available_until": now + timedelta(hours=rng.uniform(1, 6)) if rng.random() < 0.15 else None,
-            "visiting_from": today - timedelta(days=rng.randint(0, 1)) if visiting else None,
-            "visiting_until": today + timedelta(days=rng.randint(1, 4)) if visiting else None,
-            "status": status, "created_at": published - timedelta(hours=2), "updated_at": published,
-            "published_at": published if status != ListingStatus.PENDIENTE.value else None,
-            "expires_at": published + timedelta(days=60),
-        })
+        rows.append(
+            {
+                "uid": uid,
+                "owner_uid": owner["uid"],
+                "section": section,
+                "city_slug": city.slug,
+                "commune": commune,
+                "tier_uid": tier_uid,
+                "tier_rank": tier_rank,
+                "display_name": name,
+                "name_slug": slugify(name),
+                "age": age,
+                "description": _description(rng, name, age, city.name, commune),
+                "price_hour_clp": hour,
+                "price_half_hour_clp": round(hour * 0.6, -3) if rng.random() < 0.7 else None,
+                "price_two_hours_clp": hour * 2 - 10000 if rng.random() < 0.5 else None,
+                "price_night_clp": hour * 6 if rng.random() < 0.2 else None,
+                "phone": _phone(rng),
+                "whatsapp": _phone(rng),
+                "has_video": rng.random() < 0.3,
+                "verified": rng.random() < 0.4,
+                "porn_actress": rng.random() < 0.08,
+                "curvy": rng.random() < 0.25,
+                "available_until": now + timedelta(hours=rng.uniform(1, 6)) if rng.random() < 0.15 else None,
+                "visiting_from": today - timedelta(days=rng.randint(0, 1)) if visiting else None,
+                "visiting_until": today + timedelta(days=rng.randint(1, 4)) if visiting else None,
+                "status": status,
+                "created_at": published - timedelta(hours=2),
+                "updated_at": published,
+                "published_at": published if status != ListingStatus.PENDIENTE.value else None,
+                "expires_at": published + timedelta(days=60),
+            }
+        )
         first = rng.randrange(PHOTO_POOL)
         for position in range(rng.randint(2, 4)):
             path, width, height = photos[(first + position * 5) % PHOTO_POOL]
-            photo_rows.append({"uid": new_uid(), "listing_uid": uid, "position": position, "path": path,
-                               "width": width, "height": height, "created_at": published})
+            photo_rows.append(
+                {
+                    "uid": new_uid(),
+                    "listing_uid": uid,
+                    "position": position,
+                    "path": path,
+                    "width": width,
+                    "height": height,
+                    "created_at": published,
+                }
+            )
         for service_uid in rng.sample(catalogues["services"], rng.randint(2, 5)):
             service_rows.append({"listing_uid": uid, "service_uid": service_uid})
 

@@ -54,19 +54,28 @@ def main() -> int:
             todas = TABS_BY_SLUG["todas"]
 
             def city_page():
-                listings.city_cards(session=session, section=Section.MUJERES.value, city_slug=rng.choice(CITIES).slug, tab=todas)
+                listings.city_cards(
+                    session=session, section=Section.MUJERES.value, city_slug=rng.choice(CITIES).slug, tab=todas
+                )
 
             def city_page_tab():
                 listings.city_cards(
-                    session=session, section=rng.choice(list(Section)).value, city_slug=rng.choice(CITIES).slug,
-                    tab=rng.choice(FILTER_TABS), page=rng.randint(1, 3),
+                    session=session,
+                    section=rng.choice(list(Section)).value,
+                    city_slug=rng.choice(CITIES).slug,
+                    tab=rng.choice(FILTER_TABS),
+                    page=rng.randint(1, 3),
                 )
 
             def detail():
                 listings.public_listing(session=session, uid=rng.choice(uids))
 
             print(f"rows: {total} listings ({len(uids)} published), {args.runs} runs each, times in ms")
-            for label, fn in (("city page (Todas, page 1)", city_page), ("city page (any tab/section, pages 1-3)", city_page_tab), ("listing detail", detail)):
+            for label, fn in (
+                ("city page (Todas, page 1)", city_page),
+                ("city page (any tab/section, pages 1-3)", city_page_tab),
+                ("listing detail", detail),
+            ):
                 timed(fn, 20)  # warm-up
                 p50, p95 = percentiles(timed(fn, args.runs))
                 print(f"{label:42s} p50 {p50:6.2f}   p95 {p95:6.2f}")

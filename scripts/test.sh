@@ -53,6 +53,10 @@ fi
 
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres}"
 
+# Lint and format first: cheap, and a failure says exactly what to fix.
+ruff check .
+ruff format --check .
+
 set +e
 python -m pytest "$@"
 status=$?

@@ -23,7 +23,9 @@ def _with_changes(session: Session, uid: str, changes: dict) -> User:
 
 def make_owner(session: Session, email: str, **changes) -> User:
     """An advertiser user; ``changes`` (activo, ban) are applied after creation."""
-    public = create_user(session=session, data={"email": email, "display_name": "Dueña", "profile_uid": ProfileId.PROFESOR.value})
+    public = create_user(
+        session=session, data={"email": email, "display_name": "Dueña", "profile_uid": ProfileId.PROFESOR.value}
+    )
     return _with_changes(session, public.uid, changes)
 
 
@@ -69,7 +71,9 @@ def make_listing(
     session.add(listing)
     session.flush()
     for position in range(photos):
-        session.add(ListingPhoto(listing_uid=listing.uid, position=position, path=f"photos/demo/placeholder-{position:02d}.jpg"))
+        session.add(
+            ListingPhoto(listing_uid=listing.uid, position=position, path=f"photos/demo/placeholder-{position:02d}.jpg")
+        )
     session.commit()
     return listing
 
@@ -81,7 +85,12 @@ def make_account(
     identity = provider.create_account(email=email, password=password)
     public = create_user(
         session=session,
-        data={"email": email, "display_name": email.split("@")[0], "profile_uid": profile.value, "identity_uid": identity.uid},
+        data={
+            "email": email,
+            "display_name": email.split("@")[0],
+            "profile_uid": profile.value,
+            "identity_uid": identity.uid,
+        },
     )
     return _with_changes(session, public.uid, changes)
 

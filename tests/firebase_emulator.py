@@ -29,7 +29,6 @@ FIREBASE_PROJECT = "demo-escorts"
 START_TIMEOUT = 90
 
 
-
 def _stop(process: subprocess.Popen) -> None:
     """Terminate the emulator's whole process group (SIGKILL if it lingers)."""
     if process.poll() is not None:
@@ -63,8 +62,14 @@ def firebase_emulator(tmp_path_factory) -> Iterator[str]:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("FIREBASE_AUTH_EMULATOR_HOST", None)
     command = [
-        str(FIREBASE_BIN), "emulators:start", "--only", "auth",
-        "--project", FIREBASE_PROJECT, "--config", str(workdir / "firebase.json"),
+        str(FIREBASE_BIN),
+        "emulators:start",
+        "--only",
+        "auth",
+        "--project",
+        FIREBASE_PROJECT,
+        "--config",
+        str(workdir / "firebase.json"),
     ]
     with log_path.open("wb") as log:
         process = subprocess.Popen(

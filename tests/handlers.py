@@ -59,7 +59,9 @@ async def _noop(*_args, **_kwargs) -> None:
 
 
 async def _call(state, fn, kwargs: dict, headers: dict[str, str]) -> list:
-    context = EventContext(token="test-client", state_manager=None, enqueue_impl=_noop, router_data={RouteVar.HEADERS: headers})
+    context = EventContext(
+        token="test-client", state_manager=None, enqueue_impl=_noop, router_data={RouteVar.HEADERS: headers}
+    )
     with context:
         result = fn(state, **kwargs)
         if inspect.isasyncgen(result):

@@ -28,8 +28,12 @@ def carousel(photos, name) -> rx.Component:
             class_name="slides",
             custom_attrs={"data-carousel": "", "data-autoplay-ms": str(AUTOPLAY_MS), "data-index": "0"},
         ),
-        rx.el.button("‹", class_name="carousel-btn prev", aria_label="Foto anterior", custom_attrs={"data-carousel-prev": ""}),
-        rx.el.button("›", class_name="carousel-btn next", aria_label="Foto siguiente", custom_attrs={"data-carousel-next": ""}),
+        rx.el.button(
+            "‹", class_name="carousel-btn prev", aria_label="Foto anterior", custom_attrs={"data-carousel-prev": ""}
+        ),
+        rx.el.button(
+            "›", class_name="carousel-btn next", aria_label="Foto siguiente", custom_attrs={"data-carousel-next": ""}
+        ),
         class_name="carousel",
         aria_label="Fotos",
     )

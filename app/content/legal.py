@@ -217,8 +217,7 @@ _TERMINOS = LegalPage(
                 "controversia derivada de ellos se someterá a la competencia de los "
                 "tribunales ordinarios de justicia de la ciudad de Santiago, sin perjuicio de "
                 "los derechos que la ley de protección al consumidor le reconozca.",
-                "Puede dirigir sus consultas sobre estos términos a "
-                "legal@escortschile.example.",
+                "Puede dirigir sus consultas sobre estos términos a legal@escortschile.example.",
             ),
         ),
     ),
@@ -331,8 +330,7 @@ _ABOUT = LegalPage(
                 "coerción ni los anuncios publicados sin el consentimiento de la persona que "
                 "aparece en ellos. Cuando detectamos estas situaciones, retiramos el "
                 "contenido y las informamos a las autoridades.",
-                "Si usted sospecha de un anuncio, puede informarlo, incluso de forma anónima, "
-                "en /disclaimer/report.",
+                "Si usted sospecha de un anuncio, puede informarlo, incluso de forma anónima, en /disclaimer/report.",
             ),
         ),
         LegalSection(
@@ -370,7 +368,7 @@ _DMCA = LegalPage(
             heading="Cómo enviar una solicitud",
             paragraphs=(
                 "Envíe su solicitud por correo electrónico a legal@escortschile.example, "
-                "indicando en el asunto \"Derechos de autor\". Revisaremos cada solicitud y "
+                'indicando en el asunto "Derechos de autor". Revisaremos cada solicitud y '
                 "le informaremos lo resuelto.",
                 "Si la fotografía publicada es suya y fue usada sin su consentimiento, le "
                 "recomendamos además informarlo en /disclaimer/report, ya que la publicación "
@@ -503,7 +501,7 @@ _APLICACION_LEY = LegalPage(
             paragraphs=(
                 "Las solicitudes deben enviarse desde una casilla institucional a "
                 "legal@escortschile.example, la dirección publicada en esta página, "
-                "indicando en el asunto \"Solicitud de autoridad\".",
+                'indicando en el asunto "Solicitud de autoridad".',
                 "Entregamos datos personales de usuarios solo cuando la solicitud proviene "
                 "de una autoridad competente y cuenta con la orden o autorización que exige "
                 "la ley chilena, salvo en situaciones de emergencia en que exista riesgo "
@@ -539,10 +537,7 @@ _APLICACION_LEY = LegalPage(
 _VERIFICADA = LegalPage(
     slug="verificada",
     title="Anuncios verificados",
-    description=(
-        "Qué significa la insignia Verificada en Escorts Chile, cómo se obtiene y qué no "
-        "garantiza."
-    ),
+    description=("Qué significa la insignia Verificada en Escorts Chile, cómo se obtiene y qué no garantiza."),
     sections=(
         LegalSection(
             heading="Qué significa la insignia Verificada",

@@ -24,7 +24,7 @@ Any other text is kept as is; text inside square brackets is always literal
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from functools import lru_cache
 
 from babel.dates import get_day_names, get_month_names
@@ -152,7 +152,7 @@ def _build(match: re.Match[str]) -> datetime:
             offset = timedelta(hours=hours, minutes=minutes)
             if g["tzsign"] == "-":
                 offset = -offset
-        moment = moment.replace(tzinfo=timezone(offset)).astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.replace(tzinfo=timezone(offset)).astimezone(UTC).replace(tzinfo=None)
     return moment
 
 

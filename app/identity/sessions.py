@@ -74,7 +74,11 @@ def redeem_ticket(*, session: Session, ticket: str, days: int, now: datetime | N
     token = secrets.token_urlsafe(TOKEN_BYTES)
     session.add(
         UserSession(
-            token_hash=digest(token), user_uid=user_uid, created_at=now, last_seen_at=now, expires_at=now + timedelta(days=days)
+            token_hash=digest(token),
+            user_uid=user_uid,
+            created_at=now,
+            last_seen_at=now,
+            expires_at=now + timedelta(days=days),
         )
     )
     session.flush()
@@ -90,7 +94,9 @@ def resolve_session(*, session: Session, token_hash: str, idle_days: int, now: d
         return SessionCheck(actor=None)
     now = now or utc_now()
     row = session.exec(
-        select(UserSession, User).join(User, User.uid == UserSession.user_uid).where(UserSession.token_hash == token_hash)
+        select(UserSession, User)
+        .join(User, User.uid == UserSession.user_uid)
+        .where(UserSession.token_hash == token_hash)
     ).first()
     if row is None:
         return SessionCheck(actor=None)

@@ -60,7 +60,13 @@ class Listing(SQLModel, table=True):
         # City page grouped by tier: ORDER BY tier_rank, published_at DESC, uid DESC.
         Index(
             "ix_publicacion_city_tier",
-            "status", "section", "city_slug", "tier_rank", desc("published_at"), desc("uid"), "owner_uid",
+            "status",
+            "section",
+            "city_slug",
+            "tier_rank",
+            desc("published_at"),
+            desc("uid"),
+            "owner_uid",
         ),
         # /all page: ORDER BY published_at DESC, uid DESC (scanned backwards).
         Index("ix_publicacion_city_recent", "status", "section", "city_slug", "published_at", "uid", "owner_uid"),

@@ -50,7 +50,9 @@ def sign_in_form() -> rx.Component:
     """E-mail and password."""
     return rx.el.form(
         rx.el.h2("Ingresar"),
-        _input("signin", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
+        _input(
+            "signin", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254
+        ),
         _password("signin", "Contraseña", "password", "current-password"),
         _alert(LoginState.error),
         rx.el.button("Ingresar", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
@@ -65,7 +67,9 @@ def sign_up_form() -> rx.Component:
     """New visitor or advertiser account."""
     return rx.el.form(
         rx.el.h2("Crear cuenta"),
-        _input("signup", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
+        _input(
+            "signup", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254
+        ),
         _input("signup", "Nombre o apodo (opcional)", "display_name", auto_complete="nickname", max_length=80),
         _password("signup", "Contraseña", "password", "new-password"),
         rx.el.p(PASSWORD_HINT, class_name="muted hint"),
@@ -101,7 +105,9 @@ def reset_request_form() -> rx.Component:
     return rx.el.form(
         rx.el.h2("Recuperar contraseña"),
         rx.el.p("Te enviaremos un enlace para elegir una nueva contraseña.", class_name="muted"),
-        _input("forgot", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254),
+        _input(
+            "forgot", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254
+        ),
         _alert(LoginState.error),
         rx.cond(LoginState.notice != "", rx.el.p(LoginState.notice, role="status", class_name="form-notice")),
         rx.el.button("Enviar enlace", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),

@@ -63,7 +63,11 @@ def _tabs() -> rx.Component:
                 custom_attrs={"aria-current": rx.cond(tab.active, "page", "false")},
             ),
         ),
-        rx.link("Ver todas", href=DirectoryState.section_home + "/" + DirectoryState.city_slug + "/all", class_name="tab tab-all"),
+        rx.link(
+            "Ver todas",
+            href=DirectoryState.section_home + "/" + DirectoryState.city_slug + "/all",
+            class_name="tab tab-all",
+        ),
         class_name="tabs",
         aria_label="Filtros",
     )
@@ -81,7 +85,9 @@ def _pager() -> rx.Component:
     return rx.cond(
         DirectoryState.page_count > 1,
         rx.el.nav(
-            rx.el.button("Anterior", on_click=DirectoryState.previous_page, disabled=DirectoryState.page <= 1, class_name="btn"),
+            rx.el.button(
+                "Anterior", on_click=DirectoryState.previous_page, disabled=DirectoryState.page <= 1, class_name="btn"
+            ),
             rx.el.span("Página " + DirectoryState.page.to_string() + " de " + DirectoryState.page_count.to_string()),
             rx.el.button(
                 "Siguiente",
@@ -97,7 +103,9 @@ def _pager() -> rx.Component:
 
 def _listing_area() -> rx.Component:
     return rx.fragment(
-        rx.el.p(DirectoryState.total.to_string() + " avisos", class_name="muted", custom_attrs={"data-testid": "total"}),
+        rx.el.p(
+            DirectoryState.total.to_string() + " avisos", class_name="muted", custom_attrs={"data-testid": "total"}
+        ),
         rx.cond(
             DirectoryState.total == 0,
             rx.el.p("No hay avisos que coincidan con este filtro.", class_name="empty"),
@@ -139,9 +147,17 @@ def _detail() -> rx.Component:
                     rx.el.div(
                         rx.cond(
                             d.whatsapp_url != "",
-                            rx.el.a("WhatsApp", href=d.whatsapp_url, target="_blank", rel="noopener noreferrer", class_name="btn btn-whatsapp"),
+                            rx.el.a(
+                                "WhatsApp",
+                                href=d.whatsapp_url,
+                                target="_blank",
+                                rel="noopener noreferrer",
+                                class_name="btn btn-whatsapp",
+                            ),
                         ),
-                        rx.cond(d.tel_url != "", rx.el.a("Llamar " + d.phone, href=d.tel_url, class_name="btn btn-primary")),
+                        rx.cond(
+                            d.tel_url != "", rx.el.a("Llamar " + d.phone, href=d.tel_url, class_name="btn btn-primary")
+                        ),
                         class_name="contact",
                     ),
                     rx.el.h2("Descripción"),
@@ -149,7 +165,9 @@ def _detail() -> rx.Component:
                     rx.el.h2("Tarifas"),
                     rx.el.table(
                         rx.el.tbody(
-                            rx.foreach(d.rates, lambda rate: rx.el.tr(rx.el.th(rate[0], scope="row"), rx.el.td(rate[1])))
+                            rx.foreach(
+                                d.rates, lambda rate: rx.el.tr(rx.el.th(rate[0], scope="row"), rx.el.td(rate[1]))
+                            )
                         ),
                         class_name="rates",
                     ),
@@ -162,7 +180,11 @@ def _detail() -> rx.Component:
                     ),
                     rx.el.p("Publicado el " + d.published, class_name="muted"),
                     rx.el.p(
-                        rx.link("Reportar esta publicación", href="/disclaimer/report?publicacion=" + d.uid, class_name="report-link"),
+                        rx.link(
+                            "Reportar esta publicación",
+                            href="/disclaimer/report?publicacion=" + d.uid,
+                            class_name="report-link",
+                        ),
                     ),
                     class_name="detail-info",
                 ),

@@ -61,9 +61,7 @@ def render_page(
         f"<main><h1>{escape(heading)}</h1>{body}</main>"
         '<footer><a href="/disclaimer/report">Denunciar trata o abuso</a> · '
         '<a href="/disclaimer/terminos">Términos</a> · <a href="/disclaimer/privacidad">Privacidad</a>'
-        "<p>Solo para mayores de 18 años.</p></footer>"
-        + ("" if adult_ok else _age_notice(path))
-        + "</body></html>"
+        "<p>Solo para mayores de 18 años.</p></footer>" + ("" if adult_ok else _age_notice(path)) + "</body></html>"
     )
 
 

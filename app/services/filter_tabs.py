@@ -52,7 +52,12 @@ FILTER_TABS: tuple[FilterTab, ...] = (
         lambda c: Listing.published_at >= c.now - timedelta(days=NEW_LISTING_DAYS),
     ),
     FilterTab("vip", "VIP", "Tier Diamante or Ruby.", _vip),
-    FilterTab("estrellas-xxx", "Estrellas XXX", "Marked as adult-film actress (actrizPorno).", lambda c: Listing.porn_actress == True),  # noqa: E712
+    FilterTab(
+        "estrellas-xxx",
+        "Estrellas XXX",
+        "Marked as adult-film actress (actrizPorno).",
+        lambda c: Listing.porn_actress == True,  # noqa: E712
+    ),
     FilterTab(
         "de-pasada",
         "De pasada",

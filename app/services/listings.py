@@ -158,7 +158,11 @@ def city_cards(
     if group_by_tier:
         order.insert(0, Listing.tier_rank)
     rows = session.exec(
-        _public_select(Listing, Tier).where(*conditions).order_by(*order).offset((page - 1) * page_size).limit(page_size)
+        _public_select(Listing, Tier)
+        .where(*conditions)
+        .order_by(*order)
+        .offset((page - 1) * page_size)
+        .limit(page_size)
     ).all()
     return CardPage(cards=_cards(session, rows, moment), total=total, page=page, page_size=page_size)
 
@@ -232,4 +236,3 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
         visiting=visiting,
         published=format_date(listing.published_at, "D [de] MMMM [de] YYYY") if listing.published_at else "",
     )
-

@@ -166,7 +166,9 @@ def find_user_by_email(*, session: Session, email: str) -> UserPublic | None:
     """The first user with this e-mail (case-insensitive), or None."""
     if not isinstance(email, str) or not email.strip():
         return None
-    row = session.exec(select(User).where(User.email == email.strip().lower()).order_by(User.created_at).limit(1)).first()
+    row = session.exec(
+        select(User).where(User.email == email.strip().lower()).order_by(User.created_at).limit(1)
+    ).first()
     return UserPublic.model_validate(row) if row else None
 
 

@@ -214,7 +214,11 @@ class AuthState(rx.State):
     def _forget_banned(self) -> list:
         """Sign a banned user out here and now: message, the dead cookie cleared, home."""
         self._forget()
-        return [notify_error(AUTH_MESSAGES["user-disabled"]), rx.call_script(SIGN_OUT_SCRIPT), rx.redirect(HOME, replace=True)]
+        return [
+            notify_error(AUTH_MESSAGES["user-disabled"]),
+            rx.call_script(SIGN_OUT_SCRIPT),
+            rx.redirect(HOME, replace=True),
+        ]
 
     def _take_flash(self) -> list:
         """The one-shot notice left for this page load (as a toast), consumed."""

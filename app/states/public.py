@@ -121,7 +121,12 @@ class DirectoryState(rx.State):
             return await self._load_detail(view.uid)
         self.view = view.kind
         self.tabs = [
-            TabLink(slug=t.slug, label=t.label, url=city_path(self.section, self.city_slug, t.slug), active=t.slug == self.tab_slug)
+            TabLink(
+                slug=t.slug,
+                label=t.label,
+                url=city_path(self.section, self.city_slug, t.slug),
+                active=t.slug == self.tab_slug,
+            )
             for t in FILTER_TABS
         ]
         return await self._load_cards()

@@ -34,8 +34,13 @@ from tests.mailbox import Mailbox, free_port
 PROJECT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--disable-quic", "--no-first-run",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
 ]
 BUILD_TIMEOUT = 600
 # Reflex keeps tab state in this Redis database during the run (flushed first), so tests can
@@ -72,7 +77,10 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
         "diamante": ("Catalina", {"tier": "diamante", "published_at": old, "photos": 3}),
         "ruby": ("Daniela", {"tier": "ruby", "published_at": old}),
         "xxx": ("Emilia", {"porn_actress": True, "published_at": old}),
-        "pasada": ("Fernanda", {"visiting_from": today, "visiting_until": today + timedelta(days=2), "published_at": old}),
+        "pasada": (
+            "Fernanda",
+            {"visiting_from": today, "visiting_until": today + timedelta(days=2), "published_at": old},
+        ),
         "ahora": ("Gabriela", {"available_until": now + timedelta(hours=3), "published_at": old}),
         "verificada": ("Isidora", {"verified": True, "published_at": old}),
         "curvy": ("Javiera", {"curvy": True, "published_at": old}),
@@ -93,7 +101,9 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
         names["hidden"], uids["hidden"] = "Oculta", hidden.uid
         names["vetada"] = "Vetada"
         for i in range(PAGED_CITY_LISTINGS):
-            make_listing(session, owner, name=f"Osornina {i:02d}", city=PAGED_CITY, published_at=now - timedelta(hours=i))
+            make_listing(
+                session, owner, name=f"Osornina {i:02d}", city=PAGED_CITY, published_at=now - timedelta(hours=i)
+            )
         session.get(Listing, uids["diamante"]).description = "Descripción de prueba <b>sin HTML</b>."
         session.commit()
     engine.dispose()
@@ -118,9 +128,22 @@ def _serve(project: Path, port: int, env: dict[str, str], log_path: Path) -> Ite
     url = f"http://localhost:{port}"
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "reflex"), "run", "--env", "prod", "--single-port",
-             "--frontend-port", str(port), "--backend-port", str(port)],
-            cwd=project, env={**env, "SITE_URL": url}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                str(Path(sys.executable).parent / "reflex"),
+                "run",
+                "--env",
+                "prod",
+                "--single-port",
+                "--frontend-port",
+                str(port),
+                "--backend-port",
+                str(port),
+            ],
+            cwd=project,
+            env={**env, "SITE_URL": url},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         try:
             _wait_until_up(url, process, log_path)
@@ -157,8 +180,13 @@ def site(tmp_path_factory, smtp_server) -> Site:
         log_path = tmp / "server.log"
         with _serve(PROJECT, free_port(), env, log_path) as url:
             yield Site(
-                url=url, database_url=database_url, redis_url=E2E_REDIS_URL, log_path=log_path,
-                names=names, uids=uids, mailbox=smtp_server[1],
+                url=url,
+                database_url=database_url,
+                redis_url=E2E_REDIS_URL,
+                log_path=log_path,
+                names=names,
+                uids=uids,
+                mailbox=smtp_server[1],
             )
 
 

@@ -24,8 +24,8 @@ from sqlmodel import Session
 from app.core.actor import Actor
 from app.db import make_engine
 from app.identity import accounts
-from app.identity.errors import AUTH_MESSAGES
 from app.identity.cookies import SESSION_COOKIE
+from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
 from app.identity.sessions import digest
 from app.models import ProfileId, SignInAttempt, User
@@ -145,7 +145,9 @@ def test_sign_up_verify_sign_in_and_land(page: Page, site: Site, db, provider, p
         # Staff profiles are given only by an administrator.
         admin = _account(db, provider, f"jefa-{profile.value}@correo.cl", ProfileId.ADMINISTRADOR)
         user = db.query(User).filter(User.email == email).one()
-        accounts.set_profile(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, profile=profile.value)
+        accounts.set_profile(
+            session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, profile=profile.value
+        )
 
     sign_in(page, email)
     _expect_landing(page, site, profile)

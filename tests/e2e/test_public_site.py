@@ -136,7 +136,9 @@ def test_card_opens_its_detail_with_carousel_contact_and_report_link(page: Page,
     page.wait_for_url(re.compile(rf"/escorts/{CITY}/catalina/{site.uids['diamante']}$"))
     expect(page.get_by_role("heading", name=name, level=1)).to_be_visible()
     assert page.evaluate("[window.scrollX, window.scrollY]") == [0, 0]
-    expect(page.get_by_role("link", name="WhatsApp")).to_have_attribute("href", re.compile(r"^https://wa\.me/56987654321"))
+    expect(page.get_by_role("link", name="WhatsApp")).to_have_attribute(
+        "href", re.compile(r"^https://wa\.me/56987654321")
+    )
     expect(page.get_by_role("link", name=re.compile("^Llamar"))).to_have_attribute("href", "tel:+56912345678")
     expect(page.get_by_text("Descripción de prueba <b>sin HTML</b>.")).to_be_visible()
     expect(page.get_by_role("link", name="Reportar esta publicación")).to_have_attribute(

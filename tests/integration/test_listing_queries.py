@@ -31,7 +31,9 @@ def _names(page) -> list[str]:
 
 
 def _tab(db, slug, **kwargs):
-    return listings.city_cards(session=db, section=Section.MUJERES.value, city_slug=CITY, tab=TABS_BY_SLUG[slug], **kwargs)
+    return listings.city_cards(
+        session=db, section=Section.MUJERES.value, city_slug=CITY, tab=TABS_BY_SLUG[slug], **kwargs
+    )
 
 
 def test_only_published_listings_of_active_unbanned_owners_are_public(db):
@@ -75,10 +77,40 @@ def test_every_filter_tab_selects_exactly_its_rule(db):
     make_listing(db, owner, name="Diamante", city=CITY, tier="diamante", published_at=now - timedelta(days=20))
     make_listing(db, owner, name="Ruby", city=CITY, tier="ruby", published_at=now - timedelta(days=20))
     make_listing(db, owner, name="Estrella", city=CITY, porn_actress=True, published_at=now - timedelta(days=20))
-    make_listing(db, owner, name="Visita", city=CITY, visiting_from=today - timedelta(days=1), visiting_until=today + timedelta(days=1), published_at=now - timedelta(days=20))
-    make_listing(db, owner, name="Visita pasada", city=CITY, visiting_from=today - timedelta(days=5), visiting_until=today - timedelta(days=1), published_at=now - timedelta(days=20))
-    make_listing(db, owner, name="Ahora", city=CITY, available_until=now + timedelta(hours=2), published_at=now - timedelta(days=20))
-    make_listing(db, owner, name="Antes", city=CITY, available_until=now - timedelta(minutes=1), published_at=now - timedelta(days=20))
+    make_listing(
+        db,
+        owner,
+        name="Visita",
+        city=CITY,
+        visiting_from=today - timedelta(days=1),
+        visiting_until=today + timedelta(days=1),
+        published_at=now - timedelta(days=20),
+    )
+    make_listing(
+        db,
+        owner,
+        name="Visita pasada",
+        city=CITY,
+        visiting_from=today - timedelta(days=5),
+        visiting_until=today - timedelta(days=1),
+        published_at=now - timedelta(days=20),
+    )
+    make_listing(
+        db,
+        owner,
+        name="Ahora",
+        city=CITY,
+        available_until=now + timedelta(hours=2),
+        published_at=now - timedelta(days=20),
+    )
+    make_listing(
+        db,
+        owner,
+        name="Antes",
+        city=CITY,
+        available_until=now - timedelta(minutes=1),
+        published_at=now - timedelta(days=20),
+    )
     make_listing(db, owner, name="Verificada", city=CITY, verified=True, published_at=now - timedelta(days=20))
     make_listing(db, owner, name="Curvilínea", city=CITY, curvy=True, published_at=now - timedelta(days=20))
     make_listing(db, owner, name="Madura", city=CITY, age=41, published_at=now - timedelta(days=20))
@@ -129,8 +161,17 @@ def test_card_and_detail_content(db):
     now = utc_now()
     today = listings.clock(now).today
     listing = make_listing(
-        db, owner, name="Antonella", city=CITY, price_hour_clp=85000, price_half_hour_clp=50000, photos=3,
-        whatsapp="+56 9 8765 4321", verified=True, visiting_from=today, visiting_until=today + timedelta(days=2),
+        db,
+        owner,
+        name="Antonella",
+        city=CITY,
+        price_hour_clp=85000,
+        price_half_hour_clp=50000,
+        photos=3,
+        whatsapp="+56 9 8765 4321",
+        verified=True,
+        visiting_from=today,
+        visiting_until=today + timedelta(days=2),
         available_until=now + timedelta(hours=1),
     )
     service = AdvertiserService(name="Masajes relajantes")

@@ -29,7 +29,7 @@ def _self_signed(directory: Path, name: str) -> tuple[Path, Path]:
     alt_names: list[x509.GeneralName] = [x509.DNSName(name)]
     if name == "localhost":
         alt_names.append(x509.IPAddress(ipaddress.ip_address("127.0.0.1")))
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     certificate = (
         x509.CertificateBuilder()
         .subject_name(subject)

@@ -9,10 +9,26 @@ from app.db import make_engine, migrate
 from tests.conftest import _libpq, fresh_pg_database
 
 EXPECTED_TABLES = {
-    "usuarios", "perfil_usuario", "profesor", "agencia", "categoria_profesor", "categoria_agencia", "tipo_profesor",
-    "servicio_profesor", "servicio_app", "publicacion", "publicacion_foto", "publicacion_servicio",
-    "revisar_publicacion", "mejoras_publicacion", "reporte",
-    "sesion", "ticket_sesion", "credencial_local", "codigo_accion", "intento_acceso",
+    "usuarios",
+    "perfil_usuario",
+    "profesor",
+    "agencia",
+    "categoria_profesor",
+    "categoria_agencia",
+    "tipo_profesor",
+    "servicio_profesor",
+    "servicio_app",
+    "publicacion",
+    "publicacion_foto",
+    "publicacion_servicio",
+    "revisar_publicacion",
+    "mejoras_publicacion",
+    "reporte",
+    "sesion",
+    "ticket_sesion",
+    "credencial_local",
+    "codigo_accion",
+    "intento_acceso",
 }
 
 

@@ -41,7 +41,9 @@ def db(app_database):
 
 @pytest.fixture
 def advertiser(db):
-    return make_account(db, LocalProvider(engine=get_engine()), "cookie@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
+    return make_account(
+        db, LocalProvider(engine=get_engine()), "cookie@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD
+    )
 
 
 @pytest.fixture
@@ -120,7 +122,14 @@ def test_another_origin_cannot_sign_a_browser_in_or_out(db, advertiser, client):
 def test_concurrent_exchanges_of_one_ticket_open_one_session(db, advertiser, client):
     ticket = _ticket(db)
     with ThreadPoolExecutor(max_workers=6) as pool:
-        statuses = list(pool.map(lambda _: TestClient(build_api()).post("/sesion", headers={"X-Ticket": ticket, **SAME_ORIGIN}).status_code, range(6)))
+        statuses = list(
+            pool.map(
+                lambda _: (
+                    TestClient(build_api()).post("/sesion", headers={"X-Ticket": ticket, **SAME_ORIGIN}).status_code
+                ),
+                range(6),
+            )
+        )
     assert sorted(statuses) == [204] + [400] * 5
     assert len(db.exec(select(UserSession)).all()) == 1
 
@@ -140,7 +149,9 @@ def test_sign_out_revokes_and_clears_the_cookie(db, advertiser, client):
     token = client.cookies[SESSION_COOKIE]
     closed = client.post("/sesion/cerrar", headers=SAME_ORIGIN)
     assert closed.status_code == 204
-    assert f'{SESSION_COOKIE}="";' in closed.headers["set-cookie"] or "max-age=0" in closed.headers["set-cookie"].lower()
+    assert (
+        f'{SESSION_COOKIE}="";' in closed.headers["set-cookie"] or "max-age=0" in closed.headers["set-cookie"].lower()
+    )
     assert check_session(db, token).actor is None
     db.refresh(advertiser)
     assert advertiser.online is False
@@ -212,8 +223,15 @@ def test_idle_and_expired_sessions_end_and_are_purged(db, advertiser, client):
     _ticket(db)
     db.execute(update(SessionTicket).values(expires_at=utc_now() - timedelta(seconds=1)))
     db.execute(update(UserSession).values(last_seen_at=utc_now() - timedelta(days=idle + 8)))
-    db.add(ActionCode(code_hash="x" * 64, credential_uid=advertiser.identity_uid, purpose="verifyEmail",
-                      expires_at=utc_now() + timedelta(hours=1), used_at=utc_now()))
+    db.add(
+        ActionCode(
+            code_hash="x" * 64,
+            credential_uid=advertiser.identity_uid,
+            purpose="verifyEmail",
+            expires_at=utc_now() + timedelta(hours=1),
+            used_at=utc_now(),
+        )
+    )
     db.commit()
     assert purge_once() == 3
     db.expire_all()

@@ -141,10 +141,18 @@ def test_a_large_body_without_length_is_not_read_past_the_limit(client):
         messages.append(message)
 
     scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-        "path": "/escorts-ssg/confirmar-edad", "raw_path": b"/escorts-ssg/confirmar-edad", "root_path": "",
-        "query_string": b"", "headers": [(b"content-type", b"application/x-www-form-urlencoded")],
-        "server": ("localhost", 80), "client": ("127.0.0.1", 50000),
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/escorts-ssg/confirmar-edad",
+        "raw_path": b"/escorts-ssg/confirmar-edad",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/x-www-form-urlencoded")],
+        "server": ("localhost", 80),
+        "client": ("127.0.0.1", 50000),
     }
     asyncio.run(api(scope, receive, send))
     assert messages[0]["status"] == 413

@@ -34,8 +34,11 @@ from tests.handlers import client_states, invoke
 # Reflex's own handlers, by state and name, and why each is safe to leave unmarked.
 FRAMEWORK_HANDLERS = {
     # Hydration sends the client's own stored values and runs the page's on_load list (each marked itself).
-    "State.hydrate", "State.hydrate_and_load", "State.set_is_hydrated",
-    "OnLoadInternalState.on_load_internal", "OnLoadInternalState.set_is_hydrated",
+    "State.hydrate",
+    "State.hydrate_and_load",
+    "State.set_is_hydrated",
+    "OnLoadInternalState.on_load_internal",
+    "OnLoadInternalState.set_is_hydrated",
     # Writes the client's own router/query vars.
     "UpdateVarsInternalState.update_vars_internal",
     # Logs a browser-side error report.
@@ -46,17 +49,29 @@ SETVAR = "setvar"
 # The only handlers that may be @public: public pages, the age gate, the sign-in forms, the
 # report form, the session check, and pure display toggles that touch no data.
 PUBLIC_HANDLERS = {
-    "AuthState.check_session", "AuthState.sign_out", "AuthState.signed_out",
+    "AuthState.check_session",
+    "AuthState.sign_out",
+    "AuthState.signed_out",
     "AgeGateState.accept",
-    "DirectoryState.load", "DirectoryState.next_page", "DirectoryState.previous_page",
-    "LoginState.load", "LoginState.select_tab", "LoginState.sign_in", "LoginState.session_opened",
-    "LoginState.sign_up", "LoginState.request_reset",
-    "AccountActionState.load", "AccountActionState.reset_password",
-    "ReportState.load", "ReportState.submit", "ReportState.write_again",
+    "DirectoryState.load",
+    "DirectoryState.next_page",
+    "DirectoryState.previous_page",
+    "LoginState.load",
+    "LoginState.select_tab",
+    "LoginState.sign_in",
+    "LoginState.session_opened",
+    "LoginState.sign_up",
+    "LoginState.request_reset",
+    "AccountActionState.load",
+    "AccountActionState.reset_password",
+    "ReportState.load",
+    "ReportState.submit",
+    "ReportState.write_again",
     # Hides an area page's content until its guarded open_* handler accepts the caller.
     "AreaState.close",
     # Open or close the password dialog; report a failed cookie renewal after a password change.
-    "PasswordDialogState.set_open", "PasswordDialogState.session_renewed",
+    "PasswordDialogState.set_open",
+    "PasswordDialogState.session_renewed",
 }
 
 

@@ -14,8 +14,18 @@ AFTERNOON = datetime(2023, 11, 26, 17, 45, 59)  # a Sunday
 class TestBabelNames:
     def test_full_month_names(self):
         assert [month_name(m) for m in range(1, 13)] == [
-            "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio",
-            "agosto", "septiembre", "octubre", "noviembre", "diciembre",
+            "enero",
+            "febrero",
+            "marzo",
+            "abril",
+            "mayo",
+            "junio",
+            "julio",
+            "agosto",
+            "septiembre",
+            "octubre",
+            "noviembre",
+            "diciembre",
         ]
 
     def test_short_month_names_are_three_letters_without_dot(self):
@@ -32,7 +42,13 @@ class TestBabelNames:
 
     def test_weekday_names(self):
         assert [weekday_name(d) for d in range(7)] == [
-            "lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo",
+            "lunes",
+            "martes",
+            "miércoles",
+            "jueves",
+            "viernes",
+            "sábado",
+            "domingo",
         ]
         assert [weekday_name(d, short=True) for d in range(7)] == ["lun", "mar", "mié", "jue", "vie", "sáb", "dom"]
 

@@ -110,9 +110,9 @@ def test_the_volume_is_owned_by_that_user_before_it_is_declared(steps):
     arguments = steps[index][1]
     for volume in json.loads(arguments) if arguments.startswith("[") else arguments.split():
         # Changes to a volume path after VOLUME are discarded: the chown must come first.
-        assert any(
-            at < index and owner in names and volume in paths for at, owner, paths in _chowns(steps)
-        ), f"{volume} is not chown'ed to {sorted(names)} before VOLUME"
+        assert any(at < index and owner in names and volume in paths for at, owner, paths in _chowns(steps)), (
+            f"{volume} is not chown'ed to {sorted(names)} before VOLUME"
+        )
 
 
 def test_reflex_build_output_is_writable_by_that_user(steps):

@@ -19,10 +19,31 @@ from app.core.geo import (
 from app.core.text import slugify
 
 SPEC_CITY_SLUGS = [
-    "copiapo", "ovalle", "buin", "santiago-de-chile", "la-florida", "puente-alto",
-    "san-bernardo", "maipu", "providencia", "macul", "valparaiso", "vina-del-mar",
-    "rancagua", "san-fernando", "constitucion", "curico", "linares", "talca", "chillan",
-    "concepcion", "los-angeles", "temuco", "valdivia", "osorno", "puerto-montt",
+    "copiapo",
+    "ovalle",
+    "buin",
+    "santiago-de-chile",
+    "la-florida",
+    "puente-alto",
+    "san-bernardo",
+    "maipu",
+    "providencia",
+    "macul",
+    "valparaiso",
+    "vina-del-mar",
+    "rancagua",
+    "san-fernando",
+    "constitucion",
+    "curico",
+    "linares",
+    "talca",
+    "chillan",
+    "concepcion",
+    "los-angeles",
+    "temuco",
+    "valdivia",
+    "osorno",
+    "puerto-montt",
 ]
 
 SPEC_REGIONS = [
@@ -41,11 +62,30 @@ SPEC_REGIONS = [
 ]
 
 CITY_REGION = {
-    "copiapo": "AT", "ovalle": "CO", "buin": "RM", "santiago-de-chile": "RM", "la-florida": "RM",
-    "puente-alto": "RM", "san-bernardo": "RM", "maipu": "RM", "providencia": "RM", "macul": "RM",
-    "valparaiso": "VS", "vina-del-mar": "VS", "rancagua": "LI", "san-fernando": "LI",
-    "constitucion": "ML", "curico": "ML", "linares": "ML", "talca": "ML", "chillan": "NB",
-    "concepcion": "BI", "los-angeles": "BI", "temuco": "AR", "valdivia": "LR", "osorno": "LL",
+    "copiapo": "AT",
+    "ovalle": "CO",
+    "buin": "RM",
+    "santiago-de-chile": "RM",
+    "la-florida": "RM",
+    "puente-alto": "RM",
+    "san-bernardo": "RM",
+    "maipu": "RM",
+    "providencia": "RM",
+    "macul": "RM",
+    "valparaiso": "VS",
+    "vina-del-mar": "VS",
+    "rancagua": "LI",
+    "san-fernando": "LI",
+    "constitucion": "ML",
+    "curico": "ML",
+    "linares": "ML",
+    "talca": "ML",
+    "chillan": "NB",
+    "concepcion": "BI",
+    "los-angeles": "BI",
+    "temuco": "AR",
+    "valdivia": "LR",
+    "osorno": "LL",
     "puerto-montt": "LL",
 }
 
@@ -60,8 +100,18 @@ class TestRegions:
 
     def test_region_names(self):
         assert [r.name for r in REGIONS] == [
-            "Atacama", "Coquimbo", "Valparaiso", "Metropolitana de Santiago", "Libertador O'Higgins",
-            "Maule", "Ñuble", "Biobío", "Araucanía", "Los Ríos", "Los Lagos", "Magallanes",
+            "Atacama",
+            "Coquimbo",
+            "Valparaiso",
+            "Metropolitana de Santiago",
+            "Libertador O'Higgins",
+            "Maule",
+            "Ñuble",
+            "Biobío",
+            "Araucanía",
+            "Los Ríos",
+            "Los Lagos",
+            "Magallanes",
         ]
 
     def test_every_region_has_communes_with_slug_ids(self):
@@ -96,8 +146,15 @@ class TestRegions:
     @pytest.mark.parametrize(
         "region_id, name",
         [
-            ("VS", "Viña del Mar"), ("BI", "Concepción"), ("BI", "Los Ángeles"), ("NB", "Chillán"),
-            ("ML", "Curicó"), ("AT", "Copiapó"), ("RM", "Maipú"), ("RM", "Ñuñoa"), ("ML", "Constitución"),
+            ("VS", "Viña del Mar"),
+            ("BI", "Concepción"),
+            ("BI", "Los Ángeles"),
+            ("NB", "Chillán"),
+            ("ML", "Curicó"),
+            ("AT", "Copiapó"),
+            ("RM", "Maipú"),
+            ("RM", "Ñuñoa"),
+            ("ML", "Constitución"),
             ("VS", "Valparaíso"),
         ],
     )
@@ -141,11 +198,19 @@ class TestCities:
     @pytest.mark.parametrize(
         "slug, name",
         [
-            ("santiago-de-chile", "Santiago de Chile"), ("la-florida", "La Florida"),
-            ("vina-del-mar", "Viña del Mar"), ("copiapo", "Copiapó"), ("concepcion", "Concepción"),
-            ("los-angeles", "Los Ángeles"), ("chillan", "Chillán"), ("curico", "Curicó"),
-            ("maipu", "Maipú"), ("valparaiso", "Valparaíso"), ("puerto-montt", "Puerto Montt"),
-            ("constitucion", "Constitución"), ("san-bernardo", "San Bernardo"),
+            ("santiago-de-chile", "Santiago de Chile"),
+            ("la-florida", "La Florida"),
+            ("vina-del-mar", "Viña del Mar"),
+            ("copiapo", "Copiapó"),
+            ("concepcion", "Concepción"),
+            ("los-angeles", "Los Ángeles"),
+            ("chillan", "Chillán"),
+            ("curico", "Curicó"),
+            ("maipu", "Maipú"),
+            ("valparaiso", "Valparaíso"),
+            ("puerto-montt", "Puerto Montt"),
+            ("constitucion", "Constitución"),
+            ("san-bernardo", "San Bernardo"),
         ],
     )
     def test_display_names(self, slug, name):
@@ -184,8 +249,14 @@ class TestGrouping:
         assert [r.id for r, _ in grouped] == ["AT", "CO", "VS", "RM", "LI", "ML", "NB", "BI", "AR", "LR", "LL"]
         as_slugs = {r.id: [c.slug for c in cities] for r, cities in grouped}
         assert as_slugs["RM"] == [
-            "buin", "santiago-de-chile", "la-florida", "puente-alto", "san-bernardo", "maipu",
-            "providencia", "macul",
+            "buin",
+            "santiago-de-chile",
+            "la-florida",
+            "puente-alto",
+            "san-bernardo",
+            "maipu",
+            "providencia",
+            "macul",
         ]
         assert as_slugs["LL"] == ["osorno", "puerto-montt"]
         assert sorted(c.slug for _, cities in grouped for c in cities) == sorted(SPEC_CITY_SLUGS)

@@ -13,7 +13,9 @@ from tests.factories import make_listing, make_owner
 
 
 def _new(session, email="ana@example.cl", profile=ProfileId.CLIENTE.value, **extra):
-    return users.create_user(session=session, data={"email": email, "display_name": "Ana", "profile_uid": profile, **extra})
+    return users.create_user(
+        session=session, data={"email": email, "display_name": "Ana", "profile_uid": profile, **extra}
+    )
 
 
 def test_migration_creates_the_four_fixed_profiles(session):
@@ -102,7 +104,9 @@ def test_delete_user_and_refusals(session):
 
 
 def test_profile_create_update_delete(session):
-    created = users.create_profile(session=session, data={"uid": "moderador", "name": "moderador", "label": "Moderador"})
+    created = users.create_profile(
+        session=session, data={"uid": "moderador", "name": "moderador", "label": "Moderador"}
+    )
     assert created.created_at == created.updated_at
     time.sleep(0.01)
     updated = users.update_profile(session=session, uid="moderador", data={"label": "Moderación"})
