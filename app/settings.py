@@ -68,8 +68,6 @@ class Settings(BaseSettings):
     session_days: int = 30
     # A session also ends after this many days without use.
     session_idle_days: int = 7
-    signin_max_failures: int = 5
-    signin_window_minutes: int = 15
 
     # PostgreSQL limits: a connection attempt, one statement, and the wait for
     # a free pooled connection each fail with an error instead of hanging.

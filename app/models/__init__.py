@@ -1,7 +1,7 @@
 """SQLModel tables and their schemas; importing this registers every table."""
 
 from app.models.advertisers import Advertiser, Agency
-from app.models.auth import ActionCode, ActionPurpose, LocalCredential, SessionTicket, SignInAttempt, UserSession
+from app.models.auth import ActionCode, ActionPurpose, LocalCredential, SessionTicket, UserSession
 from app.models.base import new_uid, utc_now
 from app.models.catalogues import (
     FIXED_TIERS,
@@ -43,7 +43,6 @@ __all__ = [
     "ActionCode",
     "ActionPurpose",
     "LocalCredential",
-    "SignInAttempt",
     "SessionTicket",
     "UserSession",
     "FIXED_TIERS",

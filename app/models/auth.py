@@ -1,4 +1,4 @@
-"""Tables of the sign-in machinery: sessions, local credentials, one-time codes, attempts.
+"""Tables of the sign-in machinery: sessions, sign-in tickets, local credentials, one-time codes.
 
 Nothing here ever holds a secret in clear: session tokens and one-time codes
 are stored as SHA-256 digests, passwords as argon2 hashes.
@@ -73,15 +73,3 @@ class ActionCode(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utc_now)
     expires_at: datetime
     used_at: datetime | None = None
-
-
-class SignInAttempt(SQLModel, table=True):
-    """intento_acceso: one sign-in attempt, kept for the brute-force limits."""
-
-    __tablename__ = "intento_acceso"
-
-    id: int | None = Field(default=None, primary_key=True)
-    email: str = Field(max_length=254, index=True)
-    client_hash: str = Field(max_length=64, index=True, description="Keyed hash of the client address.")
-    succeeded: bool
-    at: datetime = Field(default_factory=utc_now, index=True)

@@ -28,7 +28,6 @@ EXPECTED_TABLES = {
     "ticket_sesion",
     "credencial_local",
     "codigo_accion",
-    "intento_acceso",
 }
 
 
