@@ -175,10 +175,11 @@ class Settings(BaseSettings):
     def _mail_and_proxy_hops_in_production(self) -> Settings:
         if self.environment != "production":
             return self
-        if self.identity_provider == "local" and not self.smtp_host:
+        if not self.smtp_host:
             raise ValueError(
-                "SMTP_HOST must be set in production with IDENTITY_PROVIDER=local: sign-up confirmations and "
-                "password resets are e-mailed, and the outbox folder is for development and tests only"
+                "SMTP_HOST must be set in production: account notices (password changed, sign-up attempts on a "
+                "used address, and with IDENTITY_PROVIDER=local the confirmation and reset links) are e-mailed, "
+                "and the outbox folder is for development and tests only"
             )
         if not re.fullmatch(r"[0-9]+", os.environ.get("REFLEX_TRUSTED_PROXY_HOPS", "").strip()):
             raise ValueError(

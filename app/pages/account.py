@@ -165,7 +165,9 @@ def _reset_form() -> rx.Component:
         rx.el.p(PASSWORD_HINT, class_name="muted hint"),
         _password("reset", "Repite la nueva contraseña", "password_confirm", "new-password"),
         _alert(AccountActionState.error),
-        rx.el.button("Guardar contraseña", type="submit", class_name="btn btn-primary"),
+        rx.el.button(
+            "Guardar contraseña", type="submit", disabled=AccountActionState.busy, class_name="btn btn-primary"
+        ),
         on_submit=AccountActionState.reset_password,
         class_name="account-form",
         aria_label="Nueva contraseña",

@@ -128,10 +128,11 @@ class LoginState(rx.State):
             return None
         finally:
             self.busy = False
+        landing = json.dumps(landing_path(signed.actor.profile_uid))
+        script = open_session_script(signed.ticket, f"window.location.assign({landing});", LoginState.session_opened)
         # The form stays busy while the browser takes the cookie and loads the landing page.
         self.busy = True
-        landing = json.dumps(landing_path(signed.actor.profile_uid))
-        return open_session_script(signed.ticket, f"window.location.assign({landing});", LoginState.session_opened)
+        return script
 
     @public
     def session_opened(self, status: int):

@@ -54,10 +54,13 @@ def test_production_with_local_accounts_refuses_to_start_without_smtp(monkeypatc
         _production(smtp_host="")
 
 
-def test_firebase_accounts_need_no_smtp_in_production(monkeypatch):
+def test_firebase_accounts_need_smtp_in_production_too(monkeypatch):
+    # Firebase sends its own links, but our notices (password changed, used address) go through SMTP.
     monkeypatch.setenv("REFLEX_TRUSTED_PROXY_HOPS", "1")
-    settings = _production(smtp_host="", identity_provider="firebase", firebase_project_id="p", firebase_api_key="k")
-    assert settings.identity_provider == "firebase"
+    firebase = {"identity_provider": "firebase", "firebase_project_id": "p", "firebase_api_key": "k"}
+    with pytest.raises(ValidationError, match="SMTP_HOST must be set in production"):
+        _production(smtp_host="", **firebase)
+    assert _production(**firebase).identity_provider == "firebase"
 
 
 def test_development_and_tests_need_neither(monkeypatch):
