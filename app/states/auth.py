@@ -196,11 +196,10 @@ class AuthState(rx.State):
         return landing_path(str(self._record().get("profile", "")))
 
     def _remember(self, actor: Actor) -> None:
-        """Store the current-user record of this actor (display data only)."""
+        """Store the current-user record of this actor: display data only (no e-mail: Reflex stores state)."""
         self.user = json.dumps(
             {
                 "uid": actor.uid,
-                "email": actor.email,
                 "display_name": actor.display_name,
                 "profile": actor.profile_uid,
                 "profile_label": PROFILE_LABELS.get(ProfileId(actor.profile_uid), ""),

@@ -154,7 +154,9 @@ def test_sign_up_verify_sign_in_and_land(page: Page, site: Site, db, provider, p
     _expect_landing(page, site, profile)
     expect(page.get_by_role("button", name="Cerrar sesión")).to_be_visible()
     stored = page.evaluate("JSON.parse(window.localStorage.getItem('user'))")
-    assert stored["email"] == email and "password" not in str(stored).lower()
+    user = db.query(User).filter(User.email == email).one()
+    assert stored["uid"] == user.uid and stored["display_name"] == "Prueba"
+    assert email not in str(stored) and "password" not in str(stored).lower()  # display data only
 
 
 def test_sign_up_and_sign_in_errors_reach_the_screen(page: Page, site: Site, db, provider):
