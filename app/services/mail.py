@@ -13,6 +13,12 @@ answer takes the same time whether or not a message goes out (no account
 enumeration by timing) and a slow server slows nobody down. A failed
 delivery is logged; messages still queued when the process ends are lost.
 :func:`send_email` sends at once and blocks.
+
+A message that a database write justifies (a verification link for a new
+account) goes through an :class:`Outbox`: adding it takes its place in the
+queue at once, so a full queue fails the operation before anything is
+committed, and it reaches the sender only when the transaction committed
+(``Outbox.send``); a rolled-back operation gives its places back unsent.
 """
 
 from __future__ import annotations
@@ -86,31 +92,47 @@ def _connect(settings: Settings) -> smtplib.SMTP:
 
 
 class _Sender:
-    """One daemon thread sending queued messages in order; started by the first message."""
+    """One daemon thread sending queued messages in order; started by the first message.
+
+    At most QUEUE_SIZE messages wait, counting places reserved by open
+    transactions (:class:`Outbox`); the message being sent does not count.
+    """
 
     def __init__(self) -> None:
-        self._queue: queue.Queue[tuple[str, str, str, Settings]] = queue.Queue(maxsize=QUEUE_SIZE)
+        self._queue: queue.Queue[tuple[str, str, str, Settings]] = queue.Queue()
+        self._places = threading.Semaphore(QUEUE_SIZE)
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._pending = 0  # queued or being sent
         self._idle = threading.Condition()
 
-    def put(self, message: tuple[str, str, str, Settings]) -> None:
+    def reserve(self) -> None:
+        """Take a place in the queue for a message handed over later; queue.Full when none is left."""
+        if not self._places.acquire(blocking=False):
+            raise queue.Full
+
+    def release(self) -> None:
+        """Give back a place taken by :meth:`reserve` whose message will not be sent."""
+        self._places.release()
+
+    def put_reserved(self, message: tuple[str, str, str, Settings]) -> None:
+        """Hand over a message whose place :meth:`reserve` took; never blocks, never refuses."""
         with self._start_lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="mail-sender", daemon=True)
                 self._thread.start()
         with self._idle:
             self._pending += 1
-        try:
-            self._queue.put_nowait(message)
-        except queue.Full:
-            self._done()
-            raise
+        self._queue.put_nowait(message)
+
+    def put(self, message: tuple[str, str, str, Settings]) -> None:
+        self.reserve()
+        self.put_reserved(message)
 
     def _run(self) -> None:
         while True:
             to, subject, body, settings = self._queue.get()
+            self._places.release()  # taken off the queue: the next message may wait in its place
             try:
                 send_email(to=to, subject=subject, body=body, settings=settings)
             except MailError:
@@ -133,6 +155,11 @@ class _Sender:
 _sender = _Sender()
 
 
+def _queue_full(to: str) -> MailError:
+    log.error("mail queue full: refusing an e-mail to %s", mask_email(to))
+    return MailError("No pudimos enviar el correo. Inténtalo de nuevo en unos minutos.")
+
+
 def queue_email(*, to: str, subject: str, body: str) -> None:
     """Have the background sender deliver a message with the current settings; returns at once.
 
@@ -141,8 +168,40 @@ def queue_email(*, to: str, subject: str, body: str) -> None:
     try:
         _sender.put((to, subject, body, get_settings()))
     except queue.Full as exc:
-        log.error("mail queue full: refusing an e-mail to %s", mask_email(to))
-        raise MailError("No pudimos enviar el correo. Inténtalo de nuevo en unos minutos.") from exc
+        raise _queue_full(to) from exc
+
+
+class Outbox:
+    """The messages of one transaction: each takes its place in the queue when added, and leaves on send().
+
+    ``add`` raises MailError when the queue is full, while the transaction can
+    still roll back; ``send`` (after the commit) cannot fail; ``discard``
+    (after a rollback) gives the places back and sends nothing.
+    """
+
+    def __init__(self) -> None:
+        self._messages: list[tuple[_Sender, tuple[str, str, str, Settings]]] = []
+
+    def add(self, *, to: str, subject: str, body: str) -> None:
+        """Reserve a place for this message (MailError if the queue is full); it is sent by send()."""
+        sender = _sender
+        try:
+            sender.reserve()
+        except queue.Full as exc:
+            raise _queue_full(to) from exc
+        self._messages.append((sender, (to, subject, body, get_settings())))
+
+    def send(self) -> None:
+        """Hand every message to the background sender (the transaction committed)."""
+        messages, self._messages = self._messages, []
+        for sender, message in messages:
+            sender.put_reserved(message)
+
+    def discard(self) -> None:
+        """Send nothing and give the places back (the transaction rolled back)."""
+        messages, self._messages = self._messages, []
+        for sender, _message in messages:
+            sender.release()
 
 
 def wait_until_sent(timeout: float = 30.0) -> None:

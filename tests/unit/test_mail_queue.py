@@ -86,3 +86,23 @@ def test_a_full_queue_is_refused_with_a_spanish_message(monkeypatch, smtp_to):
         box.release.set()
         wait_until_sent()
         controller.stop()
+
+
+def test_an_outbox_holds_its_places_and_sends_only_when_told(monkeypatch, smtp_to, smtp_server):
+    port, box = smtp_server
+    smtp_to(port)
+    monkeypatch.setattr(mail, "QUEUE_SIZE", 1)
+    monkeypatch.setattr(mail, "_sender", mail._Sender())
+    rolled_back = mail.Outbox()
+    rolled_back.add(to="deshecho@correo.cl", subject="Nunca", body="y")
+    with pytest.raises(MailError):  # its place is taken until the transaction ends
+        queue_email(to="otro@correo.cl", subject="Lleno", body="y")
+    rolled_back.discard()
+    committed = mail.Outbox()
+    committed.add(to="hecho@correo.cl", subject="Enviado", body="y")  # the place was given back
+    wait_until_sent()
+    assert box.to("hecho@correo.cl") == []  # nothing leaves before send()
+    committed.send()
+    wait_until_sent()
+    assert [m["Subject"] for m in box.to("hecho@correo.cl")] == ["Enviado"]
+    assert box.to("deshecho@correo.cl") == []
