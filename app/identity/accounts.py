@@ -6,6 +6,15 @@ profile changes by staff, and the first administrator. Plain functions that
 take a database session and a provider; no Reflex here. The abuse limits are
 in app.identity.throttle; ``client_hash`` is app.services.abuse.client_key.
 
+One transaction per operation: sign-up, password change and reset, bans,
+profile changes and the first administrator each run in one
+``app.identity.provider.transaction`` and commit once, at its end. The
+provider works inside it (``provider.bound(tx)``), users rows are written
+with ``commit=False``, and any failure rolls back the credential, the user,
+the codes and the session revocations together (Firebase, which cannot join
+the transaction, is compensated: see app.identity.firebase). E-mail leaves
+only after the commit.
+
 Nothing tells whether an address has an account: a sign-up for a used
 address is answered like a new one (its owner gets an e-mail instead), and
 reset requests look alike. Security events are logged with user ids, client
@@ -26,8 +35,10 @@ from app.identity import sessions, throttle
 from app.identity.errors import AuthError
 from app.identity.provider import (
     IdentityProvider,
+    Transaction,
     check_password_rules,
     normalized_email,
+    transaction,
 )
 from app.models import ProfileId, User, UserPublic, utc_now
 from app.services import users
@@ -115,8 +126,10 @@ def _user_by_identity(session: Session, identity_uid: str) -> User | None:
 def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_hash: str) -> UserPublic | None:
     """Create a visitor or advertiser account and e-mail its verification link.
 
-    For an address that already has an account nothing is created and its
-    owner is e-mailed instead (None is returned); the caller answers both alike.
+    The credential, its verification code and the user row commit together
+    (or not at all), and the link is e-mailed after that commit. For an
+    address that already has an account nothing is created and its owner is
+    e-mailed instead (None is returned); the caller answers both alike.
     """
     form = _parsed(SignUpInput, data)
     check_password_rules(form.password)
@@ -124,22 +137,13 @@ def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_
     throttle.check_sign_up(email=form.email, client=client_hash, secret=secret)
     if users.find_user_by_email(session=session, email=form.email) is None:
         try:
-            identity = provider.sign_up(email=form.email, password=form.password)
+            with transaction(session) as tx:
+                user = _new_account(tx, provider, form)
         except AuthError as exc:
             if exc.code != "email-already-in-use":
                 raise
         else:
             throttle.take_address_mail(form.email, secret)  # the verification link just sent counts
-            provider.set_profile(uid=identity.uid, profile=form.profile)
-            user = users.create_user(
-                session=session,
-                data={
-                    "email": form.email,
-                    "display_name": form.display_name or form.email.split("@")[0],
-                    "profile_uid": form.profile,
-                    "identity_uid": identity.uid,
-                },
-            )
             log.info("sign-up: user %s created from client %s", user.uid, client_hash)
             return user
     else:
@@ -148,6 +152,23 @@ def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_
     if throttle.take_address_mail(form.email, secret):
         _e_mail_owner(form.email, *_sign_up_attempt_text())
     return None
+
+
+def _new_account(tx: Transaction, provider: IdentityProvider, form: SignUpInput) -> UserPublic:
+    """The steps of a sign-up inside its transaction: credential and verification code, profile, user row."""
+    bound = provider.bound(tx)
+    identity = bound.sign_up(email=form.email, password=form.password)
+    bound.set_profile(uid=identity.uid, profile=form.profile)
+    return users.create_user(
+        session=tx.session,
+        data={
+            "email": form.email,
+            "display_name": form.display_name or form.email.split("@")[0],
+            "profile_uid": form.profile,
+            "identity_uid": identity.uid,
+        },
+        commit=False,
+    )
 
 
 @dataclass(frozen=True)
@@ -233,18 +254,21 @@ def change_password(
     user = session.get(User, actor.uid)
     if user is None or not user.identity_uid:
         raise AuthError("user-not-found")
-    try:
-        with throttle.password_check(email=user.email, client=client_hash, secret=get_settings().secret_key):
-            provider.change_password(
-                uid=user.identity_uid, email=user.email, current_password=current_password, new_password=new_password
-            )
-    except AuthError as exc:
-        if exc.code == "wrong-password":
-            _log_failure(session, "password change refused: wrong current password", user.email, client_hash)
-        raise
-    sessions.revoke_user_sessions(session=session, user_uid=user.uid)
-    ticket = sessions.issue_ticket(session=session, user_uid=user.uid)
-    session.commit()
+    with transaction(session) as tx:
+        try:
+            with throttle.password_check(email=user.email, client=client_hash, secret=get_settings().secret_key):
+                provider.bound(tx).change_password(
+                    uid=user.identity_uid,
+                    email=user.email,
+                    current_password=current_password,
+                    new_password=new_password,
+                )
+        except AuthError as exc:
+            if exc.code == "wrong-password":
+                _log_failure(session, "password change refused: wrong current password", user.email, client_hash)
+            raise
+        sessions.revoke_user_sessions(session=session, user_uid=user.uid)
+        ticket = sessions.issue_ticket(session=session, user_uid=user.uid)
     log.info("password changed: user %s from client %s", user.uid, client_hash)
     _e_mail_owner(user.email, *_password_changed_text(), required=False)
     return ticket
@@ -264,11 +288,12 @@ def reset_password(
 ) -> None:
     """Set a new password from an e-mailed code, end every session of that user and tell them by e-mail."""
     _matching(new_password, confirm_password)
-    identity_uid = provider.confirm_password_reset(code=code, new_password=new_password)
-    user = _user_by_identity(session, identity_uid)
+    with transaction(session) as tx:
+        identity_uid = provider.bound(tx).confirm_password_reset(code=code, new_password=new_password)
+        user = _user_by_identity(session, identity_uid)
+        if user is not None:
+            sessions.revoke_user_sessions(session=session, user_uid=user.uid)
     if user is not None:
-        sessions.revoke_user_sessions(session=session, user_uid=user.uid)
-        session.commit()
         log.info("password reset: user %s", user.uid)
         _e_mail_owner(user.email, *_password_changed_text(), required=False)
 
@@ -328,18 +353,25 @@ def _staff_target(session: Session, actor: Actor, allowed: tuple[ProfileId, ...]
 
 
 def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_uid: str, banned: bool) -> UserPublic:
-    """Ban or lift a ban (administrator or secretary). A ban ends every session at once."""
+    """Ban or lift a ban (administrator or secretary). A ban ends every session at once.
+
+    The user row, the account's disabled flag and the revocation of its
+    sessions commit together.
+    """
     user = _staff_target(session, actor, STAFF_PROFILES, user_uid)
     if user.profile_uid == ProfileId.ADMINISTRADOR and actor.profile_uid != ProfileId.ADMINISTRADOR:
         raise ConflictError("Solo un administrador puede suspender a otro administrador.")
-    if user.identity_uid:
-        provider.set_disabled(uid=user.identity_uid, disabled=banned)
-    updated = users.update_user(
-        session=session, uid=user.uid, data={"ban": banned, "online": False if banned else user.online}
-    )
-    if banned:
-        sessions.revoke_user_sessions(session=session, user_uid=user.uid)
-        session.commit()
+    with transaction(session) as tx:
+        updated = users.update_user(
+            session=session,
+            uid=user.uid,
+            data={"ban": banned, "online": False if banned else user.online},
+            commit=False,
+        )
+        if user.identity_uid:
+            provider.bound(tx).set_disabled(uid=user.identity_uid, disabled=banned)
+        if banned:
+            sessions.revoke_user_sessions(session=session, user_uid=user.uid)
     log.warning("user %s %s by %s", user.uid, "banned" if banned else "unbanned", actor.uid)
     return updated
 
@@ -351,10 +383,11 @@ def set_profile(
     user = _staff_target(session, actor, (ProfileId.ADMINISTRADOR,), user_uid)
     if profile not in {p.value for p in ProfileId}:
         raise InvalidInputError("El perfil indicado no existe.")
-    if user.identity_uid:
-        provider.set_profile(uid=user.identity_uid, profile=profile)
-    # Takes effect at the user's next action: sessions read the profile from the users table.
-    updated = users.update_user(session=session, uid=user.uid, data={"profile_uid": profile})
+    with transaction(session) as tx:
+        # Takes effect at the user's next action: sessions read the profile from the users table.
+        updated = users.update_user(session=session, uid=user.uid, data={"profile_uid": profile}, commit=False)
+        if user.identity_uid:
+            provider.bound(tx).set_profile(uid=user.identity_uid, profile=profile)
     log.warning("user %s given profile %s by %s", user.uid, profile, actor.uid)
     return updated
 
@@ -362,18 +395,25 @@ def set_profile(
 def create_administrator(
     *, session: Session, provider: IdentityProvider, email: str, password: str, display_name: str = ""
 ) -> UserPublic:
-    """The first administrator (the create-admin command): a verified account with the staff profile."""
+    """The first administrator (the create-admin command): a verified account with the staff profile.
+
+    The account and its user row commit together (a Firebase account is deleted if the row is not written).
+    """
     email = normalized_email(email)
     if users.find_user_by_email(session=session, email=email) is not None:
         raise AuthError("email-already-in-use")
-    identity = provider.create_account(email=email, password=password)
-    provider.set_profile(uid=identity.uid, profile=ProfileId.ADMINISTRADOR.value)
-    return users.create_user(
-        session=session,
-        data={
-            "email": email,
-            "display_name": display_name or "Administrador",
-            "profile_uid": ProfileId.ADMINISTRADOR.value,
-            "identity_uid": identity.uid,
-        },
-    )
+    with transaction(session) as tx:
+        bound = provider.bound(tx)
+        identity = bound.create_account(email=email, password=password)
+        bound.set_profile(uid=identity.uid, profile=ProfileId.ADMINISTRADOR.value)
+        user = users.create_user(
+            session=session,
+            data={
+                "email": email,
+                "display_name": display_name or "Administrador",
+                "profile_uid": ProfileId.ADMINISTRADOR.value,
+                "identity_uid": identity.uid,
+            },
+            commit=False,
+        )
+    return user

@@ -4,14 +4,22 @@ Passwords, e-mail links and sign-in go through the Identity Toolkit REST API
 (with the web API key); account administration and ID-token verification go
 through firebase-admin. With ``FIREBASE_AUTH_EMULATOR_HOST`` set, both talk to
 the Auth emulator instead and no credentials are needed.
+
+Firebase cannot join our database transaction, so a bound provider
+(``bound(tx)``, see app.identity.provider) compensates instead: an account it
+creates is deleted if the transaction rolls back, and changes to existing
+accounts (and the verification e-mail of a new one) wait until every local
+write of the operation has been flushed, just before the commit. Unbound,
+every call takes effect at once.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -20,7 +28,7 @@ import httpx
 from firebase_admin import auth, credentials, exceptions
 
 from app.identity.errors import AuthError
-from app.identity.provider import Identity, check_password_rules, normalized_email
+from app.identity.provider import Identity, Transaction, check_password_rules, normalized_email
 from app.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -135,6 +143,15 @@ class FirebaseProvider:
         self._continue_url = f"{site_url}/login" if site_url else ""
         #: The firebase-admin app of the project (``auth.verify_id_token(..., app=provider.app)``).
         self.app = _firebase_app(project_id=project_id, credentials_path=credentials_path, timeout=timeout)
+        self._tx: Transaction | None = None
+        self._created: frozenset[str] = frozenset()  # accounts created in self._tx (deleted if it rolls back)
+
+    def bound(self, tx: Transaction) -> FirebaseProvider:
+        """This provider inside ``tx``: new accounts are deleted if it rolls back, other changes wait for its commit."""
+        bound = copy.copy(self)
+        bound._tx = tx
+        bound._created = frozenset()
+        return bound
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FirebaseProvider:
@@ -145,6 +162,33 @@ class FirebaseProvider:
             credentials_path=settings.firebase_credentials,
             site_url=settings.site_url,
         )
+
+    # --- our transaction ------------------------------------------------------
+
+    def _change(self, uid: str, change: Callable[[], None]) -> None:
+        """Apply a change to an account: at once when unbound, or when the account was created in this
+        transaction (its deletion undoes everything); otherwise just before the transaction commits."""
+        if self._tx is None or uid in self._created:
+            change()
+        else:
+            self._tx.before_commit(change)
+
+    def _discard(self, uid: str) -> None:
+        """Delete an account whose operation did not complete; a failure is logged (the operation's own
+        error is the one to report)."""
+        try:
+            with _admin_errors():
+                auth.delete_user(uid, app=self.app)
+        except AuthError:
+            logger.exception("could not delete the Firebase account %s of a failed operation", uid)
+        else:
+            logger.info("Firebase account %s deleted: its operation did not complete", uid)
+
+    def _created_here(self, uid: str) -> None:
+        """Bound: the account just created is deleted if the transaction rolls back."""
+        if self._tx is not None:
+            self._created = self._created | {uid}
+            self._tx.on_rollback(lambda: self._discard(uid))
 
     # --- REST -----------------------------------------------------------------
 
@@ -201,14 +245,20 @@ class FirebaseProvider:
         email = normalized_email(email)
         check_password_rules(password)
         body = self._call("signUp", {"email": email, "password": password, "returnSecureToken": True})
-        identity = self._verified(body["idToken"], email)
+        uid = str(body["localId"])
+        # No account without its e-mail: if the link cannot be sent (or, bound, the transaction
+        # does not commit) the account is deleted, and the person can simply try again.
         try:
-            self._send_oob({"requestType": "VERIFY_EMAIL", "idToken": identity.id_token})
-        except AuthError:
-            # No account without its e-mail: the person can simply try again.
-            with _admin_errors():
-                auth.delete_user(identity.uid, app=self.app)
+            identity = self._verified(body["idToken"], email)
+            verify = {"requestType": "VERIFY_EMAIL", "idToken": identity.id_token}
+            if self._tx is None:
+                self._send_oob(verify)
+        except BaseException:
+            self._discard(uid)
             raise
+        self._created_here(uid)
+        if self._tx is not None:  # the last step before the commit: no link for an account rolled back
+            self._tx.before_commit(lambda: self._send_oob(verify))
         return identity
 
     def create_account(self, *, email: str, password: str) -> Identity:
@@ -216,6 +266,7 @@ class FirebaseProvider:
         check_password_rules(password)
         with _admin_errors():
             user = auth.create_user(email=email, password=password, email_verified=True, app=self.app)
+        self._created_here(user.uid)
         return Identity(uid=user.uid, email=user.email or email, email_verified=True)
 
     def sign_in(self, *, email: str, password: str) -> Identity:
@@ -230,15 +281,22 @@ class FirebaseProvider:
                 pass  # the answer is not used: only the time it takes
 
     def set_disabled(self, *, uid: str, disabled: bool) -> None:
-        with _admin_errors():
-            auth.update_user(uid, disabled=disabled, app=self.app)
-            if disabled:
-                auth.revoke_refresh_tokens(uid, app=self.app)
+        def change() -> None:
+            with _admin_errors():
+                auth.update_user(uid, disabled=disabled, app=self.app)
+                if disabled:
+                    auth.revoke_refresh_tokens(uid, app=self.app)
+
+        self._change(uid, change)
 
     def set_profile(self, *, uid: str, profile: str) -> None:
         """Store the profile as the ``perfil`` custom claim (seen in tokens issued from now on)."""
-        with _admin_errors():
-            auth.set_custom_user_claims(uid, {"perfil": profile}, app=self.app)
+
+        def change() -> None:
+            with _admin_errors():
+                auth.set_custom_user_claims(uid, {"perfil": profile}, app=self.app)
+
+        self._change(uid, change)
 
     # --- passwords ------------------------------------------------------------
 
@@ -247,9 +305,13 @@ class FirebaseProvider:
         if identity.uid != uid:
             raise AuthError("wrong-password")
         check_password_rules(new_password)
-        with _admin_errors():
-            auth.update_user(uid, password=new_password, app=self.app)
-            auth.revoke_refresh_tokens(uid, app=self.app)
+
+        def change() -> None:
+            with _admin_errors():
+                auth.update_user(uid, password=new_password, app=self.app)
+                auth.revoke_refresh_tokens(uid, app=self.app)
+
+        self._change(uid, change)
 
     def send_password_reset(self, *, email: str) -> None:
         try:
@@ -276,9 +338,13 @@ class FirebaseProvider:
             user = auth.get_user_by_email(pending["email"], app=self.app)
         if user.disabled:
             raise AuthError("user-disabled")
-        self._call("resetPassword", {"oobCode": code, "newPassword": new_password})
-        with _admin_errors():
-            auth.revoke_refresh_tokens(user.uid, app=self.app)
+
+        def change() -> None:
+            self._call("resetPassword", {"oobCode": code, "newPassword": new_password})
+            with _admin_errors():
+                auth.revoke_refresh_tokens(user.uid, app=self.app)
+
+        self._change(user.uid, change)
         return user.uid
 
     # --- e-mail verification --------------------------------------------------

@@ -13,8 +13,11 @@ every core and every shared worker thread.
 
 from __future__ import annotations
 
+import copy
 import secrets
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
@@ -24,10 +27,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from app.identity.errors import AuthError
-from app.identity.provider import Identity, check_password_rules, normalized_email
+from app.identity.provider import Identity, Transaction, check_password_rules, normalized_email, transaction
 from app.identity.sessions import digest
 from app.models import ActionCode, ActionPurpose, LocalCredential, utc_now
-from app.services.mail import MailError, queue_email
 from app.settings import get_settings
 
 CODE_LIFETIME = {
@@ -63,41 +65,57 @@ def _identity(credential: LocalCredential) -> Identity:
 
 
 class LocalProvider:
-    """Accounts in the ``credencial_local`` table; e-mail through app.services.mail."""
+    """Accounts in the ``credencial_local`` table; e-mail through app.services.mail.
+
+    Unbound, every method is a transaction of its own. ``bound(tx)`` returns
+    the same provider writing through ``tx.session`` and only flushing: the
+    caller's transaction commits it with everything else, and the e-mail it
+    sends (``tx.mail``) leaves only after that commit.
+    """
 
     name = "local"
 
     def __init__(self, *, engine: Engine) -> None:
         self._engine = engine
+        self._tx: Transaction | None = None
+
+    def bound(self, tx: Transaction) -> LocalProvider:
+        bound = copy.copy(self)
+        bound._tx = tx
+        return bound
+
+    @contextmanager
+    def _work(self) -> Iterator[Transaction]:
+        """The caller's transaction when bound (nothing committed here); otherwise one of our own."""
+        if self._tx is not None:
+            yield self._tx
+            return
+        with Session(self._engine, expire_on_commit=False) as session, transaction(session) as tx:
+            yield tx
 
     # --- accounts -------------------------------------------------------------
 
-    def _create(self, *, email: str, password: str, verified: bool) -> LocalCredential:
+    def _create(self, tx: Transaction, *, email: str, password: str, verified: bool) -> LocalCredential:
         email = normalized_email(email)
         check_password_rules(password)
         credential = LocalCredential(email=email, password_hash=_hash(password), email_verified=verified)
-        with Session(self._engine, expire_on_commit=False) as session:
-            session.add(credential)
-            try:
-                session.commit()
-            except IntegrityError as exc:
-                raise AuthError("email-already-in-use") from exc
+        tx.session.add(credential)
+        try:
+            tx.session.flush()
+        except IntegrityError as exc:  # the transaction is spoilt: the caller's rollback follows
+            raise AuthError("email-already-in-use") from exc
         return credential
 
     def sign_up(self, *, email: str, password: str) -> Identity:
-        credential = self._create(email=email, password=password, verified=False)
-        try:
-            self._send_code(credential, ActionPurpose.VERIFY_EMAIL)
-        except MailError:
-            # No account without its e-mail: the person can simply try again.
-            with Session(self._engine) as session:
-                session.delete(session.get(LocalCredential, credential.uid))
-                session.commit()
-            raise
-        return _identity(credential)
+        with self._work() as tx:
+            # No account without its e-mail: a full mail queue fails the whole sign-up.
+            credential = self._create(tx, email=email, password=password, verified=False)
+            self._send_code(tx, credential, ActionPurpose.VERIFY_EMAIL)
+            return _identity(credential)
 
     def create_account(self, *, email: str, password: str) -> Identity:
-        return _identity(self._create(email=email, password=password, verified=True))
+        with self._work() as tx:
+            return _identity(self._create(tx, email=email, password=password, verified=True))
 
     def mimic_sign_up(self, *, email: str) -> None:
         """Spend a sign-up's hash, so an address that has an account is answered as fast as a new one."""
@@ -105,7 +123,8 @@ class LocalProvider:
 
     def sign_in(self, *, email: str, password: str) -> Identity:
         email = (email or "").strip().lower()
-        with Session(self._engine) as session:
+        with self._work() as tx:
+            session = tx.session
             credential = session.exec(select(LocalCredential).where(LocalCredential.email == email)).first()
             if credential is None:
                 _verify(password or "", _DUMMY_HASH)
@@ -118,102 +137,105 @@ class LocalProvider:
             if new_hash:  # parameters got stronger since this hash was made
                 credential.password_hash = new_hash
                 session.add(credential)
-                session.commit()
+                session.flush()
             return _identity(credential)
 
     def set_disabled(self, *, uid: str, disabled: bool) -> None:
-        with Session(self._engine) as session:
-            credential = session.get(LocalCredential, uid)
+        with self._work() as tx:
+            credential = tx.session.get(LocalCredential, uid)
             if credential is None:
                 raise AuthError("user-not-found")
             credential.disabled = disabled
-            session.add(credential)
-            session.commit()
+            tx.session.add(credential)
+            tx.session.flush()
 
     def set_profile(self, *, uid: str, profile: str) -> None:
         """Nothing to record: the local provider reads profiles from the users table."""
-        with Session(self._engine) as session:
-            if session.get(LocalCredential, uid) is None:
+        with self._work() as tx:
+            if tx.session.get(LocalCredential, uid) is None:
                 raise AuthError("user-not-found")
 
     # --- passwords ------------------------------------------------------------
 
     def change_password(self, *, uid: str, email: str, current_password: str, new_password: str) -> None:
-        with Session(self._engine) as session:
-            credential = session.get(LocalCredential, uid)
+        with self._work() as tx:
+            credential = tx.session.get(LocalCredential, uid)
             if credential is None or credential.disabled:
                 raise AuthError("user-disabled")
             if not _verify(current_password or "", credential.password_hash)[0]:
                 raise AuthError("wrong-password")
             check_password_rules(new_password)
-            self._set_password(session, credential, new_password)
+            self._set_password(tx.session, credential, new_password)
 
     def send_password_reset(self, *, email: str) -> None:
         email = (email or "").strip().lower()
-        with Session(self._engine) as session:
-            credential = session.exec(select(LocalCredential).where(LocalCredential.email == email)).first()
-        if credential is not None and not credential.disabled:
-            self._send_code(credential, ActionPurpose.RESET_PASSWORD)
+        with self._work() as tx:
+            credential = tx.session.exec(select(LocalCredential).where(LocalCredential.email == email)).first()
+            if credential is not None and not credential.disabled:
+                self._send_code(tx, credential, ActionPurpose.RESET_PASSWORD)
 
     def confirm_password_reset(self, *, code: str, new_password: str) -> str:
         check_password_rules(new_password)
-        with Session(self._engine) as session:
-            credential = self._redeem(session, code, ActionPurpose.RESET_PASSWORD)
+        with self._work() as tx:
+            credential = self._redeem(tx.session, code, ActionPurpose.RESET_PASSWORD)
             if credential.disabled:
                 raise AuthError("user-disabled")
             # Following a reset link proves the mailbox too.
             credential.email_verified = True
-            _void_codes(session, credential.uid, ActionPurpose.VERIFY_EMAIL, utc_now())
-            self._set_password(session, credential, new_password)
+            _void_codes(tx.session, credential.uid, ActionPurpose.VERIFY_EMAIL, utc_now())
+            self._set_password(tx.session, credential, new_password)
             return credential.uid
 
     def _set_password(self, session: Session, credential: LocalCredential, password: str) -> None:
-        """Store a new hash and void every unused reset code of the account; commits."""
+        """Store a new hash and void every unused reset code of the account (flushed, not committed)."""
         now = utc_now()
         credential.password_hash = _hash(password)
         credential.password_changed_at = now
         session.add(credential)
         _void_codes(session, credential.uid, ActionPurpose.RESET_PASSWORD, now)
-        session.commit()
+        session.flush()
 
     # --- e-mail verification --------------------------------------------------
 
     def send_verification(self, *, identity: Identity) -> None:
-        with Session(self._engine) as session:
-            credential = session.get(LocalCredential, identity.uid)
-        if credential is None:
-            raise AuthError("user-not-found")
-        if not credential.email_verified:
-            self._send_code(credential, ActionPurpose.VERIFY_EMAIL)
+        with self._work() as tx:
+            credential = tx.session.get(LocalCredential, identity.uid)
+            if credential is None:
+                raise AuthError("user-not-found")
+            if not credential.email_verified:
+                self._send_code(tx, credential, ActionPurpose.VERIFY_EMAIL)
 
     def confirm_email(self, *, code: str) -> str:
-        with Session(self._engine) as session:
-            credential = self._redeem(session, code, ActionPurpose.VERIFY_EMAIL)
+        with self._work() as tx:
+            credential = self._redeem(tx.session, code, ActionPurpose.VERIFY_EMAIL)
             credential.email_verified = True
-            session.add(credential)
-            _void_codes(session, credential.uid, ActionPurpose.VERIFY_EMAIL, utc_now())
-            session.commit()
+            tx.session.add(credential)
+            _void_codes(tx.session, credential.uid, ActionPurpose.VERIFY_EMAIL, utc_now())
+            tx.session.flush()
             return credential.email
 
     # --- one-time codes -------------------------------------------------------
 
-    def _send_code(self, credential: LocalCredential, purpose: ActionPurpose) -> None:
+    def _send_code(self, tx: Transaction, credential: LocalCredential, purpose: ActionPurpose) -> None:
+        """Store a new code (flushed) and e-mail its link once the transaction commits.
+
+        The e-mail's place in the mail queue is taken now: a full queue raises
+        MailError and the transaction rolls back with its code.
+        """
         code = secrets.token_urlsafe(32)
         now = utc_now()
-        with Session(self._engine) as session:
-            session.add(
-                ActionCode(
-                    code_hash=digest(code),
-                    credential_uid=credential.uid,
-                    purpose=purpose.value,
-                    created_at=now,
-                    expires_at=now + CODE_LIFETIME[purpose],
-                )
+        tx.session.add(
+            ActionCode(
+                code_hash=digest(code),
+                credential_uid=credential.uid,
+                purpose=purpose.value,
+                created_at=now,
+                expires_at=now + CODE_LIFETIME[purpose],
             )
-            session.commit()
-        link = action_link(mode=purpose, code=code)
-        subject, body = _email_text(purpose, link)
-        queue_email(to=credential.email, subject=subject, body=body)
+        )
+        tx.session.flush()
+        subject, body = _email_text(purpose, action_link(mode=purpose, code=code))
+        tx.mail(to=credential.email, subject=subject, body=body)
 
     def _redeem(self, session: Session, code: str, purpose: ActionPurpose) -> LocalCredential:
         """Mark a code used (in the caller's transaction) and return its account."""

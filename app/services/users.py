@@ -2,6 +2,9 @@
 
 Every write commits or rolls back before returning: a failure raises a typed
 ServiceError with a Spanish message and leaves the database unchanged.
+``create_user`` and ``update_user`` also serve as inner steps of a larger
+operation (app.identity.accounts): with ``commit=False`` they only flush, and
+the outermost operation commits once or rolls everything back.
 """
 
 from __future__ import annotations
@@ -38,6 +41,24 @@ def _commit(session: Session, failure: str) -> None:
     except SQLAlchemyError as exc:
         session.rollback()
         raise StorageError(failure) from exc
+
+
+def _flush(session: Session, failure: str) -> None:
+    """Flush inside the caller's transaction; a refusal raises a typed error (the caller rolls back)."""
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise ConflictError(failure) from exc
+    except SQLAlchemyError as exc:
+        raise StorageError(failure) from exc
+
+
+def _write(session: Session, failure: str, *, commit: bool) -> None:
+    """Commit (a whole operation), or only flush (a step of the caller's transaction)."""
+    if commit:
+        _commit(session, failure)
+    else:
+        _flush(session, failure)
 
 
 def _validated(model: type, data: object):
@@ -119,8 +140,8 @@ def delete_profile(*, session: Session, uid: str) -> None:
 # --- users ------------------------------------------------------------------
 
 
-def create_user(*, session: Session, data: UserCreate | dict) -> UserPublic:
-    """Add a user, then write its uid and created_at (SPEC §4)."""
+def create_user(*, session: Session, data: UserCreate | dict, commit: bool = True) -> UserPublic:
+    """Add a user, then write its uid and created_at (SPEC §4). ``commit=False``: flush only."""
     payload = _validated(UserCreate, data)
     if session.get(Profile, payload.profile_uid) is None:
         raise InvalidInputError("El perfil indicado no existe.")
@@ -129,12 +150,12 @@ def create_user(*, session: Session, data: UserCreate | dict) -> UserPublic:
     now = utc_now()
     row = User(**payload.model_dump(), uid=new_uid(), created_at=now, updated_at=now)
     session.add(row)
-    _commit(session, "No se pudo crear el usuario.")
+    _write(session, "No se pudo crear el usuario.", commit=commit)
     return UserPublic.model_validate(row)
 
 
-def update_user(*, session: Session, uid: str, data: UserUpdate | dict) -> UserPublic:
-    """Merge the given fields into the user and stamp updated_at."""
+def update_user(*, session: Session, uid: str, data: UserUpdate | dict, commit: bool = True) -> UserPublic:
+    """Merge the given fields into the user and stamp updated_at. ``commit=False``: flush only."""
     payload = _validated(UserUpdate, data)
     row = session.get(User, uid)
     if row is None:
@@ -150,7 +171,7 @@ def update_user(*, session: Session, uid: str, data: UserUpdate | dict) -> UserP
         setattr(row, key, value)
     row.updated_at = utc_now()
     session.add(row)
-    _commit(session, "No se pudo actualizar el usuario.")
+    _write(session, "No se pudo actualizar el usuario.", commit=commit)
     return UserPublic.model_validate(row)
 
 

@@ -124,12 +124,16 @@ class CountingProvider(LocalProvider):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.checks = 0
+        self._checks = [0]  # shared with the copies bound() makes for each operation
         self._lock = threading.Lock()
+
+    @property
+    def checks(self) -> int:
+        return self._checks[0]
 
     def _count(self) -> None:
         with self._lock:
-            self.checks += 1
+            self._checks[0] += 1
 
     def sign_in(self, **kwargs):
         self._count()

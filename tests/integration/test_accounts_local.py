@@ -31,8 +31,9 @@ from app.models import (
     UserSession,
     utc_now,
 )
+from app.services import mail
 from app.services.errors import ForbiddenError, InvalidInputError
-from app.services.mail import MailError, queue_email, wait_until_sent
+from app.services.mail import MailError, wait_until_sent
 from app.settings import get_settings
 from tests.abuse import install_clock
 from tests.factories import check_session, exchange_ticket, make_account
@@ -346,14 +347,14 @@ def test_create_admin_command(app_database, monkeypatch, capsys):
 
 
 def test_a_full_mail_queue_at_sign_up_leaves_no_half_account(db, provider, monkeypatch):
-    def full(**_message):
-        raise MailError("No pudimos enviar el correo. Inténtalo de nuevo en unos minutos.")
-
-    monkeypatch.setattr("app.identity.local.queue_email", full)
+    monkeypatch.setattr(mail, "QUEUE_SIZE", 0)  # no place left for the verification link
+    monkeypatch.setattr(mail, "_sender", mail._Sender())
     with pytest.raises(MailError):
         _sign_up(db, provider, "reintento@correo.cl")
     assert db.exec(select(LocalCredential)).all() == [] and db.exec(select(User)).all() == []
-    monkeypatch.setattr("app.identity.local.queue_email", queue_email)
+    assert db.exec(select(ActionCode)).all() == []
+    monkeypatch.setattr(mail, "QUEUE_SIZE", 10)
+    monkeypatch.setattr(mail, "_sender", mail._Sender())
     assert _sign_up(db, provider, "reintento@correo.cl").email == "reintento@correo.cl"
 
 
