@@ -433,7 +433,8 @@ def test_a_sign_up_for_a_used_address_gets_the_answer_of_a_new_one(db, provider,
 
 
 def test_sign_ups_for_used_and_new_addresses_take_about_as_long(db, provider, memory_counters):
-    for index in range(5):
+    runs = 7
+    for index in range(runs):
         make_account(db, provider, f"tiene{index}@correo.cl", profile=ProfileId.CLIENTE)
 
     def timed(email: str, client: str) -> float:
@@ -441,9 +442,13 @@ def test_sign_ups_for_used_and_new_addresses_take_about_as_long(db, provider, me
         _sign_up(provider, email, client=client)
         return time.perf_counter() - started
 
-    used = statistics.median(timed(f"tiene{i}@correo.cl", f"u{i}") for i in range(5))
-    new = statistics.median(timed(f"libre{i}@correo.cl", f"n{i}") for i in range(5))
-    assert 1 / 3 < used / new < 3, (used, new)
+    # Alternated, so a burst of load on the shared machine hits both kinds alike.
+    used, new = [], []
+    for i in range(runs):
+        used.append(timed(f"tiene{i}@correo.cl", f"u{i}"))
+        new.append(timed(f"libre{i}@correo.cl", f"n{i}"))
+    ratio = statistics.median(used) / statistics.median(new)
+    assert 1 / 3 < ratio < 3, (used, new)
 
 
 class SlowMailbox(Mailbox):
