@@ -13,7 +13,9 @@ import asyncio
 import inspect
 import json
 import re
+from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from reflex.state import State
 from reflex_base.constants import RouteVar
@@ -22,6 +24,19 @@ from reflex_base.event.context import EventContext
 import app.app  # noqa: F401  (registers every page and state)
 from app.identity.cookies import SESSION_COOKIE, handshake_middleware
 from app.states.auth import AuthState
+
+T = TypeVar("T")
+
+
+def run_async(awaitable: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion on an event loop of its own, in a worker thread.
+
+    Once the end-to-end tests ran, Playwright's sync API holds a running loop
+    in the main thread for the rest of the session, so asyncio.run there fails.
+    """
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(asyncio.run, awaitable).result()
+
 
 # id(root state) -> the handshake headers of that client's connection
 _CONNECTIONS: dict[int, dict[str, str]] = {}
@@ -36,7 +51,7 @@ def handshake_headers(cookie_header: str = "", extra: list[tuple[bytes, bytes]] 
 
     raw = [(b"host", b"localhost")] + ([(b"cookie", cookie_header.encode())] if cookie_header else []) + (extra or [])
     scope = {"type": "websocket", "path": "/_event/", "headers": raw}
-    asyncio.run(handshake_middleware(capture)(scope, None, None))
+    run_async(handshake_middleware(capture)(scope, None, None))
     return seen
 
 
@@ -75,8 +90,7 @@ def invoke(state, name: str, **kwargs) -> list:
     """Run the event handler ``name`` of ``state`` with ``kwargs``; return the events it asked for."""
     fn = type(state).event_handlers[name].fn
     headers = _CONNECTIONS.get(id(state._get_root_state()), {})
-    with ThreadPoolExecutor(max_workers=1) as worker:
-        return worker.submit(asyncio.run, _call(state, fn, kwargs, headers)).result()
+    return run_async(_call(state, fn, kwargs, headers))
 
 
 def script_of(events: list) -> str:

@@ -1,4 +1,4 @@
-"""Small text helpers: loose e-mail check, digit-only integer parsing, slugs, masked e-mails and waits."""
+"""Small text helpers: loose e-mail check, slugs, masked e-mails and waits."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import re
 import unicodedata
 
 _EMAIL = re.compile(r"[^\s@]+@[^\s@]+\.[^\s@]+")
-_NON_DIGITS = re.compile(r"[^0-9]+")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
@@ -17,23 +16,6 @@ def is_valid_email(text: object) -> bool:
     Non-str input gives False.
     """
     return isinstance(text, str) and _EMAIL.fullmatch(text) is not None
-
-
-def parse_int(text: object) -> int | None:
-    """Parse an integer keeping only the ASCII digits of the text.
-
-    "1.500" -> 1500, "$ 25.000 CLP" -> 25000. Signs are dropped too ("-5" -> 5).
-    Text without digits gives None; an int (not bool) is returned unchanged;
-    None and any other type give None.
-    """
-    if isinstance(text, bool):
-        return None
-    if isinstance(text, int):
-        return text
-    if not isinstance(text, str):
-        return None
-    digits = _NON_DIGITS.sub("", text)
-    return int(digits) if digits else None
 
 
 def slugify(text: object) -> str:

@@ -37,7 +37,7 @@ from app.states.account import LoginState
 from app.states.report import ReportState
 from tests.abuse import STORAGES, at_once, install_clock, redirect_paths, use_storage
 from tests.factories import make_account, open_session
-from tests.handlers import client_states, invoke
+from tests.handlers import client_states, invoke, run_async
 from tests.mailbox import LINK, Mailbox, free_port
 
 PASSWORD = "bosque-valdiviano-31"
@@ -285,7 +285,7 @@ def test_a_sign_up_flood_leaves_the_session_checks_their_threads(app_database, p
             release.set()
             await asyncio.gather(*flood, return_exceptions=True)
 
-    assert asyncio.run(flood_then_check()) == user.uid
+    assert run_async(flood_then_check()) == user.uid
 
 
 # --- 3. password changes ---------------------------------------------------------------

@@ -4,8 +4,6 @@ limits, and /healthz with the database up and down."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from sqlmodel import Session
 from starlette.testclient import TestClient
@@ -15,6 +13,7 @@ from app.db import make_engine
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
 from tests.factories import make_listing, make_owner
+from tests.handlers import run_async
 from tests.mailbox import free_port
 
 pytestmark = pytest.mark.integration
@@ -154,7 +153,7 @@ def test_a_large_body_without_length_is_not_read_past_the_limit(client):
         "server": ("localhost", 80),
         "client": ("127.0.0.1", 50000),
     }
-    asyncio.run(api(scope, receive, send))
+    run_async(api(scope, receive, send))
     assert messages[0]["status"] == 413
     assert chunks_read <= 3
 

@@ -19,6 +19,7 @@ import app.app  # noqa: F401  (registers every state)
 from app import api
 from app.services import listings
 from app.states.public import DirectoryState
+from tests.handlers import run_async
 
 BLOCK_SECONDS = 0.4
 TICK_SECONDS = 0.01
@@ -57,7 +58,7 @@ def test_directory_handlers_query_off_the_loop_with_a_slow_database_stand_in(mon
     monkeypatch.setattr(listings, "city_cards", _slow_city_cards)
     for path in ("/escorts", "/escorts/temuco"):
         state = _directory_at(path)
-        ticks = asyncio.run(_ticks_while(DirectoryState.event_handlers["load"].fn(state)))
+        ticks = run_async(_ticks_while(DirectoryState.event_handlers["load"].fn(state)))
         assert ticks >= MIN_TICKS, f"{path}: the event loop was blocked ({ticks} ticks)"
 
 
@@ -71,5 +72,5 @@ def test_ssg_routes_query_off_the_loop_with_a_slow_database_stand_in(monkeypatch
             return await client.get(path)
 
     for path in ("/escorts-ssg", "/escorts-ssg/temuco"):
-        ticks = asyncio.run(_ticks_while(fetch(path)))
+        ticks = run_async(_ticks_while(fetch(path)))
         assert ticks >= MIN_TICKS, f"{path}: the event loop was blocked ({ticks} ticks)"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.core.text import is_valid_email, parse_int, slugify
+from app.core.text import is_valid_email, slugify
 
 
 class TestEmail:
@@ -37,38 +37,6 @@ class TestEmail:
     @pytest.mark.parametrize("value", [None, 123, ["a@b.cl"], b"a@b.cl"])
     def test_non_str(self, value):
         assert is_valid_email(value) is False
-
-
-class TestParseInt:
-    @pytest.mark.parametrize(
-        "text, expected",
-        [
-            ("1500", 1500),
-            ("1.500", 1500),
-            ("$ 25.000 CLP", 25000),
-            ("  42 ", 42),
-            ("007", 7),
-            ("0", 0),
-            ("-5", 5),
-            ("12,5", 125),
-            ("+56 9 1234 5678", 56912345678),
-        ],
-    )
-    def test_keeps_only_digits(self, text, expected):
-        assert parse_int(text) == expected
-
-    @pytest.mark.parametrize("text", ["", "abc", "$", " - ", "１２３"])
-    def test_no_digits_gives_none(self, text):
-        assert parse_int(text) is None
-
-    def test_int_returns_itself(self):
-        assert parse_int(1500) == 1500
-        assert parse_int(-3) == -3
-        assert parse_int(0) == 0
-
-    @pytest.mark.parametrize("value", [None, True, False, 12.5, [1], b"12"])
-    def test_other_types_give_none(self, value):
-        assert parse_int(value) is None
 
 
 class TestSlugify:
