@@ -56,27 +56,6 @@ def memory_counters(app_database, monkeypatch) -> None:
     use_storage(monkeypatch, "memory")
 
 
-@pytest.fixture
-def mailbox(app_database, smtp_server, monkeypatch) -> Mailbox:
-    port, box = smtp_server
-    monkeypatch.setenv("SMTP_HOST", "127.0.0.1")
-    monkeypatch.setenv("SMTP_PORT", str(port))
-    monkeypatch.setenv("SMTP_STARTTLS", "false")
-    get_settings.cache_clear()
-    return box
-
-
-@pytest.fixture
-def provider(app_database) -> LocalProvider:
-    return LocalProvider(engine=get_engine())
-
-
-@pytest.fixture
-def db(app_database):
-    with Session(get_engine(), expire_on_commit=False) as session:
-        yield session
-
-
 def _form(email: str, password: str = PASSWORD) -> dict:
     return {"email": email, "password": password, "password_confirm": password, "profile": "cliente", "adult": True}
 

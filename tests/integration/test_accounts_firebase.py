@@ -30,12 +30,6 @@ from tests.mailbox import free_port
 PASSWORD = "desierto-florido-atacama"
 
 
-@pytest.fixture
-def db(app_database):
-    with Session(get_engine(), expire_on_commit=False) as session:
-        yield session
-
-
 def _sign_in(db, provider, email, password=PASSWORD, client="cliente-fb"):
     """Sign in and exchange the ticket as the browser would: the actor and the session's raw token."""
     signed = accounts.sign_in(

@@ -42,28 +42,6 @@ PASSWORD = "luna-llena-sobre-chiloe"
 CLIENT = "client-hash-1"
 
 
-@pytest.fixture
-def mailbox(app_database, smtp_server, monkeypatch):
-    """The app sends through the loopback SMTP server for this test."""
-    port, box = smtp_server
-    monkeypatch.setenv("SMTP_HOST", "127.0.0.1")
-    monkeypatch.setenv("SMTP_PORT", str(port))
-    monkeypatch.setenv("SMTP_STARTTLS", "false")
-    get_settings.cache_clear()
-    return box
-
-
-@pytest.fixture
-def provider(app_database) -> LocalProvider:
-    return LocalProvider(engine=get_engine())
-
-
-@pytest.fixture
-def db(app_database):
-    with Session(get_engine(), expire_on_commit=False) as session:
-        yield session
-
-
 def _sign_up(db, provider, email, profile="cliente", **changes):
     data = {
         "email": email,

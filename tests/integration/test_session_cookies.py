@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 from reflex_base.constants import Endpoint, RouteVar
 from sqlalchemy import update
-from sqlmodel import Session, select
+from sqlmodel import select
 from starlette.testclient import TestClient
 
 from app.api import build_api
@@ -31,12 +31,6 @@ from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invok
 
 PASSWORD = "archipielago-de-juan-fernandez"
 SAME_ORIGIN = {"Origin": "http://testserver"}
-
-
-@pytest.fixture
-def db(app_database):
-    with Session(get_engine(), expire_on_commit=False) as session:
-        yield session
 
 
 @pytest.fixture
