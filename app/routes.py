@@ -1,25 +1,96 @@
-"""The route table and the pure rules that map a public path to what to show.
+"""Every path of the site, named once, and the pure rules that map a path to what to show.
 
-Reflex page routes are declared once in ``PAGE_ROUTES``; every public route
-renders the same directory page, whose on_load resolves the browser path with
-:func:`resolve_public_path`: a view to show, or a redirect (SPEC §2).
+Layout of the route table (no import cycles):
+
+- this module is pure: no Reflex, no pages, no states. It names every path
+  (``PUBLIC_HOME``, ``LOGIN``, ``REPORT_PATH`` …), the guarded areas as data
+  (``AREAS``: prefix, the one profile allowed, its landing page), the
+  :class:`PageRoute` record, and the redirect rules. ``app.api``,
+  ``app.identity.guards`` (area guards and landing pages, derived from
+  ``AREAS``), the states and the components import it freely.
+- ``app.route_table`` holds ``PAGE_ROUTES``, the one table of pages: each page
+  declared once with its path, page component, title, allowed profiles and
+  on_load. It imports the pages and states, so nothing but ``app.app`` (which
+  registers every entry in one loop) imports it. Its guarded entries are built
+  from ``AREAS``, and a unit test checks that table and guards agree.
+
+Every public route renders the same directory page, whose on_load resolves the
+browser path with :func:`resolve_public_path`: a view to show, or a redirect
+(SPEC §2).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote
 
 from app.core.geo import city_by_slug, normalize_city_slug
-from app.models import Section
+from app.models import ProfileId, Section
 from app.services.filter_tabs import TABS_BY_SLUG
 
 PUBLIC_HOME = "/escorts"
 TRANS_HOME = "/escorts/trans"
 SSG_HOME = "/escorts-ssg"
 ALL_SEGMENT = "all"
+
+LOGIN = "/login"
+SIGNUP_SUCCESSFUL = "/login/auth/signup-sucessful"
+ACCOUNT_ACTION = "/login/accion"
+LEGAL_PREFIX = "/disclaimer"
+REPORT_SLUG = "report"
+# Reflex's catch-all: any path no page matches.
+NOT_FOUND = "404"
+
+ADMIN_HOME = "/admin/escorts"
+SECRETARY_HOME = "/bbitamia/publicacion"
+ADVERTISER_HOME = "/my/publicacion/misPublicaciones"
+
+
+def legal_path(slug: str) -> str:
+    """The URL of one information page under /disclaimer."""
+    return f"{LEGAL_PREFIX}/{slug}"
+
+
+REPORT_PATH = legal_path(REPORT_SLUG)
+REPORT_LISTING_PARAM = "publicacion"
+
+
+@dataclass(frozen=True)
+class Area:
+    """A guarded area: every path under ``prefix`` is for ``profile`` only; ``home`` is where it lands."""
+
+    prefix: str
+    profile: ProfileId
+    home: str
+
+
+# SPEC §4, §6. A deliberate correction: the original sent the secretary to /my,
+# which its own guard refuses; the secretary lands on their own area.
+AREAS: tuple[Area, ...] = (
+    Area("/admin", ProfileId.ADMINISTRADOR, ADMIN_HOME),
+    Area("/bbitamia", ProfileId.SECRETARIA, SECRETARY_HOME),
+    Area("/my", ProfileId.PROFESOR, ADVERTISER_HOME),
+)
+
+
+@dataclass(frozen=True)
+class PageRoute:
+    """One page of the site, declared once (entries live in ``app.route_table.PAGE_ROUTES``).
+
+    ``profiles`` empty means public; otherwise the profile uids allowed in, and
+    ``on_load`` starts with the area guard. ``description`` is the meta
+    description (None: none).
+    """
+
+    path: str
+    page: Callable[[], Any]
+    title: str
+    profiles: frozenset[str] = frozenset()
+    on_load: tuple[Any, ...] = ()
+    description: str | None = None
 
 
 @dataclass(frozen=True)

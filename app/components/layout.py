@@ -6,6 +6,7 @@ import reflex as rx
 
 from app.content.legal import LEGAL_PAGES
 from app.identity.provider import MAX_PASSWORD_LENGTH
+from app.routes import LOGIN, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
 from app.states.account import PasswordDialogState
 from app.states.auth import AuthState
 
@@ -16,11 +17,11 @@ def header() -> rx.Component:
     """Top bar: brand and the two sections."""
     return rx.el.header(
         rx.el.nav(
-            rx.link(SITE_NAME, href="/escorts", class_name="brand"),
+            rx.link(SITE_NAME, href=PUBLIC_HOME, class_name="brand"),
             rx.el.div(
-                rx.link("Escorts", href="/escorts", class_name="nav-link"),
-                rx.link("Trans", href="/escorts/trans", class_name="nav-link"),
-                rx.link("Denunciar", href="/disclaimer/report", class_name="nav-link nav-report"),
+                rx.link("Escorts", href=PUBLIC_HOME, class_name="nav-link"),
+                rx.link("Trans", href=TRANS_HOME, class_name="nav-link"),
+                rx.link("Denunciar", href=REPORT_PATH, class_name="nav-link nav-report"),
                 account_menu(),
                 class_name="nav-links",
             ),
@@ -46,7 +47,7 @@ def account_menu() -> rx.Component:
             rx.el.button("Cerrar sesión", type="button", on_click=AuthState.sign_out, class_name="link-button"),
             class_name="account-menu",
         ),
-        rx.link("Ingresar", href="/login", class_name="nav-link"),
+        rx.link("Ingresar", href=LOGIN, class_name="nav-link"),
     )
 
 
@@ -98,7 +99,7 @@ def footer() -> rx.Component:
     """Bottom bar: legal pages and the adults-only reminder."""
     return rx.el.footer(
         rx.el.nav(
-            *[rx.link(page.title, href=f"/disclaimer/{page.slug}", class_name="footer-link") for page in LEGAL_PAGES],
+            *[rx.link(page.title, href=legal_path(page.slug), class_name="footer-link") for page in LEGAL_PAGES],
             class_name="footer-links",
             aria_label="Información legal",
         ),

@@ -1,28 +1,25 @@
 """Who may enter which area, and where each profile lands after sign-in (SPEC §4, §6).
 
 Pure rules, no Reflex: the states enforce them on the server at every event.
+Both tables derive from ``app.routes.AREAS``, the data the route table
+(``app.route_table``) builds its guarded pages from: an area's one profile,
+and its landing page. Everyone else lands on the public home.
 """
 
 from __future__ import annotations
 
 from app.models import ProfileId
+from app.routes import AREAS, LOGIN, PUBLIC_HOME
 
-HOME = "/escorts"
-LOGIN = "/login"
+HOME = PUBLIC_HOME
+__all__ = ["ALL_PROFILES", "AREA_PROFILES", "HOME", "LANDING", "LOGIN", "area_profile", "landing_path"]
 
 LANDING: dict[str, str] = {
-    ProfileId.ADMINISTRADOR.value: "/admin/escorts",
     ProfileId.CLIENTE.value: HOME,
-    ProfileId.PROFESOR.value: "/my/publicacion/misPublicaciones",
-    # A deliberate correction: the original sent the secretary to /my, which its own guard refuses.
-    ProfileId.SECRETARIA.value: "/bbitamia/publicacion",
+    **{area.profile.value: area.home for area in AREAS},
 }
 
-AREA_PROFILES: dict[str, ProfileId] = {
-    "/admin": ProfileId.ADMINISTRADOR,
-    "/bbitamia": ProfileId.SECRETARIA,
-    "/my": ProfileId.PROFESOR,
-}
+AREA_PROFILES: dict[str, ProfileId] = {area.prefix: area.profile for area in AREAS}
 
 ALL_PROFILES: tuple[ProfileId, ...] = tuple(ProfileId)
 

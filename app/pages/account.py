@@ -6,6 +6,7 @@ import reflex as rx
 
 from app.components.layout import page_frame
 from app.identity.provider import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
+from app.routes import LOGIN
 from app.states.account import AccountActionState, LoginState
 
 PASSWORD_HINT = f"Entre {MIN_PASSWORD_LENGTH} y {MAX_PASSWORD_LENGTH} caracteres; evita contraseñas comunes."
@@ -152,7 +153,7 @@ def signup_successful_page() -> rx.Component:
                 "Abre el enlace del correo para confirmar tu cuenta; después podrás ingresar. "
                 "El enlace vale por 24 horas. Si no lo ves, revisa la carpeta de spam."
             ),
-            rx.link("Ir a ingresar", href="/login", class_name="btn btn-primary"),
+            rx.link("Ir a ingresar", href=LOGIN, class_name="btn btn-primary"),
             class_name="account",
         )
     )
@@ -178,7 +179,7 @@ def account_action_page() -> rx.Component:
     """/login/accion: where the e-mailed verification and reset links land."""
     done = rx.el.div(
         rx.el.p(AccountActionState.message, role="status", class_name="form-notice"),
-        rx.link("Ir a ingresar", href="/login", class_name="btn btn-primary"),
+        rx.link("Ir a ingresar", href=LOGIN, class_name="btn btn-primary"),
     )
     return page_frame(
         rx.el.section(
@@ -191,7 +192,7 @@ def account_action_page() -> rx.Component:
                 ("reset_done", done),
                 rx.el.div(
                     rx.el.p(AccountActionState.message, role="alert", class_name="form-error"),
-                    rx.link("Volver a ingresar", href="/login", class_name="btn"),
+                    rx.link("Volver a ingresar", href=LOGIN, class_name="btn"),
                 ),
             ),
             class_name="account",

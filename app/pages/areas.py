@@ -1,4 +1,7 @@
-"""Landing pages of the guarded areas; their screens arrive with the back-office issues."""
+"""Landing pages of the guarded areas; their screens arrive with the back-office issues.
+
+Their paths come from ``app.routes``; ``app.route_table`` registers them behind the area guard.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from dataclasses import dataclass
 import reflex as rx
 
 from app.components.layout import page_frame
+from app.routes import ADMIN_HOME, ADVERTISER_HOME, SECRETARY_HOME
 from app.states.areas import AreaState
 
 
@@ -19,21 +23,24 @@ class AreaPage:
     intro: str
 
 
-ADMIN_HOME = AreaPage(
-    "/admin/escorts",
+ADMIN_PAGE = AreaPage(
+    ADMIN_HOME,
     "Administración",
     "Panel del administrador: usuarios, anunciantes, agencias, catálogos, publicaciones, revisión y mejoras.",
 )
-SECRETARY_HOME = AreaPage(
-    "/bbitamia/publicacion",
+SECRETARY_PAGE = AreaPage(
+    SECRETARY_HOME,
     "Secretaría",
     "Panel de secretaría: usuarios, anunciantes, publicaciones y revisión de publicaciones.",
 )
-ADVERTISER_HOME = AreaPage(
-    "/my/publicacion/misPublicaciones",
+ADVERTISER_PAGE = AreaPage(
+    ADVERTISER_HOME,
     "Mis publicaciones",
     "Aquí verás tus avisos y podrás crear uno nuevo.",
 )
+
+
+AREA_PAGES: dict[str, AreaPage] = {page.route: page for page in (ADMIN_PAGE, SECRETARY_PAGE, ADVERTISER_PAGE)}
 
 
 def area_page(page: AreaPage):

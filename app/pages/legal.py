@@ -6,6 +6,7 @@ import reflex as rx
 
 from app.components.layout import page_frame
 from app.content.legal import LegalPage
+from app.routes import REPORT_SLUG
 from app.services.reports import MESSAGE_MAX
 from app.states.report import KIND_OPTIONS, ReportState
 
@@ -73,5 +74,5 @@ def legal_page_component(page: LegalPage) -> rx.Component:
         )
         for section in page.sections
     ]
-    extra = [report_form()] if page.slug == "report" else []
+    extra = [report_form()] if page.slug == REPORT_SLUG else []
     return page_frame(rx.el.article(rx.el.h1(page.title), *sections, *extra, class_name="legal"))

@@ -11,6 +11,7 @@ from app.components.cards import badges, card_grid
 from app.components.carousel import carousel
 from app.components.layout import page_frame
 from app.core.geo import cities_by_region
+from app.routes import ALL_SEGMENT, REPORT_LISTING_PARAM, REPORT_PATH
 from app.states.public import DirectoryState, TierGroup
 
 
@@ -65,7 +66,7 @@ def _tabs() -> rx.Component:
         ),
         rx.link(
             "Ver todas",
-            href=DirectoryState.section_home + "/" + DirectoryState.city_slug + "/all",
+            href=DirectoryState.section_home + "/" + DirectoryState.city_slug + "/" + ALL_SEGMENT,
             class_name="tab tab-all",
         ),
         class_name="tabs",
@@ -182,7 +183,7 @@ def _detail() -> rx.Component:
                     rx.el.p(
                         rx.link(
                             "Reportar esta publicación",
-                            href="/disclaimer/report?publicacion=" + d.uid,
+                            href=f"{REPORT_PATH}?{REPORT_LISTING_PARAM}=" + d.uid,
                             class_name="report-link",
                         ),
                     ),

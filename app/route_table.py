@@ -1,0 +1,100 @@
+"""The one route table: every page of the site declared once (issue 8, convention 10).
+
+Each :class:`~app.routes.PageRoute` carries the path, the page component, the
+title, the profiles allowed in (empty = public) and the on_load handlers.
+``app.app`` registers every entry in one loop. The guarded entries are built
+from ``app.routes.AREAS``, the same data ``app.identity.guards`` derives the
+area guards and landing pages from; ``tests/unit/test_route_table.py`` checks
+that they agree.
+
+This module imports the pages and states, so only ``app.app`` and the tests
+import it; anything that needs a path imports the constants of ``app.routes``.
+"""
+
+from __future__ import annotations
+
+from app.content.legal import LEGAL_PAGES
+from app.models import ProfileId
+from app.pages.account import account_action_page, login_page, signup_successful_page
+from app.pages.areas import AREA_PAGES, area_page
+from app.pages.legal import legal_page_component
+from app.pages.public import directory_page
+from app.routes import (
+    ACCOUNT_ACTION,
+    AREAS,
+    LOGIN,
+    NOT_FOUND,
+    PUBLIC_ROUTES,
+    REPORT_SLUG,
+    SIGNUP_SUCCESSFUL,
+    Area,
+    PageRoute,
+    legal_path,
+)
+from app.states.account import AccountActionState, LoginState
+from app.states.areas import AreaState
+from app.states.auth import AuthState
+from app.states.public import DirectoryState
+from app.states.report import ReportState
+
+SITE_TITLE = "Escorts Chile"
+SITE_DESCRIPTION = "Directorio de avisos para adultos en Chile, por ciudad, revisados antes de publicarse."
+
+# The area guard: hide the area, then let the server accept or refuse the caller.
+AREA_OPENERS = {
+    ProfileId.ADMINISTRADOR: AreaState.open_admin,
+    ProfileId.SECRETARIA: AreaState.open_secretary,
+    ProfileId.PROFESOR: AreaState.open_advertiser,
+}
+
+_DIRECTORY_LOAD = (AuthState.check_session, DirectoryState.load)
+
+
+def _titled(title: str) -> str:
+    return f"{title} | {SITE_TITLE}"
+
+
+def _area_route(area: Area) -> PageRoute:
+    page = AREA_PAGES[area.home]
+    return PageRoute(
+        path=area.home,
+        page=area_page(page),
+        title=_titled(page.title),
+        profiles=frozenset({area.profile.value}),
+        on_load=(AreaState.close, AREA_OPENERS[area.profile]),
+    )
+
+
+PAGE_ROUTES: tuple[PageRoute, ...] = (
+    # The public directory: one page for every shape; DirectoryState.load resolves the path.
+    *(
+        PageRoute(path, directory_page, SITE_TITLE, on_load=_DIRECTORY_LOAD, description=SITE_DESCRIPTION)
+        for path in PUBLIC_ROUTES
+    ),
+    *(
+        PageRoute(
+            legal_path(legal.slug),
+            legal_page_component(legal),
+            _titled(legal.title),
+            on_load=(AuthState.check_session, ReportState.load)
+            if legal.slug == REPORT_SLUG
+            else (AuthState.check_session,),
+            description=legal.description,
+        )
+        for legal in LEGAL_PAGES
+    ),
+    PageRoute(LOGIN, login_page, _titled("Ingresar"), on_load=(AuthState.check_session, LoginState.load)),
+    PageRoute(
+        SIGNUP_SUCCESSFUL, signup_successful_page, _titled("Confirma tu correo"), on_load=(AuthState.check_session,)
+    ),
+    PageRoute(
+        ACCOUNT_ACTION,
+        account_action_page,
+        _titled("Tu cuenta"),
+        on_load=(AuthState.check_session, AccountActionState.load),
+    ),
+    # Guarded areas: the server accepts or refuses the caller before anything shows.
+    *(_area_route(area) for area in AREAS),
+    # Any path no page matches goes to the public home (SPEC §2).
+    PageRoute(NOT_FOUND, directory_page, SITE_TITLE, on_load=_DIRECTORY_LOAD),
+)
