@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 import redis
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 from sqlmodel import Session
 
 from app.db import make_engine, migrate
@@ -43,6 +43,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 BUILD_TIMEOUT = 600
+# Assertions wait up to this long (Playwright's default is 5 s): a shared 2-core machine
+# under load can take longer to hydrate a page; a real failure still fails, only later.
+expect.set_options(timeout=15_000)
 # Reflex keeps tab state in this Redis database during the run (flushed first), so tests can
 # scan everything it stored; REDIS_URL overrides the server.
 E2E_REDIS_URL = os.environ.get("E2E_REDIS_URL", "redis://127.0.0.1:6379/7")
