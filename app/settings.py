@@ -93,6 +93,14 @@ class Settings(BaseSettings):
     mail_from: str = "Escorts Chile <no-responder@localhost>"
     outbox_dir: Path = PROJECT_ROOT / "data" / "outbox"
 
+    # Photo storage: S3-compatible object storage when S3_BUCKET is set (needed
+    # with several app servers), otherwise files under MEDIA_DIR.
+    s3_endpoint_url: str = ""
+    s3_bucket: str = ""
+    s3_access_key: str = ""
+    s3_secret_key: str = ""
+    s3_region: str = "us-east-1"
+
     @field_validator("environment")
     @classmethod
     def _known_environment(cls, value: str) -> str:

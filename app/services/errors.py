@@ -33,3 +33,30 @@ class RateLimitedError(ServiceError):
 
 class StorageError(ServiceError):
     """The database refused or failed a write; nothing was changed."""
+
+
+class PhotoRejectedError(InvalidInputError):
+    """An uploaded photo was refused; ``reason`` is a stable code, nothing was stored.
+
+    Codes: ``empty``, ``too_large``, ``not_an_image``, ``too_many_pixels``, ``damaged``.
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class TransitionNotAllowedError(ConflictError):
+    """A listing status change that the lifecycle table does not allow for this kind of actor.
+
+    ``current``, ``new`` and ``actor_kind`` are the stored values, for logs and tests;
+    ``message`` names the statuses with the labels people see.
+    """
+
+    code = "transition-not-allowed"
+
+    def __init__(self, *, current: str, new: str, actor_kind: str, current_label: str, new_label: str) -> None:
+        super().__init__(f"Esta publicación no puede pasar de «{current_label}» a «{new_label}».")
+        self.current = current
+        self.new = new
+        self.actor_kind = actor_kind
