@@ -19,19 +19,34 @@ the obvious ones:
   advertiser is visiting this city (tab De pasada), or None.
 - ``status`` walks borrador → pendiente → publicada | rechazada; a published
   listing can be pausada by its owner or expirada when ``expires_at`` passes.
+  The allowed moves, and who may make each, are the table
+  ``LISTING_TRANSITIONS`` (checked by app/services/listing_lifecycle.py).
   Only ``publicada`` listings of active, non-banned owners are public.
 - photos are ordered by ``position``; position 0 is the cover.
+
+Status columns (and ``section``) are typed with their StrEnum and stored as
+its value in the same ``VARCHAR`` the migrations created (``EnumString``).
+
+Per entity: ``XBase`` (fields a writer may set), ``XCreate`` (input of a
+create), ``XUpdate`` (merge-update: only set fields are written), ``XPublic``
+(what may reach a browser), ``X`` (the table). ``ListingPublic`` is the
+owner's own view of a listing (my listings, the wizard); the public directory
+keeps using ``ListingCard`` and ``ListingDetail``. Verification requests need
+a table of their own (the private photo's key, the reviewer, dates) and come
+with the migration of the verification work, not here.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
+from typing import ClassVar
 
 from sqlalchemy import Column, Index, Text, desc
 from sqlmodel import Field, SQLModel
 
 from app.models.base import new_uid, utc_now
+from app.models.types import EnumColumns, EnumString
 
 
 class Section(StrEnum):
@@ -42,7 +57,7 @@ class Section(StrEnum):
 
 
 class ListingStatus(StrEnum):
-    """Lifecycle of a listing."""
+    """Lifecycle of a listing (stored values; the labels people see are LISTING_STATUS_LABELS)."""
 
     BORRADOR = "borrador"
     PENDIENTE = "pendiente"
@@ -52,8 +67,84 @@ class ListingStatus(StrEnum):
     EXPIRADA = "expirada"
 
 
-class Listing(SQLModel, table=True):
+LISTING_STATUS_LABELS: dict[ListingStatus, str] = {
+    ListingStatus.BORRADOR: "Borrador",
+    ListingStatus.PENDIENTE: "En revisión",
+    ListingStatus.PUBLICADA: "Publicada",
+    ListingStatus.RECHAZADA: "Rechazada",
+    ListingStatus.PAUSADA: "Pausada",
+    ListingStatus.EXPIRADA: "Expirada",
+}
+
+
+class ActorKind(StrEnum):
+    """Who makes a status change: the listing's owner, staff, or the system's own clock."""
+
+    OWNER = "owner"
+    STAFF = "staff"
+    SYSTEM = "system"
+
+
+_S = ListingStatus
+_OWNER = frozenset({ActorKind.OWNER})
+_STAFF = frozenset({ActorKind.STAFF})
+_SYSTEM = frozenset({ActorKind.SYSTEM})
+
+# The listing lifecycle as data: (current, new) -> the actor kinds allowed to make that move.
+# A pair that is missing is not allowed for anyone; staying in the same status is not a move.
+#
+# Decisions:
+# - Editing a published listing does NOT leave ``publicada``: the edit is kept as a pending
+#   revision for staff while the published version stays visible (issue 8), so there is no
+#   publicada -> pendiente move.
+# - Renewing an expired listing and resending a rejected one go through review again.
+# - A paused listing keeps its expiry date: the clock can expire it, so "resume" never brings
+#   back a listing whose time ran out.
+# - Staff can take down a published or paused listing (rechazada, with a reason), e.g. after a
+#   report; the owner then edits and resends it.
+# - Deleting is not a status: the owner may delete a listing in any status.
+LISTING_TRANSITIONS: dict[tuple[ListingStatus, ListingStatus], frozenset[ActorKind]] = {
+    (_S.BORRADOR, _S.PENDIENTE): _OWNER,  # send to review
+    (_S.PENDIENTE, _S.PUBLICADA): _STAFF,  # approve
+    (_S.PENDIENTE, _S.RECHAZADA): _STAFF,  # reject, with a reason
+    (_S.PUBLICADA, _S.PAUSADA): _OWNER,  # pause
+    (_S.PAUSADA, _S.PUBLICADA): _OWNER,  # resume
+    (_S.PUBLICADA, _S.EXPIRADA): _SYSTEM,  # expires_at passed
+    (_S.PAUSADA, _S.EXPIRADA): _SYSTEM,  # expires_at passed while paused
+    (_S.EXPIRADA, _S.PENDIENTE): _OWNER,  # renew
+    (_S.RECHAZADA, _S.PENDIENTE): _OWNER,  # edit and resend
+    (_S.PUBLICADA, _S.RECHAZADA): _STAFF,  # take down
+    (_S.PAUSADA, _S.RECHAZADA): _STAFF,  # take down
+}
+
+
+class ListingBase(SQLModel):
+    """What an advertiser writes about a listing (the wizard's fields)."""
+
+    section: Section = Section.MUJERES
+    city_slug: str = Field(max_length=40)
+    commune: str = Field(default="", max_length=60)
+    tier_uid: str = Field(max_length=40)
+    display_name: str = Field(max_length=60)
+    age: int = Field(ge=18, le=99)
+    description: str = Field(default="", max_length=4000)
+    price_hour_clp: int = Field(ge=0)
+    price_half_hour_clp: int | None = Field(default=None, ge=0)
+    price_two_hours_clp: int | None = Field(default=None, ge=0)
+    price_night_clp: int | None = Field(default=None, ge=0)
+    phone: str = Field(default="", max_length=30)
+    whatsapp: str = Field(default="", max_length=30)
+    has_video: bool = False
+    porn_actress: bool = False
+    curvy: bool = False
+    visiting_from: date | None = None
+    visiting_until: date | None = None
+
+
+class Listing(EnumColumns, ListingBase, table=True):
     """publicacion: one advertisement."""
+
+    __enum_columns__: ClassVar[dict[str, type[StrEnum]]] = {"section": Section, "status": ListingStatus}
 
     __tablename__ = "publicacion"
     __table_args__ = (
@@ -76,36 +167,66 @@ class Listing(SQLModel, table=True):
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
     owner_uid: str = Field(foreign_key="usuarios.uid", index=True, max_length=40)
-    section: str = Field(default=Section.MUJERES, max_length=10)
-    city_slug: str = Field(max_length=40)
-    commune: str = Field(default="", max_length=60)
+    section: Section = Field(default=Section.MUJERES, sa_type=EnumString(Section, 10), nullable=False)
     tier_uid: str = Field(foreign_key="categoria_profesor.uid", max_length=40)
     tier_rank: int = Field(description="Copy of the tier's display_order.")
-    display_name: str = Field(max_length=60)
     name_slug: str = Field(max_length=60)
-    age: int = Field(ge=18, le=99)
     description: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
-    price_hour_clp: int = Field(ge=0)
-    price_half_hour_clp: int | None = Field(default=None, ge=0)
-    price_two_hours_clp: int | None = Field(default=None, ge=0)
-    price_night_clp: int | None = Field(default=None, ge=0)
-    phone: str = Field(default="", max_length=30)
-    whatsapp: str = Field(default="", max_length=30)
-    has_video: bool = False
     verified: bool = False
-    porn_actress: bool = False
-    curvy: bool = False
     available_until: datetime | None = None
-    visiting_from: date | None = None
-    visiting_until: date | None = None
-    status: str = Field(default=ListingStatus.BORRADOR, max_length=12)
+    status: ListingStatus = Field(default=ListingStatus.BORRADOR, sa_type=EnumString(ListingStatus, 12), nullable=False)
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     published_at: datetime | None = None
     expires_at: datetime | None = None
 
 
-class ListingPhoto(SQLModel, table=True):
+class ListingCreate(ListingBase):
+    """A new listing (a draft): the owner, status and derived columns are set by the service."""
+
+
+class ListingUpdate(SQLModel):
+    """Merge-update of an advertiser's fields: only the fields that are set are written."""
+
+    section: Section | None = None
+    city_slug: str | None = Field(default=None, max_length=40)
+    commune: str | None = Field(default=None, max_length=60)
+    tier_uid: str | None = Field(default=None, max_length=40)
+    display_name: str | None = Field(default=None, max_length=60)
+    age: int | None = Field(default=None, ge=18, le=99)
+    description: str | None = Field(default=None, max_length=4000)
+    price_hour_clp: int | None = Field(default=None, ge=0)
+    price_half_hour_clp: int | None = Field(default=None, ge=0)
+    price_two_hours_clp: int | None = Field(default=None, ge=0)
+    price_night_clp: int | None = Field(default=None, ge=0)
+    phone: str | None = Field(default=None, max_length=30)
+    whatsapp: str | None = Field(default=None, max_length=30)
+    has_video: bool | None = None
+    porn_actress: bool | None = None
+    curvy: bool | None = None
+    visiting_from: date | None = None
+    visiting_until: date | None = None
+
+
+class ListingPublic(ListingBase):
+    """The owner's own view of a listing (my listings, the wizard); never the tier rank or internals."""
+
+    uid: str
+    name_slug: str
+    verified: bool
+    available_until: datetime | None
+    status: ListingStatus
+    created_at: datetime
+    updated_at: datetime
+    published_at: datetime | None
+    expires_at: datetime | None
+
+
+class ListingPhotoBase(SQLModel):
+    position: int = Field(ge=0, description="0 is the cover.")
+
+
+class ListingPhoto(ListingPhotoBase, table=True):
     """A photo of a listing; ``path`` is relative to the media directory."""
 
     __tablename__ = "publicacion_foto"
@@ -113,11 +234,34 @@ class ListingPhoto(SQLModel, table=True):
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
     listing_uid: str = Field(foreign_key="publicacion.uid", max_length=40)
-    position: int = Field(ge=0, description="0 is the cover.")
     path: str = Field(max_length=200)
     width: int = 0
     height: int = 0
     created_at: datetime = Field(default_factory=utc_now)
+
+
+class ListingPhotoCreate(ListingPhotoBase):
+    """A stored photo: written by the photo service after processing, never from client input."""
+
+    listing_uid: str = Field(max_length=40)
+    path: str = Field(max_length=200)
+    width: int = Field(default=0, ge=0)
+    height: int = Field(default=0, ge=0)
+
+
+class ListingPhotoUpdate(SQLModel):
+    """Reorder: the new position (0 makes it the cover)."""
+
+    position: int | None = Field(default=None, ge=0)
+
+
+class ListingPhotoPublic(ListingPhotoBase):
+    uid: str
+    listing_uid: str
+    path: str
+    width: int
+    height: int
+    created_at: datetime
 
 
 class ListingService(SQLModel, table=True):
@@ -135,15 +279,19 @@ class ReviewDecision(StrEnum):
     RECHAZADA = "rechazada"
 
 
-class ListingReview(SQLModel, table=True):
+class ListingReview(EnumColumns, SQLModel, table=True):
     """revisarPublicacion: a staff review of a listing sent for publication."""
+
+    __enum_columns__: ClassVar[dict[str, type[StrEnum]]] = {"decision": ReviewDecision}
 
     __tablename__ = "revisar_publicacion"
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
     listing_uid: str = Field(foreign_key="publicacion.uid", index=True, max_length=40)
     reviewer_uid: str | None = Field(default=None, foreign_key="usuarios.uid", max_length=40)
-    decision: str = Field(default=ReviewDecision.PENDIENTE, max_length=12)
+    decision: ReviewDecision = Field(
+        default=ReviewDecision.PENDIENTE, sa_type=EnumString(ReviewDecision, 12), nullable=False
+    )
     reason: str = Field(default="", max_length=1000)
     created_at: datetime = Field(default_factory=utc_now)
     decided_at: datetime | None = None
@@ -156,8 +304,19 @@ class UpgradeStatus(StrEnum):
     VENCIDA = "vencida"
 
 
-class ListingUpgrade(SQLModel, table=True):
+class ListingUpgradeBase(SQLModel):
+    """What an advertiser asks for: which servicioApp, for which listing, for which period."""
+
+    listing_uid: str = Field(max_length=40)
+    app_service_uid: str = Field(max_length=40)
+    starts_at: datetime | None = None
+    ends_at: datetime | None = None
+
+
+class ListingUpgrade(EnumColumns, ListingUpgradeBase, table=True):
     """mejorasPublicacion: a paid upgrade (a servicioApp) bought for a listing."""
+
+    __enum_columns__: ClassVar[dict[str, type[StrEnum]]] = {"status": UpgradeStatus}
 
     __tablename__ = "mejoras_publicacion"
 
@@ -165,12 +324,33 @@ class ListingUpgrade(SQLModel, table=True):
     listing_uid: str = Field(foreign_key="publicacion.uid", index=True, max_length=40)
     app_service_uid: str = Field(foreign_key="servicio_app.uid", max_length=40)
     requested_by_uid: str = Field(foreign_key="usuarios.uid", max_length=40)
-    status: str = Field(default=UpgradeStatus.SOLICITADA, max_length=12)
+    status: UpgradeStatus = Field(
+        default=UpgradeStatus.SOLICITADA, sa_type=EnumString(UpgradeStatus, 12), nullable=False
+    )
     amount_clp: int = Field(ge=0)
-    starts_at: datetime | None = None
-    ends_at: datetime | None = None
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
+
+
+class ListingUpgradeCreate(ListingUpgradeBase):
+    """An upgrade request; the requester, price (from the servicioApp) and status are set by the service."""
+
+
+class ListingUpgradeUpdate(SQLModel):
+    """Staff decision and dates; only the fields that are set are written."""
+
+    status: UpgradeStatus | None = None
+    starts_at: datetime | None = None
+    ends_at: datetime | None = None
+
+
+class ListingUpgradePublic(ListingUpgradeBase):
+    uid: str
+    requested_by_uid: str
+    status: UpgradeStatus
+    amount_clp: int
+    created_at: datetime
+    updated_at: datetime
 
 
 class ListingCard(SQLModel):
