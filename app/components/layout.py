@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from app.components.forms import form_alert, password_field
 from app.content.legal import LEGAL_PAGES
 from app.identity.provider import MAX_PASSWORD_LENGTH
 from app.routes import LOGIN, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
@@ -52,18 +53,8 @@ def account_menu() -> rx.Component:
 
 
 def _password_field(label: str, name: str, auto_complete: str) -> rx.Component:
-    field_id = f"pw-{name}"
-    return rx.el.div(
-        rx.el.label(label, html_for=field_id),
-        rx.el.input(
-            id=field_id,
-            name=name,
-            type="password",
-            auto_complete=auto_complete,
-            required=True,
-            max_length=MAX_PASSWORD_LENGTH,
-        ),
-        class_name="field",
+    return password_field(
+        "pw", label, name, auto_complete, max_length=MAX_PASSWORD_LENGTH, errors=PasswordDialogState.field_errors
     )
 
 
@@ -77,10 +68,7 @@ def password_dialog() -> rx.Component:
                 _password_field("Contraseña actual", "current_password", "current-password"),
                 _password_field("Nueva contraseña", "new_password", "new-password"),
                 _password_field("Repite la nueva contraseña", "new_password_confirm", "new-password"),
-                rx.cond(
-                    PasswordDialogState.error != "",
-                    rx.el.p(PasswordDialogState.error, role="alert", class_name="form-error"),
-                ),
+                form_alert(PasswordDialogState.error),
                 rx.el.div(
                     rx.el.button("Guardar", type="submit", class_name="btn btn-primary"),
                     rx.dialog.close(rx.el.button("Cancelar", type="button", class_name="btn")),

@@ -108,7 +108,9 @@ def _parsed(model: type[BaseModel], data: dict) -> BaseModel:
     except ValidationError as exc:
         first = exc.errors()[0]
         error = first.get("ctx", {}).get("error")
-        raise InvalidInputError(str(error) if error else "Revisa los datos del formulario.") from exc
+        loc = first.get("loc") or ()
+        field = loc[0] if loc and isinstance(loc[0], str) else None
+        raise InvalidInputError(str(error) if error else "Revisa los datos del formulario.", field=field) from exc
 
 
 def _matching(password: str, confirm: str) -> None:

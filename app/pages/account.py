@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from app.components.forms import form_alert, password_field, text_field
 from app.components.layout import page_frame
 from app.identity.provider import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from app.routes import LOGIN
@@ -12,29 +13,8 @@ from app.states.account import AccountActionState, LoginState
 PASSWORD_HINT = f"Entre {MIN_PASSWORD_LENGTH} y {MAX_PASSWORD_LENGTH} caracteres; evita contraseñas comunes."
 
 
-def _alert(text: rx.Var) -> rx.Component:
-    return rx.cond(text != "", rx.el.p(text, role="alert", class_name="form-error"))
-
-
-def _input(form: str, label: str, name: str, *, type_: str = "text", auto_complete: str = "", **props) -> rx.Component:
-    field_id = f"{form}-{name}"
-    return rx.el.div(
-        rx.el.label(label, html_for=field_id),
-        rx.el.input(id=field_id, name=name, type=type_, auto_complete=auto_complete, **props),
-        class_name="field",
-    )
-
-
-def _password(form: str, label: str, name: str, auto_complete: str) -> rx.Component:
-    return _input(
-        form,
-        label,
-        name,
-        type_="password",
-        auto_complete=auto_complete,
-        required=True,
-        max_length=MAX_PASSWORD_LENGTH,
-    )
+def _password(form: str, label: str, name: str, auto_complete: str, errors: rx.Var) -> rx.Component:
+    return password_field(form, label, name, auto_complete, max_length=MAX_PASSWORD_LENGTH, errors=errors)
 
 
 def _tab(slug: str, label: str) -> rx.Component:
@@ -51,11 +31,18 @@ def sign_in_form() -> rx.Component:
     """E-mail and password."""
     return rx.el.form(
         rx.el.h2("Ingresar"),
-        _input(
-            "signin", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254
+        text_field(
+            "signin",
+            "Correo electrónico",
+            "email",
+            type_="email",
+            auto_complete="email",
+            required=True,
+            max_length=254,
+            errors=LoginState.field_errors,
         ),
-        _password("signin", "Contraseña", "password", "current-password"),
-        _alert(LoginState.error),
+        _password("signin", "Contraseña", "password", "current-password", LoginState.field_errors),
+        form_alert(LoginState.error),
         rx.el.button("Ingresar", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.sign_in,
         hidden=LoginState.tab != "ingresar",
@@ -68,13 +55,27 @@ def sign_up_form() -> rx.Component:
     """New visitor or advertiser account."""
     return rx.el.form(
         rx.el.h2("Crear cuenta"),
-        _input(
-            "signup", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254
+        text_field(
+            "signup",
+            "Correo electrónico",
+            "email",
+            type_="email",
+            auto_complete="email",
+            required=True,
+            max_length=254,
+            errors=LoginState.field_errors,
         ),
-        _input("signup", "Nombre o apodo (opcional)", "display_name", auto_complete="nickname", max_length=80),
-        _password("signup", "Contraseña", "password", "new-password"),
+        text_field(
+            "signup",
+            "Nombre o apodo (opcional)",
+            "display_name",
+            auto_complete="nickname",
+            max_length=80,
+            errors=LoginState.field_errors,
+        ),
+        _password("signup", "Contraseña", "password", "new-password", LoginState.field_errors),
         rx.el.p(PASSWORD_HINT, class_name="muted hint"),
-        _password("signup", "Repite la contraseña", "password_confirm", "new-password"),
+        _password("signup", "Repite la contraseña", "password_confirm", "new-password", LoginState.field_errors),
         rx.el.fieldset(
             rx.el.legend("Quiero…"),
             rx.el.label(
@@ -92,7 +93,7 @@ def sign_up_form() -> rx.Component:
             " Confirmo que soy mayor de 18 años y acepto los términos del sitio.",
             class_name="check",
         ),
-        _alert(LoginState.error),
+        form_alert(LoginState.error),
         rx.el.button("Crear cuenta", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.sign_up,
         hidden=LoginState.tab != "registro",
@@ -106,10 +107,17 @@ def reset_request_form() -> rx.Component:
     return rx.el.form(
         rx.el.h2("Recuperar contraseña"),
         rx.el.p("Te enviaremos un enlace para elegir una nueva contraseña.", class_name="muted"),
-        _input(
-            "forgot", "Correo electrónico", "email", type_="email", auto_complete="email", required=True, max_length=254
+        text_field(
+            "forgot",
+            "Correo electrónico",
+            "email",
+            type_="email",
+            auto_complete="email",
+            required=True,
+            max_length=254,
+            errors=LoginState.field_errors,
         ),
-        _alert(LoginState.error),
+        form_alert(LoginState.error),
         rx.cond(LoginState.notice != "", rx.el.p(LoginState.notice, role="status", class_name="form-notice")),
         rx.el.button("Enviar enlace", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.request_reset,
@@ -162,10 +170,12 @@ def signup_successful_page() -> rx.Component:
 def _reset_form() -> rx.Component:
     return rx.el.form(
         rx.el.h2("Elige una nueva contraseña"),
-        _password("reset", "Nueva contraseña", "password", "new-password"),
+        _password("reset", "Nueva contraseña", "password", "new-password", AccountActionState.field_errors),
         rx.el.p(PASSWORD_HINT, class_name="muted hint"),
-        _password("reset", "Repite la nueva contraseña", "password_confirm", "new-password"),
-        _alert(AccountActionState.error),
+        _password(
+            "reset", "Repite la nueva contraseña", "password_confirm", "new-password", AccountActionState.field_errors
+        ),
+        form_alert(AccountActionState.error),
         rx.el.button(
             "Guardar contraseña", type="submit", disabled=AccountActionState.busy, class_name="btn btn-primary"
         ),

@@ -24,7 +24,14 @@ class ConflictError(ServiceError):
 
 
 class InvalidInputError(ServiceError):
-    """The input was refused by validation; nothing was changed."""
+    """The input was refused by validation; nothing was changed.
+
+    ``field`` names the form field the message belongs to, when there is one.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class RateLimitedError(ServiceError):

@@ -28,12 +28,19 @@ from app.states.auth import (
     public,
     requires,
 )
+from app.states.forms import FormState
 
 LOGIN_TABS = ("ingresar", "registro", "recuperar")
 RESET_SENT = (
     "Si existe una cuenta con ese correo, te enviamos un enlace para elegir una nueva contraseña. "
     "Revisa también la carpeta de spam."
 )
+# The fields each form shows: a refusal naming one of them is shown under it.
+SIGN_IN_FIELDS = ("email", "password")
+SIGN_UP_FIELDS = ("email", "display_name", "password", "password_confirm")
+RESET_REQUEST_FIELDS = ("email",)
+RESET_FIELDS = ("password", "password_confirm")
+PASSWORD_CHANGE_FIELDS = ("current_password", "new_password", "new_password_confirm")
 FORM_UNREADABLE = "No pudimos leer el formulario. Inténtalo de nuevo."
 SESSION_NOT_OPENED = "No pudimos abrir tu sesión en este navegador. Vuelve a ingresar."
 
@@ -71,11 +78,10 @@ def _client_key(state: rx.State) -> str:
     return client_key(state.router.session.client_ip or "", get_settings().secret_key)
 
 
-class LoginState(rx.State):
+class LoginState(FormState, rx.State):
     """/login: the three forms, and the e-mail the "one more step" screen names."""
 
     tab: str = LOGIN_TABS[0]
-    error: str = ""
     notice: str = ""
     busy: bool = True  # until load runs: no submitting before the page is live
     pending_email: str = ""
@@ -85,7 +91,7 @@ class LoginState(rx.State):
         """Open the form named by ?modo= (ingresar, registro, recuperar) with no old messages."""
         wanted = self.router.url.query_parameters.get("modo", "")
         self.tab = wanted if wanted in LOGIN_TABS else LOGIN_TABS[0]
-        self.error = ""
+        self._clear_errors()
         self.notice = ""
         self.busy = False
 
@@ -94,7 +100,7 @@ class LoginState(rx.State):
         """Switch between the forms."""
         if tab in LOGIN_TABS:
             self.tab = tab
-            self.error = ""
+            self._clear_errors()
             self.notice = ""
 
     @public
@@ -107,27 +113,24 @@ class LoginState(rx.State):
             return None
         email = _field(form_data, "email").strip().lower()
         password = _field(form_data, "password")
-        self.error = ""
-        self.busy = True
-        try:
-            signed = await _off_loop(
+        outcome = await self._submit(
+            _off_loop(
                 accounts.sign_in,
                 settings=get_settings(),
                 email=email,
                 password=password,
                 client_hash=_client_key(self),
-            )
-        except AuthError as exc:
-            if exc.code == "user-disabled":
-                auth = await self.get_state(AuthState)
-                return auth._forget_banned()
-            self.error = exc.message
+            ),
+            fields=SIGN_IN_FIELDS,
+        )
+        failure = outcome.failure
+        if isinstance(failure, AuthError) and failure.code == "user-disabled":
+            self._clear_errors()
+            auth = await self.get_state(AuthState)
+            return auth._forget_banned()
+        if failure is not None:
             return None
-        except ServiceError as exc:
-            self.error = exc.message
-            return None
-        finally:
-            self.busy = False
+        signed = outcome.value
         landing = json.dumps(landing_path(signed.actor.profile_uid))
         script = open_session_script(signed.ticket, f"window.location.assign({landing});", LoginState.session_opened)
         # The form stays busy while the browser takes the cookie and loads the landing page.
@@ -160,15 +163,11 @@ class LoginState(rx.State):
             "profile": _field(form_data, "profile"),
             "adult": form_data.get("adult") in (True, "on", "true"),
         }
-        self.error = ""
-        self.busy = True
-        try:
-            await _off_loop(accounts.sign_up, data=data, client_hash=_client_key(self))
-        except ServiceError as exc:
-            self.error = exc.message
+        outcome = await self._submit(
+            _off_loop(accounts.sign_up, data=data, client_hash=_client_key(self)), fields=SIGN_UP_FIELDS
+        )
+        if not outcome.ok:
             return None
-        finally:
-            self.busy = False
         self.pending_email = data["email"].strip().lower()
         return rx.redirect("/login/auth/signup-sucessful")
 
@@ -181,16 +180,13 @@ class LoginState(rx.State):
             self.error = FORM_UNREADABLE
             return None
         email = _field(form_data, "email")
-        self.error = ""
         self.notice = ""
-        self.busy = True
-        try:
-            await _in_account_pool(accounts.request_password_reset, provider=get_provider(), email=email)
-        except ServiceError as exc:
-            self.error = exc.message
+        outcome = await self._submit(
+            _in_account_pool(accounts.request_password_reset, provider=get_provider(), email=email),
+            fields=RESET_REQUEST_FIELDS,
+        )
+        if not outcome.ok:
             return None
-        finally:
-            self.busy = False
         self.notice = RESET_SENT
         return None
 
@@ -199,13 +195,14 @@ def _confirm_email(*, code: str) -> str:
     return get_provider().confirm_email(code=code)
 
 
-class AccountActionState(rx.State):
-    """/login/accion: the page the e-mailed links open (verify e-mail, reset password)."""
+class AccountActionState(FormState, rx.State):
+    """/login/accion: the page the e-mailed links open (verify e-mail, reset password).
+
+    ``busy`` is set while a new password is being saved.
+    """
 
     status: str = "loading"  # loading | verified | reset_form | reset_done | failed
     message: str = ""
-    error: str = ""
-    busy: bool = False  # while a new password is being saved
     _code: str = ""
 
     @public
@@ -213,7 +210,7 @@ class AccountActionState(rx.State):
         """Apply a verification link at once; show the new-password form for a reset link."""
         params = self.router.url.query_parameters
         mode, code = params.get("mode", ""), params.get("oobCode", "")
-        self.error = ""
+        self._clear_errors()
         self._code = ""
         if not isinstance(code, str) or not code or len(code) > 512:
             self.status, self.message = "failed", "El enlace no es válido. Pide uno nuevo."
@@ -236,38 +233,35 @@ class AccountActionState(rx.State):
         """Set the new password chosen on the reset form."""
         if self.busy or self.status != "reset_form" or not self._code or not isinstance(form_data, dict):
             return None
-        self.error = ""
-        self.busy = True
-        try:
-            await _off_loop(
+        outcome = await self._submit(
+            _off_loop(
                 accounts.reset_password,
                 code=self._code,
                 new_password=_field(form_data, "password", 129),
                 confirm_password=_field(form_data, "password_confirm", 129),
-            )
-        except ServiceError as exc:
-            self.error = exc.message
-            if isinstance(exc, AuthError) and exc.code in {"invalid-action-code", "expired-action-code"}:
-                self.status, self.message = "failed", exc.message
+            ),
+            fields=RESET_FIELDS,
+        )
+        failure = outcome.failure
+        if failure is not None:
+            if isinstance(failure, AuthError) and failure.code in {"invalid-action-code", "expired-action-code"}:
+                self.status, self.message = "failed", failure.message
             return None
-        finally:
-            self.busy = False
         self._code = ""
         self.status, self.message = "reset_done", "Tu contraseña fue cambiada. Ya puedes ingresar con la nueva."
         return None
 
 
-class PasswordDialogState(rx.State):
+class PasswordDialogState(FormState, rx.State):
     """The change-password dialog reachable from the header of every page."""
 
     open: bool = False
-    error: str = ""
 
     @public
     def set_open(self, value: bool):
         """Open or close the dialog (it holds no data until submitted)."""
         self.open = bool(value)
-        self.error = ""
+        self._clear_errors()
 
     @requires(*ALL_PROFILES)
     async def change_password(self, form_data: dict):
@@ -276,19 +270,20 @@ class PasswordDialogState(rx.State):
             self.error = FORM_UNREADABLE
             return None
         actor = current_actor()
-        self.error = ""
-        try:
-            ticket = await _off_loop(
+        outcome = await self._submit(
+            _off_loop(
                 accounts.change_password,
                 actor=actor,
                 current_password=_field(form_data, "current_password", 129),
                 new_password=_field(form_data, "new_password", 129),
                 confirm_password=_field(form_data, "new_password_confirm", 129),
                 client_hash=_client_key(self),
-            )
-        except ServiceError as exc:
-            self.error = exc.message
+            ),
+            fields=PASSWORD_CHANGE_FIELDS,
+        )
+        if not outcome.ok:
             return None
+        ticket = outcome.value
         # Every session ended, this one too: this browser takes a fresh cookie and reloads.
         auth = await self.get_state(AuthState)
         auth.flash = "clave-cambiada"
