@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session, select
 
+from app.core.actor import Actor
 from app.core.text import slugify
 from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, Section, Tier, User, utc_now
 from app.services.users import create_user
@@ -120,3 +121,8 @@ def check_session(session: Session, token: str):
     from app.identity.sessions import digest, resolve_session
 
     return resolve_session(session=session, token_hash=digest(token), idle_days=7)
+
+
+def actor_of(user: User) -> Actor:
+    """The server-side Actor of a user row (what a guarded handler would pass to services)."""
+    return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)

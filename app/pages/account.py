@@ -10,11 +10,26 @@ from app.identity.provider import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from app.routes import LOGIN
 from app.states.account import AccountActionState, LoginState
 
+MAX_EMAIL_LENGTH = 254
 PASSWORD_HINT = f"Entre {MIN_PASSWORD_LENGTH} y {MAX_PASSWORD_LENGTH} caracteres; evita contraseñas comunes."
 
 
 def _password(form: str, label: str, name: str, auto_complete: str, errors: rx.Var) -> rx.Component:
     return password_field(form, label, name, auto_complete, max_length=MAX_PASSWORD_LENGTH, errors=errors)
+
+
+def _email(form: str) -> rx.Component:
+    """The e-mail field every account form starts with."""
+    return text_field(
+        form,
+        "Correo electrónico",
+        "email",
+        type_="email",
+        auto_complete="email",
+        required=True,
+        max_length=MAX_EMAIL_LENGTH,
+        errors=LoginState.field_errors,
+    )
 
 
 def _tab(slug: str, label: str) -> rx.Component:
@@ -31,16 +46,7 @@ def sign_in_form() -> rx.Component:
     """E-mail and password."""
     return rx.el.form(
         rx.el.h2("Ingresar"),
-        text_field(
-            "signin",
-            "Correo electrónico",
-            "email",
-            type_="email",
-            auto_complete="email",
-            required=True,
-            max_length=254,
-            errors=LoginState.field_errors,
-        ),
+        _email("signin"),
         _password("signin", "Contraseña", "password", "current-password", LoginState.field_errors),
         form_alert(LoginState.error),
         rx.el.button("Ingresar", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
@@ -55,16 +61,7 @@ def sign_up_form() -> rx.Component:
     """New visitor or advertiser account."""
     return rx.el.form(
         rx.el.h2("Crear cuenta"),
-        text_field(
-            "signup",
-            "Correo electrónico",
-            "email",
-            type_="email",
-            auto_complete="email",
-            required=True,
-            max_length=254,
-            errors=LoginState.field_errors,
-        ),
+        _email("signup"),
         text_field(
             "signup",
             "Nombre o apodo (opcional)",
@@ -107,16 +104,7 @@ def reset_request_form() -> rx.Component:
     return rx.el.form(
         rx.el.h2("Recuperar contraseña"),
         rx.el.p("Te enviaremos un enlace para elegir una nueva contraseña.", class_name="muted"),
-        text_field(
-            "forgot",
-            "Correo electrónico",
-            "email",
-            type_="email",
-            auto_complete="email",
-            required=True,
-            max_length=254,
-            errors=LoginState.field_errors,
-        ),
+        _email("forgot"),
         form_alert(LoginState.error),
         rx.cond(LoginState.notice != "", rx.el.p(LoginState.notice, role="status", class_name="form-notice")),
         rx.el.button("Enviar enlace", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),

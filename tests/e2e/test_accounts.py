@@ -20,7 +20,6 @@ import redis
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
-from app.core.actor import Actor
 from app.db import make_engine
 from app.identity import accounts
 from app.identity.cookies import SESSION_COOKIE
@@ -30,7 +29,7 @@ from app.identity.sessions import digest
 from app.models import ProfileId, User
 from app.services.abuse import REDIS_KEY_PREFIX
 from tests.e2e.conftest import Site
-from tests.factories import make_account
+from tests.factories import actor_of, make_account
 
 pytestmark = pytest.mark.e2e
 
@@ -75,10 +74,6 @@ def no_earlier_attempts(site: Site) -> None:
 
 def _account(db, provider, email: str, profile: ProfileId, **changes) -> User:
     return make_account(db, provider, email, profile=profile, password=PASSWORD, **changes)
-
-
-def _actor(user: User) -> Actor:
-    return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
 
 
 def _login_form(page: Page, tab: str = "Ingresar"):
@@ -147,7 +142,7 @@ def test_sign_up_verify_sign_in_and_land(page: Page, site: Site, db, provider, p
         admin = _account(db, provider, f"jefa-{profile.value}@correo.cl", ProfileId.ADMINISTRADOR)
         user = db.query(User).filter(User.email == email).one()
         accounts.set_profile(
-            session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, profile=profile.value
+            session=db, provider=provider, actor=actor_of(admin), user_uid=user.uid, profile=profile.value
         )
 
     sign_in(page, email)
@@ -290,7 +285,7 @@ def test_a_ban_forces_an_open_session_out(page: Page, site: Site, db, provider):
     sign_in(page, "vetada-ya@correo.cl")
     _expect_landing(page, site, ProfileId.PROFESOR)
 
-    accounts.set_ban(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, banned=True)
+    accounts.set_ban(session=db, provider=provider, actor=actor_of(admin), user_uid=user.uid, banned=True)
     # The tab is still open on the advertiser area; its next action signs it out.
     page.get_by_role("link", name="Trans").click()
     expect(page.get_by_text(AUTH_MESSAGES["user-disabled"])).to_be_visible()

@@ -36,7 +36,7 @@ from app.states import account as account_state
 from app.states.account import LoginState
 from app.states.report import ReportState
 from tests.abuse import STORAGES, at_once, install_clock, redirect_paths, use_storage
-from tests.factories import make_account, open_session
+from tests.factories import actor_of, make_account, open_session
 from tests.handlers import client_states, invoke, run_async
 from tests.mailbox import LINK, Mailbox, free_port
 
@@ -273,7 +273,7 @@ def test_a_sign_up_flood_leaves_the_session_checks_their_threads(app_database, p
 def test_a_wrong_current_password_counts_as_a_failed_sign_in(db, app_database, memory_counters):
     counting = CountingProvider(engine=get_engine())
     user = make_account(db, counting, "cambiante@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
-    actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
+    actor = actor_of(user)
 
     def change(current: str) -> str:
         return _refusal(
@@ -297,7 +297,7 @@ def test_a_wrong_current_password_counts_as_a_failed_sign_in(db, app_database, m
 
 def test_the_owner_is_e_mailed_when_the_password_changes(db, provider, mailbox, memory_counters):
     user = make_account(db, provider, "avisada@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
-    actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
+    actor = actor_of(user)
     accounts.change_password(
         session=db,
         provider=provider,

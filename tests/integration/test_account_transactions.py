@@ -19,7 +19,6 @@ import firebase_admin.auth
 import pytest
 from sqlmodel import Session, select
 
-from app.core.actor import Actor
 from app.db import get_engine
 from app.identity import accounts
 from app.identity.errors import AuthError
@@ -30,7 +29,7 @@ from app.services.errors import StorageError
 from app.services.mail import wait_until_sent
 from app.settings import get_settings
 from tests.abuse import use_storage
-from tests.factories import check_session, exchange_ticket, make_account, open_session
+from tests.factories import actor_of, check_session, exchange_ticket, make_account, open_session
 from tests.mailbox import LINK
 
 PASSWORD = "canelo-de-nos-2026"
@@ -94,10 +93,6 @@ def _link_code(address: str, mode: str) -> str:
     raise AssertionError(f"no {mode} link for {address}")
 
 
-def _actor(user) -> Actor:
-    return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
-
-
 def _sign_up(db, provider, address, profile="profesor"):
     data = {
         "email": address,
@@ -114,7 +109,7 @@ def _change_password(db, provider, user, new_password=NEW_PASSWORD) -> str:
     return accounts.change_password(
         session=db,
         provider=provider,
-        actor=_actor(user),
+        actor=actor_of(user),
         current_password=PASSWORD,
         new_password=new_password,
         confirm_password=new_password,
@@ -272,7 +267,7 @@ def _staff_and_target(db, provider, address):
 
 def test_a_ban_commits_user_credential_and_revocation(db, provider):
     admin, user, tokens = _staff_and_target(db, provider, "vetada@correo.cl")
-    accounts.set_ban(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, banned=True)
+    accounts.set_ban(session=db, provider=provider, actor=actor_of(admin), user_uid=user.uid, banned=True)
     with _fresh() as fresh:
         assert fresh.get(User, user.uid).ban is True
         assert fresh.get(LocalCredential, user.identity_uid).disabled is True
@@ -290,7 +285,7 @@ def test_a_ban_commits_user_credential_and_revocation(db, provider):
 def test_a_failed_ban_leaves_the_user_free_and_signed_in(db, provider, monkeypatch, step):
     admin, user, tokens = _staff_and_target(db, provider, "libre@correo.cl")
     with failing(monkeypatch, db, step):
-        accounts.set_ban(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, banned=True)
+        accounts.set_ban(session=db, provider=provider, actor=actor_of(admin), user_uid=user.uid, banned=True)
     with _fresh() as fresh:
         assert fresh.get(User, user.uid).ban is False
         assert fresh.get(LocalCredential, user.identity_uid).disabled is False
@@ -305,7 +300,7 @@ def test_a_failed_ban_leaves_the_user_free_and_signed_in(db, provider, monkeypat
 def test_a_profile_change_commits_and_a_failed_one_changes_nothing(db, provider, monkeypatch):
     admin = make_account(db, provider, "jefa@correo.cl", profile=ProfileId.ADMINISTRADOR)
     user = make_account(db, provider, "ascenso@correo.cl", profile=ProfileId.CLIENTE)
-    change = {"session": db, "provider": provider, "actor": _actor(admin), "user_uid": user.uid}
+    change = {"session": db, "provider": provider, "actor": actor_of(admin), "user_uid": user.uid}
     for step in ("app.identity.local.LocalProvider.set_profile", "commit"):
         with failing(monkeypatch, db, step):
             accounts.set_profile(**change, profile="secretaria")
@@ -372,12 +367,12 @@ def test_a_failed_firebase_create_admin_leaves_no_remote_account(db, firebase_pr
 def test_a_failed_firebase_ban_leaves_the_remote_account_enabled(db, firebase_provider, monkeypatch):
     admin, user, tokens = _staff_and_target(db, firebase_provider, "remota-libre@correo.cl")
     with failing(monkeypatch, db, "app.identity.sessions.revoke_user_sessions"):
-        accounts.set_ban(session=db, provider=firebase_provider, actor=_actor(admin), user_uid=user.uid, banned=True)
+        accounts.set_ban(session=db, provider=firebase_provider, actor=actor_of(admin), user_uid=user.uid, banned=True)
     assert _firebase_account(firebase_provider, "remota-libre@correo.cl").disabled is False
     with _fresh() as fresh:
         assert fresh.get(User, user.uid).ban is False
     assert all(check_session(db, token).actor.uid == user.uid for token in tokens)
-    accounts.set_ban(session=db, provider=firebase_provider, actor=_actor(admin), user_uid=user.uid, banned=True)
+    accounts.set_ban(session=db, provider=firebase_provider, actor=actor_of(admin), user_uid=user.uid, banned=True)
     assert _firebase_account(firebase_provider, "remota-libre@correo.cl").disabled is True
 
 

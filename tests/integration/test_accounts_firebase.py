@@ -13,7 +13,6 @@ import httpx
 import pytest
 from sqlmodel import Session, select
 
-from app.core.actor import Actor
 from app.db import get_engine
 from app.identity import accounts
 from app.identity.errors import AUTH_MESSAGES, AuthError
@@ -22,7 +21,7 @@ from app.models import ProfileId, User
 from app.settings import get_settings
 from app.states.account import LoginState
 from tests.abuse import redirect_paths
-from tests.factories import check_session, exchange_ticket, make_account
+from tests.factories import actor_of, check_session, exchange_ticket, make_account
 from tests.firebase_emulator import FIREBASE_PROJECT
 from tests.handlers import client_states, invoke, script_of, ticket_in
 from tests.mailbox import free_port
@@ -36,10 +35,6 @@ def _sign_in(db, provider, email, password=PASSWORD, client="cliente-fb"):
         session=db, provider=provider, settings=get_settings(), email=email, password=password, client_hash=client
     )
     return SimpleNamespace(actor=signed.actor, token=exchange_ticket(db, signed.ticket))
-
-
-def _actor(user) -> Actor:
-    return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
 
 
 def test_sign_up_verify_and_sign_in(db, firebase_provider, firebase_oob_codes):
@@ -69,7 +64,7 @@ def test_ban_disables_the_firebase_account_and_ends_sessions(db, firebase_provid
     admin = make_account(db, firebase_provider, "jefa@correo.cl", profile=ProfileId.ADMINISTRADOR)
     user = make_account(db, firebase_provider, "vetar@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
     token = _sign_in(db, firebase_provider, "vetar@correo.cl").token
-    accounts.set_ban(session=db, provider=firebase_provider, actor=_actor(admin), user_uid=user.uid, banned=True)
+    accounts.set_ban(session=db, provider=firebase_provider, actor=actor_of(admin), user_uid=user.uid, banned=True)
     assert firebase_admin.auth.get_user(user.identity_uid, app=firebase_provider.app).disabled is True
     assert check_session(db, token).banned is True
     with pytest.raises(AuthError) as refused:
@@ -100,7 +95,7 @@ def test_password_change_and_reset_end_sessions(db, firebase_provider, firebase_
     ticket = accounts.change_password(
         session=db,
         provider=firebase_provider,
-        actor=_actor(user),
+        actor=actor_of(user),
         current_password=PASSWORD,
         new_password="glaciar-grey-2026",
         confirm_password="glaciar-grey-2026",

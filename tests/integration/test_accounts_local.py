@@ -17,7 +17,6 @@ from sqlalchemy import update
 from sqlmodel import Session, select
 
 from app import cli
-from app.core.actor import Actor
 from app.db import get_engine
 from app.identity import accounts
 from app.identity.errors import AuthError
@@ -36,7 +35,7 @@ from app.services.errors import ForbiddenError, InvalidInputError
 from app.services.mail import MailError, wait_until_sent
 from app.settings import get_settings
 from tests.abuse import install_clock
-from tests.factories import check_session, exchange_ticket, make_account
+from tests.factories import actor_of, check_session, exchange_ticket, make_account
 
 PASSWORD = "luna-llena-sobre-chiloe"
 CLIENT = "client-hash-1"
@@ -64,10 +63,6 @@ def _sign_in(db, provider, email, password=PASSWORD, client=CLIENT):
 
 def _code(link: str) -> str:
     return link.split("oobCode=")[1]
-
-
-def _actor(user) -> Actor:
-    return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
 
 
 def test_sign_up_verify_by_email_then_sign_in(db, provider, mailbox):
@@ -169,7 +164,7 @@ def test_a_ban_ends_every_session_and_blocks_sign_in(db, provider):
     secretary = make_account(db, provider, "secre@correo.cl", profile=ProfileId.SECRETARIA)
     user = make_account(db, provider, "mala@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
     token = _sign_in(db, provider, "mala@correo.cl").token
-    accounts.set_ban(session=db, provider=provider, actor=_actor(secretary), user_uid=user.uid, banned=True)
+    accounts.set_ban(session=db, provider=provider, actor=actor_of(secretary), user_uid=user.uid, banned=True)
     assert db.get(UserSession, digest(token)).revoked_at is not None  # revoked outright
     check = check_session(db, token)
     assert check.actor is None and check.banned is True  # and the open tab learns why
@@ -178,11 +173,11 @@ def test_a_ban_ends_every_session_and_blocks_sign_in(db, provider):
     assert refused.value.code == "user-disabled"
     # The secretary cannot ban an administrator; an advertiser cannot ban anyone.
     with pytest.raises(Exception) as refused_admin:
-        accounts.set_ban(session=db, provider=provider, actor=_actor(secretary), user_uid=admin.uid, banned=True)
+        accounts.set_ban(session=db, provider=provider, actor=actor_of(secretary), user_uid=admin.uid, banned=True)
     assert "administrador" in str(refused_admin.value)
     with pytest.raises(ForbiddenError):
-        accounts.set_ban(session=db, provider=provider, actor=_actor(user), user_uid=secretary.uid, banned=True)
-    accounts.set_ban(session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, banned=False)
+        accounts.set_ban(session=db, provider=provider, actor=actor_of(user), user_uid=secretary.uid, banned=True)
+    accounts.set_ban(session=db, provider=provider, actor=actor_of(admin), user_uid=user.uid, banned=False)
     assert check_session(db, token).actor is None  # lifting a ban revives nothing
     assert _sign_in(db, provider, "mala@correo.cl").actor.uid == user.uid
 
@@ -191,7 +186,7 @@ def test_password_change_rotates_sessions(db, provider):
     user = make_account(db, provider, "cambio@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
     here = _sign_in(db, provider, "cambio@correo.cl").token
     elsewhere = _sign_in(db, provider, "cambio@correo.cl").token
-    change = {"session": db, "provider": provider, "actor": _actor(user), "client_hash": CLIENT}
+    change = {"session": db, "provider": provider, "actor": actor_of(user), "client_hash": CLIENT}
     with pytest.raises(AuthError) as wrong:
         accounts.change_password(
             **change, current_password="no-es-esta", new_password="nueva-clave-77", confirm_password="nueva-clave-77"
@@ -297,10 +292,10 @@ def test_only_an_administrator_gives_profiles(db, provider):
     user = make_account(db, provider, "ascenso@correo.cl", profile=ProfileId.CLIENTE)
     with pytest.raises(ForbiddenError):
         accounts.set_profile(
-            session=db, provider=provider, actor=_actor(secretary), user_uid=user.uid, profile="secretaria"
+            session=db, provider=provider, actor=actor_of(secretary), user_uid=user.uid, profile="secretaria"
         )
     updated = accounts.set_profile(
-        session=db, provider=provider, actor=_actor(admin), user_uid=user.uid, profile="secretaria"
+        session=db, provider=provider, actor=actor_of(admin), user_uid=user.uid, profile="secretaria"
     )
     assert updated.profile_uid == "secretaria"
 
