@@ -24,6 +24,7 @@ from app.core.geo import CITIES, commune_names_for_city
 from app.core.text import slugify
 from app.db import get_engine
 from app.models import (
+    WIZARD_DONE,
     Advertiser,
     AdvertiserService,
     AdvertiserType,
@@ -88,12 +89,27 @@ SERVICES = (
 )
 ADVERTISER_TYPES = ("Independiente", "De agencia", "Masajista")
 AGENCY_CATEGORIES = (("Agencia pequeña", 1), ("Agencia mediana", 2), ("Agencia grande", 3))
+# (name, description, price, days, effect, tier slug): the upgrades advertisers can ask for.
 APP_SERVICES = (
-    ("Subir a Diamante", "La publicación aparece primero en su ciudad durante 30 días.", 59990, 30),
-    ("Subir a Ruby", "La publicación aparece en la categoría Ruby durante 30 días.", 39990, 30),
-    ("Subir a Platino", "La publicación aparece en la categoría Platino durante 30 días.", 24990, 30),
-    ("Disponible AHORA", "Destaca la publicación como disponible durante 6 horas.", 4990, 1),
-    ("Destacada en portada", "La publicación aparece en la portada durante 7 días.", 19990, 7),
+    (
+        "Subir a Diamante",
+        "La publicación aparece en la categoría Diamante durante 30 días.",
+        59990,
+        30,
+        "nivel",
+        "diamante",
+    ),
+    ("Subir a Ruby", "La publicación aparece en la categoría Ruby durante 30 días.", 39990, 30, "nivel", "ruby"),
+    (
+        "Subir a Platino",
+        "La publicación aparece en la categoría Platino durante 30 días.",
+        24990,
+        30,
+        "nivel",
+        "platino",
+    ),
+    ("VIP", "La publicación aparece en la pestaña VIP de su ciudad durante 15 días.", 19990, 15, "vip", None),
+    ("Subir", "La publicación aparece primera de su categoría durante 3 días.", 4990, 3, "subir", None),
 )
 TIER_WEIGHTS = (("diamante", 1), ("ruby", 2), ("platino", 3), ("chicas-del-dia", 4))
 
@@ -113,6 +129,7 @@ def _demo_photos(media_dir: Path) -> list[tuple[str, int, int]]:
 
 def _ensure_catalogues(session: Session) -> dict[str, list[str]]:
     """Create the demo catalogues when empty; return uids by catalogue."""
+    tiers = {tier.slug: tier.uid for tier in session.exec(select(Tier)).all()}
 
     def ensure(model, rows: list[dict]) -> list[str]:
         if not session.exec(select(func.count()).select_from(model)).one():
@@ -126,7 +143,17 @@ def _ensure_catalogues(session: Session) -> dict[str, list[str]]:
         "agency_categories": ensure(AgencyCategory, [{"name": n, "display_order": o} for n, o in AGENCY_CATEGORIES]),
         "app_services": ensure(
             AppService,
-            [{"name": n, "description": d, "price_clp": p, "duration_days": days} for n, d, p, days in APP_SERVICES],
+            [
+                {
+                    "name": n,
+                    "description": d,
+                    "price_clp": p,
+                    "duration_days": days,
+                    "effect": e,
+                    "tier_uid": tiers.get(t),
+                }
+                for n, d, p, days, e, t in APP_SERVICES
+            ],
         ),
     }
 
@@ -237,6 +264,7 @@ def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7,
                 "city_slug": city.slug,
                 "commune": commune,
                 "tier_uid": tier_uid,
+                "base_tier_uid": tier_uid,
                 "tier_rank": tier_rank,
                 "display_name": name,
                 "name_slug": slugify(name),
@@ -249,7 +277,8 @@ def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7,
                 "phone": _phone(rng),
                 "whatsapp": _phone(rng),
                 "has_video": rng.random() < 0.3,
-                "verified": rng.random() < 0.4,
+                "verified": (verified := rng.random() < 0.4),
+                "verified_at": published if verified else None,
                 "porn_actress": rng.random() < 0.08,
                 "curvy": rng.random() < 0.25,
                 "available_until": now + timedelta(hours=rng.uniform(1, 6)) if rng.random() < 0.15 else None,
@@ -259,6 +288,8 @@ def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7,
                 "created_at": published - timedelta(hours=2),
                 "updated_at": published,
                 "published_at": published if status != ListingStatus.PENDIENTE.value else None,
+                "ranked_at": published if status != ListingStatus.PENDIENTE.value else None,
+                "wizard_step": WIZARD_DONE,
                 "expires_at": published + timedelta(days=60),
             }
         )

@@ -8,7 +8,7 @@ from sqlmodel import Session, select
 
 from app.core.actor import Actor
 from app.core.text import slugify
-from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, Section, Tier, User, utc_now
+from app.models import WIZARD_DONE, Listing, ListingPhoto, ListingStatus, ProfileId, Section, Tier, User, utc_now
 from app.services.users import create_user
 
 
@@ -51,12 +51,15 @@ def make_listing(
     """A listing with ``photos`` photo rows; any column can be overridden."""
     now = utc_now()
     chosen_tier = tier_of(session, tier)
+    if published_at is None and status == ListingStatus.PUBLICADA.value:
+        published_at = now - timedelta(days=10)
     listing = Listing(
         owner_uid=owner.uid,
         section=section,
         city_slug=city,
         commune="Providencia",
         tier_uid=chosen_tier.uid,
+        base_tier_uid=chosen_tier.uid,
         tier_rank=chosen_tier.display_order,
         display_name=name,
         name_slug=slugify(name),
@@ -66,7 +69,9 @@ def make_listing(
         phone=fields.pop("phone", "+56 9 1234 5678"),
         whatsapp=fields.pop("whatsapp", "+56 9 1234 5678"),
         status=status,
-        published_at=published_at or (now - timedelta(days=10) if status == ListingStatus.PUBLICADA.value else None),
+        published_at=published_at,
+        ranked_at=published_at,
+        wizard_step=WIZARD_DONE,
         **fields,
     )
     session.add(listing)

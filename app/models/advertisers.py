@@ -4,7 +4,8 @@ An advertiser is the adult behind listings: one row per advertiser user,
 holding what staff need to check age and consent. ``birth_date`` proves
 adulthood (the service layer refuses anyone under 18); ``consent_at`` is when
 the advertiser accepted the advertiser agreement; ``verified`` is set by
-staff after checking identity.
+staff after checking identity. Chileans give a RUT, foreigners a passport
+number; both, the birth date and the nationality are private (staff only).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ class Advertiser(SQLModel, table=True):
     type_uid: str | None = Field(default=None, foreign_key="tipo_profesor.uid", max_length=40)
     display_name: str = Field(max_length=80)
     rut: str | None = Field(default=None, max_length=12, description="Formatted RUT, checked.")
+    passport: str | None = Field(default=None, max_length=20, description="Foreign advertisers, instead of a RUT.")
+    nationality: str = Field(default="", max_length=60)
     birth_date: date = Field(description="Must make the advertiser 18 or older.")
     phone: str = Field(default="", max_length=30)
     consent_at: datetime | None = Field(default=None, description="Agreement accepted at.")

@@ -8,10 +8,13 @@ Listing tiers (categoriaProfesor) decide the order of a city page: lower
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
+from typing import ClassVar
 
 from sqlmodel import Field, SQLModel
 
 from app.models.base import new_uid, utc_now
+from app.models.types import EnumColumns, EnumString
 
 FIXED_TIERS: tuple[tuple[str, str, int], ...] = (
     ("diamante", "Diamante", 1),
@@ -77,8 +80,22 @@ class AdvertiserService(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utc_now)
 
 
-class AppService(SQLModel, table=True):
-    """servicioApp: a paid upgrade the app sells (price in CLP, duration in days)."""
+class UpgradeEffect(StrEnum):
+    """What an upgrade does while it is in force."""
+
+    TIER = "nivel"  # shown in a higher tier (``tier_uid``)
+    VIP = "vip"  # shown in the VIP tab
+    BUMP = "subir"  # first of its tier
+
+
+class AppService(EnumColumns, SQLModel, table=True):
+    """servicioApp: a paid upgrade the app sells (price in CLP, duration in days).
+
+    ``effect`` says what it does (None: sold by staff by hand, not requestable by advertisers);
+    a tier upgrade names its ``tier_uid``.
+    """
+
+    __enum_columns__: ClassVar[dict[str, type[StrEnum]]] = {"effect": UpgradeEffect}
 
     __tablename__ = "servicio_app"
 
@@ -87,6 +104,8 @@ class AppService(SQLModel, table=True):
     description: str = Field(default="", max_length=500)
     price_clp: int = Field(ge=0)
     duration_days: int = Field(ge=1)
+    effect: UpgradeEffect | None = Field(default=None, sa_type=EnumString(UpgradeEffect, 10), nullable=True)
+    tier_uid: str | None = Field(default=None, foreign_key="categoria_profesor.uid", max_length=40)
     activo: bool = True
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)

@@ -77,6 +77,11 @@ LISTING_STATUS_LABELS: dict[ListingStatus, str] = {
 }
 
 
+WIZARD_STEP_COUNT = 9
+WIZARD_DONE = WIZARD_STEP_COUNT + 1
+"""``Listing.wizard_step`` of a listing whose every step was saved."""
+
+
 class ActorKind(StrEnum):
     """Who makes a status change: the listing's owner, staff, or the system's own clock."""
 
@@ -148,32 +153,50 @@ class Listing(EnumColumns, ListingBase, table=True):
 
     __tablename__ = "publicacion"
     __table_args__ = (
-        # City page grouped by tier: ORDER BY tier_rank, published_at DESC, uid DESC.
+        # City page grouped by tier: ORDER BY tier_rank, ranked_at DESC, uid DESC.
         Index(
             "ix_publicacion_city_tier",
             "status",
             "section",
             "city_slug",
             "tier_rank",
-            desc("published_at"),
+            desc("ranked_at"),
             desc("uid"),
             "owner_uid",
         ),
         # /all page: ORDER BY published_at DESC, uid DESC (scanned backwards).
         Index("ix_publicacion_city_recent", "status", "section", "city_slug", "published_at", "uid", "owner_uid"),
         # Featured listings of a section across cities.
-        Index("ix_publicacion_featured", "status", "section", "tier_rank", desc("published_at"), desc("uid")),
+        Index("ix_publicacion_featured", "status", "section", "tier_rank", desc("ranked_at"), desc("uid")),
     )
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
     owner_uid: str = Field(foreign_key="usuarios.uid", index=True, max_length=40)
     section: Section = Field(default=Section.MUJERES, sa_type=EnumString(Section, 10), nullable=False)
-    tier_uid: str = Field(foreign_key="categoria_profesor.uid", max_length=40)
-    tier_rank: int = Field(description="Copy of the tier's display_order.")
-    name_slug: str = Field(max_length=60)
+    # A draft (borrador) is saved after every wizard step, so these are empty until their step;
+    # sending to review validates the whole listing against ListingCreate.
+    city_slug: str | None = Field(default=None, max_length=40)
+    tier_uid: str | None = Field(default=None, foreign_key="categoria_profesor.uid", max_length=40)
+    tier_rank: int | None = Field(default=None, description="Copy of the effective tier's display_order.")
+    base_tier_uid: str | None = Field(
+        default=None, foreign_key="categoria_profesor.uid", max_length=40, description="The advertiser's own tier."
+    )
+    display_name: str | None = Field(default=None, max_length=60)
+    name_slug: str | None = Field(default=None, max_length=60)
+    age: int | None = Field(default=None, ge=18, le=99)
+    price_hour_clp: int | None = Field(default=None, ge=0)
     description: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    schedule: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    wizard_step: int = Field(default=1, description="The first wizard step the owner has not saved yet.")
     verified: bool = False
+    verified_at: datetime | None = Field(default=None, description="Last verification approval; kept while suspended.")
     available_until: datetime | None = None
+    vip_until: datetime | None = None
+    ranked_at: datetime | None = Field(default=None, description="Order within a tier: published_at, or a bump.")
+    revision: str | None = Field(
+        default=None, sa_column=Column(Text, nullable=True), description="JSON of an edit waiting for review."
+    )
+    revision_at: datetime | None = None
     status: ListingStatus = Field(default=ListingStatus.BORRADOR, sa_type=EnumString(ListingStatus, 12), nullable=False)
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
@@ -208,13 +231,21 @@ class ListingUpdate(SQLModel):
     visiting_until: date | None = None
 
 
-class ListingPublic(ListingBase):
-    """The owner's own view of a listing (my listings, the wizard); never the tier rank or internals."""
+class ListingPublic(ListingUpdate):
+    """The owner's own view of a listing (my listings, the wizard): a draft may still miss fields.
+
+    Never the tier rank, the pending revision's content or other internals.
+    """
 
     uid: str
-    name_slug: str
+    name_slug: str | None
+    schedule: str
+    wizard_step: int
     verified: bool
+    verified_at: datetime | None
     available_until: datetime | None
+    vip_until: datetime | None
+    revision_at: datetime | None
     status: ListingStatus
     created_at: datetime
     updated_at: datetime
@@ -227,16 +258,22 @@ class ListingPhotoBase(SQLModel):
 
 
 class ListingPhoto(ListingPhotoBase, table=True):
-    """A photo of a listing; ``path`` is relative to the media directory."""
+    """A photo of a listing; ``path`` is the storage key of its default size (800 px wide or less)."""
 
     __tablename__ = "publicacion_foto"
     __table_args__ = (Index("ix_publicacion_foto_listing", "listing_uid", "position"),)
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
     listing_uid: str = Field(foreign_key="publicacion.uid", max_length=40)
-    path: str = Field(max_length=200)
+    path: str = Field(max_length=200, index=True)
     width: int = 0
     height: int = 0
+    stem: str | None = Field(
+        default=None, max_length=160, index=True, description="Pipeline photos: keys are {stem}-{width}.webp."
+    )
+    widths: str = Field(default="", max_length=40, description="Stored widths, comma separated (pipeline photos).")
+    phash: str | None = Field(default=None, max_length=32, index=True)
+    approved: bool = Field(default=True, description="False while a photo added to a published listing awaits review.")
     created_at: datetime = Field(default_factory=utc_now)
 
 
@@ -261,6 +298,7 @@ class ListingPhotoPublic(ListingPhotoBase):
     path: str
     width: int
     height: int
+    approved: bool
     created_at: datetime
 
 
@@ -298,10 +336,21 @@ class ListingReview(EnumColumns, SQLModel, table=True):
 
 
 class UpgradeStatus(StrEnum):
+    """solicitada (waiting for staff) → activa (approved, with dates; in force between them)
+    → vencida (its end passed); or rechazada by staff."""
+
     SOLICITADA = "solicitada"
     ACTIVA = "activa"
     RECHAZADA = "rechazada"
     VENCIDA = "vencida"
+
+
+UPGRADE_STATUS_LABELS: dict[UpgradeStatus, str] = {
+    UpgradeStatus.SOLICITADA: "Solicitada",
+    UpgradeStatus.ACTIVA: "Aprobada",
+    UpgradeStatus.RECHAZADA: "Rechazada",
+    UpgradeStatus.VENCIDA: "Terminada",
+}
 
 
 class ListingUpgradeBase(SQLModel):
@@ -386,3 +435,56 @@ class ListingDetail(ListingCard):
     available_until: str
     visiting: str
     published: str
+
+
+class VerificationStatus(StrEnum):
+    SOLICITADA = "solicitada"
+    APROBADA = "aprobada"
+    RECHAZADA = "rechazada"
+
+
+class ListingVerification(EnumColumns, SQLModel, table=True):
+    """verificacionPublicacion: a request for the "Verificada" badge with its private photo.
+
+    ``storage_key`` points into the private storage (never /media or /_upload); it is
+    cleared once the photo is deleted after the decision.
+    """
+
+    __enum_columns__: ClassVar[dict[str, type[StrEnum]]] = {"status": VerificationStatus}
+
+    __tablename__ = "verificacion_publicacion"
+
+    uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
+    listing_uid: str = Field(foreign_key="publicacion.uid", index=True, max_length=40)
+    owner_uid: str = Field(foreign_key="usuarios.uid", max_length=40)
+    storage_key: str | None = Field(default=None, max_length=200)
+    status: VerificationStatus = Field(
+        default=VerificationStatus.SOLICITADA, sa_type=EnumString(VerificationStatus, 12), nullable=False
+    )
+    reason: str = Field(default="", max_length=1000)
+    reviewer_uid: str | None = Field(default=None, foreign_key="usuarios.uid", max_length=40)
+    created_at: datetime = Field(default_factory=utc_now)
+    decided_at: datetime | None = None
+
+
+class ListingVerificationPublic(SQLModel):
+    """What the owner sees of a verification request (never the storage key)."""
+
+    uid: str
+    listing_uid: str
+    status: VerificationStatus
+    reason: str
+    created_at: datetime
+    decided_at: datetime | None
+
+
+class ListingDailyStats(SQLModel, table=True):
+    """estadisticaPublicacion: one row per listing per Chilean day, counters only (never one row per view)."""
+
+    __tablename__ = "estadistica_publicacion"
+
+    listing_uid: str = Field(foreign_key="publicacion.uid", primary_key=True, max_length=40)
+    day: date = Field(primary_key=True)
+    views: int = 0
+    whatsapp_clicks: int = 0
+    call_clicks: int = 0

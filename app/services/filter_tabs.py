@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import ColumnElement, and_, select
+from sqlalchemy import ColumnElement, and_, or_, select
 
 from app.models import Listing, Tier
 
@@ -38,9 +38,9 @@ class FilterTab:
     condition: Callable[[Clock], ColumnElement[bool] | None]
 
 
-def _vip(_: Clock) -> ColumnElement[bool]:
+def _vip(c: Clock) -> ColumnElement[bool]:
     vip_tiers = select(Tier.uid).where(Tier.slug.in_(VIP_TIER_SLUGS))
-    return Listing.tier_uid.in_(vip_tiers)
+    return or_(Listing.tier_uid.in_(vip_tiers), Listing.vip_until > c.now)
 
 
 FILTER_TABS: tuple[FilterTab, ...] = (
@@ -51,7 +51,7 @@ FILTER_TABS: tuple[FilterTab, ...] = (
         f"Published in the last {NEW_LISTING_DAYS} days.",
         lambda c: Listing.published_at >= c.now - timedelta(days=NEW_LISTING_DAYS),
     ),
-    FilterTab("vip", "VIP", "Tier Diamante or Ruby.", _vip),
+    FilterTab("vip", "VIP", "Tier Diamante or Ruby, or a VIP upgrade in force (vip_until after now).", _vip),
     FilterTab(
         "estrellas-xxx",
         "Estrellas XXX",

@@ -142,8 +142,8 @@ def city_cards(
 ) -> CardPage:
     """One page of a city's public cards for a filter tab.
 
-    Grouped by tier (Diamante, Ruby, Platino, Chicas del día), newest first
-    within a tier; with ``group_by_tier`` false, newest first overall (the
+    Grouped by tier (Diamante, Ruby, Platino, Chicas del día), newest (or most
+    recently bumped, ``ranked_at``) first within a tier; with ``group_by_tier`` false, newest first overall (the
     /all page).
     """
     moment = clock(now)
@@ -154,9 +154,10 @@ def city_cards(
     if extra is not None:
         conditions.append(extra)
     total = session.exec(select(func.count()).select_from(Listing).where(*conditions)).one()
-    order = [Listing.published_at.desc(), Listing.uid.desc()]
     if group_by_tier:
-        order.insert(0, Listing.tier_rank)
+        order = [Listing.tier_rank, Listing.ranked_at.desc(), Listing.uid.desc()]
+    else:
+        order = [Listing.published_at.desc(), Listing.uid.desc()]
     rows = session.exec(
         _public_select(Listing, Tier)
         .where(*conditions)
@@ -175,7 +176,7 @@ def featured_cards(
     rows = session.exec(
         _public_select(Listing, Tier)
         .where(*_public_conditions(section))
-        .order_by(Listing.tier_rank, Listing.published_at.desc(), Listing.uid.desc())
+        .order_by(Listing.tier_rank, Listing.ranked_at.desc(), Listing.uid.desc())
         .limit(limit)
     ).all()
     return _cards(session, rows, moment)

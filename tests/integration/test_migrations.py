@@ -21,6 +21,8 @@ EXPECTED_TABLES = {
     "publicacion",
     "publicacion_foto",
     "publicacion_servicio",
+    "verificacion_publicacion",
+    "estadistica_publicacion",
     "revisar_publicacion",
     "mejoras_publicacion",
     "reporte",
