@@ -154,10 +154,17 @@ def _detail() -> rx.Component:
                                 target="_blank",
                                 rel="noopener noreferrer",
                                 class_name="btn btn-whatsapp",
+                                on_click=DirectoryState.count_whatsapp,
                             ),
                         ),
                         rx.cond(
-                            d.tel_url != "", rx.el.a("Llamar " + d.phone, href=d.tel_url, class_name="btn btn-primary")
+                            d.tel_url != "",
+                            rx.el.a(
+                                "Llamar " + d.phone,
+                                href=d.tel_url,
+                                class_name="btn btn-primary",
+                                on_click=DirectoryState.count_call,
+                            ),
                         ),
                         class_name="contact",
                     ),

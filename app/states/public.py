@@ -2,22 +2,35 @@
 
 Everything here is public data; handlers still validate every input (the
 path, the page number) because any client can call them with anything.
+
+The detail page counts its views and contact clicks (app.services.stats) on
+threads of their own, after the handler has returned: counting never holds
+up the page, and a failure is logged and dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 
 import reflex as rx
 from pydantic import BaseModel
 
 from app.core.geo import city_by_slug
 from app.db import session_scope
+from app.identity.sessions import resolve_session
 from app.models import ListingCard, ListingDetail, Section
 from app.routes import city_path, is_pretty_detail_path, resolve_public_path
-from app.services import listings
+from app.services import listings, stats
+from app.services.abuse import client_key
 from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab, tab_by_slug
-from app.states.auth import public
+from app.settings import get_settings
+from app.states.auth import connection_session_hash, public
+
+log = logging.getLogger(__name__)
 
 AGE_COOKIE = "mayor_de_edad"
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
@@ -38,6 +51,58 @@ def _city_cards(section: str, city_slug: str, tab: FilterTab, page: int, grouped
         return listings.city_cards(
             session=session, section=section, city_slug=city_slug, tab=tab, page=page, group_by_tier=grouped
         )
+
+
+# Counting has threads of its own (a stalled database must not take the threads the page
+# queries run on), and when it falls this far behind, new counts are dropped, not queued.
+COUNT_WORKERS = 2
+COUNT_BACKLOG = 500
+_count_pool = ThreadPoolExecutor(max_workers=COUNT_WORKERS, thread_name_prefix="estadisticas")
+_count_slots = threading.BoundedSemaphore(COUNT_BACKLOG)
+_counting: set[Future] = set()
+_counting_lock = threading.Lock()
+
+
+def _count(listing_uid: str, kind: str, visitor: str, token_hash: str) -> None:
+    """Count one view or click; the caller's session decides whether they are the owner or staff."""
+    try:
+        with session_scope() as session:
+            check = resolve_session(session=session, token_hash=token_hash, idle_days=get_settings().session_idle_days)
+            stats.record(
+                session=session,
+                listing_uid=listing_uid,
+                kind=kind,
+                visitor=visitor,
+                viewer_uid=check.actor.uid if check.actor else None,
+                today=listings.clock().today,
+            )
+    except Exception as exc:  # a statistic is never worth a broken page
+        log.warning("listing %s: %s not counted (%s)", listing_uid, kind, type(exc).__name__)
+
+
+def _counted(future: Future) -> None:
+    with _counting_lock:
+        _counting.discard(future)
+    _count_slots.release()
+
+
+def count_later(listing_uid: str, kind: str, address: str, token_hash: str) -> None:
+    """Hand one count to the counting threads and return at once (dropped when they are far behind)."""
+    visitor = client_key(address, get_settings().secret_key)
+    if not _count_slots.acquire(blocking=False):
+        log.warning("listing %s: %s not counted (backlog full)", listing_uid, kind)
+        return
+    future = _count_pool.submit(_count, listing_uid, kind, visitor, token_hash)
+    with _counting_lock:
+        _counting.add(future)
+    future.add_done_callback(_counted)
+
+
+def wait_for_counts(timeout: float = 30.0) -> None:
+    """Wait until the counts handed over so far are done (for tests)."""
+    with _counting_lock:
+        pending = list(_counting)
+    wait_futures(pending, timeout=timeout)
 
 
 class TierGroup(BaseModel):
@@ -152,7 +217,23 @@ class DirectoryState(rx.State):
         self.city_name = detail.city_name
         self.heading = detail.display_name
         self.view = "detail"
+        self._count(stats.VIEW)
         return None
+
+    def _count(self, kind: str) -> None:
+        """Count a view or contact click of the detail shown (its uid was resolved here, never sent)."""
+        if self.view == "detail" and self.detail is not None:
+            count_later(self.detail.uid, kind, self.router.session.client_ip or "", connection_session_hash())
+
+    @public
+    def count_whatsapp(self):
+        """The visitor pressed the WhatsApp button of the listing shown (counted at most once a day)."""
+        self._count(stats.WHATSAPP)
+
+    @public
+    def count_call(self):
+        """The visitor pressed the call button of the listing shown (counted at most once a day)."""
+        self._count(stats.CALL)
 
     async def _load_cards(self):
         tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB

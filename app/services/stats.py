@@ -1,0 +1,158 @@
+"""Listing statistics: detail-page views and contact clicks, as daily counters per listing.
+
+One row per listing per Chilean day (``ListingDailyStats``), never one row per
+view. A visitor (the keyed hash of their address, app.services.abuse.client_key)
+counts at most once per day, per listing and per kind: the "already counted"
+check is a limit of one hit in the shared abuse counters (Redis or memory),
+keyed by kind, listing, visitor and day. The listing's owner and staff are
+never counted. Each count is one ``INSERT ... ON CONFLICT DO UPDATE`` that adds
+one to a column, so concurrent counts never lose an increment.
+
+Indexes: every query here reads a range of the primary key (listing_uid, day).
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from pydantic import BaseModel
+from sqlalchemy import case, func
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, select
+
+from app.models import Listing, ListingDailyStats, ListingStatus, ProfileId, User
+from app.services.abuse import Rule, limiter
+from app.services.errors import InvalidInputError
+from app.services.ownership import owned_listing
+
+VIEW = "view"
+WHATSAPP = "whatsapp"
+CALL = "call"
+# The counter column of each kind.
+KIND_COLUMNS = {VIEW: "views", WHATSAPP: "whatsapp_clicks", CALL: "call_clicks"}
+STAFF_PROFILES = frozenset({ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value})
+# Once per visitor per day: the key holds the day, and a Chilean day lasts at most 25 hours (DST).
+ONCE_A_DAY = Rule("estadistica", 1, 26 * 3600)
+MAX_SERIES_DAYS = 366
+
+
+class StatTotals(BaseModel):
+    """Views and contact clicks (WhatsApp + call) of one listing over the last 7 and 30 days."""
+
+    views_7: int = 0
+    views_30: int = 0
+    clicks_7: int = 0
+    clicks_30: int = 0
+
+
+class DayStat(BaseModel):
+    """One day of a listing's chart: its label ("21/11"), views and contact clicks."""
+
+    day: str
+    views: int
+    clicks: int
+
+
+def _counted_before(*, kind: str, listing_uid: str, visitor: str, today: date) -> bool:
+    """Take this visitor's one count of the day for (kind, listing); True if it was already taken."""
+    key = "/".join((kind, listing_uid, visitor, today.isoformat()))
+    return limiter().hit([(ONCE_A_DAY, key)]) > 0
+
+
+def _increment(session: Session, *, listing_uid: str, today: date, column: str) -> None:
+    """Add one to ``column`` of the listing's row for ``today`` (created at one), atomically."""
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    counters = {name: int(name == column) for name in KIND_COLUMNS.values()}
+    statement = insert(ListingDailyStats).values(listing_uid=listing_uid, day=today, **counters)
+    table = ListingDailyStats.__table__
+    statement = statement.on_conflict_do_update(
+        index_elements=[table.c.listing_uid, table.c.day], set_={column: table.c[column] + 1}
+    )
+    session.execute(statement)
+
+
+def record(*, session: Session, listing_uid: str, kind: str, visitor: str, viewer_uid: str | None, today: date) -> bool:
+    """Count one ``kind`` ("view", "whatsapp", "call") of a public listing; True if it was counted.
+
+    Not counted: a listing that is not published, its owner, staff
+    (administrador, secretaria), and a visitor already counted today for this
+    listing and kind. ``visitor`` is the keyed client hash, never an address.
+    Commits.
+    """
+    column = KIND_COLUMNS.get(kind)
+    if column is None:
+        raise InvalidInputError("No reconocemos ese tipo de estadística.", field="kind")
+    if not isinstance(listing_uid, str) or not listing_uid or len(listing_uid) > 40:
+        return False
+    listing = session.exec(select(Listing.owner_uid, Listing.status).where(Listing.uid == listing_uid)).first()
+    if listing is None or listing.status != ListingStatus.PUBLICADA:
+        return False
+    if viewer_uid:
+        if viewer_uid == listing.owner_uid:
+            return False
+        if session.exec(select(User.profile_uid).where(User.uid == viewer_uid)).first() in STAFF_PROFILES:
+            return False
+    if _counted_before(kind=kind, listing_uid=listing_uid, visitor=visitor, today=today):
+        return False
+    _increment(session, listing_uid=listing_uid, today=today, column=column)
+    session.commit()
+    return True
+
+
+def totals_for(*, session: Session, listing_uids: list[str], today: date) -> dict[str, StatTotals]:
+    """Totals of the last 7 and 30 days (today included) per listing; listings without counts get zeros."""
+    totals = {uid: StatTotals() for uid in listing_uids}
+    if not totals:
+        return totals
+    stats = ListingDailyStats
+    recent = stats.day >= today - timedelta(days=6)
+    clicks = stats.whatsapp_clicks + stats.call_clicks
+    rows = session.exec(
+        select(
+            stats.listing_uid,
+            func.sum(case((recent, stats.views), else_=0)),
+            func.sum(stats.views),
+            func.sum(case((recent, clicks), else_=0)),
+            func.sum(clicks),
+        )
+        .where(
+            stats.listing_uid.in_(list(totals)),
+            stats.day >= today - timedelta(days=29),
+            stats.day <= today,
+        )
+        .group_by(stats.listing_uid)
+    ).all()
+    for uid, views_7, views_30, clicks_7, clicks_30 in rows:
+        totals[uid] = StatTotals(
+            views_7=int(views_7), views_30=int(views_30), clicks_7=int(clicks_7), clicks_30=int(clicks_30)
+        )
+    return totals
+
+
+def daily_series(*, session: Session, owner_uid: str, listing_uid: str, today: date, days: int = 30) -> list[DayStat]:
+    """The owner's listing, day by day over the last ``days`` days (oldest first, days without counts at zero).
+
+    Someone else's listing, or a missing one, raises NotFoundError.
+    """
+    if not 1 <= days <= MAX_SERIES_DAYS:
+        raise InvalidInputError("Elige un período de entre 1 y 366 días.", field="days")
+    listing = owned_listing(session=session, owner_uid=owner_uid, uid=listing_uid)
+    first = today - timedelta(days=days - 1)
+    stats = ListingDailyStats
+    rows = session.exec(
+        select(stats).where(stats.listing_uid == listing.uid, stats.day >= first, stats.day <= today)
+    ).all()
+    by_day = {row.day: row for row in rows}
+    series = []
+    for offset in range(days):
+        day = first + timedelta(days=offset)
+        row = by_day.get(day)
+        series.append(
+            DayStat(
+                day=f"{day.day:02d}/{day.month:02d}",
+                views=row.views if row else 0,
+                clicks=row.whatsapp_clicks + row.call_clicks if row else 0,
+            )
+        )
+    return series

@@ -1,0 +1,249 @@
+"""Listing statistics on both databases: views and contact clicks counted once per visitor per day,
+never for the owner or staff, exact under concurrency; the 7/30-day totals and the owner's daily series;
+and the public detail page counting through its handlers without ever failing because of it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date, timedelta
+
+import pytest
+from reflex.istate.data import SessionData
+from reflex_base.constants import RouteVar
+from sqlmodel import Session, select
+
+from app.db import get_engine
+from app.models import ListingDailyStats, ProfileId, User
+from app.services import listings, stats
+from app.services.errors import InvalidInputError, NotFoundError
+from app.services.users import create_user
+from app.settings import get_settings
+from app.states import public as public_state
+from app.states.public import DirectoryState, wait_for_counts
+from tests.abuse import use_storage
+from tests.factories import make_listing, make_owner, open_session
+from tests.handlers import client_states, invoke
+
+TODAY = date(2026, 11, 21)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, monkeypatch) -> Iterator[Session]:
+    """The app's own database (SQLite, then PostgreSQL) with empty counters in memory; a session on it."""
+    url = request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url")
+    monkeypatch.setenv("DATABASE_URL", url)
+    use_storage(monkeypatch, "memory")
+    get_engine.cache_clear()
+    with Session(get_engine(), expire_on_commit=False) as session:
+        yield session
+    get_engine().dispose()
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+
+
+def _user(db: Session, email: str, profile: ProfileId) -> User:
+    public = create_user(session=db, data={"email": email, "display_name": "Alguien", "profile_uid": profile.value})
+    return db.get(User, public.uid)
+
+
+def _record(listing_uid: str, kind: str = stats.VIEW, visitor: str = "visitante-1", viewer_uid=None, today=TODAY):
+    """One count through a session of its own, as each request would."""
+    with Session(get_engine(), expire_on_commit=False) as session:
+        return stats.record(
+            session=session, listing_uid=listing_uid, kind=kind, visitor=visitor, viewer_uid=viewer_uid, today=today
+        )
+
+
+def _rows(listing_uid: str) -> dict[date, tuple[int, int, int]]:
+    with Session(get_engine()) as session:
+        rows = session.exec(select(ListingDailyStats).where(ListingDailyStats.listing_uid == listing_uid)).all()
+        return {row.day: (row.views, row.whatsapp_clicks, row.call_clicks) for row in rows}
+
+
+def _add_day(db: Session, listing_uid: str, day: date, views: int = 0, whatsapp: int = 0, call: int = 0) -> None:
+    db.add(ListingDailyStats(listing_uid=listing_uid, day=day, views=views, whatsapp_clicks=whatsapp, call_clicks=call))
+    db.commit()
+
+
+# --- recording ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("counters", ["memory", "redis"])
+def test_a_view_counts_once_per_visitor_per_day(db, monkeypatch, counters):
+    use_storage(monkeypatch, counters)
+    listing = make_listing(db, make_owner(db, "duena@example.cl"))
+    assert _record(listing.uid) is True
+    assert _record(listing.uid) is False  # same visitor, same day
+    assert _record(listing.uid, visitor="visitante-2") is True
+    assert _record(listing.uid, today=TODAY + timedelta(days=1)) is True  # next day
+    assert _rows(listing.uid) == {TODAY: (2, 0, 0), TODAY + timedelta(days=1): (1, 0, 0)}
+
+
+def test_the_owner_and_staff_are_never_counted(db):
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner)
+    admin = _user(db, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    secretary = _user(db, "secre@example.cl", ProfileId.SECRETARIA)
+    for viewer in (owner, admin, secretary):
+        for kind in stats.KIND_COLUMNS:
+            assert _record(listing.uid, kind=kind, visitor=f"de-{viewer.uid}", viewer_uid=viewer.uid) is False
+    assert _rows(listing.uid) == {}
+    # Signed-in visitors who are neither count like anyone else.
+    client = _user(db, "cliente@example.cl", ProfileId.CLIENTE)
+    other_advertiser = make_owner(db, "otra@example.cl")
+    assert _record(listing.uid, visitor="a", viewer_uid=client.uid) is True
+    assert _record(listing.uid, visitor="b", viewer_uid=other_advertiser.uid) is True
+    assert _rows(listing.uid) == {TODAY: (2, 0, 0)}
+
+
+def test_only_published_listings_are_counted(db):
+    owner = make_owner(db, "duena@example.cl")
+    for status in ("borrador", "pendiente", "rechazada", "pausada", "expirada"):
+        hidden = make_listing(db, owner, status=status)
+        assert _record(hidden.uid) is False
+        assert _rows(hidden.uid) == {}
+    assert _record("no-existe") is False
+
+
+def test_each_kind_counts_in_its_own_column_once_per_visitor(db):
+    listing = make_listing(db, make_owner(db, "duena@example.cl"))
+    for kind in (stats.VIEW, stats.WHATSAPP, stats.CALL, stats.WHATSAPP, stats.CALL):
+        _record(listing.uid, kind=kind)
+    _record(listing.uid, kind=stats.CALL, visitor="visitante-2")
+    assert _rows(listing.uid) == {TODAY: (1, 1, 2)}
+    with pytest.raises(InvalidInputError):
+        _record(listing.uid, kind="like")
+
+
+def test_concurrent_counts_from_distinct_visitors_add_up_exactly(db):
+    listing = make_listing(db, make_owner(db, "duena@example.cl"))
+    visitors = 40
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        views = list(pool.map(lambda i: _record(listing.uid, visitor=f"v{i}"), range(visitors)))
+        clicks = list(pool.map(lambda i: _record(listing.uid, kind=stats.WHATSAPP, visitor=f"v{i}"), range(visitors)))
+        # One visitor pressing again and again at once still counts once.
+        again = list(pool.map(lambda _: _record(listing.uid, kind=stats.CALL, visitor="insistente"), range(16)))
+    assert views == clicks == [True] * visitors
+    assert sorted(again) == [False] * 15 + [True]
+    assert _rows(listing.uid) == {TODAY: (visitors, visitors, 1)}
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def test_totals_cover_the_last_7_and_30_days_including_today(db):
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner)
+    quiet = make_listing(db, owner, name="Sin visitas")
+    _add_day(db, listing.uid, TODAY, views=1, whatsapp=1)
+    _add_day(db, listing.uid, TODAY - timedelta(days=6), views=2, call=1)
+    _add_day(db, listing.uid, TODAY - timedelta(days=7), views=4)
+    _add_day(db, listing.uid, TODAY - timedelta(days=29), views=8, whatsapp=1, call=1)
+    _add_day(db, listing.uid, TODAY - timedelta(days=30), views=16, whatsapp=5)
+    _add_day(db, listing.uid, TODAY + timedelta(days=1), views=32)  # not yet (a clock ahead elsewhere)
+    totals = stats.totals_for(session=db, listing_uids=[listing.uid, quiet.uid], today=TODAY)
+    assert totals == {
+        listing.uid: stats.StatTotals(views_7=3, views_30=15, clicks_7=2, clicks_30=4),
+        quiet.uid: stats.StatTotals(views_7=0, views_30=0, clicks_7=0, clicks_30=0),
+    }
+    assert stats.totals_for(session=db, listing_uids=[], today=TODAY) == {}
+
+
+def test_the_daily_series_is_zero_filled_oldest_first_and_only_for_the_owner(db):
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner)
+    _add_day(db, listing.uid, date(2026, 11, 30), views=3, whatsapp=1, call=1)
+    _add_day(db, listing.uid, date(2026, 12, 2), views=1)
+    _add_day(db, listing.uid, date(2026, 11, 27), views=9)  # before the window
+    series = stats.daily_series(
+        session=db, owner_uid=owner.uid, listing_uid=listing.uid, today=date(2026, 12, 3), days=5
+    )
+    assert [(d.day, d.views, d.clicks) for d in series] == [
+        ("29/11", 0, 0),
+        ("30/11", 3, 2),
+        ("01/12", 0, 0),
+        ("02/12", 1, 0),
+        ("03/12", 0, 0),
+    ]
+    assert len(stats.daily_series(session=db, owner_uid=owner.uid, listing_uid=listing.uid, today=TODAY)) == 30
+    stranger = make_owner(db, "otra@example.cl")
+    for owner_uid, uid in ((stranger.uid, listing.uid), (owner.uid, "no-existe")):
+        with pytest.raises(NotFoundError) as refused:
+            stats.daily_series(session=db, owner_uid=owner_uid, listing_uid=uid, today=TODAY)
+        assert refused.value.message == "No encontramos esa publicación entre las tuyas."
+
+
+# --- the public detail page -----------------------------------------------------------------
+
+
+def _detail_page(listing, token: str = "", address: str = "203.0.113.7") -> DirectoryState:
+    """A new browser tab at the listing's detail URL, from ``address``, holding session ``token``."""
+    state, _ = client_states(DirectoryState, token)
+    path = listings.listing_path(
+        section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
+    )
+    root = state._get_root_state()
+    root.router_data = root._update_router_vars({RouteVar.PATH: path, RouteVar.ORIGIN: path, RouteVar.QUERY: {}}, {})
+    state.rx_router_session = SessionData(client_ip=address)
+    return state
+
+
+def _open(state: DirectoryState) -> None:
+    invoke(state, "load")
+    wait_for_counts()
+    assert state.view == "detail"
+
+
+def _today_counts(listing_uid: str) -> tuple[int, int, int]:
+    return _rows(listing_uid).get(listings.clock().today, (0, 0, 0))
+
+
+def test_the_detail_page_counts_visitors_but_not_the_owner_or_staff(db):
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner)
+    admin = _user(db, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    for user in (owner, admin):
+        _open(_detail_page(listing, open_session(db, user.uid), address="198.51.100.1"))
+    assert _today_counts(listing.uid) == (0, 0, 0)
+    visitor = _detail_page(listing)
+    _open(visitor)
+    _open(_detail_page(listing))  # the same visitor again (a reload, a new tab)
+    assert _today_counts(listing.uid) == (1, 0, 0)
+    for handler in ("count_whatsapp", "count_call", "count_whatsapp"):
+        invoke(visitor, handler)
+    wait_for_counts()
+    assert _today_counts(listing.uid) == (1, 1, 1)
+    _open(_detail_page(listing, address="2800:150:1:2::1"))
+    assert _today_counts(listing.uid) == (2, 1, 1)
+
+
+def test_a_click_counts_only_the_listing_the_tab_shows(db):
+    listing = make_listing(db, make_owner(db, "duena@example.cl"))
+    state, _ = client_states(DirectoryState)  # no detail loaded: nothing to count
+    invoke(state, "count_whatsapp")
+    invoke(state, "count_call")
+    wait_for_counts()
+    assert _today_counts(listing.uid) == (0, 0, 0)
+
+
+def test_a_failing_count_neither_breaks_nor_blocks_the_detail_page(db, monkeypatch, caplog):
+    listing = make_listing(db, make_owner(db, "duena@example.cl"))
+
+    def broken(**_kwargs):
+        raise RuntimeError("contadores caídos")
+
+    monkeypatch.setattr(stats, "record", broken)
+    state = _detail_page(listing)
+    with caplog.at_level(logging.WARNING, logger=public_state.__name__):
+        _open(state)
+        invoke(state, "count_call")
+        wait_for_counts()
+    assert state.detail is not None and state.detail.uid == listing.uid
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages == [
+        f"listing {listing.uid}: view not counted (RuntimeError)",
+        f"listing {listing.uid}: call not counted (RuntimeError)",
+    ]
+    assert _today_counts(listing.uid) == (0, 0, 0)
