@@ -1,0 +1,94 @@
+"""A small bar chart of a listing's views and contact clicks per day (plain HTML and CSS, no chart library).
+
+Screen readers skip the bars and read the caption with the totals and a
+visually hidden table of every day instead.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+
+def _field(day, name: str, kind: type) -> rx.Var:
+    """A field of one day, whether the list var holds DayStat models or untyped dicts."""
+    return day.to(dict)[name].to(kind)
+
+
+def _number(day, name: str) -> rx.Var:
+    return _field(day, name, int)
+
+
+def _larger(a, b) -> rx.Var:
+    return rx.cond(a > b, a, b)
+
+
+def _height(value, peak) -> rx.Var:
+    """A bar's height as a percentage of the tallest bar."""
+    return (value * 100 / peak).to_string() + "%"
+
+
+def _day_bars(day, peak) -> rx.Component:
+    views, clicks = _number(day, "views"), _number(day, "clicks")
+    return rx.el.div(
+        rx.el.span(class_name="stats-bar stats-bar-views", style={"height": _height(views, peak)}),
+        rx.el.span(class_name="stats-bar stats-bar-clicks", style={"height": _height(clicks, peak)}),
+        class_name="stats-day",
+        title=_field(day, "day", str) + ": " + views.to_string() + " visitas, " + clicks.to_string() + " clics",
+    )
+
+
+def _day_row(day) -> rx.Component:
+    return rx.el.tr(
+        rx.el.th(_field(day, "day", str), scope="row"),
+        rx.el.td(_number(day, "views")),
+        rx.el.td(_number(day, "clicks")),
+    )
+
+
+def stats_chart(series: rx.Var) -> rx.Component:
+    """Bars of views and contact clicks per day, oldest first, from a list var of DayStat (day, views, clicks)."""
+    peak = series.reduce(
+        lambda tallest, day: _larger(tallest, _larger(_number(day, "views"), _number(day, "clicks"))), 1
+    )
+    views = series.reduce(lambda total, day: total + _number(day, "views"), 0)
+    clicks = series.reduce(lambda total, day: total + _number(day, "clicks"), 0)
+    last = series.length() - 1
+    return rx.el.figure(
+        rx.el.figcaption(
+            "Últimos "
+            + series.length().to_string()
+            + " días: "
+            + views.to_string()
+            + " visitas y "
+            + clicks.to_string()
+            + " clics de contacto (WhatsApp y llamadas)."
+        ),
+        rx.el.div(
+            rx.el.div(rx.foreach(series, lambda day: _day_bars(day, peak)), class_name="stats-bars"),
+            rx.cond(
+                series.length() > 0,
+                rx.el.div(
+                    rx.el.span(_field(series[0], "day", str)),
+                    rx.el.span(_field(series[last], "day", str)),
+                    class_name="stats-axis",
+                ),
+            ),
+            rx.el.p(
+                rx.el.span(class_name="stats-key stats-bar-views"),
+                "Visitas",
+                rx.el.span(class_name="stats-key stats-bar-clicks"),
+                "Clics",
+                class_name="stats-legend",
+            ),
+            aria_hidden="true",
+        ),
+        rx.el.table(
+            rx.el.caption("Visitas y clics por día"),
+            rx.el.thead(
+                rx.el.tr(rx.el.th("Día", scope="col"), rx.el.th("Visitas", scope="col"), rx.el.th("Clics", scope="col"))
+            ),
+            rx.el.tbody(rx.foreach(series, _day_row)),
+            class_name="stats-hidden-table",
+        ),
+        class_name="stats-chart",
+    )
