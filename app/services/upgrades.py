@@ -1,0 +1,324 @@
+"""Upgrades (mejorasPublicacion): an advertiser asks, staff approve with dates, the clock applies them.
+
+An upgrade is a servicioApp with an effect (``AppService.effect``):
+
+- ``nivel``: the listing is shown in a higher tier (``AppService.tier_uid``);
+- ``vip``: the listing is in the VIP tab (``Listing.vip_until``);
+- ``subir``: the listing goes first in its tier (``Listing.ranked_at``).
+
+A request (solicitada) carries the period the advertiser chose; staff approve it
+(activa) with the period paid for, or deny it (rechazada). An approved upgrade is
+in force while ``starts_at <= now < ends_at``; :func:`apply_upgrades` writes the
+effective values the public pages read (tier_uid, tier_rank, vip_until, ranked_at)
+and marks ended upgrades vencida. The clock job (app/services/listing_jobs.py)
+runs it every minute, so an upgrade starts and ends on its dates by itself.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel
+from sqlmodel import Session, select
+
+from app.core.dates import format_date
+from app.core.money import format_currency
+from app.models import (
+    UPGRADE_STATUS_LABELS,
+    AppService,
+    Listing,
+    ListingStatus,
+    ListingUpgrade,
+    ProfileId,
+    Tier,
+    UpgradeEffect,
+    UpgradeStatus,
+    User,
+    utc_now,
+)
+from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
+from app.services.listings import clock
+from app.services.ownership import owned_listing
+from app.settings import get_settings
+
+DATE_FORMAT = "D [de] MMMM [de] YYYY"
+MAX_DAYS_AHEAD = 365
+STAFF_PROFILES = (ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value)
+UPGRADABLE_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA)
+_EFFECT_ORDER = {UpgradeEffect.TIER: 0, UpgradeEffect.VIP: 1, UpgradeEffect.BUMP: 2}
+_UNKNOWN_UPGRADE = "No encontramos esa mejora."
+
+
+class UpgradeOption(BaseModel):
+    """A servicioApp an advertiser can ask for."""
+
+    uid: str
+    name: str
+    description: str
+    price_label: str
+    duration_days: int
+    effect: str
+
+
+class UpgradeRow(BaseModel):
+    """One upgrade of a listing as its owner sees it."""
+
+    uid: str
+    name: str
+    status: str
+    status_label: str
+    starts: str
+    ends: str
+    amount: str
+
+
+def _display_date(moment: datetime | None) -> str:
+    if moment is None:
+        return ""
+    return format_date(moment.astimezone(ZoneInfo(get_settings().timezone)), DATE_FORMAT)
+
+
+def _row(upgrade: ListingUpgrade, service_name: str) -> UpgradeRow:
+    return UpgradeRow(
+        uid=upgrade.uid,
+        name=service_name,
+        status=upgrade.status.value,
+        status_label=UPGRADE_STATUS_LABELS[upgrade.status],
+        starts=_display_date(upgrade.starts_at),
+        ends=_display_date(upgrade.ends_at),
+        amount=format_currency(upgrade.amount_clp),
+    )
+
+
+def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
+    """The active servicioApp with an effect: tier upgrades best tier first, then VIP, then the bump."""
+    rows = session.exec(
+        select(AppService, Tier)
+        .join(Tier, Tier.uid == AppService.tier_uid, isouter=True)
+        .where(AppService.activo == True, AppService.effect.is_not(None))  # noqa: E712
+    ).all()
+    rows = sorted(
+        rows,
+        key=lambda row: (_EFFECT_ORDER[row[0].effect], row[1].display_order if row[1] else 0, row[0].name),
+    )
+    return [
+        UpgradeOption(
+            uid=service.uid,
+            name=service.name,
+            description=service.description,
+            price_label=format_currency(service.price_clp),
+            duration_days=service.duration_days,
+            effect=service.effect.value,
+        )
+        for service, _tier in rows
+    ]
+
+
+def _start_of_day(day: date) -> datetime:
+    """Chilean midnight of ``day`` as an aware UTC time."""
+    return datetime.combine(day, time(), tzinfo=ZoneInfo(get_settings().timezone)).astimezone(UTC)
+
+
+def request_upgrade(
+    *,
+    session: Session,
+    owner_uid: str,
+    listing_uid: str,
+    app_service_uid: str,
+    starts_on: date | None = None,
+    now: datetime | None = None,
+) -> UpgradeRow:
+    """Ask for an upgrade of the caller's published or paused listing, from ``starts_on`` (default today).
+
+    The price is the servicioApp's; the period asked for runs ``duration_days`` from the start of that
+    Chilean day. Staff confirm the payment and the dates when approving.
+    """
+    moment = clock(now)
+    listing = owned_listing(session=session, owner_uid=owner_uid, uid=listing_uid, for_update=True)
+    if listing.status not in UPGRADABLE_STATUSES:
+        raise ConflictError("Solo puedes pedir mejoras para una publicación publicada o pausada.")
+    service = session.get(AppService, app_service_uid) if isinstance(app_service_uid, str) else None
+    if service is None or not service.activo or service.effect is None:
+        raise InvalidInputError("Elige una de las mejoras disponibles.", field="app_service_uid")
+    if service.effect == UpgradeEffect.TIER:
+        target = session.get(Tier, service.tier_uid) if service.tier_uid else None
+        own = session.get(Tier, listing.base_tier_uid or listing.tier_uid)
+        if target is None or (own is not None and target.display_order >= own.display_order):
+            raise InvalidInputError(
+                "Tu publicación ya está en esa categoría o en una superior.", field="app_service_uid"
+            )
+    starts_on = starts_on or moment.today
+    if not isinstance(starts_on, date) or starts_on < moment.today:
+        raise InvalidInputError("Elige una fecha de inicio desde hoy en adelante.", field="starts_on")
+    if starts_on > moment.today + timedelta(days=MAX_DAYS_AHEAD):
+        raise InvalidInputError("Elige una fecha de inicio dentro del próximo año.", field="starts_on")
+    pending = session.exec(
+        select(ListingUpgrade.uid).where(
+            ListingUpgrade.listing_uid == listing.uid,
+            ListingUpgrade.app_service_uid == service.uid,
+            ListingUpgrade.status == UpgradeStatus.SOLICITADA,
+        )
+    ).first()
+    if pending is not None:
+        raise ConflictError("Ya pediste esta mejora para esta publicación y está esperando aprobación.")
+    starts_at = _start_of_day(starts_on)
+    upgrade = ListingUpgrade(
+        listing_uid=listing.uid,
+        app_service_uid=service.uid,
+        requested_by_uid=owner_uid,
+        amount_clp=service.price_clp,
+        starts_at=starts_at,
+        ends_at=starts_at + timedelta(days=service.duration_days),
+        created_at=moment.now,
+        updated_at=moment.now,
+    )
+    session.add(upgrade)
+    session.commit()
+    return _row(upgrade, service.name)
+
+
+def my_upgrades(*, session: Session, owner_uid: str, listing_uid: str) -> list[UpgradeRow]:
+    """Every upgrade of the caller's listing, newest request first."""
+    listing = owned_listing(session=session, owner_uid=owner_uid, uid=listing_uid)
+    rows = session.exec(
+        select(ListingUpgrade, AppService.name)
+        .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+        .where(ListingUpgrade.listing_uid == listing.uid)
+        .order_by(ListingUpgrade.created_at.desc(), ListingUpgrade.uid.desc())
+    ).all()
+    return [_row(upgrade, name) for upgrade, name in rows]
+
+
+def _ensure_staff(session: Session, user_uid: str) -> None:
+    user = session.get(User, user_uid) if isinstance(user_uid, str) else None
+    if user is None or user.ban or not user.activo or user.profile_uid not in STAFF_PROFILES:
+        raise ForbiddenError("Solo el equipo del sitio puede revisar mejoras.")
+
+
+def _pending_upgrade(session: Session, upgrade_uid: str) -> ListingUpgrade:
+    upgrade = session.get(ListingUpgrade, upgrade_uid, with_for_update=True) if isinstance(upgrade_uid, str) else None
+    if upgrade is None:
+        raise NotFoundError(_UNKNOWN_UPGRADE)
+    if upgrade.status != UpgradeStatus.SOLICITADA:
+        raise ConflictError("Esta mejora ya fue revisada.")
+    return upgrade
+
+
+def approve_upgrade(
+    *,
+    session: Session,
+    reviewer_uid: str,
+    upgrade_uid: str,
+    starts_at: datetime,
+    ends_at: datetime,
+    payment_reference: str,
+    now: datetime | None = None,
+) -> None:
+    """Staff approve a requested upgrade for the period paid for; it takes effect at once if that period started.
+
+    ``payment_reference`` (the receipt staff checked) is required but not stored: there is no column for it yet.
+    """
+    _ensure_staff(session, reviewer_uid)
+    if not isinstance(payment_reference, str) or not payment_reference.strip():
+        raise InvalidInputError("Indica la referencia del pago que confirmaste.", field="payment_reference")
+    for name, value in (("starts_at", starts_at), ("ends_at", ends_at)):
+        if not isinstance(value, datetime) or value.utcoffset() is None:
+            raise InvalidInputError("Indica la fecha y hora con su zona horaria.", field=name)
+    if ends_at <= starts_at:
+        raise InvalidInputError("El término debe ser posterior al inicio.", field="ends_at")
+    upgrade = _pending_upgrade(session, upgrade_uid)
+    now = now or utc_now()
+    upgrade.status = UpgradeStatus.ACTIVA
+    upgrade.starts_at = starts_at.astimezone(UTC)
+    upgrade.ends_at = ends_at.astimezone(UTC)
+    upgrade.updated_at = now
+    session.add(upgrade)
+    session.flush()
+    _apply(session, now, listing_uids=[upgrade.listing_uid])
+    session.commit()
+
+
+def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reason: str) -> None:
+    """Staff deny a requested upgrade; ``reason`` is required (there is no column to keep it yet)."""
+    _ensure_staff(session, reviewer_uid)
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInputError("Indica el motivo del rechazo.", field="reason")
+    upgrade = _pending_upgrade(session, upgrade_uid)
+    upgrade.status = UpgradeStatus.RECHAZADA
+    upgrade.updated_at = utc_now()
+    session.add(upgrade)
+    session.commit()
+
+
+def apply_upgrades(*, session: Session, now: datetime | None = None) -> int:
+    """Bring every listing with an approved upgrade up to date at ``now``; return how many listings changed.
+
+    Idempotent: a second run at the same moment changes nothing.
+    """
+    changed = _apply(session, now or utc_now())
+    session.commit()
+    return changed
+
+
+def _apply(session: Session, now: datetime, listing_uids: list[str] | None = None) -> int:
+    """Recompute the effective values of listings with activa upgrades (all, or ``listing_uids``); flushed.
+
+    A listing's upgrades that ended become vencida in the same run that takes their effect away, so a
+    listing stops being looked at once its last upgrade ended.
+    """
+    query = select(ListingUpgrade, AppService).join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+    query = query.where(ListingUpgrade.status == UpgradeStatus.ACTIVA)
+    if listing_uids is not None:
+        query = query.where(ListingUpgrade.listing_uid.in_(listing_uids))
+    rows = session.exec(query.order_by(ListingUpgrade.listing_uid, ListingUpgrade.uid)).all()
+    by_listing: dict[str, list[tuple[ListingUpgrade, AppService]]] = {}
+    for upgrade, service in rows:
+        by_listing.setdefault(upgrade.listing_uid, []).append((upgrade, service))
+    if not by_listing:
+        return 0
+    tiers = {tier.uid: tier for tier in session.exec(select(Tier)).all()}
+    listings = session.exec(
+        select(Listing).where(Listing.uid.in_(list(by_listing))).order_by(Listing.uid).with_for_update()
+    ).all()
+    changed = 0
+    for listing in listings:
+        in_force = []
+        for upgrade, service in by_listing[listing.uid]:
+            if upgrade.ends_at is not None and upgrade.ends_at <= now:
+                upgrade.status = UpgradeStatus.VENCIDA
+                upgrade.updated_at = now
+                session.add(upgrade)
+            elif upgrade.starts_at is not None and upgrade.starts_at <= now:
+                in_force.append((upgrade, service))
+        if _set_effective(listing, in_force, tiers):
+            session.add(listing)
+            changed += 1
+    session.flush()
+    return changed
+
+
+def _set_effective(listing: Listing, in_force: list[tuple[ListingUpgrade, AppService]], tiers: dict) -> bool:
+    """Write the listing's effective tier, VIP end and rank time from the upgrades in force; True if any changed."""
+    if listing.base_tier_uid is None:
+        # Listings from before upgrades existed: their tier is their own.
+        listing.base_tier_uid = listing.tier_uid
+    tier_uid = listing.base_tier_uid
+    vip_until = None
+    ranked_at = listing.published_at
+    for upgrade, service in in_force:
+        if service.effect == UpgradeEffect.TIER and service.tier_uid in tiers:
+            current = tiers.get(tier_uid)
+            if current is None or tiers[service.tier_uid].display_order < current.display_order:
+                tier_uid = service.tier_uid
+        elif service.effect == UpgradeEffect.VIP:
+            vip_until = max(vip_until or upgrade.ends_at, upgrade.ends_at)
+        elif service.effect == UpgradeEffect.BUMP:
+            # A bump never pushes a listing down: a later publication (a renewal) still counts.
+            ranked_at = max(ranked_at or upgrade.starts_at, upgrade.starts_at)
+    tier_rank = tiers[tier_uid].display_order if tier_uid in tiers else listing.tier_rank
+    new = {"tier_uid": tier_uid, "tier_rank": tier_rank, "vip_until": vip_until, "ranked_at": ranked_at}
+    differs = {name: value for name, value in new.items() if getattr(listing, name) != value}
+    for name, value in differs.items():
+        setattr(listing, name, value)
+    return bool(differs)
