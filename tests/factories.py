@@ -57,7 +57,7 @@ def make_listing(
         owner_uid=owner.uid,
         section=section,
         city_slug=city,
-        commune="Providencia",
+        commune=fields.pop("commune", "Providencia"),
         tier_uid=chosen_tier.uid,
         base_tier_uid=chosen_tier.uid,
         tier_rank=chosen_tier.display_order,

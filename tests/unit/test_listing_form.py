@@ -1,0 +1,165 @@
+"""The wizard's per-step checks: each bad value is refused under its own field with a Spanish message."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+
+from app.core.phone import normalize_chilean_mobile
+from app.services.errors import InvalidInputError
+from app.services.listing_form import Catalogues, clean_step, nationalities, parse_schedule, years_between
+
+TODAY = date(2026, 11, 21)
+CATALOGUES = Catalogues(tiers=frozenset({"t1"}), types=frozenset({"k1"}), services=frozenset({"s1", "s2"}))
+
+
+def _clean(step, values, **kwargs):
+    return clean_step(step, values, today=TODAY, catalogues=CATALOGUES, **kwargs)
+
+
+def _refused(step, values, **kwargs) -> str:
+    with pytest.raises(InvalidInputError) as refused:
+        _clean(step, values, **kwargs)
+    assert refused.value.message
+    return refused.value.field
+
+
+IDENTITY = {"document": "rut", "rut": "11111111-1", "birth_date": "2000/02/29", "nationality": "Chile"}
+
+
+def test_identity_accepts_a_valid_rut_or_passport_and_an_adult():
+    clean = _clean(1, IDENTITY)
+    assert clean.advertiser == {
+        "rut": "11.111.111-1",
+        "passport": None,
+        "birth_date": date(2000, 2, 29),
+        "nationality": "Chile",
+    }
+    passport = _clean(1, {**IDENTITY, "document": "pasaporte", "passport": "ab 123-456", "nationality": "Venezuela"})
+    assert passport.advertiser["passport"] == "AB123456" and passport.advertiser["rut"] is None
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"rut": "11.111.111-2"}, "rut"),
+        ({"rut": ""}, "rut"),
+        ({"document": "pasaporte", "passport": "x"}, "passport"),
+        ({"document": "otro"}, "document"),
+        ({"birth_date": "2008/11/22"}, "birth_date"),  # 17 years and 364 days
+        ({"birth_date": "2027/01/01"}, "birth_date"),
+        ({"birth_date": "2000/02/30"}, "birth_date"),
+        ({"birth_date": "22/11/2008"}, "birth_date"),
+        ({"nationality": "Narnia"}, "nationality"),
+    ],
+)
+def test_identity_refusals(change, field):
+    assert _refused(1, {**IDENTITY, **change}) == field
+
+
+def test_eighteen_today_is_old_enough():
+    assert _clean(1, {**IDENTITY, "birth_date": "2008/11/21"}).advertiser["birth_date"] == date(2008, 11, 21)
+    assert years_between(date(2008, 11, 22), TODAY) == 17
+
+
+def test_location_checks_city_commune_and_section():
+    assert _clean(2, {"city_slug": "talca", "commune": "Talca", "section": "trans"}).listing["section"] == "trans"
+    assert _refused(2, {"city_slug": "gotham", "commune": "Talca", "section": "mujeres"}) == "city_slug"
+    assert _refused(2, {"city_slug": "talca", "commune": "Providencia", "section": "mujeres"}) == "commune"
+    assert _refused(2, {"city_slug": "talca", "commune": "Talca", "section": "hombres"}) == "section"
+
+
+def test_category_only_from_the_catalogues():
+    assert _clean(3, {"tier_uid": "t1", "type_uid": "k1"}).listing == {"base_tier_uid": "t1"}
+    assert _refused(3, {"tier_uid": "diamante", "type_uid": "k1"}) == "tier_uid"
+    assert _refused(3, {"tier_uid": "t1", "type_uid": "zz"}) == "type_uid"
+
+
+ABOUT = {"display_name": "  Camila   Rosa ", "age": "27", "description": "x" * 40, "curvy": "on"}
+
+
+def test_about_cleans_the_name_and_flags():
+    clean = _clean(4, ABOUT, services=["s1", "s1"])
+    assert clean.listing["display_name"] == "Camila Rosa" and clean.listing["name_slug"] == "camila-rosa"
+    assert clean.listing["curvy"] is True and clean.listing["porn_actress"] is False
+    assert clean.services == ["s1"]
+
+
+@pytest.mark.parametrize(
+    ("change", "services", "field"),
+    [
+        ({"age": "17"}, [], "age"),
+        ({"age": "veinte"}, [], "age"),
+        ({"display_name": "!"}, [], "display_name"),
+        ({"description": "corta"}, [], "description"),
+        ({"description": "x" * 4001}, [], "description"),
+        ({}, ["no-existe"], "services"),
+    ],
+)
+def test_about_refusals(change, services, field):
+    assert _refused(4, {**ABOUT, **change}, services=services) == field
+
+
+def test_rates_read_chilean_money_and_refuse_nonsense():
+    clean = _clean(5, {"price_hour_clp": "$60.000", "price_night_clp": " 300000 "})
+    assert clean.listing["price_hour_clp"] == 60000 and clean.listing["price_night_clp"] == 300000
+    assert clean.listing["price_half_hour_clp"] is None
+    assert _refused(5, {"price_hour_clp": ""}) == "price_hour_clp"
+    assert _refused(5, {"price_hour_clp": "10"}) == "price_hour_clp"
+    assert _refused(5, {"price_hour_clp": "50000", "price_two_hours_clp": "-1"}) == "price_two_hours_clp"
+
+
+def test_availability_schedule_and_visiting_dates():
+    clean = _clean(6, {"visiting_from": "2026/11/25", "visiting_until": "2026/11/28"}, schedule={"lun": "10:00-20:00"})
+    assert json.loads(clean.listing["schedule"]) == {"lun": "10:00-20:00"}
+    assert clean.listing["visiting_until"] == date(2026, 11, 28)
+    assert parse_schedule(clean.listing["schedule"])["mar"] == ""
+    assert _refused(6, {}, schedule={"lun": "diez a veinte"}) == "schedule"
+    assert _refused(6, {}, schedule={"feriado": "10:00-12:00"}) == "schedule"
+    assert _refused(6, {"visiting_from": "2026/11/25"}) == "visiting_until"
+    assert _refused(6, {"visiting_from": "2026/11/25", "visiting_until": "2026/11/20"}) == "visiting_until"
+    assert _refused(6, {"visiting_from": "2026/11/01", "visiting_until": "2026/11/10"}) == "visiting_until"
+
+
+def test_photos_step_needs_one_to_twelve():
+    assert _refused(7, {}, photo_count=0) == "photos"
+    assert _refused(7, {}, photo_count=13) == "photos"
+    _clean(7, {}, photo_count=12)
+
+
+def test_contact_takes_chilean_mobiles_only():
+    clean = _clean(8, {"phone": "9 8765 4321", "whatsapp": ""})
+    assert clean.listing == {"phone": "+56 9 8765 4321", "whatsapp": ""}
+    assert _refused(8, {"phone": "+56 2 2123 4567"}) == "phone"
+    assert _refused(8, {"phone": "987654321", "whatsapp": "+1 202 555 0101"}) == "whatsapp"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("912345678", "+56 9 1234 5678"),
+        ("(+56) 9 6123-4567", "+56 9 6123 4567"),
+        ("56987654321", "+56 9 8765 4321"),
+        ("221234567", None),
+        ("9 1234 567", None),
+        ("+56 9 1234 56789", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_chilean_mobile_numbers(text, expected):
+    assert normalize_chilean_mobile(text) == expected
+
+
+def test_unknown_step_and_non_mapping_input_are_refused():
+    with pytest.raises(InvalidInputError):
+        _clean(12, {})
+    with pytest.raises(InvalidInputError):
+        _clean(2, ["city_slug"])
+
+
+def test_nationalities_come_from_cldr_with_chile_first():
+    names = nationalities()
+    assert names[0] == "Chile" and "Perú" in names and "Venezuela" in names and len(names) > 200
