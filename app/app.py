@@ -10,6 +10,7 @@ from app.identity.cookies import handshake_middleware
 from app.identity.jobs import purge_sign_in_tables
 from app.middleware import SecurityMiddleware
 from app.route_table import PAGE_ROUTES
+from app.services.listing_jobs import listing_clock
 from app.states.failures import on_backend_exception
 
 app = rx.App(
@@ -30,6 +31,7 @@ app = rx.App(
     backend_exception_handler=on_backend_exception,
 )
 app.register_lifespan_task(purge_sign_in_tables)
+app.register_lifespan_task(listing_clock)
 
 # Every page from the one route table (app.route_table), in one loop.
 for page_route in PAGE_ROUTES:

@@ -101,6 +101,12 @@ class Settings(BaseSettings):
     s3_secret_key: str = ""
     s3_region: str = "us-east-1"
 
+    # Private files (verification photos), shown only to staff through an authorized
+    # route: a folder outside MEDIA_DIR and Reflex's upload folder, or with S3 a bucket
+    # of their own (empty = S3_BUCKET + "-private"), never the public one.
+    private_media_dir: Path = PROJECT_ROOT / "data" / "private"
+    s3_private_bucket: str = ""
+
     @field_validator("environment")
     @classmethod
     def _known_environment(cls, value: str) -> str:
@@ -166,6 +172,22 @@ class Settings(BaseSettings):
                 f"SMTP_TLS_CA_FILE={value} is not a file: point it at the PEM certificate of the mail server's CA"
             )
         return value
+
+    @model_validator(mode="after")
+    def _private_files_apart(self) -> Settings:
+        if self.s3_bucket and not self.s3_private_bucket:
+            self.s3_private_bucket = f"{self.s3_bucket}-private"
+        if self.s3_bucket and self.s3_private_bucket == self.s3_bucket:
+            raise ValueError("S3_PRIVATE_BUCKET must differ from S3_BUCKET: the public bucket's objects are public")
+        private = self.private_media_dir.resolve()
+        upload_dir = Path(os.environ.get("REFLEX_UPLOADED_FILES_DIR") or "uploaded_files").resolve()
+        for public in (self.media_dir.resolve(), upload_dir):
+            if private.is_relative_to(public) or public.is_relative_to(private):
+                raise ValueError(
+                    f"PRIVATE_MEDIA_DIR ({private}) must be apart from {public}: "
+                    "that folder is served to anyone, and verification photos are for staff only"
+                )
+        return self
 
     @model_validator(mode="after")
     def _real_secret_in_production(self) -> Settings:

@@ -3,6 +3,10 @@
 Local disk under MEDIA_DIR is the embedded default; S3-compatible object storage
 (boto3) is used when S3_BUCKET is set. Keys are chosen by the app (random names
 under a prefix such as ``photos/``), never taken from an uploaded file name.
+
+Private files (verification photos) live in a storage of their own from
+:func:`get_private_storage`: a folder outside MEDIA_DIR, or a separate bucket.
+They have no public address; only an authorized route reads them.
 """
 
 from __future__ import annotations
@@ -25,6 +29,10 @@ def check_key(key: str) -> str:
     if not _KEY.fullmatch(key) or ".." in key.split("/") or "/." in key or "//" in key:
         raise InvalidKeyError(f"invalid storage key {key!r}")
     return key
+
+
+class NoPublicUrlError(RuntimeError):
+    """Asked for the public address of a private file (a bug in the caller): private files have none."""
 
 
 class Storage(Protocol):
@@ -56,3 +64,15 @@ def get_storage(settings: Settings | None = None) -> Storage:
     from app.storage.local import LocalStorage
 
     return LocalStorage(settings.media_dir)
+
+
+def get_private_storage(settings: Settings | None = None) -> Storage:
+    """The storage of private files: the S3_PRIVATE_BUCKET when S3_BUCKET is set, else PRIVATE_MEDIA_DIR."""
+    settings = settings or get_settings()
+    if settings.s3_bucket:
+        from app.storage.s3 import PrivateS3Storage
+
+        return PrivateS3Storage.from_settings(settings, bucket=settings.s3_private_bucket)
+    from app.storage.local import PrivateLocalStorage
+
+    return PrivateLocalStorage(settings.private_media_dir)

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from app.services.errors import NotFoundError
-from app.storage import InvalidKeyError, check_key
+from app.storage import InvalidKeyError, NoPublicUrlError, check_key
 
 MEDIA_URL_PREFIX = "/media/"
 
@@ -52,3 +52,10 @@ class LocalStorage:
 
     def public_url(self, key: str) -> str:
         return self.url_prefix + check_key(key)
+
+
+class PrivateLocalStorage(LocalStorage):
+    """Private files under ``root`` (outside MEDIA_DIR): nothing serves this folder, so no public URL."""
+
+    def public_url(self, key: str) -> str:
+        raise NoPublicUrlError("private files have no public URL")

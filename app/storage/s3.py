@@ -8,7 +8,7 @@ from botocore.exceptions import ClientError
 
 from app.services.errors import NotFoundError
 from app.settings import Settings
-from app.storage import check_key
+from app.storage import NoPublicUrlError, check_key
 
 _MISSING = {"404", "NoSuchKey", "NotFound"}
 
@@ -16,13 +16,17 @@ _MISSING = {"404", "NoSuchKey", "NotFound"}
 class S3Storage:
     """Objects in one bucket; public photos are addressed as <endpoint>/<bucket>/<key>."""
 
+    cache_control = "public, max-age=31536000, immutable"
+
     def __init__(self, *, client, bucket: str, public_base_url: str) -> None:
         self.client = client
         self.bucket = bucket
         self.public_base_url = public_base_url.rstrip("/")
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> S3Storage:
+    def from_settings(cls, settings: Settings, *, bucket: str | None = None) -> S3Storage:
+        """A client for the configured endpoint, on ``bucket`` (default S3_BUCKET)."""
+        bucket = bucket or settings.s3_bucket
         client = boto3.client(
             "s3",
             endpoint_url=settings.s3_endpoint_url or None,
@@ -37,7 +41,7 @@ class S3Storage:
             ),
         )
         endpoint = settings.s3_endpoint_url or f"https://s3.{settings.s3_region}.amazonaws.com"
-        return cls(client=client, bucket=settings.s3_bucket, public_base_url=f"{endpoint}/{settings.s3_bucket}")
+        return cls(client=client, bucket=bucket, public_base_url=f"{endpoint}/{bucket}")
 
     def put(self, key: str, data: bytes, content_type: str) -> None:
         self.client.put_object(
@@ -45,7 +49,7 @@ class S3Storage:
             Key=check_key(key),
             Body=data,
             ContentType=content_type,
-            CacheControl="public, max-age=31536000, immutable",
+            CacheControl=self.cache_control,
         )
 
     def get(self, key: str) -> bytes:
@@ -71,3 +75,12 @@ class S3Storage:
 
     def public_url(self, key: str) -> str:
         return f"{self.public_base_url}/{check_key(key)}"
+
+
+class PrivateS3Storage(S3Storage):
+    """Private files in a bucket of their own (S3_PRIVATE_BUCKET): never cached, no public URL."""
+
+    cache_control = "private, no-store"
+
+    def public_url(self, key: str) -> str:
+        raise NoPublicUrlError("private files have no public URL")

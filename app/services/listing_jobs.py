@@ -1,0 +1,75 @@
+"""The listings' clock: expiry and upgrades, run every minute by every app process while it lives.
+
+- :func:`expire_listings`: a publicada or pausada listing whose ``expires_at`` passed becomes expirada
+  (the lifecycle's ``system`` move);
+- :func:`app.services.upgrades.apply_upgrades`: approved upgrades start and end on their dates.
+
+Both are idempotent and lock the rows they change, so several workers running them side by side do
+no harm (on PostgreSQL a worker skips listings another one is expiring).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+from typing import NamedTuple
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session, select
+
+from app.db import session_scope
+from app.models import ActorKind, Listing, ListingStatus, utc_now
+from app.services.listing_lifecycle import ensure_transition
+from app.services.upgrades import apply_upgrades
+
+log = logging.getLogger(__name__)
+
+CLOCK_EVERY_SECONDS = 60
+EXPIRING_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA)
+
+
+def expire_listings(*, session: Session, now: datetime | None = None) -> int:
+    """Move published and paused listings whose time ran out to expirada; return how many."""
+    now = now or utc_now()
+    due = session.exec(
+        select(Listing)
+        .where(Listing.status.in_(EXPIRING_STATUSES), Listing.expires_at.is_not(None), Listing.expires_at <= now)
+        .order_by(Listing.uid)
+        .with_for_update(skip_locked=True)
+    ).all()
+    for listing in due:
+        listing.status = ensure_transition(listing.status, ListingStatus.EXPIRADA, ActorKind.SYSTEM)
+        listing.updated_at = now
+        session.add(listing)
+    session.commit()
+    return len(due)
+
+
+class ClockRun(NamedTuple):
+    """What one run of the clock jobs changed."""
+
+    expired: int
+    upgraded: int
+
+
+def run_clock_jobs(now: datetime | None = None) -> ClockRun:
+    """One run of the clock jobs, each in its own transaction on the app's database."""
+    now = now or utc_now()
+    with session_scope() as session:
+        expired = expire_listings(session=session, now=now)
+    with session_scope() as session:
+        upgraded = apply_upgrades(session=session, now=now)
+    return ClockRun(expired=expired, upgraded=upgraded)
+
+
+async def listing_clock() -> None:
+    """Lifespan task: run the clock jobs now and then every minute; a failed run is logged and retried."""
+    while True:
+        try:
+            run = await asyncio.to_thread(run_clock_jobs)
+            if run.expired or run.upgraded:
+                log.info("clock jobs: %d listings expired, %d listings' upgrades applied", *run)
+        except SQLAlchemyError:
+            log.exception("clock jobs failed; retrying in %d s", CLOCK_EVERY_SECONDS)
+        await asyncio.sleep(CLOCK_EVERY_SECONDS)

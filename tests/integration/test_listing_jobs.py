@@ -1,0 +1,112 @@
+"""The listings' clock on both databases: published and paused listings expire when their time runs out,
+approved upgrades start and end on their dates, and running the jobs again changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from sqlmodel import Session
+
+from app.db import get_engine
+from app.models import AppService, Listing, ListingStatus, ListingUpgrade, UpgradeStatus, utc_now
+from app.services import listing_jobs
+from app.settings import get_settings
+from tests.factories import make_listing, make_owner
+from tests.handlers import run_async
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, monkeypatch) -> Iterator[Session]:
+    """The app's own database, SQLite then PostgreSQL; a session on it."""
+    monkeypatch.setenv("DATABASE_URL", request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+    with Session(get_engine(), expire_on_commit=False) as session:
+        yield session
+    get_engine().dispose()
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+
+
+def _status(db: Session, uid: str) -> ListingStatus:
+    listing = db.get(Listing, uid)
+    db.refresh(listing)
+    return listing.status
+
+
+def test_published_and_paused_listings_expire_once_their_time_passed(db):
+    now = utc_now()
+    owner = make_owner(db, "duena@example.cl")
+    published = make_listing(db, owner, name="Publicada", expires_at=now - timedelta(minutes=1))
+    paused = make_listing(db, owner, name="Pausada", status="pausada", expires_at=now)
+    running = make_listing(db, owner, name="Vigente", expires_at=now + timedelta(days=1))
+    forever = make_listing(db, owner, name="Sin fecha")
+    others = {
+        status: make_listing(db, owner, status=status, expires_at=now - timedelta(days=1))
+        for status in (
+            "borrador",
+            "pendiente",
+            "rechazada",
+        )
+    }
+    assert listing_jobs.expire_listings(session=db, now=now) == 2
+    assert _status(db, published.uid) == _status(db, paused.uid) == ListingStatus.EXPIRADA
+    assert _status(db, running.uid) == _status(db, forever.uid) == ListingStatus.PUBLICADA
+    for status, listing in others.items():
+        assert _status(db, listing.uid) == status
+    assert listing_jobs.expire_listings(session=db, now=now) == 0  # idempotent
+    assert listing_jobs.expire_listings(session=db, now=now + timedelta(days=1)) == 1
+    assert _status(db, running.uid) == ListingStatus.EXPIRADA
+
+
+def test_run_clock_jobs_expires_and_applies_upgrades_in_the_app_database(db):
+    now = utc_now()
+    owner = make_owner(db, "duena@example.cl")
+    expiring = make_listing(db, owner, name="Vence", expires_at=now + timedelta(hours=1))
+    vip = make_listing(db, owner, name="VIP")
+    service = AppService(name="VIP", price_clp=19990, duration_days=15, effect="vip")
+    db.add(service)
+    db.flush()
+    upgrade = ListingUpgrade(
+        listing_uid=vip.uid,
+        app_service_uid=service.uid,
+        requested_by_uid=owner.uid,
+        amount_clp=19990,
+        status=UpgradeStatus.ACTIVA,
+        starts_at=now + timedelta(minutes=30),
+        ends_at=now + timedelta(days=15),
+    )
+    db.add(upgrade)
+    db.commit()
+    assert listing_jobs.run_clock_jobs(now) == (0, 0)
+    assert listing_jobs.run_clock_jobs(now + timedelta(minutes=30)) == (0, 1)
+    db.refresh(vip)
+    assert vip.vip_until == now + timedelta(days=15)
+    assert listing_jobs.run_clock_jobs(now + timedelta(hours=1)) == (1, 0)
+    assert _status(db, expiring.uid) == ListingStatus.EXPIRADA
+    assert listing_jobs.run_clock_jobs(now + timedelta(days=15)) == (0, 1)
+    db.refresh(vip)
+    db.refresh(upgrade)
+    assert vip.vip_until is None and upgrade.status == UpgradeStatus.VENCIDA
+    assert listing_jobs.run_clock_jobs(now + timedelta(days=15)) == (0, 0)
+
+
+class _Stop(Exception):
+    """Ends the lifespan loop after its first run."""
+
+
+def test_the_lifespan_task_runs_the_jobs_then_waits_a_minute(db, monkeypatch):
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner, expires_at=utc_now() - timedelta(minutes=1))
+    waits = []
+
+    async def stop_after_first_run(seconds):
+        waits.append(seconds)
+        raise _Stop
+
+    monkeypatch.setattr(listing_jobs.asyncio, "sleep", stop_after_first_run)
+    with pytest.raises(_Stop):
+        run_async(listing_jobs.listing_clock())
+    assert waits == [60] and _status(db, listing.uid) == ListingStatus.EXPIRADA
