@@ -1,4 +1,4 @@
-"""Plain HTTP routes beside the Reflex app: SSG pages, photos and health.
+"""Plain HTTP routes beside the Reflex app: SSG pages, listing photos (/media) and health.
 
 Mounted through ``rx.App(api_transformer=...)``; these routes answer before
 the compiled frontend, so /escorts-ssg is real HTML from the server.
@@ -16,19 +16,22 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from app.core.geo import city_by_slug
 from app.db import get_engine, session_scope
+from app.identity import sessions
 from app.identity.cookies import ROUTES as SESSION_ROUTES
+from app.identity.cookies import SESSION_COOKIE
 from app.models import Section
 from app.pages import ssg
 from app.routes import SSG_HOME, SSG_PAGE_PARAM, resolve_ssg_city, resolve_ssg_page, safe_ssg_next, ssg_page_url
-from app.services import listings
+from app.services import listing_photos, listings
+from app.services.errors import NotFoundError
 from app.services.filter_tabs import DEFAULT_TAB
-from app.settings import get_settings
+from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
+from app.storage import InvalidKeyError, Storage, check_key, get_storage
 
 log = logging.getLogger(__name__)
 
@@ -173,17 +176,84 @@ def _ping_database() -> None:
         connection.execute(text("SELECT 1"))
 
 
+PUBLIC_MEDIA_CACHE = "public, max-age=31536000, immutable"
+PRIVATE_MEDIA_CACHE = "private, no-store"
+MEDIA_TYPES = {".webp": "image/webp", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png"}
+_storage_cache: dict[str, tuple[Settings, Storage]] = {}
+
+
+def _media_storage() -> Storage:
+    """The configured storage, built once per settings object (an S3 client is not free to create)."""
+    settings = get_settings()
+    cached = _storage_cache.get("media")
+    if cached is None or cached[0] is not settings:
+        cached = (settings, get_storage(settings))
+        _storage_cache["media"] = cached
+    return cached[1]
+
+
+def _media_cache_control(key: str, token_hash: str) -> str | None:
+    """How the photo under ``key`` may be served: publicly, privately (owner, staff), or not at all (None)."""
+    with session_scope() as session:
+        if listing_photos.public_media(session=session, key=key):
+            return PUBLIC_MEDIA_CACHE
+        if not token_hash:
+            return None
+        check = sessions.resolve_session(
+            session=session, token_hash=token_hash, idle_days=get_settings().session_idle_days
+        )
+        if check.actor is not None and listing_photos.private_media(session=session, key=key, actor=check.actor):
+            return PRIVATE_MEDIA_CACHE
+        return None
+
+
+def _read_media(key: str) -> bytes:
+    return _media_storage().get(key)
+
+
+def _media_not_found() -> Response:
+    return PlainTextResponse("No encontramos esa foto.", status_code=404, headers={"Cache-Control": "no-store"})
+
+
+async def media(request: Request) -> Response:
+    """/media/{key}: a listing photo's bytes from the configured storage.
+
+    Approved photos of public listings go to anyone with a long cache lifetime
+    (their keys are random and never reused); any other photo only to its owner
+    and to staff, never cached. Everything else, including keys that do not
+    exist or are malformed, gets the same 404.
+    """
+    key = request.path_params["key"]
+    media_type = MEDIA_TYPES.get(key[key.rfind(".") :].lower()) if "." in key else None
+    try:
+        check_key(key)
+    except InvalidKeyError:
+        return _media_not_found()
+    if media_type is None:
+        return _media_not_found()
+    token = request.cookies.get(SESSION_COOKIE, "")
+    cache_control = await run_in_threadpool(_media_cache_control, key, sessions.digest(token) if token else "")
+    if cache_control is None:
+        return _media_not_found()
+    try:
+        data = await run_in_threadpool(_read_media, key)
+    except NotFoundError:
+        return _media_not_found()
+    headers = {"Cache-Control": cache_control}
+    if cache_control == PRIVATE_MEDIA_CACHE:
+        headers["Vary"] = "Cookie"
+    return Response(data, media_type=media_type, headers=headers)
+
+
 def build_api() -> Starlette:
     """The Starlette app handed to Reflex's api_transformer."""
-    media_dir = get_settings().media_dir
-    media_dir.mkdir(parents=True, exist_ok=True)
     return Starlette(
         routes=[
             Route(SSG_HOME, ssg_home, methods=["GET"]),
             Route(f"{SSG_HOME}/confirmar-edad", confirm_age, methods=["POST"]),
             Route(SSG_HOME + "/{city}", ssg_city, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
+            Route("/media/{key:path}", media, methods=["GET"]),
             *SESSION_ROUTES,
-            Mount("/media", app=StaticFiles(directory=media_dir), name="media"),
         ]
     )

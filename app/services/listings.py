@@ -87,11 +87,12 @@ def _public_select(*columns):
 
 
 def _photos_by_listing(session: Session, uids: list[str]) -> dict[str, list[str]]:
+    """The public photo URLs of each listing, cover first: approved photos only (new ones wait for review)."""
     if not uids:
         return {}
     rows = session.exec(
         select(ListingPhoto.listing_uid, ListingPhoto.path)
-        .where(ListingPhoto.listing_uid.in_(uids))
+        .where(ListingPhoto.listing_uid.in_(uids), ListingPhoto.approved == True)  # noqa: E712
         .order_by(ListingPhoto.listing_uid, ListingPhoto.position)
     ).all()
     photos: dict[str, list[str]] = defaultdict(list)

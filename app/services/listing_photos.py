@@ -1,0 +1,367 @@
+"""The photos of an advertiser's own listing: add, list, reorder, choose the cover, delete, copy.
+
+Every function that takes ``owner_uid`` looks the listing (or the photo, joined
+to its listing) up together with the owner's id: a missing photo and someone
+else's give the same NotFoundError.
+
+Uploads go through the photo pipeline (app/services/photos.py) before the
+listing is locked, so a refused file never touches the database and a slow
+decode never holds a lock. The listing row is locked while photos are counted
+and positions written, so concurrent uploads can neither pass MAX_PHOTOS nor
+share a position. Positions always stay 0..n-1; position 0 is the cover.
+
+A photo added to a listing that has been published (publicada or pausada)
+waits for staff review (``approved`` false): the listing enters the review
+queue (``revision_at``) and a verified badge is suspended until staff approve
+(``verified_at`` is kept). Photos of drafts and of listings waiting for
+review are approved with the whole listing when it is sent.
+
+Demo photos (seed data) have only a ``path`` into a shared pool of
+placeholders and no ``stem``: their files belong to no listing, so deleting or
+copying such a photo never deletes or duplicates the file.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+from sqlalchemy import ColumnElement, and_, func, or_, update
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session, select
+
+from app.core.actor import Actor
+from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, new_uid, utc_now
+from app.services.errors import InvalidInputError, NotFoundError, StorageError
+from app.services.listings import _public_conditions, photo_url
+from app.services.ownership import owned_listing
+from app.services.photos import CONTENT_TYPE, StoredPhoto, delete_photo, store_photo
+from app.storage import Storage
+
+MAX_PHOTOS = 12
+# The size a listing's ``path`` points at (cards and the detail page's default src).
+DEFAULT_WIDTH = 800
+PHOTO_PREFIX = "photos"
+FIELD = "photos"
+# Statuses whose listing has been public: new photos there wait for staff review.
+REVIEWED_STATUSES = frozenset({ListingStatus.PUBLICADA.value, ListingStatus.PAUSADA.value})
+
+PHOTO_NOT_FOUND = "No encontramos esa foto."
+TOO_MANY = f"Una publicación puede tener como máximo {MAX_PHOTOS} fotos: borra una antes de subir otra."
+NOT_SAVED = "No pudimos guardar la foto. Inténtalo de nuevo en unos minutos."
+BAD_FILE = "No recibimos ningún archivo: vuelve a elegir la foto."
+BAD_OFFSET = "Solo puedes mover la foto un lugar antes o después."
+
+# Staff may look at the photos of any listing (review, support).
+STAFF_PROFILES = frozenset({ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value})
+
+_VARIANT_KEY = re.compile(r"^(.+)-(\d+)\.webp$")
+
+
+class OwnerPhoto(BaseModel):
+    """What the owner sees of one of their photos (their own data: the URL works with their session)."""
+
+    uid: str
+    url: str
+    position: int
+    is_cover: bool
+    approved: bool
+
+
+def _owner_photo(photo: ListingPhoto) -> OwnerPhoto:
+    return OwnerPhoto(
+        uid=photo.uid,
+        url=photo_url(photo.path),
+        position=photo.position,
+        is_cover=photo.position == 0,
+        approved=photo.approved,
+    )
+
+
+def widths_of(photo: ListingPhoto) -> list[int]:
+    """The stored widths of a pipeline photo, narrowest first (empty for demo photos)."""
+    return sorted(int(part) for part in photo.widths.split(",") if part.strip().isdigit())
+
+
+def variant_key(stem: str, width: int) -> str:
+    """The storage key of one width of a pipeline photo."""
+    return f"{stem}-{width}.webp"
+
+
+def parse_variant_key(key: str) -> tuple[str, int] | None:
+    """(stem, width) of a pipeline key such as ``photos/ab/abc-800.webp``, or None."""
+    match = _VARIANT_KEY.match(key)
+    if match is None or len(match.group(2)) > 5:
+        return None
+    return match.group(1), int(match.group(2))
+
+
+def photo_variant_urls(photo: ListingPhoto) -> list[tuple[str, int]]:
+    """(url, width) of every stored size, narrowest first, for srcset; a demo photo has its one file."""
+    if photo.stem:
+        return [(photo_url(variant_key(photo.stem, width)), width) for width in widths_of(photo)]
+    return [(photo_url(photo.path), photo.width)]
+
+
+def _stored_keys(photo: ListingPhoto) -> list[str]:
+    """The files that belong to this photo alone (none for a demo photo of the shared pool)."""
+    if not photo.stem:
+        return []
+    return [variant_key(photo.stem, width) for width in widths_of(photo)]
+
+
+def _delete_files(storage: Storage, photos: list[ListingPhoto]) -> None:
+    for photo in photos:
+        for key in _stored_keys(photo):
+            storage.delete(key)
+
+
+def _lock_listing(session: Session, *, owner_uid: str, uid: object) -> Listing:
+    """The caller's listing, locked until the transaction ends.
+
+    PostgreSQL locks the row (SELECT … FOR UPDATE). SQLite ignores FOR UPDATE,
+    so a no-op write to the row comes first: it takes SQLite's single write lock
+    (waiting up to the busy timeout) and starts the transaction on the latest data.
+    """
+    if session.get_bind().dialect.name == "sqlite" and isinstance(uid, str):
+        session.execute(
+            update(Listing)
+            .where(Listing.uid == uid, Listing.owner_uid == owner_uid)
+            .values(updated_at=Listing.updated_at)
+            .execution_options(synchronize_session=False)
+        )
+    return owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
+
+
+def _ordered(session: Session, listing_uid: str) -> list[ListingPhoto]:
+    return list(
+        session.exec(
+            select(ListingPhoto)
+            .where(ListingPhoto.listing_uid == listing_uid)
+            .order_by(ListingPhoto.position, ListingPhoto.created_at, ListingPhoto.uid)
+        ).all()
+    )
+
+
+def _renumber(session: Session, photos: list[ListingPhoto]) -> None:
+    """Write positions 0..n-1 in the given order."""
+    for position, photo in enumerate(photos):
+        if photo.position != position:
+            photo.position = position
+            session.add(photo)
+
+
+def _count(session: Session, listing_uid: str) -> int:
+    return session.exec(
+        select(func.count()).select_from(ListingPhoto).where(ListingPhoto.listing_uid == listing_uid)
+    ).one()
+
+
+def _commit(session: Session) -> None:
+    try:
+        session.commit()
+    except SQLAlchemyError as exc:
+        session.rollback()
+        raise StorageError(NOT_SAVED) from exc
+
+
+def _locked_photo(session: Session, *, owner_uid: str, photo_uid: object) -> tuple[Listing, ListingPhoto]:
+    """The caller's photo and its listing, the listing locked; NotFoundError for a missing or foreign one."""
+    if not isinstance(photo_uid, str) or not photo_uid or len(photo_uid) > 40 or not owner_uid:
+        raise NotFoundError(PHOTO_NOT_FOUND)
+    listing_uid = session.exec(
+        select(ListingPhoto.listing_uid)
+        .join(Listing, Listing.uid == ListingPhoto.listing_uid)
+        .where(ListingPhoto.uid == photo_uid, Listing.owner_uid == owner_uid)
+    ).first()
+    if listing_uid is None:
+        raise NotFoundError(PHOTO_NOT_FOUND)
+    try:
+        listing = _lock_listing(session, owner_uid=owner_uid, uid=listing_uid)
+    except NotFoundError as exc:
+        raise NotFoundError(PHOTO_NOT_FOUND) from exc
+    photo = session.exec(
+        select(ListingPhoto).where(ListingPhoto.uid == photo_uid, ListingPhoto.listing_uid == listing.uid)
+    ).first()
+    if photo is None:  # deleted by a concurrent request while we waited for the lock
+        session.rollback()
+        raise NotFoundError(PHOTO_NOT_FOUND)
+    return listing, photo
+
+
+def list_photos(*, session: Session, owner_uid: str, uid: str) -> list[OwnerPhoto]:
+    """The photos of the caller's listing ``uid``, cover first."""
+    listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid)
+    return [_owner_photo(photo) for photo in _ordered(session, listing.uid)]
+
+
+def _default_variant(stored: StoredPhoto):
+    """The 800-wide variant, or the largest when the photo is narrower."""
+    fitting = [variant for variant in stored.variants if variant.width <= DEFAULT_WIDTH]
+    return fitting[-1] if fitting else stored.variants[0]
+
+
+def add_photo(*, session: Session, storage: Storage, owner_uid: str, uid: str, data: bytes) -> OwnerPhoto:
+    """Process an upload and add it as the last photo of the caller's listing ``uid``.
+
+    Refuses a photo past MAX_PHOTOS before processing it. A refused file
+    (PhotoRejectedError) stores nothing; if the database write fails, the files
+    just stored are deleted again. CPU-bound: call it off the event loop.
+    """
+    listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid)
+    if _count(session, listing.uid) >= MAX_PHOTOS:
+        raise InvalidInputError(TOO_MANY, field=FIELD)
+    session.rollback()  # end the read transaction: nothing is held while the photo is processed
+    if not isinstance(data, bytes | bytearray):
+        raise InvalidInputError(BAD_FILE, field=FIELD)
+    stored = store_photo(storage=storage, data=bytes(data), prefix=PHOTO_PREFIX)
+    try:
+        photo = _insert(session, stored, owner_uid=owner_uid, uid=uid)
+    except BaseException:
+        session.rollback()
+        delete_photo(storage=storage, photo=stored)
+        raise
+    return _owner_photo(photo)
+
+
+def _insert(session: Session, stored: StoredPhoto, *, owner_uid: str, uid: str) -> ListingPhoto:
+    """Write the photo row (and the review flags) under the listing lock, then commit."""
+    listing = _lock_listing(session, owner_uid=owner_uid, uid=uid)
+    count = _count(session, listing.uid)
+    if count >= MAX_PHOTOS:
+        raise InvalidInputError(TOO_MANY, field=FIELD)
+    largest = stored.variants[-1]
+    now = utc_now()
+    needs_review = listing.status in REVIEWED_STATUSES
+    photo = ListingPhoto(
+        listing_uid=listing.uid,
+        position=count,
+        path=_default_variant(stored).key,
+        stem=largest.key.removesuffix(f"-{largest.width}.webp"),
+        widths=",".join(str(variant.width) for variant in stored.variants),
+        phash=stored.phash,
+        width=largest.width,
+        height=largest.height,
+        approved=not needs_review,
+        created_at=now,
+    )
+    session.add(photo)
+    if needs_review:
+        listing.revision_at = now
+        listing.verified = False
+    listing.updated_at = now
+    session.add(listing)
+    _commit(session)
+    return photo
+
+
+def delete_listing_photo(*, session: Session, storage: Storage, owner_uid: str, photo_uid: str) -> None:
+    """Delete one of the caller's photos and its stored files of every width; the rest move up."""
+    listing, photo = _locked_photo(session, owner_uid=owner_uid, photo_uid=photo_uid)
+    session.delete(photo)
+    session.flush()
+    _renumber(session, _ordered(session, listing.uid))
+    listing.updated_at = utc_now()
+    session.add(listing)
+    _commit(session)
+    # After the commit: a failed commit must not leave a row pointing at deleted files.
+    _delete_files(storage, [photo])
+
+
+def move_photo(*, session: Session, owner_uid: str, photo_uid: str, offset: int) -> None:
+    """Move one of the caller's photos one place earlier (-1) or later (+1); the ends stay put."""
+    if type(offset) is not int or offset not in (-1, 1):
+        raise InvalidInputError(BAD_OFFSET, field=FIELD)
+    listing, photo = _locked_photo(session, owner_uid=owner_uid, photo_uid=photo_uid)
+    photos = _ordered(session, listing.uid)
+    index = next(i for i, item in enumerate(photos) if item.uid == photo.uid)
+    target = min(max(index + offset, 0), len(photos) - 1)
+    photos.insert(target, photos.pop(index))
+    _renumber(session, photos)
+    _commit(session)
+
+
+def set_cover(*, session: Session, owner_uid: str, photo_uid: str) -> None:
+    """Make one of the caller's photos the cover (position 0); the ones before it move down one."""
+    listing, photo = _locked_photo(session, owner_uid=owner_uid, photo_uid=photo_uid)
+    photos = [item for item in _ordered(session, listing.uid) if item.uid != photo.uid]
+    _renumber(session, [photo, *photos])
+    _commit(session)
+
+
+def delete_all_photos(*, session: Session, storage: Storage, listing_uid: str) -> None:
+    """Delete every photo row and stored file of a listing (flushed, not committed).
+
+    No ownership check: the caller (deleting a listing) checked it already.
+    """
+    photos = _ordered(session, listing_uid)
+    for photo in photos:
+        session.delete(photo)
+    session.flush()
+    _delete_files(storage, photos)
+
+
+def copy_photos(*, session: Session, storage: Storage, from_listing_uid: str, to_listing_uid: str) -> None:
+    """Give ``to_listing_uid`` a copy of every photo of ``from_listing_uid``, stored under new random keys.
+
+    Flushed, not committed; no ownership check (the caller checked both listings).
+    The copies are approved: the copy is a new draft, reviewed as a whole when sent.
+    If a file cannot be copied, the files already copied are deleted again.
+    """
+    written: list[str] = []
+    try:
+        for photo in _ordered(session, from_listing_uid):
+            copy = ListingPhoto(
+                listing_uid=to_listing_uid,
+                position=photo.position,
+                path=photo.path,
+                width=photo.width,
+                height=photo.height,
+                widths=photo.widths,
+                phash=photo.phash,
+                approved=True,
+            )
+            if photo.stem:
+                uid = new_uid()
+                copy.stem = f"{PHOTO_PREFIX}/{uid[:2]}/{uid}"
+                copy.path = copy.stem + photo.path.removeprefix(photo.stem)
+                for width in widths_of(photo):
+                    key = variant_key(copy.stem, width)
+                    storage.put(key, storage.get(variant_key(photo.stem, width)), CONTENT_TYPE)
+                    written.append(key)
+            session.add(copy)
+        session.flush()
+    except BaseException:
+        for key in written:
+            storage.delete(key)
+        raise
+
+
+def _key_matches(key: str) -> ColumnElement[bool]:
+    """Photos stored under ``key``: as their ``path``, or as one stored width of their ``stem``."""
+    condition = ListingPhoto.path == key
+    parsed = parse_variant_key(key)
+    if parsed is not None:
+        stem, width = parsed
+        in_widths = ("," + ListingPhoto.widths + ",").contains(f",{width},")
+        condition = or_(condition, and_(ListingPhoto.stem == stem, in_widths))
+    return condition
+
+
+def public_media(*, session: Session, key: str) -> bool:
+    """True when ``key`` is an approved photo of a public listing (anyone may load it, caches may keep it)."""
+    found = session.exec(
+        select(ListingPhoto.uid)
+        .join(Listing, Listing.uid == ListingPhoto.listing_uid)
+        .where(_key_matches(key), ListingPhoto.approved == True, *_public_conditions(None))  # noqa: E712
+        .limit(1)
+    ).first()
+    return found is not None
+
+
+def private_media(*, session: Session, key: str, actor: Actor) -> bool:
+    """True when ``actor`` may see the photo under ``key`` although it is not public: its owner, or staff."""
+    query = select(ListingPhoto.uid).join(Listing, Listing.uid == ListingPhoto.listing_uid).where(_key_matches(key))
+    if actor.profile_uid not in STAFF_PROFILES:
+        query = query.where(Listing.owner_uid == actor.uid)
+    return session.exec(query.limit(1)).first() is not None
