@@ -18,9 +18,13 @@ from app.models import ProfileId
 from app.pages.account import account_action_page, login_page, signup_successful_page
 from app.pages.areas import AREA_PAGES, area_page
 from app.pages.legal import legal_page_component
+from app.pages.my_listings import my_listings_page
 from app.pages.public import directory_page
+from app.pages.wizard import wizard_page
 from app.routes import (
     ACCOUNT_ACTION,
+    ADVERTISER_HOME,
+    ADVERTISER_NEW_LISTING,
     AREAS,
     LOGIN,
     NOT_FOUND,
@@ -34,8 +38,10 @@ from app.routes import (
 from app.states.account import AccountActionState, LoginState
 from app.states.areas import AreaState
 from app.states.auth import AuthState
+from app.states.my_listings import MyListingsState
 from app.states.public import DirectoryState
 from app.states.report import ReportState
+from app.states.wizard import WizardState
 
 SITE_TITLE = "Escorts Chile"
 SITE_DESCRIPTION = "Directorio de avisos para adultos en Chile, por ciudad, revisados antes de publicarse."
@@ -52,6 +58,20 @@ _DIRECTORY_LOAD = (AuthState.check_session, DirectoryState.load)
 
 def _titled(title: str) -> str:
     return f"{title} | {SITE_TITLE}"
+
+
+def _advertiser_route(path: str, page, title: str, opener) -> PageRoute:
+    """A page of the advertiser area: ``opener`` is its guarded loader, which also opens the area.
+
+    One guarded handler per load, so a refused caller gets one notice, not one per handler.
+    """
+    return PageRoute(
+        path=path,
+        page=page,
+        title=_titled(title),
+        profiles=frozenset({ProfileId.PROFESOR.value}),
+        on_load=(AreaState.close, opener),
+    )
 
 
 def _area_route(area: Area) -> PageRoute:
@@ -94,7 +114,9 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         on_load=(AuthState.check_session, AccountActionState.load),
     ),
     # Guarded areas: the server accepts or refuses the caller before anything shows.
-    *(_area_route(area) for area in AREAS),
+    *(_area_route(area) for area in AREAS if area.home in AREA_PAGES),
+    _advertiser_route(ADVERTISER_HOME, my_listings_page, "Mis publicaciones", MyListingsState.open_page),
+    _advertiser_route(ADVERTISER_NEW_LISTING, wizard_page, "Nueva publicación", WizardState.open_page),
     # Any path no page matches goes to the public home (SPEC §2).
     PageRoute(NOT_FOUND, directory_page, SITE_TITLE, on_load=_DIRECTORY_LOAD),
 )

@@ -47,6 +47,14 @@ NOT_FOUND = "404"
 ADMIN_HOME = "/admin/escorts"
 SECRETARY_HOME = "/bbitamia/publicacion"
 ADVERTISER_HOME = "/my/publicacion/misPublicaciones"
+ADVERTISER_NEW_LISTING = "/my/publicacion/nuevaPublicacion"
+# ?id=<uid> on the wizard continues or edits that listing of the advertiser.
+WIZARD_LISTING_PARAM = "id"
+
+
+def wizard_path(uid: str = "") -> str:
+    """The listing wizard: a new listing (or the newest draft), or the advertiser's listing ``uid``."""
+    return f"{ADVERTISER_NEW_LISTING}?{WIZARD_LISTING_PARAM}={uid}" if uid else ADVERTISER_NEW_LISTING
 
 
 def legal_path(slug: str) -> str:

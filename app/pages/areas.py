@@ -1,5 +1,6 @@
-"""Landing pages of the guarded areas; their screens arrive with the back-office issues.
+"""Landing pages of the staff areas; their screens arrive with the back-office issues.
 
+The advertiser's landing page is their listings (``app.pages.my_listings``).
 Their paths come from ``app.routes``; ``app.route_table`` registers them behind the area guard.
 """
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 import reflex as rx
 
 from app.components.layout import page_frame
-from app.routes import ADMIN_HOME, ADVERTISER_HOME, SECRETARY_HOME
+from app.routes import ADMIN_HOME, SECRETARY_HOME
 from app.states.areas import AreaState
 
 
@@ -33,14 +34,8 @@ SECRETARY_PAGE = AreaPage(
     "Secretaría",
     "Panel de secretaría: usuarios, anunciantes, publicaciones y revisión de publicaciones.",
 )
-ADVERTISER_PAGE = AreaPage(
-    ADVERTISER_HOME,
-    "Mis publicaciones",
-    "Aquí verás tus avisos y podrás crear uno nuevo.",
-)
 
-
-AREA_PAGES: dict[str, AreaPage] = {page.route: page for page in (ADMIN_PAGE, SECRETARY_PAGE, ADVERTISER_PAGE)}
+AREA_PAGES: dict[str, AreaPage] = {page.route: page for page in (ADMIN_PAGE, SECRETARY_PAGE)}
 
 
 def area_page(page: AreaPage):

@@ -56,6 +56,9 @@ PUBLIC_HANDLERS = {
     "DirectoryState.load",
     "DirectoryState.next_page",
     "DirectoryState.previous_page",
+    # A visitor's contact click on the public listing shown: a daily counter, once per visitor, no data out.
+    "DirectoryState.count_whatsapp",
+    "DirectoryState.count_call",
     "LoginState.load",
     "LoginState.select_tab",
     "LoginState.sign_in",
@@ -72,6 +75,8 @@ PUBLIC_HANDLERS = {
     # Open or close the password dialog; report a failed cookie renewal after a password change.
     "PasswordDialogState.set_open",
     "PasswordDialogState.session_renewed",
+    # Shows how much of a photo upload has reached the server (a number from the browser, display only).
+    "WizardState.show_upload_progress",
 }
 
 

@@ -1,0 +1,273 @@
+"""/my/publicacion/misPublicaciones: the advertiser's listings, their figures and actions (app.states.my_listings)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.components.layout import page_frame
+from app.components.stats_chart import stats_chart
+from app.routes import ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
+from app.services.my_listings import AVAILABLE_NOW_HOURS
+from app.services.photos import MAX_BYTES
+from app.states.areas import AreaState
+from app.states.my_listings import MyListingsState
+
+VERIFY_UPLOAD_ID = "verificacion"
+VERIFY_INSTRUCTIONS = (
+    "Sube una foto tuya sosteniendo un papel con el nombre del sitio y la fecha de hoy. "
+    "Solo la ve el equipo del sitio, y la borramos en cuanto la revisamos."
+)
+
+
+def _wizard_href(uid: rx.Var) -> rx.Var:
+    return f"{ADVERTISER_NEW_LISTING}?{WIZARD_LISTING_PARAM}=" + uid
+
+
+def _figures(row: rx.Var) -> rx.Component:
+    return rx.el.dl(
+        rx.el.dt("Visitas"),
+        rx.el.dd(row.views_7, " en 7 días · ", row.views_30, " en 30 días"),
+        rx.el.dt("Contactos"),
+        rx.el.dd(row.clicks_7, " en 7 días · ", row.clicks_30, " en 30 días"),
+        class_name="listing-figures",
+    )
+
+
+def _available_now(row: rx.Var) -> rx.Component:
+    return rx.el.form(
+        rx.el.input(type="hidden", name="uid", value=row.uid),
+        rx.el.label(
+            "Disponible AHORA por ",
+            rx.el.select(
+                *[rx.el.option(f"{hours} h", value=str(hours)) for hours in AVAILABLE_NOW_HOURS],
+                name="hours",
+                default_value="1",
+            ),
+        ),
+        rx.el.button("Activar", type="submit", class_name="btn"),
+        on_submit=MyListingsState.make_available_now,
+        class_name="inline-form",
+        aria_label="Disponible AHORA",
+    )
+
+
+def _copy(row: rx.Var) -> rx.Component:
+    return rx.el.form(
+        rx.el.input(type="hidden", name="uid", value=row.uid),
+        rx.el.label(
+            "Copiar a ",
+            rx.el.select(
+                rx.el.option("Elige una ciudad", value=""),
+                rx.foreach(MyListingsState.cities, lambda city: rx.el.option(city[1], value=city[0])),
+                name="city_slug",
+                required=True,
+            ),
+        ),
+        rx.el.button("Copiar", type="submit", class_name="btn"),
+        on_submit=MyListingsState.copy_to_city,
+        class_name="inline-form",
+        aria_label="Copiar a otra ciudad",
+    )
+
+
+def _delete(row: rx.Var) -> rx.Component:
+    return rx.alert_dialog.root(
+        rx.alert_dialog.trigger(rx.el.button("Eliminar", type="button", class_name="btn")),
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("¿Eliminar esta publicación?"),
+            rx.alert_dialog.description(
+                "Se borran la publicación «", row.title, "» y todas sus fotos. No se puede deshacer."
+            ),
+            rx.el.div(
+                rx.alert_dialog.cancel(rx.el.button("Cancelar", type="button", class_name="btn")),
+                rx.alert_dialog.action(
+                    rx.el.button(
+                        "Sí, eliminar",
+                        type="button",
+                        on_click=MyListingsState.delete(row.uid),
+                        class_name="btn btn-primary",
+                    )
+                ),
+                class_name="dialog-actions",
+            ),
+        ),
+    )
+
+
+def _action(label: str, shown: rx.Var, event) -> rx.Component:
+    return rx.cond(shown, rx.el.button(label, type="button", on_click=event, class_name="btn"))
+
+
+def _card(row: rx.Var) -> rx.Component:
+    return rx.el.article(
+        rx.cond(row.cover_url != "", rx.el.img(src=row.cover_url, alt="", class_name="listing-cover", loading="lazy")),
+        rx.el.div(
+            rx.el.h2(row.title),
+            rx.el.p(row.city_name, " · ", row.section_label, class_name="muted"),
+            rx.el.p(rx.el.span(row.status_label, class_name="badge status-" + row.status), class_name="badges"),
+            rx.cond(
+                row.rejection_reason != "",
+                rx.el.p("Motivo del rechazo: ", row.rejection_reason, class_name="form-error"),
+            ),
+            rx.cond(
+                row.pending_revision,
+                rx.el.p(
+                    "Tienes cambios en revisión; mientras tanto se sigue viendo la versión publicada.",
+                    class_name="form-notice",
+                ),
+            ),
+            rx.cond(row.verified_label != "", rx.el.p(row.verified_label, class_name="badge badge-verified")),
+            rx.cond(row.available_until_label != "", rx.el.p(row.available_until_label, class_name="badge badge-now")),
+            rx.cond(row.expires_label != "", rx.el.p(row.expires_label, class_name="muted")),
+            _figures(row),
+            rx.el.div(
+                rx.cond(
+                    row.can_continue, rx.link("Continuar", href=_wizard_href(row.uid), class_name="btn btn-primary")
+                ),
+                rx.cond(row.can_edit, rx.link("Editar", href=_wizard_href(row.uid), class_name="btn")),
+                rx.cond(
+                    row.public_url != "", rx.link("Ver publicación", href=row.public_url, class_name="btn btn-ghost")
+                ),
+                _action("Pausar", row.can_pause, MyListingsState.pause(row.uid)),
+                _action("Reanudar", row.can_resume, MyListingsState.resume(row.uid)),
+                _action("Renovar", row.can_renew, MyListingsState.renew(row.uid)),
+                _action("Mejorar", row.can_upgrade, MyListingsState.open_upgrades(row.uid)),
+                _action("Verificar", row.can_verify, MyListingsState.open_verification(row.uid)),
+                _action("Estadísticas", row.can_stats, MyListingsState.open_stats(row.uid)),
+                _delete(row),
+                class_name="listing-actions",
+            ),
+            rx.cond(row.can_available_now, _available_now(row)),
+            rx.cond(row.can_copy, _copy(row)),
+            class_name="listing-body",
+        ),
+        class_name="my-listing",
+        aria_label=row.title,
+    )
+
+
+def _upgrade_option(option: rx.Var) -> rx.Component:
+    return rx.el.li(
+        rx.el.strong(option.name),
+        " · ",
+        option.price_label,
+        " · ",
+        option.duration_days,
+        " días",
+        rx.el.p(option.description, class_name="muted"),
+        rx.el.button(
+            "Pedir " + option.name,
+            type="button",
+            on_click=MyListingsState.request_upgrade(option.uid),
+            class_name="btn",
+        ),
+    )
+
+
+def _upgrade_row(row: rx.Var) -> rx.Component:
+    return rx.el.tr(
+        rx.el.td(row.name),
+        rx.el.td(row.status_label),
+        rx.el.td(row.starts),
+        rx.el.td(row.ends),
+        rx.el.td(row.amount),
+    )
+
+
+def _upgrades() -> rx.Component:
+    return rx.el.div(
+        rx.el.ul(rx.foreach(MyListingsState.upgrade_options, _upgrade_option), class_name="upgrade-options"),
+        rx.el.h3("Tus mejoras"),
+        rx.cond(
+            MyListingsState.upgrades.length() > 0,
+            rx.el.table(
+                rx.el.thead(
+                    rx.el.tr(
+                        rx.el.th("Mejora"), rx.el.th("Estado"), rx.el.th("Desde"), rx.el.th("Hasta"), rx.el.th("Monto")
+                    )
+                ),
+                rx.el.tbody(rx.foreach(MyListingsState.upgrades, _upgrade_row)),
+                aria_label="Tus mejoras",
+            ),
+            rx.el.p("Todavía no pediste mejoras para esta publicación.", class_name="muted"),
+        ),
+    )
+
+
+def _verification() -> rx.Component:
+    return rx.el.div(
+        rx.el.p(VERIFY_INSTRUCTIONS),
+        rx.cond(
+            MyListingsState.verification_label != "",
+            rx.el.p("Estado de tu solicitud: ", MyListingsState.verification_label, role="status"),
+        ),
+        rx.cond(
+            MyListingsState.verification_reason != "",
+            rx.el.p("Motivo: ", MyListingsState.verification_reason, class_name="muted"),
+        ),
+        rx.upload(
+            rx.el.p("Arrastra la foto aquí o haz clic para elegirla."),
+            id=VERIFY_UPLOAD_ID,
+            multiple=False,
+            max_files=1,
+            max_size=MAX_BYTES,
+            accept={"image/jpeg": [".jpg", ".jpeg"], "image/png": [".png"], "image/webp": [".webp"]},
+            disabled=MyListingsState.sending,
+            on_drop=MyListingsState.send_verification(rx.upload_files(upload_id=VERIFY_UPLOAD_ID)),
+            class_name="upload-zone",
+        ),
+        rx.cond(MyListingsState.sending, rx.el.p("Enviando tu foto…", role="status")),
+    )
+
+
+def _dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(
+                rx.match(
+                    MyListingsState.dialog,
+                    ("mejorar", "Mejorar"),
+                    ("verificar", "Verificar"),
+                    "Estadísticas",
+                ),
+                ": ",
+                MyListingsState.dialog_title,
+            ),
+            rx.match(
+                MyListingsState.dialog,
+                ("mejorar", _upgrades()),
+                ("verificar", _verification()),
+                ("estadisticas", stats_chart(MyListingsState.stats_series)),
+                rx.fragment(),
+            ),
+            rx.dialog.close(rx.el.button("Cerrar", type="button", class_name="btn")),
+        ),
+        open=MyListingsState.dialog != "",
+        on_open_change=MyListingsState.close_dialog,
+    )
+
+
+def _listings() -> rx.Component:
+    return rx.el.section(
+        rx.el.h1("Mis publicaciones"),
+        rx.el.p(AreaState.greeting, class_name="lead"),
+        rx.link("Nueva publicación", href=ADVERTISER_NEW_LISTING, class_name="btn btn-primary"),
+        rx.cond(
+            MyListingsState.rows.length() > 0,
+            rx.el.div(rx.foreach(MyListingsState.rows, _card), class_name="my-listings"),
+            rx.el.p("Todavía no tienes publicaciones. Crea la primera con «Nueva publicación».", class_name="muted"),
+        ),
+        _dialog(),
+        class_name="area",
+    )
+
+
+def my_listings_page() -> rx.Component:
+    """The page, shown once the server accepted the advertiser and read their listings."""
+    return page_frame(
+        rx.cond(
+            AreaState.ready & MyListingsState.loaded,
+            _listings(),
+            rx.el.p("Comprobando tu acceso…", class_name="loading"),
+        )
+    )

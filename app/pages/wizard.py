@@ -1,0 +1,409 @@
+"""/my/publicacion/nuevaPublicacion: the listing wizard, one form per step (app.states.wizard)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.components.forms import (
+    checkbox_field,
+    date_field,
+    form_alert,
+    select_field,
+    text_field,
+    textarea_field,
+)
+from app.components.layout import page_frame
+from app.routes import ADVERTISER_HOME
+from app.services.listing_form import STEP_BY_NUMBER, STEPS
+from app.services.listing_photos import MAX_PHOTOS
+from app.services.photos import MAX_BYTES
+from app.states.areas import AreaState
+from app.states.wizard import WizardState
+
+FORM = "wizard"
+UPLOAD_ID = "fotos"
+ACCEPTED_PHOTOS = {
+    "image/jpeg": [".jpg", ".jpeg"],
+    "image/png": [".png"],
+    "image/webp": [".webp"],
+    "image/heic": [".heic"],
+    "image/heif": [".heif"],
+}
+EDITING_NOTE = "Tus cambios se revisarán antes de publicarse; mientras tanto se sigue viendo la versión publicada."
+REFUSED_IN_BROWSER = "No se aceptaron algunos archivos: sube fotos JPEG, PNG, WebP o HEIC de hasta 15 MB. "
+
+
+def _value(name: str) -> rx.Var:
+    return WizardState.values.get(name, "")
+
+
+def _text(label: str, name: str, **props) -> rx.Component:
+    return text_field(FORM, label, name, default_value=_value(name), errors=WizardState.field_errors, **props)
+
+
+def _select(label: str, name: str, options: rx.Var, **props) -> rx.Component:
+    return select_field(
+        FORM, label, name, options, default_value=_value(name), errors=WizardState.field_errors, **props
+    )
+
+
+def _date(label: str, name: str) -> rx.Component:
+    return date_field(
+        FORM,
+        label,
+        name,
+        on_pick=lambda day: WizardState.pick_date(name, day),
+        default_value=_value(name),
+        # A date picked in the calendar changes the value: the input remounts showing it.
+        key=_value(name),
+        errors=WizardState.field_errors,
+    )
+
+
+def _choices(legend: str, name: str, options: rx.Var) -> rx.Component:
+    """Radio buttons from [value, text] pairs."""
+    return rx.el.fieldset(
+        rx.el.legend(legend),
+        rx.foreach(
+            options,
+            lambda option: rx.el.label(
+                rx.el.input(type="radio", name=name, value=option[0], default_checked=_value(name) == option[0]),
+                " ",
+                option[1],
+            ),
+        ),
+        _field_error(name),
+        class_name="choices",
+    )
+
+
+def _field_error(name: str) -> rx.Component:
+    message = WizardState.field_errors.get(name, "")
+    return rx.cond(message != "", rx.el.p(message, role="alert", class_name="field-error"))
+
+
+def _stepper() -> rx.Component:
+    return rx.el.nav(
+        rx.el.p("Paso ", WizardState.step, f" de {len(STEPS)}: ", WizardState.step_title, class_name="wizard-progress"),
+        rx.el.ol(
+            *[
+                rx.el.li(
+                    rx.el.button(
+                        f"{step.number}. {step.title}",
+                        type="button",
+                        on_click=WizardState.go_to(step.number),
+                        disabled=step.number > WizardState.furthest,
+                        custom_attrs={"aria-current": rx.cond(WizardState.step == step.number, "step", "false")},
+                        class_name=rx.cond(
+                            WizardState.step == step.number, "wizard-step wizard-step-current", "wizard-step"
+                        ),
+                    )
+                )
+                for step in STEPS
+            ],
+            class_name="wizard-steps",
+        ),
+        aria_label="Pasos de la publicación",
+    )
+
+
+def _nav(number: int) -> rx.Component:
+    back = (
+        rx.el.button("Atrás", type="button", on_click=WizardState.go_to(number - 1), class_name="btn")
+        if number > 1
+        else rx.link("Volver a mis publicaciones", href=ADVERTISER_HOME, class_name="btn btn-ghost")
+    )
+    return rx.el.div(
+        back,
+        rx.el.button("Guardar y seguir", type="submit", disabled=WizardState.busy, class_name="btn btn-primary"),
+        class_name="wizard-nav",
+    )
+
+
+def _step_form(number: int, *children: rx.Component) -> rx.Component:
+    step = STEP_BY_NUMBER[number]
+    return rx.el.form(
+        rx.el.h2(step.title),
+        *children,
+        form_alert(WizardState.error),
+        _nav(number),
+        on_submit=WizardState.save,
+        key=WizardState.form_key,
+        class_name="wizard-form",
+        aria_label=step.title,
+    )
+
+
+def _identity() -> rx.Component:
+    return _step_form(
+        1,
+        rx.el.p(
+            "Estos datos son privados: los ve solo el equipo del sitio para comprobar que eres mayor de edad.",
+            class_name="muted",
+        ),
+        _choices("Documento", "document", [["rut", "RUT chileno"], ["pasaporte", "Pasaporte"]]),
+        _text("RUT", "rut", placeholder="12.345.678-5", max_length=12),
+        _text("Número de pasaporte", "passport", max_length=20),
+        _date("Fecha de nacimiento", "birth_date"),
+        _select("Nacionalidad", "nationality", WizardState.nationalities),
+    )
+
+
+def _location() -> rx.Component:
+    return _step_form(
+        2,
+        _select("Ciudad", "city_slug", WizardState.cities, on_change=WizardState.choose_city),
+        _select("Comuna", "commune", WizardState.communes),
+        _choices("Sección", "section", WizardState.sections),
+    )
+
+
+def _category() -> rx.Component:
+    return _step_form(
+        3,
+        _select("Categoría", "tier_uid", WizardState.tiers),
+        _select("Tipo", "type_uid", WizardState.types),
+    )
+
+
+def _about() -> rx.Component:
+    return _step_form(
+        4,
+        _text("Nombre del aviso", "display_name", max_length=60),
+        _text("Edad", "age", type_="number", min=18, max=99),
+        textarea_field(
+            FORM,
+            "Descripción",
+            "description",
+            default_value=_value("description"),
+            rows=6,
+            max_length=4000,
+            errors=WizardState.field_errors,
+        ),
+        rx.el.div(
+            checkbox_field("Actriz porno", "porn_actress", default_checked=_value("porn_actress") == "true"),
+            checkbox_field("Curvy", "curvy", default_checked=_value("curvy") == "true"),
+            checkbox_field("Tengo video", "has_video", default_checked=_value("has_video") == "true"),
+            class_name="choices",
+        ),
+        rx.el.fieldset(
+            rx.el.legend("Servicios"),
+            rx.el.div(
+                rx.foreach(
+                    WizardState.service_options,
+                    lambda option: checkbox_field(
+                        option[1], "service_" + option[0], default_checked=WizardState.services.contains(option[0])
+                    ),
+                ),
+                class_name="wizard-services",
+            ),
+            _field_error("services"),
+        ),
+    )
+
+
+def _rate(label: str, name: str) -> rx.Component:
+    return rx.el.div(
+        _text(label, name, input_mode="numeric", on_blur=lambda value: WizardState.preview_rate(name, value)),
+        rx.el.p(WizardState.rate_labels.get(name, ""), class_name="rate-preview", aria_live="polite"),
+        class_name="rate",
+    )
+
+
+def _rates() -> rx.Component:
+    return _step_form(
+        5,
+        rx.el.p("Escribe solo números, en pesos chilenos. Solo la tarifa por hora es obligatoria.", class_name="muted"),
+        _rate("Tarifa por hora", "price_hour_clp"),
+        _rate("Tarifa por 30 minutos (opcional)", "price_half_hour_clp"),
+        _rate("Tarifa por 2 horas (opcional)", "price_two_hours_clp"),
+        _rate("Tarifa por noche (opcional)", "price_night_clp"),
+    )
+
+
+def _schedule_row(row: rx.Var) -> rx.Component:
+    key, label = row[0], row[1]
+    return rx.el.tr(
+        rx.el.th(label, scope="row"),
+        rx.el.td(
+            rx.el.input(
+                type="time", name="from_" + key, default_value=row[2], custom_attrs={"aria-label": "Desde el " + label}
+            )
+        ),
+        rx.el.td(
+            rx.el.input(
+                type="time", name="to_" + key, default_value=row[3], custom_attrs={"aria-label": "Hasta el " + label}
+            )
+        ),
+        rx.el.td(
+            rx.el.label(
+                rx.el.input(type="checkbox", name="closed_" + key, default_checked=row[4] == "true"),
+                " No atiendo",
+                custom_attrs={"aria-label": "No atiendo el " + label},
+            )
+        ),
+    )
+
+
+def _availability() -> rx.Component:
+    return _step_form(
+        6,
+        rx.el.table(
+            rx.el.thead(rx.el.tr(rx.el.th("Día"), rx.el.th("Desde"), rx.el.th("Hasta"), rx.el.th("Cerrado"))),
+            rx.el.tbody(rx.foreach(WizardState.schedule_rows, _schedule_row)),
+            class_name="wizard-schedule",
+            aria_label="Horario semanal",
+        ),
+        _field_error("schedule"),
+        rx.el.h3("De pasada"),
+        rx.el.p("Si estás de visita en la ciudad, indica desde y hasta qué día (opcional).", class_name="muted"),
+        _date("Llego el", "visiting_from"),
+        _date("Me voy el", "visiting_until"),
+    )
+
+
+def _photo(photo: rx.Var) -> rx.Component:
+    return rx.el.li(
+        rx.el.img(src=photo.url, alt="Foto " + (photo.position + 1).to_string(), loading="lazy"),
+        rx.cond(photo.is_cover, rx.el.span("Portada", class_name="badge badge-cover")),
+        rx.cond(~photo.approved, rx.el.span("En revisión", class_name="badge")),
+        rx.el.div(
+            rx.el.button(
+                "←",
+                type="button",
+                on_click=WizardState.move_photo(photo.uid, -1),
+                custom_attrs={"aria-label": "Mover antes"},
+                class_name="btn",
+            ),
+            rx.el.button(
+                "→",
+                type="button",
+                on_click=WizardState.move_photo(photo.uid, 1),
+                custom_attrs={"aria-label": "Mover después"},
+                class_name="btn",
+            ),
+            rx.cond(
+                ~photo.is_cover,
+                rx.el.button(
+                    "Hacer portada", type="button", on_click=WizardState.make_cover(photo.uid), class_name="btn"
+                ),
+            ),
+            rx.el.button("Eliminar", type="button", on_click=WizardState.delete_photo(photo.uid), class_name="btn"),
+            class_name="photo-actions",
+        ),
+        class_name="photo",
+    )
+
+
+def _refused_in_browser(rejected: rx.Var) -> rx.event.EventSpec:
+    names = rejected.to(list).map(lambda item: item.to(dict)["file"].to(dict)["path"].to(str)).join(", ")
+    return rx.toast.error(REFUSED_IN_BROWSER + names, duration=8000, position="bottom-center")
+
+
+def _photos() -> rx.Component:
+    return _step_form(
+        7,
+        rx.el.p(
+            f"Sube entre 1 y {MAX_PHOTOS} fotos JPEG, PNG, WebP o HEIC, de hasta 15 MB cada una. "
+            "La primera es la portada; quitamos la ubicación y todos los datos ocultos de cada foto.",
+            class_name="muted",
+        ),
+        rx.upload(
+            rx.el.p("Arrastra tus fotos aquí o haz clic para elegirlas."),
+            id=UPLOAD_ID,
+            multiple=True,
+            accept=ACCEPTED_PHOTOS,
+            max_size=MAX_BYTES,
+            max_files=MAX_PHOTOS,
+            disabled=WizardState.uploading,
+            on_drop=WizardState.upload_photos(
+                rx.upload_files(upload_id=UPLOAD_ID, on_upload_progress=WizardState.show_upload_progress)
+            ),
+            on_drop_rejected=_refused_in_browser,
+            class_name="upload-zone",
+        ),
+        rx.cond(
+            WizardState.uploading,
+            rx.el.div(
+                rx.el.label("Subiendo fotos… ", WizardState.upload_percent, " %", html_for="upload-progress"),
+                rx.el.progress(id="upload-progress", value=WizardState.upload_percent, max=100),
+                class_name="upload-progress",
+            ),
+        ),
+        rx.cond(
+            WizardState.upload_errors.length() > 0,
+            rx.el.ul(
+                rx.foreach(WizardState.upload_errors, lambda message: rx.el.li(message)),
+                role="alert",
+                class_name="form-error upload-errors",
+            ),
+        ),
+        _field_error("photos"),
+        rx.el.ol(rx.foreach(WizardState.photos, _photo), class_name="photo-grid", aria_label="Tus fotos"),
+    )
+
+
+def _contact() -> rx.Component:
+    return _step_form(
+        8,
+        _text("Teléfono celular", "phone", type_="tel", auto_complete="tel", placeholder="+56 9 1234 5678"),
+        _text("WhatsApp (opcional)", "whatsapp", type_="tel", placeholder="+56 9 1234 5678"),
+    )
+
+
+def _review() -> rx.Component:
+    return rx.el.section(
+        rx.el.h2(STEP_BY_NUMBER[9].title),
+        rx.el.table(
+            rx.el.tbody(
+                rx.foreach(WizardState.summary, lambda row: rx.el.tr(rx.el.th(row[0], scope="row"), rx.el.td(row[1])))
+            ),
+            class_name="wizard-summary",
+            aria_label="Resumen de tu publicación",
+        ),
+        form_alert(WizardState.error),
+        rx.el.div(
+            rx.el.button("Atrás", type="button", on_click=WizardState.go_to(8), class_name="btn"),
+            rx.el.button(
+                "Enviar a revisión",
+                type="button",
+                on_click=WizardState.send,
+                disabled=WizardState.busy,
+                class_name="btn btn-primary",
+            ),
+            class_name="wizard-nav",
+        ),
+        class_name="wizard-form",
+    )
+
+
+def _wizard() -> rx.Component:
+    return rx.el.section(
+        rx.el.h1(rx.cond(WizardState.editing_published, "Editar publicación", "Nueva publicación")),
+        rx.cond(WizardState.editing_published, rx.el.p(EDITING_NOTE, role="note", class_name="form-notice")),
+        _stepper(),
+        rx.match(
+            WizardState.step,
+            (1, _identity()),
+            (2, _location()),
+            (3, _category()),
+            (4, _about()),
+            (5, _rates()),
+            (6, _availability()),
+            (7, _photos()),
+            (8, _contact()),
+            _review(),
+        ),
+        class_name="area wizard",
+    )
+
+
+def wizard_page() -> rx.Component:
+    """The wizard, shown once the server accepted the advertiser and read the draft."""
+    return page_frame(
+        rx.cond(
+            AreaState.ready & WizardState.loaded,
+            _wizard(),
+            rx.el.p("Comprobando tu acceso…", class_name="loading"),
+        )
+    )

@@ -1,0 +1,298 @@
+"""/my/publicacion/nuevaPublicacion: the listing wizard, nine steps, each saved as a draft on the server.
+
+The steps and their fields come from ``app.services.listing_form.STEPS``.
+Every "Guardar y seguir" saves the step through ``save_step`` (a closed tab or
+another device resumes at the first unsaved step); the last step sends the
+listing to review, which validates the whole draft again. Photos (step 7)
+arrive through Reflex's upload endpoint, which hands the handler the
+upload request's session (``app.identity.cookies.upload_with_session``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import reflex as rx
+
+from app.core.money import format_currency
+from app.models import ProfileId
+from app.routes import ADVERTISER_HOME, WIZARD_LISTING_PARAM
+from app.services import listing_photos, my_listings
+from app.services.errors import ServiceError
+from app.services.listing_form import PHOTO_STEP, SEND_STEP, STEP_BY_NUMBER
+from app.services.listing_photos import OwnerPhoto
+from app.services.my_listings import WizardDraft
+from app.states.auth import current_actor, public, requires
+from app.states.forms import FormState
+from app.states.my_listings import call, enter_area, read_upload
+from app.states.notify import notify_error, notify_success
+from app.storage import get_storage
+
+SENT_TO_REVIEW = "Tu publicación quedó en revisión."
+CHECKBOX_FIELDS = ("porn_actress", "curvy", "has_video")
+RATE_FIELDS = STEP_BY_NUMBER[5].fields
+SERVICE_PREFIX = "service_"
+MAX_FORM_VALUE = 5000
+UNREADABLE = "No pudimos leer el formulario. Inténtalo de nuevo."
+
+
+def _form_values(form_data: Any, step: int) -> tuple[dict[str, str], list[str], dict[str, str]]:
+    """A step's submitted form as (values, services, schedule): strings only, checkboxes as "true" or ""."""
+    data = form_data if isinstance(form_data, dict) else {}
+
+    def text(name: str) -> str:
+        value = data.get(name, "")
+        return value[:MAX_FORM_VALUE] if isinstance(value, str) else ""
+
+    values = {name: text(name) for name in STEP_BY_NUMBER[step].fields if name not in ("services", "schedule")}
+    for name in CHECKBOX_FIELDS:
+        if name in values:
+            values[name] = "true" if values[name] else ""
+    services = [str(key)[len(SERVICE_PREFIX) :] for key in data if str(key).startswith(SERVICE_PREFIX)]
+    schedule: dict[str, str] = {}
+    for key in data:
+        if str(key).startswith("from_"):
+            day = str(key).removeprefix("from_")
+            start, end = text(f"from_{day}"), text(f"to_{day}")
+            schedule[day] = "" if text(f"closed_{day}") or not (start or end) else f"{start}-{end}"
+    return values, services, schedule
+
+
+def _hours(value: str) -> list[str]:
+    """A day's "10:00-20:00" as [from, to, closed]: ["10:00", "20:00", ""], or ["", "", "true"] when closed."""
+    start, _, end = value.partition("-")
+    return [start, end, ""] if start and end else ["", "", "true"]
+
+
+def _rate_label(value: str) -> str:
+    digits = "".join(ch for ch in value if ch.isdigit())[:12]
+    return format_currency(int(digits)) if digits else ""
+
+
+class WizardState(FormState, rx.State):
+    """The draft being written: its values, the step shown, and its photos."""
+
+    loaded: bool = False
+    uid: str = ""
+    step: int = 1
+    furthest: int = 1
+    editing_published: bool = False
+    # Remounts the step's form when the values it starts from change.
+    form_key: int = 0
+    values: dict[str, str] = {}
+    services: list[str] = []
+    schedule: dict[str, str] = {}
+    rate_labels: dict[str, str] = {}
+    cities: list[list[str]] = []
+    communes: list[list[str]] = []
+    sections: list[list[str]] = []
+    tiers: list[list[str]] = []
+    types: list[list[str]] = []
+    service_options: list[list[str]] = []
+    nationalities: list[list[str]] = []
+    # [weekday key, label, from, to, "true" when closed] for step 6.
+    schedule_rows: list[list[str]] = []
+    photos: list[OwnerPhoto] = []
+    uploading: bool = False
+    upload_percent: int = 0
+    upload_errors: list[str] = []
+    summary: list[list[str]] = []
+    _communes: dict[str, list[str]] = {}
+    _weekdays: list[tuple[str, str]] = []
+
+    def _commune_pairs(self, city_slug: str) -> list[list[str]]:
+        return [[name, name] for name in self._communes.get(city_slug, [])]
+
+    @rx.var
+    def step_title(self) -> str:
+        """The title of the step shown."""
+        return STEP_BY_NUMBER[self.step].title if self.step in STEP_BY_NUMBER else ""
+
+    def _show(self, draft: WizardDraft, step: int) -> None:
+        self.uid = draft.uid
+        self.editing_published = draft.editing_published
+        self.values = dict(draft.values)
+        self.services = list(draft.services)
+        self.schedule = dict(draft.schedule)
+        self.rate_labels = {name: _rate_label(self.values.get(name, "")) for name in RATE_FIELDS}
+        self.communes = self._commune_pairs(self.values.get("city_slug", ""))
+        self.schedule_rows = [[key, label, *_hours(self.schedule.get(key, ""))] for key, label in self._weekdays]
+        # A listing that went through every step once (draft.step 1 with a uid) may jump anywhere.
+        self.furthest = SEND_STEP if draft.uid and draft.step == 1 else max(draft.step, 1)
+        self.step = min(max(step, 1), self.furthest)
+        self.form_key += 1
+
+    async def _enter_step(self) -> None:
+        """Read what the step shows besides the form: the photos (7) or the summary (9)."""
+        owner = current_actor().uid
+        if self.step == PHOTO_STEP and self.uid:
+            self.photos = await call(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
+        if self.step == SEND_STEP and self.uid:
+            rows = await call(my_listings.review_summary, owner_uid=owner, uid=self.uid)
+            self.summary = [[label, value] for label, value in rows]
+
+    @requires(ProfileId.PROFESOR)
+    async def open_page(self):
+        """Enter the page: the draft named by ?id= (or the newest unfinished one) at its first unsaved step."""
+        events = await enter_area(self)
+        self.loaded = False
+        self._clear_errors()
+        self.upload_errors, self.uploading, self.upload_percent = [], False, 0
+        wanted = self.router.url.query_parameters.get(WIZARD_LISTING_PARAM, "")
+        owner = current_actor().uid
+        try:
+            options = await call(my_listings.wizard_options)
+            draft = await call(my_listings.load_wizard, owner_uid=owner, uid=wanted if isinstance(wanted, str) else "")
+        except ServiceError as exc:
+            return [*events, notify_error(exc.message), rx.redirect(ADVERTISER_HOME)]
+        self.cities = [list(pair) for pair in options.cities]
+        self.sections = [list(pair) for pair in options.sections]
+        self.tiers = [list(pair) for pair in options.tiers]
+        self.types = [list(pair) for pair in options.types]
+        self.service_options = [list(pair) for pair in options.services]
+        self.nationalities = [[name, name] for name in options.nationalities]
+        self._weekdays = [(key, label) for key, label in options.weekdays]
+        self._communes = options.communes
+        self._show(draft, draft.step)
+        await self._enter_step()
+        self.loaded = True
+        return events
+
+    @requires(ProfileId.PROFESOR)
+    async def go_to(self, step: int):
+        """Show an earlier step (or any step up to the first unsaved one)."""
+        if isinstance(step, int) and 1 <= step <= self.furthest:
+            self.step = step
+            self._clear_errors()
+            self.form_key += 1
+            try:
+                await self._enter_step()
+            except ServiceError as exc:
+                return notify_error(exc.message)
+        return None
+
+    @requires(ProfileId.PROFESOR)
+    async def save(self, form_data: dict):
+        """Validate and save the step shown, then show the next one."""
+        if self.busy or self.step not in STEP_BY_NUMBER or self.step == SEND_STEP:
+            return None
+        if not isinstance(form_data, dict):
+            self.error = UNREADABLE
+            return None
+        step = self.step
+        values, services, schedule = _form_values(form_data, step)
+        owner = current_actor().uid
+
+        async def save_and_reload() -> WizardDraft:
+            uid = await call(
+                my_listings.save_step,
+                owner_uid=owner,
+                uid=self.uid or None,
+                step=step,
+                values=values,
+                services=services if step == 4 else None,
+                schedule=schedule if step == 6 else None,
+            )
+            return await call(my_listings.load_wizard, owner_uid=owner, uid=uid)
+
+        outcome = await self._submit(save_and_reload(), fields=STEP_BY_NUMBER[step].fields)
+        if not outcome.ok:
+            return None  # the form stays mounted with what was typed, the message under its field
+        draft = outcome.value
+        self._show(draft, step + 1)
+        self.furthest = max(self.furthest, step + 1)
+        self.step = step + 1
+        try:
+            await self._enter_step()
+        except ServiceError as exc:
+            return notify_error(exc.message)
+        return None
+
+    @requires(ProfileId.PROFESOR)
+    def choose_city(self, city_slug: str):
+        """List the communes of the city just chosen (step 2)."""
+        self.communes = self._commune_pairs(city_slug) if isinstance(city_slug, str) else []
+
+    @requires(ProfileId.PROFESOR)
+    def preview_rate(self, field: str, value: str):
+        """Show a rate as money next to its input (step 5)."""
+        if field in RATE_FIELDS and isinstance(value, str):
+            self.rate_labels = {**self.rate_labels, field: _rate_label(value)}
+
+    @requires(ProfileId.PROFESOR)
+    def pick_date(self, field: str, value: str):
+        """Write the date chosen in the picker into its field as año/mes/día."""
+        if field in ("birth_date", "visiting_from", "visiting_until") and isinstance(value, str):
+            self.values = {**self.values, field: value[:10].replace("-", "/")}
+
+    @public
+    def show_upload_progress(self, progress: dict):
+        """How much of the upload has reached the server (display only)."""
+        share = progress.get("progress", 0) if isinstance(progress, dict) else 0
+        if isinstance(share, int | float):
+            self.uploading = True
+            self.upload_percent = max(0, min(100, int(share * 100)))
+
+    async def _photo_call(self, fn, **kwargs) -> list:
+        try:
+            await call(fn, owner_uid=current_actor().uid, **kwargs)
+            self.photos = await call(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
+        except ServiceError as exc:
+            return [notify_error(exc.message)]
+        return []
+
+    @requires(ProfileId.PROFESOR)
+    async def upload_photos(self, files: list[rx.UploadFile]):
+        """Add the uploaded photos to the draft one by one; each refused file keeps its own message."""
+        uploads = files if isinstance(files, list) else []
+        errors: list[str] = []
+        owner = current_actor().uid
+        storage = get_storage()
+        try:
+            for upload in uploads:
+                name = str(getattr(upload, "name", "") or "foto")[:80]
+                data = await asyncio.to_thread(read_upload, upload)
+                try:
+                    if data is None:
+                        raise ServiceError("No recibimos el archivo: vuelve a elegirlo.")
+                    await call(listing_photos.add_photo, storage=storage, owner_uid=owner, uid=self.uid, data=data)
+                except ServiceError as exc:
+                    errors.append(f"{name}: {exc.message}")
+            if self.uid:
+                self.photos = await call(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
+        except ServiceError as exc:
+            errors.append(exc.message)
+        finally:
+            self.uploading, self.upload_percent = False, 0
+        self.upload_errors = errors
+        self.field_errors = {}
+        return None
+
+    @requires(ProfileId.PROFESOR)
+    async def move_photo(self, photo_uid: str, offset: int):
+        """Move a photo one place before (-1) or after (+1)."""
+        step = offset if isinstance(offset, int) and not isinstance(offset, bool) else 0
+        return await self._photo_call(listing_photos.move_photo, photo_uid=str(photo_uid)[:64], offset=step)
+
+    @requires(ProfileId.PROFESOR)
+    async def make_cover(self, photo_uid: str):
+        """Make a photo the cover."""
+        return await self._photo_call(listing_photos.set_cover, photo_uid=str(photo_uid)[:64])
+
+    @requires(ProfileId.PROFESOR)
+    async def delete_photo(self, photo_uid: str):
+        """Delete a photo and its stored files."""
+        return await self._photo_call(
+            listing_photos.delete_listing_photo, storage=get_storage(), photo_uid=str(photo_uid)[:64]
+        )
+
+    @requires(ProfileId.PROFESOR)
+    async def send(self):
+        """Send the listing to review (everything is validated again), then go to my listings."""
+        if self.busy or not self.uid:
+            return None
+        outcome = await self._submit(call(my_listings.send_to_review, owner_uid=current_actor().uid, uid=self.uid))
+        if not outcome.ok:
+            return None
+        return [notify_success(SENT_TO_REVIEW), rx.redirect(ADVERTISER_HOME)]
