@@ -48,6 +48,7 @@ STAFF_PROFILES = (ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value)
 UPGRADABLE_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA)
 _EFFECT_ORDER = {UpgradeEffect.TIER: 0, UpgradeEffect.VIP: 1, UpgradeEffect.BUMP: 2}
 _UNKNOWN_UPGRADE = "No encontramos esa mejora."
+_LAST_MOMENT = timedelta(microseconds=1)
 
 
 class UpgradeOption(BaseModel):
@@ -86,7 +87,8 @@ def _row(upgrade: ListingUpgrade, service_name: str) -> UpgradeRow:
         status=upgrade.status.value,
         status_label=UPGRADE_STATUS_LABELS[upgrade.status],
         starts=_display_date(upgrade.starts_at),
-        ends=_display_date(upgrade.ends_at),
+        # The last day in force: an upgrade ending at midnight ends with the day before.
+        ends=_display_date(upgrade.ends_at - _LAST_MOMENT if upgrade.ends_at else None),
         amount=format_currency(upgrade.amount_clp),
     )
 
@@ -131,8 +133,8 @@ def request_upgrade(
 ) -> UpgradeRow:
     """Ask for an upgrade of the caller's published or paused listing, from ``starts_on`` (default today).
 
-    The price is the servicioApp's; the period asked for runs ``duration_days`` from the start of that
-    Chilean day. Staff confirm the payment and the dates when approving.
+    The price is the servicioApp's; the period asked for runs ``duration_days`` whole Chilean days from
+    ``starts_on``. Staff confirm the payment and the dates when approving.
     """
     moment = clock(now)
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=listing_uid, for_update=True)
@@ -162,14 +164,13 @@ def request_upgrade(
     ).first()
     if pending is not None:
         raise ConflictError("Ya pediste esta mejora para esta publicación y está esperando aprobación.")
-    starts_at = _start_of_day(starts_on)
     upgrade = ListingUpgrade(
         listing_uid=listing.uid,
         app_service_uid=service.uid,
         requested_by_uid=owner_uid,
         amount_clp=service.price_clp,
-        starts_at=starts_at,
-        ends_at=starts_at + timedelta(days=service.duration_days),
+        starts_at=_start_of_day(starts_on),
+        ends_at=_start_of_day(starts_on + timedelta(days=service.duration_days)),
         created_at=moment.now,
         updated_at=moment.now,
     )

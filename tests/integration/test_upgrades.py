@@ -113,9 +113,14 @@ def test_a_request_is_priced_and_dated_from_the_service(db, catalogue, owner):
         db, owner, listing, catalogue["vip"], starts_on=date(2099, 3, 2), now=datetime(2099, 3, 1, 15, tzinfo=UTC)
     )
     assert (row.name, row.status, row.status_label, row.amount) == ("VIP", "solicitada", "Solicitada", "$19.990")
-    assert (row.starts, row.ends) == ("2 de marzo de 2099", "17 de marzo de 2099")
+    assert (row.starts, row.ends) == ("2 de marzo de 2099", "16 de marzo de 2099")  # 15 days
     stored = db.get(ListingUpgrade, row.uid)
     assert stored.amount_clp == 19990 and stored.requested_by_uid == owner.uid
+    # From Chilean midnight (summer time, UTC-3) for 15 whole days.
+    assert (stored.starts_at, stored.ends_at) == (
+        datetime(2099, 3, 2, 3, tzinfo=UTC),
+        datetime(2099, 3, 17, 3, tzinfo=UTC),
+    )
     assert upgrades.my_upgrades(session=db, owner_uid=owner.uid, listing_uid=listing.uid) == [row]
 
 
