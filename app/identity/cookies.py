@@ -12,14 +12,24 @@ the session cookie from the handshake and puts its SHA-256 digest in the
 Reflex copies handshake headers into every event and into tab state (memory,
 Redis), so only the digest ever gets there, and it cannot be replayed: a
 connection proves a session only by carrying the cookie itself.
+
+Uploads do not travel on the websocket: the browser POSTs them to ``/_upload``
+and Reflex dispatches the handler with no routing data, so a guarded upload
+handler would see no session. :func:`upload_with_session` answers that path
+before Reflex does and hands the request to Reflex's own upload endpoint with
+the request's headers (the cookie replaced by its digest, as on the
+websocket) in the routing data of the event: an upload proves its session by
+the cookie it carries, never by the tab token alone.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
+from reflex_base.constants import RouteVar
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -36,6 +46,8 @@ HASH_HEADER = "x-sesion-hash"
 TICKET_HEADER = "x-ticket"
 # Reflex's websocket endpoint (reflex_base.constants.Endpoint.EVENT; a test checks they agree).
 EVENT_PATH = "/_event"
+# Reflex's upload endpoint (reflex_base.constants.Endpoint.UPLOAD).
+UPLOAD_PATH = "/_upload"
 FOREIGN_ORIGIN = "Solicitud rechazada: no viene de este sitio."
 TICKET_REFUSED = "Tu ingreso expiró antes de completarse. Vuelve a ingresar."
 
@@ -139,7 +151,47 @@ async def close_session(request: Request) -> Response:
     return response
 
 
+class _RoutedUploads:
+    """Reflex's app as its upload endpoint uses it: each event it queues carries one request's headers."""
+
+    def __init__(self, processor, headers: dict[str, str]) -> None:
+        self._processor = processor
+        self._headers = headers
+
+    @property
+    def event_processor(self) -> _RoutedUploads:
+        return self
+
+    def _routed(self, event):
+        return dataclasses.replace(event, router_data={**event.router_data, RouteVar.HEADERS: self._headers})
+
+    def enqueue_stream_delta(self, token: str, event):
+        return self._processor.enqueue_stream_delta(token, self._routed(event))
+
+    async def enqueue(self, token: str, event, ev_ctx=None):
+        return await self._processor.enqueue(token, self._routed(event), ev_ctx)
+
+
+async def upload_with_session(request: Request) -> Response:
+    """POST /_upload: Reflex's upload endpoint, its handler seeing the request's session digest.
+
+    Only from a page of this site (a foreign page cannot post files into a tab).
+    """
+    if not _same_origin(request):
+        return JSONResponse({"error": FOREIGN_ORIGIN}, status_code=403)
+    from reflex._upload import upload  # Reflex's endpoint, imported when first used
+
+    from app.app import app as reflex_app  # app.app imports this module
+
+    headers = {
+        name.decode("latin-1"): value.decode("latin-1")
+        for name, value in session_hash_headers(list(request.scope.get("headers", [])))
+    }
+    return await upload(_RoutedUploads(reflex_app.event_processor, headers))(request)
+
+
 ROUTES = [
     Route("/sesion", open_session, methods=["POST"]),
     Route("/sesion/cerrar", close_session, methods=["POST"]),
+    Route(UPLOAD_PATH, upload_with_session, methods=["POST"]),
 ]
