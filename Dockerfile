@@ -5,7 +5,7 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     REFLEX_USE_NPM=1 REFLEX_TELEMETRY_ENABLED=false \
     ENVIRONMENT=production PORT=8000 \
-    MEDIA_DIR=/data/media
+    MEDIA_DIR=/data/media PRIVATE_MEDIA_DIR=/data/private
 WORKDIR /srv/app
 
 RUN apt-get update && apt-get install -y --no-install-recommends unzip curl && rm -rf /var/lib/apt/lists/*
@@ -15,7 +15,7 @@ ENV PATH="/opt/venv/bin:$PATH"
 
 # The unprivileged user the app runs as (numeric below, so Kubernetes'
 # runAsNonRoot can verify it). It owns only what the app writes at run time:
-# /data (photos) and .web (Reflex's backend markers); the code stays root's.
+# /data (photos, and the private verification photos) and .web (Reflex's backend markers); the code stays root's.
 # No .states: the state manager lives in memory or Redis, never on disk.
 RUN groupadd --system --gid 10001 app \
     && useradd --system --uid 10001 --gid app --create-home --home-dir /home/app app
@@ -25,7 +25,7 @@ COPY . .
 # so the build output is not stored twice).
 RUN SECRET_KEY=build-only-placeholder-not-used-at-runtime-000 ENVIRONMENT=development \
     reflex export --frontend-only --no-zip --env prod \
-    && mkdir -p /data/media \
+    && mkdir -p /data/media /data/private \
     && chown -R app:app /data /srv/app/.web
 
 VOLUME ["/data"]

@@ -8,6 +8,7 @@
 - publicacion_foto: stem and widths of the pipeline's WebP sizes, phash, approved.
 - profesor: passport and nationality.
 - servicio_app: effect (nivel, vip, subir) and tier_uid.
+- mejoras_publicacion: the reviewer, the payment reference staff confirmed, a denial's reason.
 - verificacion_publicacion and estadistica_publicacion.
 
 Revision ID: 0005
@@ -87,6 +88,16 @@ def upgrade() -> None:
             sa.Column("nationality", sqlmodel.sql.sqltypes.AutoString(length=60), nullable=False, server_default="")
         )
 
+    with op.batch_alter_table("mejoras_publicacion", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("reviewer_uid", sqlmodel.sql.sqltypes.AutoString(length=40), nullable=True))
+        batch_op.add_column(
+            sa.Column("payment_reference", sqlmodel.sql.sqltypes.AutoString(length=80), nullable=False, server_default="")
+        )
+        batch_op.add_column(
+            sa.Column("reason", sqlmodel.sql.sqltypes.AutoString(length=1000), nullable=False, server_default="")
+        )
+        batch_op.create_foreign_key("fk_mejoras_publicacion_reviewer", "usuarios", ["reviewer_uid"], ["uid"])
+
     with op.batch_alter_table("servicio_app", schema=None) as batch_op:
         batch_op.add_column(sa.Column("effect", sqlmodel.sql.sqltypes.AutoString(length=10), nullable=True))
         batch_op.add_column(sa.Column("tier_uid", sqlmodel.sql.sqltypes.AutoString(length=40), nullable=True))
@@ -145,6 +156,13 @@ def downgrade() -> None:
         batch_op.drop_constraint("fk_servicio_app_tier", type_="foreignkey")
         batch_op.drop_column("tier_uid")
         batch_op.drop_column("effect")
+
+    with op.batch_alter_table("mejoras_publicacion", schema=None) as batch_op:
+        batch_op.drop_constraint("fk_mejoras_publicacion_reviewer", type_="foreignkey")
+        batch_op.drop_column("reason")
+        batch_op.drop_column("payment_reference")
+        batch_op.drop_column("reviewer_uid")
+
 
     with op.batch_alter_table("profesor", schema=None) as batch_op:
         batch_op.drop_column("nationality")

@@ -377,6 +377,9 @@ class ListingUpgrade(EnumColumns, ListingUpgradeBase, table=True):
         default=UpgradeStatus.SOLICITADA, sa_type=EnumString(UpgradeStatus, 12), nullable=False
     )
     amount_clp: int = Field(ge=0)
+    reviewer_uid: str | None = Field(default=None, foreign_key="usuarios.uid", max_length=40)
+    payment_reference: str = Field(default="", max_length=80, description="The payment staff confirmed.")
+    reason: str = Field(default="", max_length=1000, description="Why staff denied it (shown to the owner).")
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
 

@@ -72,6 +72,7 @@ class UpgradeRow(BaseModel):
     starts: str
     ends: str
     amount: str
+    reason: str = ""
 
 
 def _display_date(moment: datetime | None) -> str:
@@ -90,6 +91,7 @@ def _row(upgrade: ListingUpgrade, service_name: str) -> UpgradeRow:
         # The last day in force: an upgrade ending at midnight ends with the day before.
         ends=_display_date(upgrade.ends_at - _LAST_MOMENT if upgrade.ends_at else None),
         amount=format_currency(upgrade.amount_clp),
+        reason=upgrade.reason if upgrade.status == UpgradeStatus.RECHAZADA else "",
     )
 
 
@@ -218,11 +220,13 @@ def approve_upgrade(
 ) -> None:
     """Staff approve a requested upgrade for the period paid for; it takes effect at once if that period started.
 
-    ``payment_reference`` (the receipt staff checked) is required but not stored: there is no column for it yet.
+    ``payment_reference`` (the receipt staff checked) is required and kept with the reviewer.
     """
     _ensure_staff(session, reviewer_uid)
-    if not isinstance(payment_reference, str) or not payment_reference.strip():
-        raise InvalidInputError("Indica la referencia del pago que confirmaste.", field="payment_reference")
+    if not isinstance(payment_reference, str) or not payment_reference.strip() or len(payment_reference.strip()) > 80:
+        raise InvalidInputError(
+            "Indica la referencia del pago que confirmaste (hasta 80 caracteres).", field="payment_reference"
+        )
     for name, value in (("starts_at", starts_at), ("ends_at", ends_at)):
         if not isinstance(value, datetime) or value.utcoffset() is None:
             raise InvalidInputError("Indica la fecha y hora con su zona horaria.", field=name)
@@ -231,6 +235,8 @@ def approve_upgrade(
     upgrade = _pending_upgrade(session, upgrade_uid)
     now = now or utc_now()
     upgrade.status = UpgradeStatus.ACTIVA
+    upgrade.reviewer_uid = reviewer_uid
+    upgrade.payment_reference = payment_reference.strip()
     upgrade.starts_at = starts_at.astimezone(UTC)
     upgrade.ends_at = ends_at.astimezone(UTC)
     upgrade.updated_at = now
@@ -241,12 +247,14 @@ def approve_upgrade(
 
 
 def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reason: str) -> None:
-    """Staff deny a requested upgrade; ``reason`` is required (there is no column to keep it yet)."""
+    """Staff deny a requested upgrade; ``reason`` is required and shown to the owner."""
     _ensure_staff(session, reviewer_uid)
-    if not isinstance(reason, str) or not reason.strip():
-        raise InvalidInputError("Indica el motivo del rechazo.", field="reason")
+    if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > 1000:
+        raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
     upgrade = _pending_upgrade(session, upgrade_uid)
     upgrade.status = UpgradeStatus.RECHAZADA
+    upgrade.reviewer_uid = reviewer_uid
+    upgrade.reason = reason.strip()
     upgrade.updated_at = utc_now()
     session.add(upgrade)
     session.commit()

@@ -172,6 +172,7 @@ def site(tmp_path_factory, smtp_server) -> Site:
         env = _app_env(
             DATABASE_URL=database_url,
             MEDIA_DIR=str(tmp / "media"),
+            PRIVATE_MEDIA_DIR=str(tmp / "private"),
             SMTP_HOST="127.0.0.1",
             SMTP_PORT=str(smtp_server[0]),
             SMTP_STARTTLS="false",
@@ -224,6 +225,7 @@ def firebase_site(site, firebase_emulator, tmp_path_factory) -> FirebaseSite:
         env = _app_env(
             DATABASE_URL=database_url,
             MEDIA_DIR=str(tmp / "media"),
+            PRIVATE_MEDIA_DIR=str(tmp / "private"),
             IDENTITY_PROVIDER="firebase",
             FIREBASE_PROJECT_ID=FIREBASE_PROJECT,
             FIREBASE_API_KEY="fake-api-key",

@@ -244,6 +244,7 @@ def test_an_upgrade_approved_for_later_starts_by_itself(db, catalogue, owner, st
     assert _city(db, "vip", now=starts_at) == ["Mía"]
     [shown] = upgrades.my_upgrades(session=db, owner_uid=owner.uid, listing_uid=listing.uid)
     assert (shown.status, shown.status_label) == ("activa", "Aprobada")
+    assert db.get(ListingUpgrade, shown.uid).reviewer_uid == staff.uid
     assert shown.starts and shown.ends
 
 
@@ -255,7 +256,9 @@ def test_deny_keeps_the_listing_as_it_was(db, catalogue, owner, staff):
     assert error.value.field == "reason"
     upgrades.deny_upgrade(session=db, reviewer_uid=staff.uid, upgrade_uid=row.uid, reason="Pago no recibido")
     [shown] = upgrades.my_upgrades(session=db, owner_uid=owner.uid, listing_uid=listing.uid)
-    assert (shown.status, shown.status_label) == ("rechazada", "Rechazada")
+    assert (shown.status, shown.status_label, shown.reason) == ("rechazada", "Rechazada", "Pago no recibido")
+    stored = db.get(ListingUpgrade, row.uid)
+    assert (stored.reviewer_uid, stored.reason) == (staff.uid, "Pago no recibido")
     db.refresh(listing)
     assert listing.tier_uid == tier_of(db, "platino").uid
     with pytest.raises(ConflictError, match="ya fue revisada"):
