@@ -13,8 +13,8 @@ def age_notice() -> rx.Component:
         rx.el.div(
             rx.el.h2("Contenido para personas adultas", id="age-title"),
             rx.el.p(
-                "Este sitio contiene avisos de servicios para adultos. Para continuar, confirme que tiene "
-                "18 años o más y que acepta ver este contenido. Su respuesta se recordará en este dispositivo."
+                "Este sitio contiene avisos de servicios para adultos. Para continuar, confirma que tienes "
+                "18 años o más y que aceptas ver este contenido. Tu respuesta se recordará en este dispositivo."
             ),
             rx.el.div(
                 rx.el.button(

@@ -45,8 +45,8 @@ _PRIVACIDAD = LegalPage(
     slug="privacidad",
     title="Política de privacidad",
     description=(
-        "Cómo Escorts Chile trata sus datos personales conforme a la ley chilena, "
-        "qué guardamos en su dispositivo y cómo ejercer sus derechos."
+        "Cómo Escorts Chile trata tus datos personales conforme a la ley chilena, "
+        "qué guardamos en tu dispositivo y cómo ejercer tus derechos."
     ),
     sections=(
         LegalSection(
@@ -54,8 +54,8 @@ _PRIVACIDAD = LegalPage(
             paragraphs=(
                 LAST_UPDATED,
                 "Esta política explica qué datos personales recopila Escorts Chile, con qué "
-                "finalidad los utiliza, por cuánto tiempo los conserva y cómo puede usted "
-                "ejercer sus derechos. Se aplica a todas las personas que visitan el sitio, "
+                "finalidad los utiliza, por cuánto tiempo los conserva y cómo puedes "
+                "ejercer tus derechos. Se aplica a todas las personas que visitan el sitio, "
                 "a quienes crean una cuenta y a quienes publican anuncios.",
                 "Escorts Chile es un directorio de anuncios clasificados para personas "
                 "adultas. Solo pueden navegar y publicar en el sitio personas mayores de 18 "
@@ -70,8 +70,8 @@ _PRIVACIDAD = LegalPage(
                 "N° 21.719 de protección de datos personales, que moderniza ese régimen y "
                 "crea la Agencia de Protección de Datos Personales, en los términos y plazos "
                 "de su entrada en vigencia.",
-                "Solo tratamos datos cuando existe una base legal para hacerlo: su "
-                "consentimiento, la ejecución del acuerdo que usted acepta al publicar, el "
+                "Solo tratamos datos cuando existe una base legal para hacerlo: tu "
+                "consentimiento, la ejecución del acuerdo que aceptas al publicar, el "
                 "cumplimiento de obligaciones legales o la protección de las personas frente "
                 "a delitos como la trata o la explotación de menores.",
             ),
@@ -92,15 +92,15 @@ _PRIVACIDAD = LegalPage(
             ),
         ),
         LegalSection(
-            heading="Cookies y almacenamiento en su dispositivo",
+            heading="Cookies y almacenamiento en tu dispositivo",
             paragraphs=(
-                "El sitio guarda en su dispositivo únicamente la confirmación de que usted es "
-                "mayor de edad y, si inició sesión, un identificador de sesión que le permite "
-                "mantenerse conectado.",
+                "El sitio guarda en tu dispositivo únicamente la confirmación de que eres "
+                "mayor de edad y, si iniciaste sesión, un identificador de sesión que te permite "
+                "mantenerte conectado.",
                 "No utilizamos cookies publicitarias, rastreadores de terceros ni "
-                "herramientas que elaboren perfiles de su navegación. Puede borrar estos datos "
-                "en cualquier momento desde la configuración de su navegador; en ese caso se "
-                "le volverá a pedir la confirmación de edad.",
+                "herramientas que elaboren perfiles de tu navegación. Puedes borrar estos datos "
+                "en cualquier momento desde la configuración de tu navegador; en ese caso te "
+                "volveremos a pedir la confirmación de edad.",
             ),
         ),
         LegalSection(
@@ -120,14 +120,14 @@ _PRIVACIDAD = LegalPage(
             ),
         ),
         LegalSection(
-            heading="Sus derechos",
+            heading="Tus derechos",
             paragraphs=(
-                "Usted puede solicitar el acceso a sus datos, su rectificación, su "
-                "cancelación o eliminación y oponerse a su tratamiento, además de los demás "
-                "derechos que le reconozca la ley vigente.",
-                "Para ejercerlos, escriba a legal@escortschile.example desde el correo "
-                "asociado a su cuenta, indicando su solicitud. Podremos pedirle antecedentes "
-                "adicionales para confirmar su identidad antes de responder, y le "
+                "Puedes solicitar el acceso a tus datos, su rectificación, su "
+                "cancelación o eliminación y oponerte a su tratamiento, además de los demás "
+                "derechos que te reconozca la ley vigente.",
+                "Para ejercerlos, escríbenos a legal@escortschile.example desde el correo "
+                "asociado a tu cuenta, indicando tu solicitud. Podremos pedirte antecedentes "
+                "adicionales para confirmar tu identidad antes de responder, y te "
                 "contestaremos dentro de los plazos legales.",
             ),
         ),
@@ -146,9 +146,9 @@ _TERMINOS = LegalPage(
             heading="Aceptación de los términos",
             paragraphs=(
                 LAST_UPDATED,
-                "Al acceder a Escorts Chile o utilizar cualquiera de sus servicios, usted "
-                "acepta estos términos y condiciones y nuestra política de privacidad. Si no "
-                "está de acuerdo con ellos, le pedimos no utilizar el sitio.",
+                "Al acceder a Escorts Chile o utilizar cualquiera de sus servicios, "
+                "aceptas estos términos y condiciones y nuestra política de privacidad. Si no "
+                "estás de acuerdo con ellos, te pedimos no utilizar el sitio.",
                 "Podemos modificar estos términos para reflejar cambios legales o del "
                 "servicio. La versión vigente es siempre la publicada en esta página, con su "
                 "fecha de actualización.",
@@ -158,8 +158,8 @@ _TERMINOS = LegalPage(
             heading="Uso exclusivo para personas adultas",
             paragraphs=(
                 "El sitio está destinado exclusivamente a personas mayores de 18 años. Al "
-                "ingresar, usted declara ser mayor de edad y que el contenido para adultos no "
-                "está prohibido en el lugar desde donde accede.",
+                "ingresar, declaras ser mayor de edad y que el contenido para adultos no "
+                "está prohibido en el lugar desde donde accedes.",
                 "Las personas anunciantes deben acreditar su mayoría de edad y su "
                 "consentimiento para publicar, y aceptar el acuerdo para anunciantes antes de "
                 "que su anuncio sea revisado.",
@@ -216,8 +216,8 @@ _TERMINOS = LegalPage(
                 "Estos términos se rigen por las leyes de la República de Chile. Cualquier "
                 "controversia derivada de ellos se someterá a la competencia de los "
                 "tribunales ordinarios de justicia de la ciudad de Santiago, sin perjuicio de "
-                "los derechos que la ley de protección al consumidor le reconozca.",
-                "Puede dirigir sus consultas sobre estos términos a legal@escortschile.example.",
+                "los derechos que la ley de protección al consumidor te reconozca.",
+                "Puedes dirigir tus consultas sobre estos términos a legal@escortschile.example.",
             ),
         ),
     ),
@@ -246,11 +246,11 @@ _ACUERDOS = LegalPage(
         LegalSection(
             heading="Verificación de edad y consentimiento",
             paragraphs=(
-                "Antes de publicar, usted debe acreditar su mayoría de edad y su "
+                "Antes de publicar, debes acreditar tu mayoría de edad y tu "
                 "consentimiento para aparecer en el anuncio, mediante los antecedentes que "
-                "nuestro equipo le solicite. Sin esa acreditación, el anuncio no será "
+                "nuestro equipo te solicite. Sin esa acreditación, el anuncio no será "
                 "publicado.",
-                "Los documentos que entregue para la verificación se usan solo para ese fin, "
+                "Los documentos que entregues para la verificación se usan solo para ese fin, "
                 "no se publican y se tratan conforme a nuestra política de privacidad.",
             ),
         ),
@@ -258,9 +258,9 @@ _ACUERDOS = LegalPage(
             heading="Revisión previa y contenido del anuncio",
             paragraphs=(
                 "Todo anuncio, y cada modificación relevante, es revisado por nuestro equipo "
-                "antes de publicarse. Podemos solicitarle cambios, rechazar un anuncio o "
+                "antes de publicarse. Podemos pedirte cambios, rechazar un anuncio o "
                 "retirarlo si no cumple este acuerdo.",
-                "Las fotografías deben ser suyas, recientes y publicadas con su autorización. "
+                "Las fotografías deben ser tuyas, recientes y publicadas con tu autorización. "
                 "Al subirlas, el sitio elimina automáticamente los datos de ubicación (EXIF y "
                 "GPS). Los textos no pueden incluir lenguaje explícito, ofrecer la "
                 "participación de otras personas ni contener información falsa.",
@@ -272,7 +272,7 @@ _ACUERDOS = LegalPage(
                 "Escorts Chile es un directorio de anuncios. No intermedia pagos por "
                 "servicios entre clientes y personas anunciantes, no cobra comisiones sobre "
                 "ellos y no participa en los encuentros que pudieran acordarse.",
-                "Los únicos pagos que usted realiza al sitio corresponden a servicios de "
+                "Los únicos pagos que haces al sitio corresponden a servicios de "
                 "ubicación publicitaria opcionales, como los niveles Diamante, Ruby, Platino "
                 "y Chicas del día, cuyos precios se informan en pesos chilenos (CLP).",
             ),
@@ -284,8 +284,8 @@ _ACUERDOS = LegalPage(
                 "o participación de menores de edad. Si detectamos indicios de estas "
                 "situaciones, retiraremos el contenido, conservaremos los antecedentes y los "
                 "pondremos a disposición de las autoridades.",
-                "Si alguien lo obliga a publicar o controla su anuncio contra su voluntad, "
-                "puede pedir ayuda de forma confidencial en /disclaimer/report o llamando a "
+                "Si alguien te obliga a publicar o controla tu anuncio contra tu voluntad, "
+                "puedes pedir ayuda de forma confidencial en /disclaimer/report o llamando a "
                 "Carabineros al 133 o a la PDI al 134.",
             ),
         ),
@@ -330,14 +330,14 @@ _ABOUT = LegalPage(
                 "coerción ni los anuncios publicados sin el consentimiento de la persona que "
                 "aparece en ellos. Cuando detectamos estas situaciones, retiramos el "
                 "contenido y las informamos a las autoridades.",
-                "Si usted sospecha de un anuncio, puede informarlo, incluso de forma anónima, en /disclaimer/report.",
+                "Si sospechas de un anuncio, puedes informarlo, incluso de forma anónima, en /disclaimer/report.",
             ),
         ),
         LegalSection(
             heading="Contacto",
             paragraphs=(
                 "Para consultas generales, solicitudes sobre datos personales o asuntos "
-                "legales, escríbanos a legal@escortschile.example. Respondemos en días "
+                "legales, escríbenos a legal@escortschile.example. Respondemos en días "
                 "hábiles, en orden de llegada, dando prioridad a las denuncias.",
             ),
         ),
@@ -349,7 +349,7 @@ _DMCA = LegalPage(
     title="Derechos de autor / DMCA",
     description=(
         "Cómo solicitar a Escorts Chile el retiro de contenido que infringe derechos de "
-        "autor y qué debe incluir su notificación."
+        "autor y qué debe incluir tu notificación."
     ),
     sections=(
         LegalSection(
@@ -358,8 +358,8 @@ _DMCA = LegalPage(
                 "Escorts Chile respeta los derechos de autor y los derechos sobre la propia "
                 "imagen. Las personas anunciantes solo pueden publicar fotografías y textos "
                 "propios o que estén autorizadas a usar.",
-                "Si usted es titular de derechos sobre una obra, o representa a quien lo es, "
-                "y considera que un anuncio la utiliza sin autorización, puede solicitar su "
+                "Si eres titular de derechos sobre una obra, o representas a quien lo es, "
+                "y consideras que un anuncio la utiliza sin autorización, puedes solicitar su "
                 "retiro conforme a la Ley N° 17.336 sobre propiedad intelectual y, cuando "
                 "corresponda, siguiendo el procedimiento de notificación conocido como DMCA.",
             ),
@@ -367,10 +367,10 @@ _DMCA = LegalPage(
         LegalSection(
             heading="Cómo enviar una solicitud",
             paragraphs=(
-                "Envíe su solicitud por correo electrónico a legal@escortschile.example, "
+                "Envía tu solicitud por correo electrónico a legal@escortschile.example, "
                 'indicando en el asunto "Derechos de autor". Revisaremos cada solicitud y '
-                "le informaremos lo resuelto.",
-                "Si la fotografía publicada es suya y fue usada sin su consentimiento, le "
+                "te informaremos lo resuelto.",
+                "Si la fotografía publicada es tuya y fue usada sin tu consentimiento, te "
                 "recomendamos además informarlo en /disclaimer/report, ya que la publicación "
                 "no consentida de imágenes de una persona se trata con prioridad.",
             ),
@@ -378,17 +378,17 @@ _DMCA = LegalPage(
         LegalSection(
             heading="Contenido de la notificación",
             paragraphs=(
-                "Su notificación debe incluir: la identificación de la obra protegida; la "
-                "dirección web exacta del anuncio o de la imagen que la infringe; su nombre "
-                "completo y sus datos de contacto; y, si actúa en representación del titular, "
+                "Tu notificación debe incluir: la identificación de la obra protegida; la "
+                "dirección web exacta del anuncio o de la imagen que la infringe; tu nombre "
+                "completo y tus datos de contacto; y, si actúas en representación del titular, "
                 "los antecedentes que acrediten esa representación.",
                 "Debe incluir también una declaración de buena fe de que el uso denunciado no "
                 "está autorizado por el titular ni por la ley, y una declaración de que la "
-                "información entregada es exacta y de que usted es el titular o está "
-                "facultado para actuar en su nombre, junto con su firma física o "
+                "información entregada es exacta y de que eres el titular o estás "
+                "facultado para actuar en su nombre, junto con tu firma física o "
                 "electrónica.",
                 "Las solicitudes incompletas pueden demorar la revisión, ya que deberemos "
-                "pedirle los antecedentes faltantes.",
+                "pedirte los antecedentes faltantes.",
             ),
         ),
         LegalSection(
@@ -408,43 +408,43 @@ _REPORT = LegalPage(
     slug="report",
     title="Denuncia de trata de personas y explotación",
     description=(
-        "Informe a Escorts Chile sobre posibles casos de trata, menores de edad, coerción o "
+        "Informa a Escorts Chile sobre posibles casos de trata, menores de edad, coerción o "
         "contenido publicado sin consentimiento."
     ),
     sections=(
         LegalSection(
             heading="Emergencias",
             paragraphs=(
-                "Si una persona está en peligro inmediato, no espere nuestra respuesta: llame "
+                "Si una persona está en peligro inmediato, no esperes nuestra respuesta: llama "
                 "a Carabineros al 133 o a la Policía de Investigaciones (PDI) al 134.",
-                "Si la situación involucra a un niño, niña o adolescente, también puede "
+                "Si la situación involucra a un niño, niña o adolescente, también puedes "
                 "llamar a Fono Niños 147 de Carabineros.",
             ),
         ),
         LegalSection(
-            heading="Qué puede informar",
+            heading="Qué puedes informar",
             paragraphs=(
-                "Use el formulario que aparece al final de esta página para informar "
-                "cualquier anuncio que le parezca sospechoso, en especial si cree que puede "
+                "Usa el formulario que aparece al final de esta página para informar "
+                "cualquier anuncio que te parezca sospechoso, en especial si crees que puede "
                 "tratarse de trata de personas o explotación, si la persona anunciada podría "
                 "ser menor de edad, si alguien parece estar siendo obligado o controlado por "
                 "terceros, o si el contenido fue publicado sin el consentimiento de la "
                 "persona que aparece en él.",
-                "Si usted es la persona del anuncio y lo publicaron sin su autorización, o si "
-                "alguien la obliga a mantenerlo, también puede usar este formulario para "
+                "Si eres la persona del anuncio y lo publicaron sin tu autorización, o si "
+                "alguien te obliga a mantenerlo, también puedes usar este formulario para "
                 "pedir que lo retiremos.",
             ),
         ),
         LegalSection(
-            heading="Cómo tratamos su denuncia",
+            heading="Cómo tratamos tu denuncia",
             paragraphs=(
                 "Cada denuncia es revisada por nuestro equipo. Cuando hay indicios de un "
                 "delito, suspendemos el anuncio, conservamos los antecedentes y los ponemos a "
                 "disposición de las autoridades competentes.",
-                "Puede denunciar de forma anónima. Si nos deja un correo de contacto, lo "
-                "usaremos solo para pedirle más información o informarle el resultado, y no "
+                "Puedes denunciar de forma anónima. Si nos dejas un correo de contacto, lo "
+                "usaremos solo para pedirte más información o contarte el resultado, y no "
                 "lo compartiremos con la persona denunciada.",
-                "Mientras más detalles entregue, como la dirección del anuncio, lo que le "
+                "Mientras más detalles entregues, como la dirección del anuncio, lo que te "
                 "llamó la atención y cualquier otro antecedente útil, más rápido podremos "
                 "actuar.",
             ),
@@ -452,7 +452,7 @@ _REPORT = LegalPage(
         LegalSection(
             heading="Otros canales de denuncia en Chile",
             paragraphs=(
-                "Nuestro formulario no reemplaza una denuncia ante las autoridades. Puede "
+                "Nuestro formulario no reemplaza una denuncia ante las autoridades. Puedes "
                 "denunciar directamente en la Fiscalía (Ministerio Público), en cualquier "
                 "fiscalía local o a través de su sitio web, y en cualquier unidad de "
                 "Carabineros o de la PDI.",
@@ -479,8 +479,8 @@ _APLICACION_LEY = LegalPage(
                 "Ministerio Público y los tribunales de justicia en la prevención e "
                 "investigación de delitos, en especial la trata de personas, la explotación "
                 "sexual y cualquier hecho que afecte a menores de edad.",
-                "Esta página está dirigida a funcionarios de esas instituciones. Si usted es "
-                "particular y quiere informar un anuncio, utilice el canal de denuncia en "
+                "Esta página está dirigida a funcionarios de esas instituciones. Si eres "
+                "particular y quieres informar un anuncio, usa el canal de denuncia en "
                 "/disclaimer/report.",
             ),
         ),
@@ -571,15 +571,15 @@ _VERIFICADA = LegalPage(
                 "calidad de ningún servicio ni la conducta de la persona anunciante o de "
                 "quienes la contacten.",
                 "Tampoco implica que Escorts Chile intermedie pagos ni participe en "
-                "encuentros: seguimos siendo solo un directorio de anuncios. Le recomendamos "
+                "encuentros: seguimos siendo solo un directorio de anuncios. Te recomendamos "
                 "actuar siempre con prudencia.",
             ),
         ),
         LegalSection(
             heading="Si algo no coincide",
             paragraphs=(
-                "Si cree que un anuncio verificado usa fotografías de otra persona, o tiene "
-                "dudas sobre la edad o el consentimiento de quien aparece en él, infórmelo en "
+                "Si crees que un anuncio verificado usa fotografías de otra persona, o tienes "
+                "dudas sobre la edad o el consentimiento de quien aparece en él, infórmalo en "
                 "/disclaimer/report. Revisaremos el caso y, si corresponde, retiraremos la "
                 "insignia y el anuncio.",
             ),

@@ -40,7 +40,7 @@ def _city_links() -> rx.Component:
 def _home() -> rx.Component:
     return rx.fragment(
         rx.el.h1(DirectoryState.heading),
-        rx.el.p("Elija su ciudad para ver los avisos publicados.", class_name="lead"),
+        rx.el.p("Elige tu ciudad para ver los avisos publicados.", class_name="lead"),
         _city_links(),
         rx.el.h2("Destacadas"),
         adults_only(

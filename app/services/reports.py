@@ -41,7 +41,7 @@ class ReportInput(BaseModel):
     @classmethod
     def _kind(cls, value: object) -> object:
         if value not in {k.value for k in ReportKind}:
-            raise ValueError("Elija el tipo de problema que quiere reportar.")
+            raise ValueError("Elige el tipo de problema que quieres reportar.")
         return value
 
     @field_validator("message")
@@ -49,7 +49,7 @@ class ReportInput(BaseModel):
     def _message(cls, value: str) -> str:
         value = value.strip()
         if len(value) < MESSAGE_MIN:
-            raise ValueError(f"Describa la situación con al menos {MESSAGE_MIN} caracteres.")
+            raise ValueError(f"Describe la situación con al menos {MESSAGE_MIN} caracteres.")
         if len(value) > MESSAGE_MAX:
             raise ValueError(f"El mensaje no puede superar los {MESSAGE_MAX} caracteres.")
         if value.lower().count("http") > MAX_LINKS:
@@ -64,7 +64,7 @@ class ReportInput(BaseModel):
             raise ValueError("El dato de contacto es demasiado largo.")
         digits = sum(ch.isdigit() for ch in value)
         if value and not is_valid_email(value) and digits < 8:
-            raise ValueError("Indique un correo electrónico o un teléfono válido, o deje el contacto vacío.")
+            raise ValueError("Indica un correo electrónico o un teléfono válido, o deja el contacto vacío.")
         return value
 
     @field_validator("listing_uid")
@@ -89,20 +89,21 @@ def create_report(
     ``client_key`` comes from app.services.abuse.client_key.
     """
     if honeypot or seconds_on_form < MIN_FILL_SECONDS:
-        raise InvalidInputError("No pudimos aceptar el reporte. Revise el formulario e inténtelo de nuevo.")
+        raise InvalidInputError("No pudimos aceptar el reporte. Revisa el formulario e inténtalo de nuevo.")
     try:
         payload = ReportInput.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
-        message = str(error.get("ctx", {}).get("error", "")) or "Revise los datos del formulario."
-        raise InvalidInputError(message) from exc
+        message = str(error.get("ctx", {}).get("error", "")) or "Revisa los datos del formulario."
+        loc = error.get("loc") or ()
+        raise InvalidInputError(message, field=str(loc[0]) if loc else None) from exc
     if payload.listing_uid and session.get(Listing, payload.listing_uid) is None:
-        raise InvalidInputError("La publicación indicada no existe.")
+        raise InvalidInputError("La publicación indicada no existe.", field="listing_uid")
     wait = limiter().hit([(REPORTS_PER_CLIENT, client_key)])
     if wait:
         log.warning("report refused: too many from client %s", client_key)
         raise RateLimitedError(
-            f"Ha enviado varios reportes seguidos. Espere {spanish_duration(wait)} e inténtelo de nuevo."
+            f"Enviaste varios reportes seguidos. Espera {spanish_duration(wait)} e inténtalo de nuevo."
         )
     report = Report(
         kind=payload.kind.value,
@@ -116,5 +117,5 @@ def create_report(
         session.commit()
     except SQLAlchemyError as exc:
         session.rollback()
-        raise StorageError("No se pudo guardar el reporte. Inténtelo de nuevo en unos minutos.") from exc
+        raise StorageError("No se pudo guardar el reporte. Inténtalo de nuevo en unos minutos.") from exc
     return report

@@ -37,11 +37,12 @@ def test_html_lang_and_home_lists_the_cities_by_region(page: Page, site):
     cities = page.get_by_role("navigation", name="Ciudades").get_by_role("link")
     expect(cities).to_have_count(25)
     expect(page.get_by_role("link", name="Puerto Montt")).to_have_attribute("href", "/escorts/puerto-montt")
+    expect(page.get_by_text("Elige tu ciudad para ver los avisos publicados.")).to_be_visible()  # the site says tú
 
 
 def test_age_notice_hides_listings_until_accepted_and_is_remembered(page: Page, site):
     page.goto(f"/escorts/{CITY}")
-    expect(page.get_by_role("dialog")).to_be_visible()
+    expect(page.get_by_role("dialog")).to_contain_text("confirma que tienes 18 años o más")
     expect(page.get_by_test_id("listing-card")).to_have_count(0)
     accept_age(page)
     expect(page.get_by_test_id("listing-card").first).to_be_visible()
@@ -244,7 +245,11 @@ def test_report_form_refuses_bad_input_then_stores_a_report(page: Page, site):
     before = len(_reports(site))
     form = _send_report(page, "trata", "corto", path=f"/disclaimer/report?publicacion={site.uids['base']}")
     expect(form.get_by_label("Publicación (opcional)")).to_have_value(site.uids["base"])
-    expect(page.get_by_text("Describa la situación con al menos 20 caracteres.")).to_be_visible()
+    # The refusal is shown under the field it is about, and the field says so to screen readers.
+    message_field = form.get_by_label("¿Qué está pasando?")
+    expect(message_field).to_have_accessible_description("Describe la situación con al menos 20 caracteres.")
+    expect(message_field).to_have_attribute("aria-invalid", "true")
+    expect(message_field).to_have_value("corto")  # nothing the visitor wrote is lost
     assert len(_reports(site)) == before
     message = "La persona del aviso parece estar siendo controlada por otra persona que responde los mensajes."
     form.get_by_label("¿Qué está pasando?").fill(message)
@@ -260,7 +265,7 @@ def test_report_form_refuses_a_bot_that_fills_the_honeypot(page: Page, site):
     before = len(_reports(site))
     message = "Mensaje automático de un robot que llena todos los campos del formulario."
     _send_report(page, "otro", message, honeypot="http://spam.example")
-    expect(page.get_by_text("No pudimos aceptar el reporte.")).to_be_visible()
+    expect(page.get_by_role("alert")).to_contain_text("No pudimos aceptar el reporte.")
     assert len(_reports(site)) == before
 
 

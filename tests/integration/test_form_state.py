@@ -1,4 +1,4 @@
-"""The form-state base (app/states/forms.py) through the account forms that use it.
+"""The form-state base (app/states/forms.py) through the account and report forms that use it.
 
 busy goes back to False whatever the service call did, a refusal naming a field the
 form shows lands under that field, and any other refusal is shown on the form.
@@ -6,13 +6,19 @@ form shows lands under that field, and any other refusal is shown on the form.
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 
 import pytest
+from sqlmodel import Session, select
 
+from app.db import get_engine
 from app.identity import accounts
+from app.models import Report
 from app.services.errors import ConflictError, InvalidInputError
 from app.states.account import LoginState
+from app.states.report import ReportState
+from tests.abuse import use_storage
 from tests.handlers import client_states, invoke
 
 PASSWORD = "cordillera-de-los-andes-7"
@@ -113,3 +119,56 @@ def test_the_validation_error_names_its_field():
         accounts._parsed(accounts.SignUpInput, _sign_up_form(password_confirm="otra-cosa-distinta-1"))
     assert refused.value.field is None
     assert refused.value.message == "Las contraseñas no coinciden."
+
+
+REPORT = {"kind": "trata", "message": "La persona del aviso parece estar controlada por otra persona.", "contact": ""}
+
+
+def _ready_report() -> ReportState:
+    state, _ = client_states(ReportState)
+    invoke(state, "load")
+    state._shown_at = time.monotonic() - 60  # filled in a minute, as a person would
+    return state
+
+
+def _stored_reports() -> list[Report]:
+    with Session(get_engine()) as session:
+        return list(session.exec(select(Report)).all())
+
+
+def test_a_report_refusal_lands_under_its_field_then_the_report_is_sent(app_database, monkeypatch):
+    use_storage(monkeypatch, "memory")
+    state = _ready_report()
+    invoke(state, "submit", form_data=REPORT | {"message": "corto"})
+    assert state.field_errors == {"message": "Describe la situación con al menos 20 caracteres."}
+    assert state.error == "" and state.busy is False and state.sent is False
+    invoke(state, "submit", form_data=REPORT | {"contact": "hola"})
+    assert state.field_errors == {
+        "contact": "Indica un correo electrónico o un teléfono válido, o deja el contacto vacío."
+    }
+    events = invoke(state, "submit", form_data=REPORT)
+    assert state.sent is True and state.field_errors == {} and state.busy is False
+    assert events  # the thank-you toast
+    assert [(r.kind, r.message) for r in _stored_reports()] == [(REPORT["kind"], REPORT["message"])]
+    invoke(state, "write_again")
+    assert state.sent is False
+
+
+def test_a_bot_filling_the_trap_field_gets_a_form_level_refusal(app_database, monkeypatch):
+    use_storage(monkeypatch, "memory")
+    state = _ready_report()
+    invoke(state, "submit", form_data=REPORT | {"website": "http://spam.example"})
+    assert state.error.startswith("No pudimos aceptar el reporte.") and state.field_errors == {}
+    assert state.busy is False and state.sent is False
+    assert _stored_reports() == []
+
+
+def test_the_report_form_is_usable_again_after_an_unexpected_error(monkeypatch):
+    def boom(*_args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("app.states.report._store", boom)
+    state = _ready_report()
+    with pytest.raises(RuntimeError):
+        invoke(state, "submit", form_data=REPORT)
+    assert state.busy is False and state.sent is False

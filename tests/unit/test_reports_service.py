@@ -41,19 +41,20 @@ def test_a_valid_report_is_stored_with_its_listing(session):
 
 
 @pytest.mark.parametrize(
-    ("data", "message"),
+    ("data", "message", "field"),
     [
-        ({"message": "   corto   "}, "al menos 20 caracteres"),
-        ({"message": "x" * 5001}, "no puede superar los 5000"),
-        ({"message": MESSAGE + " http://a http://b http://c http://d"}, "más de 3 enlaces"),
-        ({"kind": "inventado"}, "Elija el tipo de problema"),
-        ({"contact": "hola"}, "correo electrónico o un teléfono"),
-        ({"listing_uid": "NoExisteEstaPublicac"}, "La publicación indicada no existe"),
+        ({"message": "   corto   "}, "Describe la situación con al menos 20 caracteres", "message"),
+        ({"message": "x" * 5001}, "no puede superar los 5000", "message"),
+        ({"message": MESSAGE + " http://a http://b http://c http://d"}, "más de 3 enlaces", "message"),
+        ({"kind": "inventado"}, "Elige el tipo de problema que quieres reportar", "kind"),
+        ({"contact": "hola"}, "Indica un correo electrónico o un teléfono válido", "contact"),
+        ({"listing_uid": "NoExisteEstaPublicac"}, "La publicación indicada no existe", "listing_uid"),
     ],
 )
-def test_bad_input_is_refused_with_a_spanish_message_and_nothing_stored(session, data, message):
-    with pytest.raises(InvalidInputError, match=message):
+def test_bad_input_is_refused_with_a_spanish_message_under_its_field_and_nothing_stored(session, data, message, field):
+    with pytest.raises(InvalidInputError, match=message) as refused:
         _send(session, **data)
+    assert refused.value.field == field  # the form shows the message under that field
     assert _count(session) == 0
 
 
@@ -62,8 +63,9 @@ def test_phone_contact_is_accepted(session):
 
 
 def test_bots_are_refused(session):
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(InvalidInputError, match="Revisa el formulario e inténtalo de nuevo") as refused:
         _send(session, honeypot="http://spam.example")
+    assert refused.value.field is None  # nothing tells a bot which field gave it away
     with pytest.raises(InvalidInputError):
         _send(session, seconds=0.5)
     assert _count(session) == 0
@@ -74,7 +76,7 @@ def test_a_client_may_send_three_reports_per_ten_minutes(session, monkeypatch):
     for _ in range(3):
         _send(session)
     clock.advance(60)
-    with pytest.raises(RateLimitedError, match="Espere 9 minutos"):
+    with pytest.raises(RateLimitedError, match="Espera 9 minutos"):
         _send(session)
     _send(session, client="otro-cliente")
     clock.advance(9 * 60 + 1)
