@@ -25,6 +25,7 @@ from app.identity.cookies import ROUTES as SESSION_ROUTES
 from app.identity.cookies import SESSION_COOKIE
 from app.models import Section
 from app.pages import ssg
+from app.private_api import ROUTES as PRIVATE_ROUTES
 from app.routes import SSG_HOME, SSG_PAGE_PARAM, resolve_ssg_city, resolve_ssg_page, safe_ssg_next, ssg_page_url
 from app.services import listing_photos, listings
 from app.services.errors import NotFoundError
@@ -255,5 +256,6 @@ def build_api() -> Starlette:
             Route("/healthz", health, methods=["GET"]),
             Route("/media/{key:path}", media, methods=["GET"]),
             *SESSION_ROUTES,
+            *PRIVATE_ROUTES,
         ]
     )

@@ -103,16 +103,17 @@ def photo_variant_urls(photo: ListingPhoto) -> list[tuple[str, int]]:
     return [(photo_url(photo.path), photo.width)]
 
 
-def _stored_keys(photo: ListingPhoto) -> list[str]:
+def photo_variant_keys(photo: ListingPhoto) -> list[str]:
     """The files that belong to this photo alone (none for a demo photo of the shared pool)."""
     if not photo.stem:
         return []
     return [variant_key(photo.stem, width) for width in widths_of(photo)]
 
 
-def _delete_files(storage: Storage, photos: list[ListingPhoto]) -> None:
+def delete_photo_files(*, storage: Storage, photos: list[ListingPhoto]) -> None:
+    """Delete the stored files of these photos (after their rows are gone: a reader never finds a row without files)."""
     for photo in photos:
-        for key in _stored_keys(photo):
+        for key in photo_variant_keys(photo):
             storage.delete(key)
 
 
@@ -265,7 +266,7 @@ def delete_listing_photo(*, session: Session, storage: Storage, owner_uid: str, 
     session.add(listing)
     _commit(session)
     # After the commit: a failed commit must not leave a row pointing at deleted files.
-    _delete_files(storage, [photo])
+    delete_photo_files(storage=storage, photos=[photo])
 
 
 def move_photo(*, session: Session, owner_uid: str, photo_uid: str, offset: int) -> None:
@@ -298,7 +299,7 @@ def delete_all_photos(*, session: Session, storage: Storage, listing_uid: str) -
     for photo in photos:
         session.delete(photo)
     session.flush()
-    _delete_files(storage, photos)
+    delete_photo_files(storage=storage, photos=photos)
 
 
 def copy_photos(*, session: Session, storage: Storage, from_listing_uid: str, to_listing_uid: str) -> None:

@@ -298,3 +298,24 @@ def test_another_advertiser_gets_not_found_for_every_action_with_any_id(db, cata
     db.expire_all()
     assert db.get(Listing, uid).model_dump() == before
     assert my_listings.list_my_listings(session=db, owner_uid=intruder.uid) == []
+
+
+def test_photos_added_to_a_published_listing_wait_for_review_and_a_refused_edit_deletes_them(db, catalogue, storage):
+    owner = make_owner(db, "duena@example.cl")
+    uid = _fill(db, owner.uid, catalogue, storage)
+    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    staff = _staff(db)
+    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
+    public_before = public_listing(session=db, uid=uid).photos
+    added = listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
+    assert added.approved is False and public_listing(session=db, uid=uid).photos == public_before
+    stored = db.get(ListingPhoto, added.uid)
+    files = [storage.root / key for key in listing_photos.photo_variant_keys(stored)]
+    assert files and all(path.is_file() for path in files)
+    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    reviews.reject_listing(session=db, storage=storage, reviewer_uid=staff.uid, listing_uid=uid, reason="Foto ajena")
+    assert db.get(ListingPhoto, added.uid) is None and not any(path.exists() for path in files)
+    listing = db.get(Listing, uid)
+    assert listing.status == ListingStatus.PUBLICADA and listing.revision_at is None
+    assert public_listing(session=db, uid=uid).photos == public_before
+    assert my_listings.list_my_listings(session=db, owner_uid=owner.uid)[0].rejection_reason == "Foto ajena"
