@@ -15,7 +15,6 @@ import random
 import sys
 import time
 from datetime import date, datetime, timedelta
-from pathlib import Path
 
 from sqlalchemy import func, insert
 from sqlmodel import Session, select
@@ -45,7 +44,7 @@ from app.models import (
 from app.services.listings import clock
 from app.services.photos import placeholder_photo
 from app.services.users import ensure_fixed_profiles
-from app.settings import get_settings
+from app.storage import Storage, get_storage
 
 BATCH = 5000
 PHOTO_POOL = 24
@@ -114,16 +113,14 @@ APP_SERVICES = (
 TIER_WEIGHTS = (("diamante", 1), ("ruby", 2), ("platino", 3), ("chicas-del-dia", 4))
 
 
-def _demo_photos(media_dir: Path) -> list[tuple[str, int, int]]:
-    """Write (once) the pool of placeholder photos; return (path, width, height)."""
-    folder = media_dir / "photos" / "demo"
-    folder.mkdir(parents=True, exist_ok=True)
+def demo_photos(storage: Storage) -> list[tuple[str, int, int]]:
+    """Write (once) the pool of placeholder photos to the photo storage; return (key, width, height)."""
     pool = []
     for i in range(PHOTO_POOL):
-        target = folder / f"placeholder-{i:02d}.jpg"
-        if not target.exists():
-            target.write_bytes(placeholder_photo(i))
-        pool.append((f"photos/demo/{target.name}", 600, 800))
+        key = f"photos/demo/placeholder-{i:02d}.jpg"
+        if not storage.exists(key):
+            storage.put(key, placeholder_photo(i), "image/jpeg")
+        pool.append((key, 600, 800))
     return pool
 
 
@@ -174,7 +171,7 @@ def _bulk(session: Session, model, rows: list[dict]) -> None:
         connection.execute(insert(model.__table__), rows[start : start + BATCH])
 
 
-def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7, now: datetime | None = None) -> int:
+def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7, now: datetime | None = None) -> int:
     """Insert ``listings`` demo listings (with owners, photos, services); return the count."""
     rng = random.Random(rng_seed)
     now = now or utc_now()
@@ -183,7 +180,7 @@ def seed(*, session: Session, listings: int, media_dir: Path, rng_seed: int = 7,
     catalogues = _ensure_catalogues(session)
     tiers = {t.slug: (t.uid, t.display_order) for t in session.exec(select(Tier)).all()}
     tier_cycle = [tiers[slug] for slug, weight in TIER_WEIGHTS for _ in range(weight)]
-    photos = _demo_photos(media_dir)
+    photos = demo_photos(storage)
 
     agencies = [
         {
@@ -333,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
             print("La base de datos ya tiene publicaciones; no se cargaron datos de demostración.")
             return 0
         started = time.perf_counter()
-        count = seed(session=session, listings=args.listings, media_dir=get_settings().media_dir)
+        count = seed(session=session, listings=args.listings, storage=get_storage())
         elapsed = time.perf_counter() - started
     print(f"{count} publicaciones de demostración creadas en {elapsed:.1f} s ({count / elapsed:,.0f} por segundo).")
     return 0

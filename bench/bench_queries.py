@@ -28,6 +28,7 @@ from app.models import Listing, ListingStatus, Section
 from app.seed import seed
 from app.services import listings
 from app.services.filter_tabs import FILTER_TABS, TABS_BY_SLUG
+from app.storage.local import LocalStorage
 
 
 def main() -> int:
@@ -41,7 +42,7 @@ def main() -> int:
         engine = make_engine(url)
         with Session(engine) as session, tempfile.TemporaryDirectory() as media:
             started = time.perf_counter()
-            seed(session=session, listings=args.listings, media_dir=Path(media))
+            seed(session=session, listings=args.listings, storage=LocalStorage(Path(media)))
             elapsed = time.perf_counter() - started
             print(f"seed: {args.listings} listings in {elapsed:.2f} s = {args.listings / elapsed:,.0f} listings/s")
         with engine.connect() as conn:

@@ -24,8 +24,9 @@ from sqlmodel import Session
 
 from app.db import make_engine, migrate
 from app.models import Listing, Section, utc_now
-from app.seed import _demo_photos
+from app.seed import demo_photos
 from app.services.listings import clock
+from app.storage.local import LocalStorage
 from tests.conftest import fresh_pg_database
 from tests.factories import make_listing, make_owner
 from tests.firebase_emulator import FIREBASE_PROJECT
@@ -69,7 +70,7 @@ class Site:
 
 def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
     """Known listings in Temuco: one per filter-tab rule, plus hidden ones."""
-    _demo_photos(media_dir)
+    demo_photos(LocalStorage(media_dir))
     engine = make_engine(database_url)
     now = utc_now()
     today = clock(now).today
