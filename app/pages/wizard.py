@@ -237,9 +237,13 @@ def _schedule_row(row: rx.Var) -> rx.Component:
         ),
         rx.el.td(
             rx.el.label(
-                rx.el.input(type="checkbox", name="closed_" + key, default_checked=row[4] == "true"),
+                rx.el.input(
+                    type="checkbox",
+                    name="closed_" + key,
+                    default_checked=row[4] == "true",
+                    custom_attrs={"aria-label": "No atiendo el " + label},
+                ),
                 " No atiendo",
-                custom_attrs={"aria-label": "No atiendo el " + label},
             )
         ),
     )
@@ -315,7 +319,7 @@ def _photos() -> rx.Component:
             accept=ACCEPTED_PHOTOS,
             max_size=MAX_BYTES,
             max_files=MAX_PHOTOS,
-            disabled=WizardState.uploading,
+            disabled=WizardState.uploading | WizardState.processing,
             on_drop=WizardState.upload_photos(
                 rx.upload_files(upload_id=UPLOAD_ID, on_upload_progress=WizardState.show_upload_progress)
             ),
@@ -330,6 +334,7 @@ def _photos() -> rx.Component:
                 class_name="upload-progress",
             ),
         ),
+        rx.cond(WizardState.processing, rx.el.p("Procesando tus fotos…", role="status")),
         rx.cond(
             WizardState.upload_errors.length() > 0,
             rx.el.ul(

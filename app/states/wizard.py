@@ -95,6 +95,7 @@ class WizardState(FormState, rx.State):
     schedule_rows: list[list[str]] = []
     photos: list[OwnerPhoto] = []
     uploading: bool = False
+    processing: bool = False
     upload_percent: int = 0
     upload_errors: list[str] = []
     summary: list[list[str]] = []
@@ -138,7 +139,7 @@ class WizardState(FormState, rx.State):
         events = await enter_area(self)
         self.loaded = False
         self._clear_errors()
-        self.upload_errors, self.uploading, self.upload_percent = [], False, 0
+        self.upload_errors, self.uploading, self.processing, self.upload_percent = [], False, False, 0
         wanted = self.router.url.query_parameters.get(WIZARD_LISTING_PARAM, "")
         owner = current_actor().uid
         try:
@@ -228,10 +229,10 @@ class WizardState(FormState, rx.State):
 
     @public
     def show_upload_progress(self, progress: dict):
-        """How much of the upload has reached the server (display only)."""
+        """How much of the upload has reached the server (display only; the bar goes once all of it has)."""
         share = progress.get("progress", 0) if isinstance(progress, dict) else 0
         if isinstance(share, int | float):
-            self.uploading = True
+            self.uploading = share < 1
             self.upload_percent = max(0, min(100, int(share * 100)))
 
     async def _photo_call(self, fn, **kwargs) -> list:
@@ -249,6 +250,8 @@ class WizardState(FormState, rx.State):
         errors: list[str] = []
         owner = current_actor().uid
         storage = get_storage()
+        self.uploading, self.processing, self.upload_errors = False, True, []
+        yield
         try:
             for upload in uploads:
                 name = str(getattr(upload, "name", "") or "foto")[:80]
@@ -264,10 +267,9 @@ class WizardState(FormState, rx.State):
         except ServiceError as exc:
             errors.append(exc.message)
         finally:
-            self.uploading, self.upload_percent = False, 0
+            self.processing = False
         self.upload_errors = errors
         self.field_errors = {}
-        return None
 
     @requires(ProfileId.PROFESOR)
     async def move_photo(self, photo_uid: str, offset: int):

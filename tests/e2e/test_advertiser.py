@@ -1,0 +1,270 @@
+"""The advertiser's pages in a real browser: the listing wizard and "my listings".
+
+The whole wizard with real photo uploads (a reload in the middle resumes at
+the first unsaved step with the values kept), sent to review and approved
+through the review service, then on its city page; pause and resume;
+"Disponible AHORA" switching itself off; an upgrade request; a verification
+request. The advertiser's browser carries a session opened through the
+session service (the sign-in form has tests of its own).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from playwright.sync_api import Page, expect
+from sqlmodel import Session, select
+
+from app.db import make_engine
+from app.identity.cookies import SESSION_COOKIE
+from app.identity.local import LocalProvider
+from app.models import Listing, ProfileId, User, utc_now
+from app.seed import _ensure_catalogues
+from app.services.reviews import approve_listing
+from app.services.users import create_user
+from tests.e2e.conftest import Site, accept_age
+from tests.factories import make_account, make_listing, open_session
+
+pytestmark = pytest.mark.e2e
+
+MY_LISTINGS = "/my/publicacion/misPublicaciones"
+WIZARD = "/my/publicacion/nuevaPublicacion"
+SAVE = "Guardar y seguir"
+UPLINK_BYTES_PER_S = 300_000
+
+
+@pytest.fixture
+def db(site: Site) -> Iterator[Session]:
+    """A session on the running site's database, with the catalogues the wizard offers."""
+    engine = make_engine(site.database_url)
+    with Session(engine, expire_on_commit=False) as session:
+        _ensure_catalogues(session)
+        yield session
+    engine.dispose()
+
+
+def _advertiser(db: Session, site: Site, page: Page, email: str) -> User:
+    """An advertiser account whose session cookie this browser holds."""
+    user = make_account(db, LocalProvider(engine=db.get_bind()), email, profile=ProfileId.PROFESOR)
+    token = open_session(db, user.uid)
+    page.context.add_cookies(
+        [{"name": SESSION_COOKIE, "value": token, "url": site.url, "httpOnly": True, "sameSite": "Lax"}]
+    )
+    return user
+
+
+def _jpeg(folder: Path, name: str, color: tuple[int, int, int]) -> Path:
+    """A 900×1200 JPEG: ``color`` with noise, so it weighs a few hundred kilobytes like a real photo."""
+    noise = Image.effect_noise((900, 1200), 60).convert("RGB")
+    buffer = io.BytesIO()
+    Image.blend(Image.new("RGB", (900, 1200), color), noise, 0.5).save(buffer, "JPEG", quality=90)
+    path = folder / name
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def _at_step(page: Page, number: int) -> None:
+    expect(page.get_by_text(re.compile(rf"^Paso {number} de 9"))).to_be_visible()
+
+
+def _save(page: Page, number: int) -> None:
+    page.get_by_role("button", name=SAVE).click()
+    _at_step(page, number + 1)
+
+
+def _card(page: Page, name: str):
+    return page.get_by_role("article", name=name)
+
+
+def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site, db, tmp_path):
+    user = _advertiser(db, site, page, "asistente@correo.cl")
+    page.goto(WIZARD)
+    expect(page.get_by_role("heading", name="Nueva publicación", level=1)).to_be_visible()
+    _at_step(page, 1)
+
+    # 1. Identity: a wrong RUT is refused under its field; the right one goes through.
+    page.get_by_label("RUT chileno").check()
+    page.get_by_label("RUT", exact=True).fill("12.345.678-9")
+    page.get_by_label("Fecha de nacimiento (aaaa/mm/dd)").fill("1996/04/12")
+    page.get_by_label("Nacionalidad").select_option("Chile")
+    page.get_by_role("button", name=SAVE).click()
+    expect(page.get_by_label("RUT", exact=True)).to_have_attribute("aria-invalid", "true")
+    _at_step(page, 1)
+    page.get_by_label("RUT", exact=True).fill("12.345.678-5")
+    _save(page, 1)
+
+    # 2. Location: the communes follow the city.
+    page.get_by_label("Ciudad").select_option("temuco")
+    page.get_by_label("Comuna").select_option("Carahue")
+    page.get_by_label("Mujeres").check()
+    _save(page, 2)
+
+    # A reload (or another device) resumes at the first unsaved step, with what was saved.
+    page.reload()
+    _at_step(page, 3)
+    page.get_by_role("button", name="Atrás").click()
+    _at_step(page, 2)
+    expect(page.get_by_label("Ciudad")).to_have_value("temuco")
+    expect(page.get_by_label("Comuna")).to_have_value("Carahue")
+    _save(page, 2)
+
+    # 3. Tier and type.
+    page.get_by_role("combobox", name="Categoría").select_option(index=1)
+    page.get_by_role("combobox", name="Tipo").select_option(index=1)
+    _save(page, 3)
+
+    # 4. The listing itself.
+    page.get_by_label("Nombre del aviso").fill("Rocío Sur")
+    page.get_by_label("Edad").fill("27")
+    page.get_by_label("Descripción").fill("Hola, soy Rocío: tranquila, puntual y muy simpática. Te espero en Temuco.")
+    page.get_by_label("Curvy").check()
+    page.locator(".wizard-services input[type=checkbox]").first.check()
+    _save(page, 4)
+
+    # 5. Rates, shown as money.
+    page.get_by_label("Tarifa por hora").fill("85000")
+    page.get_by_label("Tarifa por hora").press("Tab")
+    expect(page.get_by_text("$85.000")).to_be_visible()
+    _save(page, 5)
+
+    # 6. Availability: Monday from 10 to 20, and "De pasada" typed as año/mes/día.
+    page.get_by_label("No atiendo el Lunes").uncheck()
+    page.get_by_label("Desde el Lunes").fill("10:00")
+    page.get_by_label("Hasta el Lunes").fill("20:00")
+    expect(page.get_by_label("Llego el (aaaa/mm/dd)")).to_have_attribute("placeholder", "aaaa/mm/dd")
+    _save(page, 6)
+
+    # 7. Photos: two real JPEGs and a text file named .jpg; the bad one gets its own message, the others stay.
+    fake = tmp_path / "falsa.jpg"
+    fake.write_text("esto no es una foto")
+    files = [_jpeg(tmp_path, "uno.jpg", (200, 60, 90)), fake, _jpeg(tmp_path, "dos.jpg", (40, 90, 160))]
+    page.get_by_role("button", name=SAVE).click()
+    expect(page.get_by_text("Sube al menos una foto.")).to_be_visible()
+    # A slow uplink, so the progress bar is there long enough to be seen.
+    network = page.context.new_cdp_session(page)
+    network.send("Network.enable")
+    network.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": UPLINK_BYTES_PER_S},
+    )
+    page.locator(".upload-zone input[type=file]").set_input_files([str(path) for path in files])
+    expect(page.get_by_role("progressbar")).to_be_visible()
+    expect(page.get_by_role("progressbar")).to_have_count(0)
+    network.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    photos = page.get_by_role("list", name="Tus fotos").get_by_role("listitem")
+    expect(photos).to_have_count(2)
+    expect(page.get_by_role("alert").filter(has_text="falsa.jpg")).to_be_visible()
+    expect(photos.first.get_by_text("Portada")).to_be_visible()
+    # The cover is the first photo: choosing another one moves it to the front; arrows move one place.
+    second = photos.nth(1).get_by_role("img").get_attribute("src")
+    photos.nth(1).get_by_role("button", name="Hacer portada").click()
+    expect(photos.first.get_by_role("img")).to_have_attribute("src", second)
+    expect(photos.first.get_by_text("Portada")).to_be_visible()
+    photos.first.get_by_role("button", name="Mover después").click()
+    expect(photos.nth(1).get_by_role("img")).to_have_attribute("src", second)
+    _save(page, 7)
+
+    # 8. Contact.
+    page.get_by_label("Teléfono celular").fill("+56 9 8765 1234")
+    _save(page, 8)
+
+    # 9. Review and send.
+    expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Rocío Sur")
+    page.get_by_role("button", name="Enviar a revisión").click()
+    page.wait_for_url(re.compile(re.escape(f"{site.url}{MY_LISTINGS}") + "/?$"))
+    expect(page.get_by_text("Tu publicación quedó en revisión")).to_be_visible()
+    expect(_card(page, "Rocío Sur").get_by_text("En revisión", exact=True)).to_be_visible()
+
+    listing = db.exec(select(Listing).where(Listing.owner_uid == user.uid)).one()
+    reviewer = create_user(
+        session=db,
+        data={"email": "revisora@correo.cl", "display_name": "Revisora", "profile_uid": ProfileId.SECRETARIA.value},
+    )
+    approve_listing(session=db, reviewer_uid=reviewer.uid, listing_uid=listing.uid)
+
+    page.goto("/escorts/temuco")
+    accept_age(page)
+    expect(page.get_by_text("Rocío Sur").first).to_be_visible()
+
+
+def test_pause_and_resume(page: Page, site: Site, db):
+    user = _advertiser(db, site, page, "pausa@correo.cl")
+    make_listing(db, user, name="Valeska Pausa", city="valdivia")
+    make_listing(db, user, name="Valeria Testigo", city="valdivia")  # shows the city page has loaded
+    page.goto(MY_LISTINGS)
+    card = _card(page, "Valeska Pausa")
+    card.get_by_role("button", name="Pausar").click()
+    expect(card.get_by_text("Pausada", exact=True)).to_be_visible()
+
+    page.goto("/escorts/valdivia")
+    accept_age(page)
+    expect(page.get_by_text("Valeria Testigo").first).to_be_visible()
+    expect(page.get_by_text("Valeska Pausa")).to_have_count(0)
+
+    page.goto(MY_LISTINGS)
+    _card(page, "Valeska Pausa").get_by_role("button", name="Reanudar").click()
+    expect(_card(page, "Valeska Pausa").get_by_text("Publicada", exact=True)).to_be_visible()
+    page.goto("/escorts/valdivia")
+    expect(page.get_by_text("Valeska Pausa").first).to_be_visible()
+
+
+def test_available_now_switches_itself_off(page: Page, site: Site, db):
+    user = _advertiser(db, site, page, "ahora@correo.cl")
+    listing = make_listing(db, user, name="Antonia Ahora", city="chillan")
+    # Another listing available for hours yet: shows the tab has loaded.
+    make_listing(db, user, name="Carla Testigo", city="chillan", available_until=utc_now() + timedelta(hours=5))
+    page.goto(MY_LISTINGS)
+    card = _card(page, "Antonia Ahora")
+    card.get_by_role("form", name="Disponible AHORA").get_by_role("combobox").select_option("1")
+    card.get_by_role("button", name="Activar").click()
+    expect(card.get_by_text(re.compile("Disponible ahora hasta las"))).to_be_visible()
+
+    page.goto("/escorts/chillan/disponible-ahora")
+    accept_age(page)
+    expect(page.get_by_text("Antonia Ahora").first).to_be_visible()
+
+    # The browser's clock cannot be moved: the window ends in the database instead.
+    stored = db.get(Listing, listing.uid)
+    db.refresh(stored)
+    stored.available_until = utc_now() - timedelta(minutes=1)
+    db.add(stored)
+    db.commit()
+
+    page.goto(MY_LISTINGS)
+    expect(_card(page, "Antonia Ahora")).to_be_visible()
+    expect(_card(page, "Antonia Ahora").get_by_text(re.compile("Disponible ahora hasta las"))).to_have_count(0)
+    page.goto("/escorts/chillan/disponible-ahora")
+    expect(page.get_by_text("Carla Testigo").first).to_be_visible()
+    expect(page.get_by_text("Antonia Ahora")).to_have_count(0)
+
+
+def test_an_upgrade_request_shows_as_requested(page: Page, site: Site, db):
+    user = _advertiser(db, site, page, "mejora@correo.cl")
+    make_listing(db, user, name="Macarena Mejora", city="osorno")
+    page.goto(MY_LISTINGS)
+    _card(page, "Macarena Mejora").get_by_role("button", name="Mejorar").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_text("Todavía no pediste mejoras")).to_be_visible()
+    dialog.get_by_role("button", name=re.compile("^Pedir ")).first.click()
+    upgrades = dialog.get_by_role("table", name="Tus mejoras")
+    expect(upgrades.get_by_text("Solicitada", exact=True)).to_be_visible()
+
+
+def test_a_verification_request_shows_its_state(page: Page, site: Site, db, tmp_path):
+    user = _advertiser(db, site, page, "verifica@correo.cl")
+    make_listing(db, user, name="Victoria Verifica", city="osorno")
+    page.goto(MY_LISTINGS)
+    _card(page, "Victoria Verifica").get_by_role("button", name="Verificar").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_text("sosteniendo un papel con el nombre del sitio y la fecha de hoy")).to_be_visible()
+    dialog.locator("input[type=file]").set_input_files(str(_jpeg(tmp_path, "yo.jpg", (120, 120, 120))))
+    expect(dialog.get_by_role("status").filter(has_text="Estado de tu solicitud")).to_contain_text("Solicitada")
