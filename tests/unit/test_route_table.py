@@ -12,6 +12,8 @@ from app.models import ProfileId
 from app.route_table import PAGE_ROUTES
 from app.routes import (
     ACCOUNT_ACTION,
+    ADVERTISER_HOME,
+    ADVERTISER_NEW_LISTING,
     AREAS,
     LOGIN,
     NOT_FOUND,
@@ -19,6 +21,7 @@ from app.routes import (
     REPORT_PATH,
     SIGNUP_SUCCESSFUL,
     TRANS_HOME,
+    wizard_path,
 )
 from app.states.areas import AreaState
 from app.states.auth import ACCESS_ATTR, AuthState
@@ -62,12 +65,28 @@ def test_every_landing_path_is_a_registered_route(profile):
     assert set(LANDING.values()) <= PATHS
 
 
+def test_the_advertiser_pages_open_the_area_with_one_guarded_loader():
+    """One guarded handler per load: a refused caller gets one notice, not one per handler."""
+    by_path = {route.path: route for route in PAGE_ROUTES}
+    for path in (ADVERTISER_HOME, ADVERTISER_NEW_LISTING):
+        route = by_path[path]
+        assert route.profiles == {ProfileId.PROFESOR.value}
+        guarded = [h for h in route.on_load if getattr(_fn(h), ACCESS_ATTR, None) not in (None, "public")]
+        assert len(guarded) == 1
+
+
+def test_wizard_paths():
+    assert wizard_path() == ADVERTISER_NEW_LISTING
+    assert wizard_path("abc123") == f"{ADVERTISER_NEW_LISTING}?id=abc123"
+
+
 def test_secretary_lands_in_their_own_area():
     assert area_profile(landing_path(ProfileId.SECRETARIA.value)) == ProfileId.SECRETARIA
 
 
 def test_named_paths_are_registered_routes():
     assert {PUBLIC_HOME, TRANS_HOME, LOGIN, SIGNUP_SUCCESSFUL, ACCOUNT_ACTION, REPORT_PATH, NOT_FOUND} <= PATHS
+    assert {ADVERTISER_HOME, ADVERTISER_NEW_LISTING} <= PATHS
     assert REPORT_PATH == LEGAL_REPORT_PATH  # the legal texts point people at the same page
 
 
