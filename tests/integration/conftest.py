@@ -39,6 +39,22 @@ def db(app_database) -> Iterator[Session]:
         yield session
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_on_both(request, monkeypatch) -> Iterator[Session]:
+    """The app's own settings and engine on SQLite (the embedded default), then on PostgreSQL; a session on it.
+
+    A test module that should run on both databases declares ``db`` as this fixture.
+    """
+    monkeypatch.setenv("DATABASE_URL", request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+    with Session(get_engine(), expire_on_commit=False) as session:
+        yield session
+    get_engine().dispose()
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+
+
 @pytest.fixture
 def provider(app_database) -> LocalProvider:
     """The local identity provider on the app's database."""

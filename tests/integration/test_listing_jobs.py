@@ -3,31 +3,21 @@ approved upgrades start and end on their dates, and running the jobs again chang
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
 from sqlmodel import Session
 
-from app.db import get_engine
 from app.models import AppService, Listing, ListingStatus, ListingUpgrade, UpgradeStatus, utc_now
 from app.services import listing_jobs
-from app.settings import get_settings
 from tests.factories import make_listing, make_owner
 from tests.handlers import run_async
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, monkeypatch) -> Iterator[Session]:
-    """The app's own database, SQLite then PostgreSQL; a session on it."""
-    monkeypatch.setenv("DATABASE_URL", request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
-    get_settings.cache_clear()
-    get_engine.cache_clear()
-    with Session(get_engine(), expire_on_commit=False) as session:
-        yield session
-    get_engine().dispose()
-    get_settings.cache_clear()
-    get_engine.cache_clear()
+@pytest.fixture
+def db(db_on_both: Session) -> Session:
+    """SQLite, then PostgreSQL."""
+    return db_on_both
 
 
 def _status(db: Session, uid: str) -> ListingStatus:

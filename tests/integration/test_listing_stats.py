@@ -5,7 +5,6 @@ and the public detail page counting through its handlers without ever failing be
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 
@@ -19,7 +18,6 @@ from app.models import ListingDailyStats, ProfileId, User
 from app.services import listings, stats
 from app.services.errors import InvalidInputError, NotFoundError
 from app.services.users import create_user
-from app.settings import get_settings
 from app.states import public as public_state
 from app.states.public import DirectoryState, wait_for_counts
 from tests.abuse import use_storage
@@ -29,18 +27,11 @@ from tests.handlers import client_states, invoke
 TODAY = date(2026, 11, 21)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, monkeypatch) -> Iterator[Session]:
-    """The app's own database (SQLite, then PostgreSQL) with empty counters in memory; a session on it."""
-    url = request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url")
-    monkeypatch.setenv("DATABASE_URL", url)
+@pytest.fixture
+def db(db_on_both: Session, monkeypatch) -> Session:
+    """SQLite, then PostgreSQL, with empty counters in memory."""
     use_storage(monkeypatch, "memory")
-    get_engine.cache_clear()
-    with Session(get_engine(), expire_on_commit=False) as session:
-        yield session
-    get_engine().dispose()
-    get_settings.cache_clear()
-    get_engine.cache_clear()
+    return db_on_both
 
 
 def _user(db: Session, email: str, profile: ProfileId) -> User:

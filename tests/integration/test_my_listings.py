@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from app.models import (
     Advertiser,
@@ -30,6 +30,12 @@ from tests.factories import make_listing, make_owner
 from tests.photo_samples import jpeg_with_gps
 
 CITY = "talca"
+
+
+@pytest.fixture
+def db(db_on_both: Session) -> Session:
+    """SQLite, then PostgreSQL."""
+    return db_on_both
 
 
 @pytest.fixture

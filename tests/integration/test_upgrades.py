@@ -3,35 +3,25 @@ public city page follows the tier, VIP tab and bump while the upgrade is in forc
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from sqlmodel import Session, select
 
-from app.db import get_engine
 from app.models import AppService, ListingUpgrade, ProfileId, Section, UpgradeStatus, utc_now
 from app.services import listings, upgrades
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.filter_tabs import TABS_BY_SLUG
 from app.services.users import create_user
-from app.settings import get_settings
 from tests.factories import make_listing, make_owner, tier_of
 
 CITY = "valparaiso"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, monkeypatch) -> Iterator[Session]:
-    """The app's own database, SQLite then PostgreSQL; a session on it."""
-    monkeypatch.setenv("DATABASE_URL", request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
-    get_settings.cache_clear()
-    get_engine.cache_clear()
-    with Session(get_engine(), expire_on_commit=False) as session:
-        yield session
-    get_engine().dispose()
-    get_settings.cache_clear()
-    get_engine.cache_clear()
+@pytest.fixture
+def db(db_on_both: Session) -> Session:
+    """SQLite, then PostgreSQL."""
+    return db_on_both
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ the HTTP route), and it is deleted once the request is decided."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from app import private_api
-from app.db import get_engine
 from app.identity.cookies import SESSION_COOKIE
 from app.models import Listing, ListingVerification, ProfileId, User, VerificationStatus, utc_now
 from app.services import verification
@@ -29,17 +27,10 @@ from tests.integration.conftest import stored_keys
 from tests.photo_samples import TEXT_AS_JPG, assert_no_metadata, heic_with_gps, jpeg_with_gps
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, monkeypatch) -> Iterator[Session]:
-    """The app's own database, SQLite then PostgreSQL; a session on it."""
-    monkeypatch.setenv("DATABASE_URL", request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
-    get_settings.cache_clear()
-    get_engine.cache_clear()
-    with Session(get_engine(), expire_on_commit=False) as session:
-        yield session
-    get_engine().dispose()
-    get_settings.cache_clear()
-    get_engine.cache_clear()
+@pytest.fixture
+def db(db_on_both: Session) -> Session:
+    """SQLite, then PostgreSQL."""
+    return db_on_both
 
 
 @pytest.fixture(params=["local", "s3"])
