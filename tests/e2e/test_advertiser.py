@@ -268,3 +268,29 @@ def test_a_verification_request_shows_its_state(page: Page, site: Site, db, tmp_
     expect(dialog.get_by_text("sosteniendo un papel con el nombre del sitio y la fecha de hoy")).to_be_visible()
     dialog.locator("input[type=file]").set_input_files(str(_jpeg(tmp_path, "yo.jpg", (120, 120, 120))))
     expect(dialog.get_by_role("status").filter(has_text="Estado de tu solicitud")).to_contain_text("Solicitada")
+
+
+def test_copy_to_another_city_and_delete_with_confirmation(page: Page, site: Site, db):
+    user = _advertiser(db, site, page, "copia@correo.cl")
+    make_listing(db, user, name="Camila Copia", city="valdivia")
+    make_listing(db, user, name="Dora Borrar", city="valdivia", photos=0)
+    page.goto(MY_LISTINGS)
+
+    # Deleting asks first; cancelling keeps the listing.
+    _card(page, "Dora Borrar").get_by_role("button", name="Eliminar").click()
+    confirm = page.get_by_role("alertdialog")
+    expect(confirm).to_contain_text("¿Eliminar esta publicación?")
+    confirm.get_by_role("button", name="Cancelar").click()
+    expect(confirm).to_have_count(0)
+    _card(page, "Dora Borrar").get_by_role("button", name="Eliminar").click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Sí, eliminar").click()
+    expect(_card(page, "Dora Borrar")).to_have_count(0)
+    expect(_card(page, "Camila Copia")).to_be_visible()
+
+    # A copy is a new draft in the other city, continued in the wizard where the commune is chosen.
+    copy_form = _card(page, "Camila Copia").get_by_role("form", name="Copiar a otra ciudad")
+    copy_form.get_by_role("combobox").select_option("temuco")
+    copy_form.get_by_role("button", name="Copiar").click()
+    page.wait_for_url(re.compile(re.escape(f"{site.url}{WIZARD}") + r"/?\?id=\w+"))
+    _at_step(page, 2)
+    expect(page.get_by_label("Ciudad")).to_have_value("temuco")
