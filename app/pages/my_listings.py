@@ -6,6 +6,7 @@ import reflex as rx
 
 from app.components.layout import page_frame
 from app.components.stats_chart import stats_chart
+from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
 from app.routes import ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
 from app.services.my_listings import AVAILABLE_NOW_HOURS
 from app.services.photos import MAX_BYTES
@@ -211,9 +212,10 @@ def _verification() -> rx.Component:
             multiple=False,
             max_files=1,
             max_size=MAX_BYTES,
-            accept={"image/jpeg": [".jpg", ".jpeg"], "image/png": [".png"], "image/webp": [".webp"]},
+            accept=ACCEPTED_PHOTOS,
             disabled=MyListingsState.sending,
             on_drop=MyListingsState.send_verification(rx.upload_files(upload_id=VERIFY_UPLOAD_ID)),
+            on_drop_rejected=refused_in_browser,
             class_name="upload-zone",
         ),
         rx.cond(MyListingsState.sending, rx.el.p("Enviando tu foto…", role="status")),

@@ -22,6 +22,7 @@ from app.states.wizard import WizardState
 
 FORM = "wizard"
 UPLOAD_ID = "fotos"
+# What the file chooser offers; the server decodes the content and trusts neither name nor type.
 ACCEPTED_PHOTOS = {
     "image/jpeg": [".jpg", ".jpeg"],
     "image/png": [".png"],
@@ -299,7 +300,8 @@ def _photo(photo: rx.Var) -> rx.Component:
     )
 
 
-def _refused_in_browser(rejected: rx.Var) -> rx.event.EventSpec:
+def refused_in_browser(rejected: rx.Var) -> rx.event.EventSpec:
+    """The notice for files the browser refused before sending them (type or size), naming them."""
     names = rejected.to(list).map(lambda item: item.to(dict)["file"].to(dict)["path"].to(str)).join(", ")
     return rx.toast.error(REFUSED_IN_BROWSER + names, duration=8000, position="bottom-center")
 
@@ -317,13 +319,13 @@ def _photos() -> rx.Component:
             id=UPLOAD_ID,
             multiple=True,
             accept=ACCEPTED_PHOTOS,
+            # No max_files: past it the browser would refuse every file; the server refuses only the extra ones.
             max_size=MAX_BYTES,
-            max_files=MAX_PHOTOS,
             disabled=WizardState.uploading | WizardState.processing,
             on_drop=WizardState.upload_photos(
                 rx.upload_files(upload_id=UPLOAD_ID, on_upload_progress=WizardState.show_upload_progress)
             ),
-            on_drop_rejected=_refused_in_browser,
+            on_drop_rejected=refused_in_browser,
             class_name="upload-zone",
         ),
         rx.cond(

@@ -25,6 +25,7 @@ from app.db import make_engine
 from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
 from app.models import Listing, ProfileId, User, utc_now
+from app.pages.wizard import EDITING_NOTE
 from app.seed import _ensure_catalogues
 from app.services.reviews import approve_listing
 from app.services.users import create_user
@@ -218,6 +219,12 @@ def test_pause_and_resume(page: Page, site: Site, db):
     expect(_card(page, "Valeska Pausa").get_by_text("Publicada", exact=True)).to_be_visible()
     page.goto("/escorts/valdivia")
     expect(page.get_by_text("Valeska Pausa").first).to_be_visible()
+
+    # Editing a published listing says the published version stays until the changes are approved.
+    page.goto(MY_LISTINGS)
+    _card(page, "Valeska Pausa").get_by_role("link", name="Editar").click()
+    expect(page.get_by_role("heading", name="Editar publicación", level=1)).to_be_visible()
+    expect(page.get_by_role("note")).to_have_text(EDITING_NOTE)
 
 
 def test_available_now_switches_itself_off(page: Page, site: Site, db):
