@@ -46,11 +46,11 @@ from app.states.wizard import WizardState
 SITE_TITLE = "Escorts Chile"
 SITE_DESCRIPTION = "Directorio de avisos para adultos en Chile, por ciudad, revisados antes de publicarse."
 
-# The area guard: hide the area, then let the server accept or refuse the caller.
+# The area guard: hide the area, then let the server accept or refuse the caller. The
+# advertiser's pages open the area from their own guarded loaders (_advertiser_route).
 AREA_OPENERS = {
     ProfileId.ADMINISTRADOR: AreaState.open_admin,
     ProfileId.SECRETARIA: AreaState.open_secretary,
-    ProfileId.PROFESOR: AreaState.open_advertiser,
 }
 
 _DIRECTORY_LOAD = (AuthState.check_session, DirectoryState.load)
