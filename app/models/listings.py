@@ -438,6 +438,7 @@ class ListingDetail(ListingCard):
     available_until: str
     visiting: str
     published: str
+    verified_on: str = ""
 
 
 class VerificationStatus(StrEnum):

@@ -187,6 +187,7 @@ def _detail() -> rx.Component:
                         ),
                     ),
                     rx.el.p("Publicado el " + d.published, class_name="muted"),
+                    rx.cond(d.verified_on != "", rx.el.p("Verificada el " + d.verified_on, class_name="muted")),
                     rx.el.p(
                         rx.link(
                             "Reportar esta publicación",

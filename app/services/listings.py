@@ -237,4 +237,7 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
         available_until=available,
         visiting=visiting,
         published=format_date(listing.published_at, "D [de] MMMM [de] YYYY") if listing.published_at else "",
+        verified_on=format_date(listing.verified_at, "D [de] MMMM [de] YYYY")
+        if listing.verified and listing.verified_at
+        else "",
     )

@@ -13,9 +13,10 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from app import private_api
+from app.core.dates import format_date
 from app.identity.cookies import SESSION_COOKIE
 from app.models import Listing, ListingVerification, ProfileId, User, VerificationStatus, utc_now
-from app.services import verification
+from app.services import listings, my_listings, verification
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PhotoRejectedError
 from app.services.users import create_user
 from app.settings import Settings, get_settings
@@ -156,6 +157,10 @@ def test_approval_verifies_the_listing_and_deletes_the_photo(db, private, owner,
     stored = db.get(Listing, listing.uid)
     db.refresh(stored)
     assert stored.verified and stored.verified_at == now
+    detail = listings.public_listing(session=db, uid=listing.uid)
+    assert detail.verified and detail.verified_on == format_date(now, "D [de] MMMM [de] YYYY")
+    [row] = my_listings.list_my_listings(session=db, owner_uid=owner.uid)
+    assert row.verified_label == f"Verificada el {detail.verified_on}"
     decided = db.get(ListingVerification, request.uid)
     db.refresh(decided)
     assert (decided.status, decided.storage_key, decided.reviewer_uid) == (VerificationStatus.APROBADA, None, staff.uid)
