@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -137,10 +137,15 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     expect(page.get_by_text("$85.000")).to_be_visible()
     _save(page, 5)
 
-    # 6. Availability: Monday from 10 to 20, and "De pasada" typed as año/mes/día.
+    # 6. Availability: Monday from 10 to 20, and "De pasada" dates picked in the calendar, shown as año/mes/día.
     page.get_by_label("No atiendo el Lunes").uncheck()
     page.get_by_label("Desde el Lunes").fill("10:00")
     page.get_by_label("Hasta el Lunes").fill("20:00")
+    arrival, departure = date.today() + timedelta(days=1), date.today() + timedelta(days=3)
+    page.get_by_label("Elegir llego el en el calendario").fill(arrival.isoformat())
+    page.get_by_label("Elegir me voy el en el calendario").fill(departure.isoformat())
+    expect(page.get_by_label("Llego el (aaaa/mm/dd)")).to_have_value(arrival.strftime("%Y/%m/%d"))
+    expect(page.get_by_label("Me voy el (aaaa/mm/dd)")).to_have_value(departure.strftime("%Y/%m/%d"))
     expect(page.get_by_label("Llego el (aaaa/mm/dd)")).to_have_attribute("placeholder", "aaaa/mm/dd")
     _save(page, 6)
 
