@@ -29,6 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
+from reflex._upload import upload
 from reflex_base.constants import RouteVar
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -179,8 +180,6 @@ async def upload_with_session(request: Request) -> Response:
     """
     if not _same_origin(request):
         return JSONResponse({"error": FOREIGN_ORIGIN}, status_code=403)
-    from reflex._upload import upload  # Reflex's endpoint, imported when first used
-
     from app.app import app as reflex_app  # app.app imports this module
 
     headers = {
