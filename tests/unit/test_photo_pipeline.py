@@ -56,6 +56,38 @@ def test_orientation_is_applied_then_dropped():
             assert all(abs(a - b) < 40 for a, b in zip(got, want, strict=True)), (where, got, want)
 
 
+@pytest.mark.parametrize("orientation", [3, 6, 8])
+def test_orientation_is_applied_to_a_photo_that_is_also_shrunk(orientation):
+    # Larger than the widest variant: the pipeline shrinks first and turns the shrunk picture.
+    original = jpeg_with_gps((3200, 2400), orientation=orientation)
+    upright = ImageOps.exif_transpose(Image.open(io.BytesIO(original))).convert("RGB")
+    photo = process_photo(original)
+    largest = photo.variants[-1]
+    assert (largest.width, largest.height) == (1600, round(1600 * upright.height / upright.width))
+    expected = upright.resize((largest.width, largest.height))
+    with Image.open(io.BytesIO(largest.data)) as result:
+        result = result.convert("RGB")
+        for where in ((0.5, 0.02), (0.25, 0.5), (0.75, 0.5), (0.5, 0.98), (0.02, 0.5), (0.98, 0.5)):
+            x, y = round(where[0] * (result.width - 1)), round(where[1] * (result.height - 1))
+            got, want = result.getpixel((x, y)), expected.getpixel((x, y))
+            assert all(abs(a - b) < 40 for a, b in zip(got, want, strict=True)), (orientation, where, got, want)
+
+
+def test_a_shrunk_transparent_png_keeps_its_transparency():
+    image = Image.new("RGBA", (3200, 1600), (0, 0, 0, 0))
+    ImageDraw.Draw(image).rectangle([1600, 0, 3200, 1600], fill=(200, 30, 40, 255))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    photo = process_photo(buffer.getvalue())
+    assert [(v.width, v.height) for v in photo.variants] == [(400, 200), (800, 400), (1600, 800)]
+    for variant in photo.variants:
+        with Image.open(io.BytesIO(variant.data)) as result:
+            result = result.convert("RGBA")
+            assert result.getpixel((variant.width // 4, variant.height // 2))[3] == 0
+            red, green, blue, alpha = result.getpixel((variant.width * 3 // 4, variant.height // 2))
+            assert alpha == 255 and abs(red - 200) < 20 and green < 60 and blue < 60
+
+
 @pytest.mark.parametrize(
     ("size", "widths"),
     [((4000, 3000), [400, 800, 1600]), ((1000, 1500), [400, 800, 1000]), ((300, 200), [300]), ((800, 50), [400, 800])],
