@@ -1,7 +1,8 @@
 """The guarded areas' entry checks: /admin (administrador), /bbitamia (secretaria), /my (profesor).
 
-Each area page loads with ``close`` then its ``open_*`` handler; the page
-shows its content only once the server has accepted the caller. The guard
+Each area page loads with ``close`` then its ``open_*`` handler (the advertiser's
+pages use their own guarded loaders, which call ``_accept``); the page shows its
+content only once the server has accepted the caller. The guard
 only decides what is shown: every handler that touches area data carries its
 own ``@requires`` check.
 """
@@ -41,9 +42,4 @@ class AreaState(rx.State):
     @requires(ProfileId.SECRETARIA)
     async def open_secretary(self):
         """Enter /bbitamia: secretaries only."""
-        return await self._accept()
-
-    @requires(ProfileId.PROFESOR)
-    async def open_advertiser(self):
-        """Enter /my: advertisers only."""
         return await self._accept()

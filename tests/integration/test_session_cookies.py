@@ -26,6 +26,7 @@ from app.identity.local import LocalProvider
 from app.models import ActionCode, ProfileId, SessionTicket, UserSession, utc_now
 from app.settings import get_settings
 from app.states.areas import AreaState
+from app.states.my_listings import MyListingsState
 from tests.factories import check_session, make_account
 from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke
 
@@ -168,26 +169,32 @@ def _connect(state, cookie_header: str) -> None:
     _CONNECTIONS[id(state._get_root_state())] = handshake_headers(cookie_header)
 
 
+def _area_of(state) -> AreaState:
+    """The area guard's state in the same tab as ``state``."""
+    return state._get_root_state().get_substate(AreaState.get_full_name().split("."))
+
+
 def test_a_replayed_client_token_without_the_cookie_is_refused(db, advertiser, client):
     _open(client, _ticket(db))
     token = client.cookies[SESSION_COOKIE]
-    state, _ = client_states(AreaState, token)
-    invoke(state, "open_advertiser")
+    page, _ = client_states(MyListingsState, token)
+    state = _area_of(page)
+    invoke(page, "open_page")
     assert state.ready is True
     # Someone who learned the tab's client token opens a websocket without the cookie.
     invoke(state, "close")
     _connect(state, "")
-    events = invoke(state, "open_advertiser")
+    events = invoke(page, "open_page")
     assert state.ready is False and any("_redirect" in str(event) for event in events)
     # Nor can they claim the session by sending its digest (read off stored state) as a header.
     _CONNECTIONS[id(state._get_root_state())] = handshake_headers(
         "", extra=[(HASH_HEADER.encode(), sessions.digest(token).encode())]
     )
-    invoke(state, "open_advertiser")
+    invoke(page, "open_page")
     assert state.ready is False
     # The browser itself, with its cookie, still gets in.
     _connect(state, f"{SESSION_COOKIE}={token}")
-    invoke(state, "open_advertiser")
+    invoke(page, "open_page")
     assert state.ready is True
     # What Reflex stores for the tab (memory or Redis) holds the digest, never the raw token.
     root = state._get_root_state()
@@ -241,8 +248,8 @@ def test_refusals_are_logged_without_the_token(db, advertiser, client, caplog):
     with caplog.at_level("WARNING", logger="app.states.auth"):
         invoke(state, "open_admin")  # an advertiser knocking on the administrators' door
         _connect(state, "")
-        invoke(state, "open_advertiser")  # no cookie at all
+        invoke(state._get_root_state().get_substate(MyListingsState.get_full_name().split(".")), "open_page")
     lines = [record.getMessage() for record in caplog.records if record.name == "app.states.auth"]
     assert any("AreaState.open_admin" in line and advertiser.uid in line for line in lines), lines
-    assert any("AreaState.open_advertiser" in line and "no live session" in line for line in lines), lines
+    assert any("MyListingsState.open_page" in line and "no live session" in line for line in lines), lines
     assert all(token not in line and sessions.digest(token) not in line for line in lines)

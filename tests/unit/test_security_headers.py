@@ -67,13 +67,23 @@ def build(tmp_path) -> Path:
 
 @pytest.fixture
 def api_env(sqlite_url: str, tmp_path, monkeypatch) -> Iterator[Path]:
-    """app.api's routes on a migrated SQLite file of this test, with one photo in the media folder."""
-    from app.db import get_engine
+    """app.api's routes on a migrated SQLite file of this test, with one public listing's photo in the media folder."""
+    from sqlmodel import Session
+
+    from app.db import get_engine, make_engine
+    from app.models import ListingPhoto
     from app.settings import get_settings
+    from tests.factories import make_listing, make_owner
 
     media = tmp_path / "media"
     (media / "photos").mkdir(parents=True)
     (media / "photos" / "foto.jpg").write_bytes(b"\xff\xd8\xff\xd9")
+    engine = make_engine(sqlite_url)
+    with Session(engine) as session:
+        listing = make_listing(session, make_owner(session, "duena@example.cl"), photos=0)
+        session.add(ListingPhoto(listing_uid=listing.uid, position=0, path="photos/foto.jpg"))
+        session.commit()
+    engine.dispose()
     monkeypatch.setenv("DATABASE_URL", sqlite_url)
     monkeypatch.setenv("MEDIA_DIR", str(media))
     monkeypatch.setenv("ENVIRONMENT", "test")
@@ -205,7 +215,7 @@ def test_the_plain_http_routes_carry_the_headers(build, api_env):
     ssg = client.get("/escorts-ssg")
     assert ssg.headers["cache-control"] == "private, max-age=60"
     assert "cookie" in ssg.headers["vary"].lower()
-    assert client.get("/media/photos/foto.jpg").headers["cache-control"] == "no-cache"
+    assert client.get("/media/photos/foto.jpg").headers["cache-control"] == "public, max-age=31536000, immutable"
 
 
 def test_an_unknown_host_is_refused(build, api_env):
