@@ -39,7 +39,7 @@ def _age_notice(next_path: str) -> str:
     return (
         '<div class="age" role="dialog" aria-modal="true" aria-labelledby="age-title"><div>'
         '<h2 id="age-title">Contenido para personas adultas</h2>'
-        "<p>Este sitio contiene avisos de servicios para adultos. Confirme que tiene 18 años o más.</p>"
+        "<p>Este sitio contiene avisos de servicios para adultos. Confirma que tienes 18 años o más.</p>"
         f'<form method="post" action="/escorts-ssg/confirmar-edad"><input type="hidden" name="next" value="{escape(next_path)}">'
         '<button type="submit">Tengo 18 años o más, entrar</button></form>'
         '<p><a href="https://www.google.cl">Salir</a></p></div></div>'

@@ -219,6 +219,6 @@ def delete_user(*, session: Session, uid: str) -> None:
     if row is None:
         raise NotFoundError("El usuario no existe.")
     if session.exec(select(Listing.uid).where(Listing.owner_uid == uid).limit(1)).first():
-        raise ConflictError("El usuario tiene publicaciones; desactívelo en lugar de eliminarlo.")
+        raise ConflictError("El usuario tiene publicaciones: desactívalo en lugar de eliminarlo.")
     session.delete(row)
     _commit(session, "No se pudo eliminar el usuario.")
