@@ -24,6 +24,7 @@ keys and masked addresses, never passwords, tokens or whole addresses.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
@@ -40,7 +41,7 @@ from app.identity.provider import (
     normalized_email,
     transaction,
 )
-from app.models import ProfileId, User, UserPublic, utc_now
+from app.models import STAFF_PROFILES, ProfileId, User, UserPublic, utc_now
 from app.services import users
 from app.services.errors import (
     ConflictError,
@@ -54,7 +55,6 @@ from app.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 SELF_SERVICE_PROFILES = (ProfileId.CLIENTE, ProfileId.PROFESOR)
-STAFF_PROFILES = (ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
 
 
 class SignUpInput(BaseModel):
@@ -342,7 +342,7 @@ def _password_changed_text() -> tuple[str, str]:
 # --- staff ------------------------------------------------------------------------
 
 
-def _staff_target(session: Session, actor: Actor, allowed: tuple[ProfileId, ...], user_uid: str) -> User:
+def _staff_target(session: Session, actor: Actor, allowed: Collection[ProfileId], user_uid: str) -> User:
     if actor.profile_uid not in {p.value for p in allowed}:
         log.warning("staff operation refused: user %s (%s) may not change user accounts", actor.uid, actor.profile_uid)
         raise ForbiddenError("No tienes permiso para esta acción.")

@@ -51,6 +51,7 @@ from app.models.listings import (
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
 from app.models.users import (
     PROFILE_LABELS,
+    STAFF_PROFILES,
     Profile,
     ProfileCreate,
     ProfileId,
@@ -74,6 +75,7 @@ __all__ = [
     "WIZARD_DONE",
     "WIZARD_STEP_COUNT",
     "PROFILE_LABELS",
+    "STAFF_PROFILES",
     "REPORT_KIND_LABELS",
     "Advertiser",
     "ActorKind",

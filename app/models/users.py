@@ -28,6 +28,9 @@ class ProfileId(StrEnum):
     SECRETARIA = "secretaria"
 
 
+STAFF_PROFILES: frozenset[ProfileId] = frozenset({ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA})
+"""The back office's profiles (a profile uid string is found in it too: ProfileId is a StrEnum)."""
+
 PROFILE_LABELS: dict[ProfileId, str] = {
     ProfileId.ADMINISTRADOR: "Administrador",
     ProfileId.CLIENTE: "Cliente",

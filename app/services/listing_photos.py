@@ -31,7 +31,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
-from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, new_uid, utc_now
+from app.models import STAFF_PROFILES, Listing, ListingPhoto, ListingStatus, new_uid, utc_now
 from app.services.errors import InvalidInputError, NotFoundError, StorageError
 from app.services.listings import _public_conditions, photo_url
 from app.services.ownership import owned_listing
@@ -53,7 +53,6 @@ BAD_FILE = "No recibimos ningún archivo: vuelve a elegir la foto."
 BAD_OFFSET = "Solo puedes mover la foto un lugar antes o después."
 
 # Staff may look at the photos of any listing (review, support).
-STAFF_PROFILES = frozenset({ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value})
 
 _VARIANT_KEY = re.compile(r"^(.+)-(\d+)\.webp$")
 

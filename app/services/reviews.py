@@ -28,6 +28,7 @@ from app.services import listing_photos
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_lifecycle import ensure_transition
 from app.services.my_listings import REVISED_STATUSES, revision_changes, set_base_tier
+from app.services.staff import ensure_staff
 from app.storage import Storage
 
 LISTING_DAYS = 60
@@ -84,6 +85,7 @@ def _approve_photos(session: Session, listing: Listing) -> None:
 def approve_listing(*, session: Session, reviewer_uid: str, listing_uid: str, now: datetime | None = None) -> None:
     """Publish a pending listing (for LISTING_DAYS days), or apply the reviewed edit of a public one."""
     now = now or utc_now()
+    ensure_staff(session, reviewer_uid)
     listing = _listing(session, listing_uid)
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.PUBLICADA, ActorKind.STAFF)
@@ -116,7 +118,8 @@ def reject_listing(
     ``reason`` is shown to the owner. Photos added with a refused edit are deleted with their files.
     """
     now = now or utc_now()
-    reason = (reason or "").strip()
+    ensure_staff(session, reviewer_uid)
+    reason = (reason or "").strip() if isinstance(reason, str) else ""
     if not reason or len(reason) > REASON_MAX:
         raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
     listing = _listing(session, listing_uid)

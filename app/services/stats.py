@@ -20,7 +20,7 @@ from sqlalchemy import case, func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
-from app.models import Listing, ListingDailyStats, ListingStatus, ProfileId, User
+from app.models import STAFF_PROFILES, Listing, ListingDailyStats, ListingStatus, User
 from app.services.abuse import Rule, limiter
 from app.services.errors import InvalidInputError
 from app.services.ownership import owned_listing
@@ -30,7 +30,6 @@ WHATSAPP = "whatsapp"
 CALL = "call"
 # The counter column of each kind.
 KIND_COLUMNS = {VIEW: "views", WHATSAPP: "whatsapp_clicks", CALL: "call_clicks"}
-STAFF_PROFILES = frozenset({ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value})
 # Once per visitor per day: the key holds the day, and a Chilean day lasts at most 25 hours (DST).
 ONCE_A_DAY = Rule("estadistica", 1, 26 * 3600)
 MAX_SERIES_DAYS = 366

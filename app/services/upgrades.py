@@ -30,21 +30,20 @@ from app.models import (
     Listing,
     ListingStatus,
     ListingUpgrade,
-    ProfileId,
     Tier,
     UpgradeEffect,
     UpgradeStatus,
-    User,
     utc_now,
 )
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
+from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listings import clock
 from app.services.ownership import owned_listing
+from app.services.staff import ensure_staff
 from app.settings import get_settings
 
 DATE_FORMAT = "D [de] MMMM [de] YYYY"
 MAX_DAYS_AHEAD = 365
-STAFF_PROFILES = (ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value)
+UPGRADES_STAFF_ONLY = "Solo el equipo del sitio puede revisar mejoras."
 UPGRADABLE_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA)
 _EFFECT_ORDER = {UpgradeEffect.TIER: 0, UpgradeEffect.VIP: 1, UpgradeEffect.BUMP: 2}
 _UNKNOWN_UPGRADE = "No encontramos esa mejora."
@@ -193,12 +192,6 @@ def my_upgrades(*, session: Session, owner_uid: str, listing_uid: str) -> list[U
     return [_row(upgrade, name) for upgrade, name in rows]
 
 
-def _ensure_staff(session: Session, user_uid: str) -> None:
-    user = session.get(User, user_uid) if isinstance(user_uid, str) else None
-    if user is None or user.ban or not user.activo or user.profile_uid not in STAFF_PROFILES:
-        raise ForbiddenError("Solo el equipo del sitio puede revisar mejoras.")
-
-
 def _pending_upgrade(session: Session, upgrade_uid: str) -> ListingUpgrade:
     upgrade = session.get(ListingUpgrade, upgrade_uid, with_for_update=True) if isinstance(upgrade_uid, str) else None
     if upgrade is None:
@@ -222,7 +215,7 @@ def approve_upgrade(
 
     ``payment_reference`` (the receipt staff checked) is required and kept with the reviewer.
     """
-    _ensure_staff(session, reviewer_uid)
+    ensure_staff(session, reviewer_uid, UPGRADES_STAFF_ONLY)
     if not isinstance(payment_reference, str) or not payment_reference.strip() or len(payment_reference.strip()) > 80:
         raise InvalidInputError(
             "Indica la referencia del pago que confirmaste (hasta 80 caracteres).", field="payment_reference"
@@ -248,7 +241,7 @@ def approve_upgrade(
 
 def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reason: str) -> None:
     """Staff deny a requested upgrade; ``reason`` is required and shown to the owner."""
-    _ensure_staff(session, reviewer_uid)
+    ensure_staff(session, reviewer_uid, UPGRADES_STAFF_ONLY)
     if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > 1000:
         raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
     upgrade = _pending_upgrade(session, upgrade_uid)

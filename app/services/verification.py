@@ -16,11 +16,10 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from app.models import (
+    STAFF_PROFILES,
     ListingStatus,
     ListingVerification,
     ListingVerificationPublic,
-    ProfileId,
-    User,
     VerificationStatus,
     new_uid,
     utc_now,
@@ -29,10 +28,11 @@ from app.models.listings import Listing
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.ownership import owned_listing
 from app.services.photos import process_photo
+from app.services.staff import ensure_staff
 from app.storage import Storage
 
 PREFIX = "verificacion"
-STAFF_PROFILES = (ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value)
+VERIFICATION_STAFF_ONLY = "Solo el equipo del sitio puede revisar verificaciones."
 _UNKNOWN = "No encontramos esa solicitud de verificación."
 
 
@@ -85,12 +85,6 @@ def my_verification(*, session: Session, owner_uid: str, listing_uid: str) -> Li
     return ListingVerificationPublic.model_validate(latest, from_attributes=True) if latest else None
 
 
-def _ensure_staff(session: Session, user_uid: str) -> None:
-    user = session.get(User, user_uid) if isinstance(user_uid, str) else None
-    if user is None or user.ban or not user.activo or user.profile_uid not in STAFF_PROFILES:
-        raise ForbiddenError("Solo el equipo del sitio puede revisar verificaciones.")
-
-
 def _pending(session: Session, verification_uid: str) -> ListingVerification:
     found = (
         session.get(ListingVerification, verification_uid, with_for_update=True)
@@ -136,7 +130,7 @@ def approve_verification(
     *, session: Session, storage: Storage, reviewer_uid: str, verification_uid: str, now: datetime | None = None
 ) -> None:
     """Staff grant the badge: the listing is verified from now on, and the private photo is deleted."""
-    _ensure_staff(session, reviewer_uid)
+    ensure_staff(session, reviewer_uid, VERIFICATION_STAFF_ONLY)
     verification = _pending(session, verification_uid)
     now = now or utc_now()
     listing = session.get(Listing, verification.listing_uid)
@@ -164,7 +158,7 @@ def reject_verification(
     now: datetime | None = None,
 ) -> None:
     """Staff refuse the badge with a reason the owner sees; the private photo is deleted."""
-    _ensure_staff(session, reviewer_uid)
+    ensure_staff(session, reviewer_uid, VERIFICATION_STAFF_ONLY)
     reason = reason.strip() if isinstance(reason, str) else ""
     if not reason:
         raise InvalidInputError("Indica el motivo del rechazo.", field="reason")

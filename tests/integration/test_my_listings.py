@@ -21,7 +21,13 @@ from app.models import (
     utc_now,
 )
 from app.services import listing_photos, my_listings, reviews
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError, TransitionNotAllowedError
+from app.services.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidInputError,
+    NotFoundError,
+    TransitionNotAllowedError,
+)
 from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.services.listings import city_cards, public_listing
 from app.services.users import create_user
@@ -325,3 +331,15 @@ def test_photos_added_to_a_published_listing_wait_for_review_and_a_refused_edit_
     assert listing.status == ListingStatus.PUBLICADA and listing.revision_at is None
     assert public_listing(session=db, uid=uid).photos == public_before
     assert my_listings.list_my_listings(session=db, owner_uid=owner.uid)[0].rejection_reason == "Foto ajena"
+
+
+def test_only_staff_decide_a_review(db, catalogue, storage):
+    owner = make_owner(db, "duena@example.cl")
+    uid = _fill(db, owner.uid, catalogue, storage)
+    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    for reviewer in (owner.uid, "", None, "no-existe"):
+        with pytest.raises(ForbiddenError):
+            reviews.approve_listing(session=db, reviewer_uid=reviewer, listing_uid=uid)
+        with pytest.raises(ForbiddenError):
+            reviews.reject_listing(session=db, storage=storage, reviewer_uid=reviewer, listing_uid=uid, reason="No")
+    assert db.get(Listing, uid).status == ListingStatus.PENDIENTE
