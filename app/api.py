@@ -20,9 +20,8 @@ from starlette.routing import Route
 
 from app.core.geo import city_by_slug
 from app.db import get_engine, session_scope
-from app.identity import sessions
 from app.identity.cookies import ROUTES as SESSION_ROUTES
-from app.identity.cookies import SESSION_COOKIE
+from app.identity.cookies import request_session_hash, session_actor
 from app.models import Section
 from app.pages import ssg
 from app.private_api import ROUTES as PRIVATE_ROUTES
@@ -198,12 +197,8 @@ def _media_cache_control(key: str, token_hash: str) -> str | None:
     with session_scope() as session:
         if listing_photos.public_media(session=session, key=key):
             return PUBLIC_MEDIA_CACHE
-        if not token_hash:
-            return None
-        check = sessions.resolve_session(
-            session=session, token_hash=token_hash, idle_days=get_settings().session_idle_days
-        )
-        if check.actor is not None and listing_photos.private_media(session=session, key=key, actor=check.actor):
+        actor = session_actor(session, token_hash)
+        if actor is not None and listing_photos.private_media(session=session, key=key, actor=actor):
             return PRIVATE_MEDIA_CACHE
         return None
 
@@ -232,8 +227,7 @@ async def media(request: Request) -> Response:
         return _media_not_found()
     if media_type is None:
         return _media_not_found()
-    token = request.cookies.get(SESSION_COOKIE, "")
-    cache_control = await run_in_threadpool(_media_cache_control, key, sessions.digest(token) if token else "")
+    cache_control = await run_in_threadpool(_media_cache_control, key, request_session_hash(request))
     if cache_control is None:
         return _media_not_found()
     try:

@@ -15,26 +15,24 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from app.db import session_scope
-from app.identity.cookies import SESSION_COOKIE
-from app.identity.sessions import digest, resolve_session
+from app.identity.cookies import request_session_hash, session_actor
 from app.services.errors import ForbiddenError, NotFoundError
 from app.services.verification import verification_photo
-from app.settings import get_settings
 from app.storage import get_private_storage
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 
 
-def _staff_photo(token: str, verification_uid: str) -> bytes | None:
+def _staff_photo(token_hash: str, verification_uid: str) -> bytes | None:
     with session_scope() as session:
-        check = resolve_session(session=session, token_hash=digest(token), idle_days=get_settings().session_idle_days)
-        if check.actor is None:
+        actor = session_actor(session, token_hash)
+        if actor is None:
             return None
         try:
             return verification_photo(
                 session=session,
                 storage=get_private_storage(),
-                viewer_profile=check.actor.profile_uid,
+                viewer_profile=actor.profile_uid,
                 verification_uid=verification_uid,
             )
         except (ForbiddenError, NotFoundError):
@@ -43,8 +41,8 @@ def _staff_photo(token: str, verification_uid: str) -> bytes | None:
 
 async def verification_photo_route(request: Request) -> Response:
     """GET /privado/verificacion/{uid}: the photo for staff; 404 for everyone else."""
-    token = request.cookies.get(SESSION_COOKIE, "")
-    data = await run_in_threadpool(_staff_photo, token, request.path_params["uid"]) if token else None
+    token_hash = request_session_hash(request)
+    data = await run_in_threadpool(_staff_photo, token_hash, request.path_params["uid"]) if token_hash else None
     if data is None:
         return PlainTextResponse("No encontrado.", status_code=404, headers=NO_STORE)
     return Response(data, media_type="image/webp", headers=NO_STORE)

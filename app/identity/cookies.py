@@ -31,11 +31,13 @@ from urllib.parse import urlsplit
 
 from reflex._upload import upload
 from reflex_base.constants import RouteVar
+from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from app.core.actor import Actor
 from app.db import session_scope
 from app.identity import accounts, sessions
 from app.settings import get_settings
@@ -50,6 +52,11 @@ EVENT_PATH = "/_event"
 # Reflex's upload endpoint (reflex_base.constants.Endpoint.UPLOAD).
 UPLOAD_PATH = "/_upload"
 FOREIGN_ORIGIN = "Solicitud rechazada: no viene de este sitio."
+# Twelve photos of at most 15 MB each in one upload, plus the multipart overhead.
+MAX_UPLOAD_BYTES = 12 * 15 * 1024 * 1024 + 1024 * 1024
+UPLOAD_LENGTH_REQUIRED = "No pudimos recibir los archivos: vuelve a intentarlo."
+UPLOAD_TOO_LARGE = "Los archivos superan el máximo: hasta 12 fotos de 15 MB cada una."
+UPLOAD_SIGNED_OUT = "Tu sesión terminó: vuelve a ingresar para subir fotos."
 TICKET_REFUSED = "Tu ingreso expiró antes de completarse. Vuelve a ingresar."
 
 ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]], Awaitable[None]]
@@ -173,13 +180,42 @@ class _RoutedUploads:
         return await self._processor.enqueue(token, self._routed(event), ev_ctx)
 
 
+def request_session_hash(request: Request) -> str:
+    """The digest of the session cookie a plain HTTP request carries ("" if none)."""
+    token = request.cookies.get(SESSION_COOKIE, "")
+    return sessions.digest(token) if token else ""
+
+
+def session_actor(session: Session, token_hash: str) -> Actor | None:
+    """The signed-in user behind a session digest (None: no live session, or a banned user's)."""
+    if not token_hash:
+        return None
+    return sessions.resolve_session(
+        session=session, token_hash=token_hash, idle_days=get_settings().session_idle_days
+    ).actor
+
+
+def _signed_in(token_hash: str) -> bool:
+    with session_scope() as session:
+        return session_actor(session, token_hash) is not None
+
+
 async def upload_with_session(request: Request) -> Response:
     """POST /_upload: Reflex's upload endpoint, its handler seeing the request's session digest.
 
-    Only from a page of this site (a foreign page cannot post files into a tab).
+    Only from a page of this site (a foreign page cannot post files into a tab), only
+    with a live session, and only up to MAX_UPLOAD_BYTES declared up front: the body
+    of anything else is never read.
     """
     if not _same_origin(request):
         return JSONResponse({"error": FOREIGN_ORIGIN}, status_code=403)
+    declared = request.headers.get("content-length", "")
+    if not (declared.isascii() and declared.isdigit()):
+        return JSONResponse({"error": UPLOAD_LENGTH_REQUIRED}, status_code=411)
+    if int(declared) > MAX_UPLOAD_BYTES:
+        return JSONResponse({"error": UPLOAD_TOO_LARGE}, status_code=413)
+    if not await run_in_threadpool(_signed_in, request_session_hash(request)):
+        return JSONResponse({"error": UPLOAD_SIGNED_OUT}, status_code=403)
     from app.app import app as reflex_app  # app.app imports this module
 
     headers = {

@@ -3,8 +3,9 @@
 Reflex dispatches an upload handler with no routing data, so without
 ``app.identity.cookies.upload_with_session`` a guarded upload handler would
 see no session (or, trusting tab state, anyone holding the tab token would
-pass). Driven through the app's own HTTP routes with Starlette's TestClient;
-the event processor is replaced by one that records what it was given.
+pass). Driven through the app's own HTTP routes with Starlette's TestClient,
+with real sessions on PostgreSQL; the event processor is replaced by one that
+records what it was given.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from starlette.testclient import TestClient
 
 import app.app as reflex_module
 from app.api import build_api
-from app.identity.cookies import HASH_HEADER, SESSION_COOKIE, UPLOAD_PATH
+from app.identity.cookies import HASH_HEADER, MAX_UPLOAD_BYTES, SESSION_COOKIE, UPLOAD_PATH
 from app.identity.sessions import digest
 from app.states.wizard import WizardState
+from tests.factories import make_owner, open_session
 
 SAME_ORIGIN = {"Origin": "http://testserver"}
 
@@ -65,28 +67,46 @@ def test_the_upload_path_is_reflexs():
     assert UPLOAD_PATH == str(Endpoint.UPLOAD)
 
 
-def test_the_handler_sees_the_digest_of_the_requests_cookie_never_the_cookie(processor):
+@pytest.fixture
+def token(db) -> str:
+    """A live session of an advertiser: its raw cookie value."""
+    return open_session(db, make_owner(db, "duena@example.cl").uid)
+
+
+def test_the_handler_sees_the_digest_of_the_requests_cookie_never_the_cookie(processor, token):
     with TestClient(build_api(), base_url="http://testserver") as client:
-        answer = _post(client, {**SAME_ORIGIN, HASH_HEADER: "forged"}, cookie="raw-session-token")
+        answer = _post(client, {**SAME_ORIGIN, HASH_HEADER: "forged"}, cookie=token)
     assert answer.status_code == 200
-    [(token, event)] = processor.events
-    assert token == "tab-token"
+    [(tab, event)] = processor.events
+    assert tab == "tab-token"
     headers = event.router_data[RouteVar.HEADERS]
-    assert headers[HASH_HEADER] == digest("raw-session-token")  # the forged header was dropped
-    assert "raw-session-token" not in repr(event.router_data)
+    assert headers[HASH_HEADER] == digest(token)  # the forged header was dropped
+    assert token not in repr(event.router_data)
     assert [upload.name for upload in event.payload["files"]] == ["foto.jpg"]
 
 
-def test_an_upload_without_a_cookie_carries_no_session(processor):
+@pytest.mark.parametrize("cookie", ["", "sesion-inventada"])
+def test_an_upload_without_a_live_session_is_refused_before_its_body_is_read(processor, db, cookie):
     with TestClient(build_api(), base_url="http://testserver") as client:
-        answer = _post(client, {**SAME_ORIGIN, HASH_HEADER: "forged"})
-    assert answer.status_code == 200
-    [(_, event)] = processor.events
-    assert HASH_HEADER not in event.router_data[RouteVar.HEADERS]
+        answer = _post(client, {**SAME_ORIGIN, HASH_HEADER: "forged"}, cookie=cookie)
+    assert answer.status_code == 403 and "vuelve a ingresar" in answer.json()["error"]
+    assert processor.events == []
 
 
-def test_an_upload_from_another_site_is_refused(processor):
+def test_an_upload_past_the_limit_is_refused_from_its_declared_length(processor, token):
     with TestClient(build_api(), base_url="http://testserver") as client:
-        answer = _post(client, {"Origin": "https://elsewhere.example"}, cookie="raw-session-token")
+        client.cookies.set(SESSION_COOKIE, token)
+        answer = client.post(
+            UPLOAD_PATH,
+            headers={**SAME_ORIGIN, "Content-Length": str(MAX_UPLOAD_BYTES + 1), "Reflex-Client-Token": "tab"},
+            content=b"x",
+        )
+    assert answer.status_code == 413 and "15 MB" in answer.json()["error"]
+    assert processor.events == []
+
+
+def test_an_upload_from_another_site_is_refused(processor, token):
+    with TestClient(build_api(), base_url="http://testserver") as client:
+        answer = _post(client, {"Origin": "https://elsewhere.example"}, cookie=token)
     assert answer.status_code == 403
     assert processor.events == []
