@@ -1,6 +1,7 @@
 """SQLModel tables and their schemas; importing this registers every table."""
 
 from app.models.advertisers import Advertiser, Agency
+from app.models.audit import AuditEntry
 from app.models.auth import ActionCode, ActionPurpose, LocalCredential, SessionTicket, UserSession
 from app.models.base import new_uid, utc_now
 from app.models.catalogues import (
@@ -64,6 +65,7 @@ from app.models.users import (
 )
 
 __all__ = [
+    "AuditEntry",
     "ActionCode",
     "ActionPurpose",
     "LocalCredential",

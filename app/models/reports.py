@@ -48,4 +48,6 @@ class Report(SQLModel, table=True):
     contact: str = Field(default="", max_length=254)
     status: str = Field(default=ReportStatus.NUEVO, max_length=12, index=True)
     client_hash: str = Field(default="", max_length=64, index=True)
+    staff_notes: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     created_at: datetime = Field(default_factory=utc_now, index=True)
+    updated_at: datetime | None = None

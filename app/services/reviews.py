@@ -24,7 +24,7 @@ from app.models import (
     ReviewDecision,
     utc_now,
 )
-from app.services import listing_photos
+from app.services import audit, listing_photos
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_lifecycle import ensure_transition
 from app.services.my_listings import REVISED_STATUSES, revision_changes, set_base_tier
@@ -87,6 +87,7 @@ def approve_listing(*, session: Session, reviewer_uid: str, listing_uid: str, no
     now = now or utc_now()
     ensure_staff(session, reviewer_uid)
     listing = _listing(session, listing_uid)
+    before = audit.snapshot(listing)
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.PUBLICADA, ActorKind.STAFF)
         listing.published_at = now
@@ -101,6 +102,16 @@ def approve_listing(*, session: Session, reviewer_uid: str, listing_uid: str, no
     listing.updated_at = now
     _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.APROBADA, "", now)
     session.add(listing)
+    audit.record(
+        session,
+        actor_uid=reviewer_uid,
+        action="aprobar",
+        entity="publicacion",
+        entity_uid=listing.uid,
+        before=before,
+        after=audit.snapshot(listing),
+        now=now,
+    )
     session.commit()
 
 
@@ -123,6 +134,8 @@ def reject_listing(
     if not reason or len(reason) > REASON_MAX:
         raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
     listing = _listing(session, listing_uid)
+    before = audit.snapshot(listing)
+    unapproved: list[ListingPhoto] = []
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.RECHAZADA, ActorKind.STAFF)
     elif listing.status in REVISED_STATUSES and listing.revision_at is not None:
@@ -133,11 +146,22 @@ def reject_listing(
         ).all()
         for photo in unapproved:
             session.delete(photo)
-        session.flush()
-        listing_photos.delete_photo_files(storage=storage, photos=list(unapproved))
     else:
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
     _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.RECHAZADA, reason, now)
     session.add(listing)
+    after = {**(audit.snapshot(listing) or {}), "motivo": reason}
+    audit.record(
+        session,
+        actor_uid=reviewer_uid,
+        action="rechazar",
+        entity="publicacion",
+        entity_uid=listing.uid,
+        before=before,
+        after=after,
+        now=now,
+    )
     session.commit()
+    # Files go once their rows are gone for good: a reader never finds a row without its files.
+    listing_photos.delete_photo_files(storage=storage, photos=list(unapproved))

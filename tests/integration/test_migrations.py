@@ -23,6 +23,7 @@ EXPECTED_TABLES = {
     "publicacion_servicio",
     "verificacion_publicacion",
     "estadistica_publicacion",
+    "auditoria",
     "revisar_publicacion",
     "mejoras_publicacion",
     "reporte",
