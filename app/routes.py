@@ -45,6 +45,8 @@ REPORT_SLUG = "report"
 NOT_FOUND = "404"
 
 ADMIN_HOME = "/admin/escorts"
+ADMIN_UPGRADES = "/admin/mejorasPublicacion"
+ADMIN_REPORTS = "/admin/reportes"
 SECRETARY_HOME = "/bbitamia/publicacion"
 ADVERTISER_HOME = "/my/publicacion/misPublicaciones"
 ADVERTISER_NEW_LISTING = "/my/publicacion/nuevaPublicacion"
