@@ -55,6 +55,34 @@ ADVERTISER_NEW_LISTING = "/my/publicacion/nuevaPublicacion"
 # ?id=<uid> on the wizard continues or edits that listing of the advertiser.
 WIZARD_LISTING_PARAM = "id"
 
+# The staff areas' pages, as their navigation lists them: (path, label). Issue 9.
+ADMIN_USERS = "/admin/usuarios"
+SECRETARY_USERS = "/bbitamia/usuarios"
+ADMIN_AUDIT = "/admin/auditoria"
+ADMIN_PAGES: tuple[tuple[str, str], ...] = (
+    (ADMIN_HOME, "Resumen"),
+    (ADMIN_USERS, "Usuarios"),
+    ("/admin/perfilUsuario", "Perfiles"),
+    ("/admin/profesor", "Anunciantes"),
+    ("/admin/agencia", "Agencias"),
+    ("/admin/categoriaProfesor", "Categorías de anunciantes"),
+    ("/admin/categoriaAgencia", "Categorías de agencias"),
+    ("/admin/tipoProfesor", "Tipos de anunciante"),
+    ("/admin/servicioProfesor", "Servicios"),
+    ("/admin/servicioApp", "Servicios del sitio"),
+    ("/admin/publicacion", "Publicaciones"),
+    (ADMIN_REVIEW_QUEUE, "Revisión"),
+    (ADMIN_UPGRADES, "Mejoras"),
+    (ADMIN_REPORTS, "Denuncias"),
+    (ADMIN_AUDIT, "Auditoría"),
+)
+SECRETARY_PAGES: tuple[tuple[str, str], ...] = (
+    (SECRETARY_USERS, "Usuarios"),
+    ("/bbitamia/profesor", "Anunciantes"),
+    (SECRETARY_HOME, "Publicaciones"),
+    (SECRETARY_REVIEW_QUEUE, "Revisión"),
+)
+
 
 def wizard_path(uid: str = "") -> str:
     """The listing wizard: a new listing (or the newest draft), or the advertiser's listing ``uid``."""

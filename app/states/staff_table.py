@@ -1,0 +1,598 @@
+"""The one staff table: each entity's columns, filters and form as data, and the state base every list uses.
+
+A staff list page declares a :class:`TableSpec` and a state class::
+
+    class UsersTableState(StaffTableState, rx.State):
+        _spec: ClassVar[TableSpec] = USERS_SPEC
+
+        @staticmethod
+        def _query(session, *, actor, search, sort_key, desc, filters, page, page_size):
+            ...  # -> (rows: list[dict[str, str]], total: int); each row has "uid"
+
+and optionally the hooks ``_read`` (the edit form's values), ``_create``, ``_update`` and
+``_delete`` (each ``(session, *, actor, ...)``, calling one staff-checked, audited service).
+Hooks run off the event loop with their own database session.
+
+The event handlers (``load``, ``search``, ``sort``…) are not inherited: a mixin's handlers
+would carry one access mark for every table. ``__init_subclass__`` writes them into each
+concrete class, each marked ``@requires`` with the profiles the spec allows for its action
+(:meth:`TableSpec.profiles_for`). A class may define any of them itself (marked) instead.
+The state holds one page (at most 50 rows); sort keys, filters and the search text are
+checked against the spec before a query sees them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from types import FunctionType
+from typing import Any, ClassVar
+
+import reflex as rx
+from sqlmodel import Session
+
+from app.core.actor import Actor
+from app.db import session_scope
+from app.identity.guards import HOME, area_profile
+from app.models import ProfileId
+from app.services.errors import ServiceError
+from app.states.areas import AreaState
+from app.states.auth import FORBIDDEN_MESSAGE, current_actor, requires
+from app.states.forms import FormState
+from app.states.notify import notify_error, notify_success
+
+ADMIN = ProfileId.ADMINISTRADOR
+SECRETARY = ProfileId.SECRETARIA
+MAX_PAGE_SIZE = 50
+MAX_SEARCH = 100
+EXPORT_MAX_ROWS = 50_000
+EXPORT_CHUNK = 1_000
+FIELD_KINDS = frozenset({"text", "select", "checkbox", "number", "textarea"})
+FILTER_KINDS = frozenset({"select", "date"})
+# What a table offers; each handler belongs to one of them.
+ACTIONS = frozenset({"view", "create", "edit", "delete", "export"})
+CREATE, EDIT = "crear", "editar"
+REQUIRED_MESSAGE = "Completa este campo."
+OPTION_MESSAGE = "Elige una opción de la lista."
+NUMBER_MESSAGE = "Escribe un número entero."
+NOT_ALLOWED_MESSAGE = "No tienes permiso para esta acción."
+GONE_MESSAGE = "Ese registro ya no está en la lista. Actualizamos la tabla."
+# Spreadsheet programs run a cell that starts with one of these as a formula.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: the row key it shows, its heading, and whether the table sorts by it."""
+
+    key: str
+    label: str
+    sortable: bool = False
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A filter above the table: a select of (value, label) options, or a date ("" = no filter)."""
+
+    key: str
+    label: str
+    options: tuple[tuple[str, str], ...] = ()
+    kind: str = "select"
+
+    def clean(self, value: Any) -> str:
+        """The value if this filter admits it, else "" (no filter)."""
+        if not isinstance(value, str):
+            return ""
+        if self.kind == "date":
+            try:
+                return date.fromisoformat(value[:10]).isoformat() if len(value) == 10 else ""
+            except ValueError:
+                return ""
+        return value if value in {option for option, _ in self.options} else ""
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One field of the create/edit dialog; ``kind`` is text, select, checkbox, number or textarea.
+
+    ``on_create``/``on_edit``: whether the field shows in that dialog.
+    """
+
+    key: str
+    label: str
+    kind: str = "text"
+    options: tuple[tuple[str, str], ...] = ()
+    required: bool = False
+    max_length: int = 200
+    on_create: bool = True
+    on_edit: bool = True
+
+    def clean(self, raw: Any) -> tuple[Any, str]:
+        """(the typed value, "" ) or (None, the Spanish message for this field)."""
+        if self.kind == "checkbox":
+            return raw not in (None, "", False, "false", "off"), ""
+        text = " ".join(raw.split()) if isinstance(raw, str) and self.kind != "textarea" else raw
+        text = text.strip()[: self.max_length] if isinstance(text, str) else ""
+        if not text:
+            return (None if self.kind == "number" else ""), (REQUIRED_MESSAGE if self.required else "")
+        if self.kind == "select" and text not in {value for value, _ in self.options}:
+            return None, OPTION_MESSAGE
+        if self.kind == "number":
+            if not text.isascii() or not text.lstrip("-").isdigit() or len(text) > 12:
+                return None, NUMBER_MESSAGE
+            return int(text), ""
+        return text, ""
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A staff table as data: what it shows, how it is searched, sorted and filtered, and its form.
+
+    ``profiles``: who may open it (and edit, create…); ``actions``: what it offers besides
+    viewing (create, edit, delete, export); ``admin_only_actions``: those only an administrator
+    may use (the services refuse them to a secretary as well).
+    """
+
+    entity: str
+    title: str
+    columns: tuple[Column, ...]
+    default_sort: str
+    default_desc: bool = False
+    filters: tuple[Filter, ...] = ()
+    form_fields: tuple[FormField, ...] = ()
+    search_label: str = "Buscar"
+    page_size: int = MAX_PAGE_SIZE
+    profiles: tuple[ProfileId, ...] = (ADMIN, SECRETARY)
+    actions: frozenset[str] = frozenset({"create", "edit", "delete", "export"})
+    admin_only_actions: frozenset[str] = frozenset({"create", "delete", "export"})
+    csv_name: str = ""
+    row_label_key: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.profiles or not set(self.profiles) <= {ADMIN, SECRETARY}:
+            raise ValueError(f"{self.entity}: a staff table is for staff profiles only")
+        if not 1 <= self.page_size <= MAX_PAGE_SIZE:
+            raise ValueError(f"{self.entity}: page_size must be 1..{MAX_PAGE_SIZE}")
+        if self.default_sort not in self.sort_keys:
+            raise ValueError(f"{self.entity}: default_sort must be a sortable column")
+        if not self.actions <= ACTIONS - {"view"} or not self.admin_only_actions <= ACTIONS - {"view"}:
+            raise ValueError(f"{self.entity}: unknown action")
+        if "export" in self.actions and "export" not in self.admin_only_actions:
+            raise ValueError(f"{self.entity}: CSV export is for the administrator only")
+        if any(f.kind not in FIELD_KINDS for f in self.form_fields) or any(
+            f.kind not in FILTER_KINDS for f in self.filters
+        ):
+            raise ValueError(f"{self.entity}: unknown field or filter kind")
+
+    @property
+    def sort_keys(self) -> frozenset[str]:
+        """The whitelist of sort keys: the sortable columns."""
+        return frozenset(c.key for c in self.columns if c.sortable)
+
+    def profiles_for(self, action: str) -> tuple[ProfileId, ...]:
+        """The profiles that may use ``action`` (view, create, edit, delete, export) of this table."""
+        if action in self.admin_only_actions:
+            return tuple(p for p in self.profiles if p == ADMIN)
+        return self.profiles
+
+    def offers(self, action: str) -> bool:
+        """Whether this table has ``action`` at all (viewing always)."""
+        return action == "view" or action in self.actions
+
+    def fields_for(self, mode: str) -> tuple[FormField, ...]:
+        """The form fields of the create (``crear``) or edit (``editar``) dialog."""
+        return tuple(f for f in self.form_fields if (f.on_create if mode == CREATE else f.on_edit))
+
+    def clean_search(self, text: Any) -> str:
+        """The search text: one line, spaces collapsed, at most 100 characters."""
+        return " ".join(text.split())[:MAX_SEARCH] if isinstance(text, str) else ""
+
+    def clean_sort(self, key: Any) -> str:
+        """``key`` when it is a sortable column, else the default sort."""
+        return key if isinstance(key, str) and key in self.sort_keys else self.default_sort
+
+    def clean_form(self, data: Any, mode: str) -> tuple[dict[str, Any], dict[str, str]]:
+        """(typed values of the mode's fields, field errors by key); other keys are dropped."""
+        data = data if isinstance(data, dict) else {}
+        values, errors = {}, {}
+        for form_field in self.fields_for(mode):
+            value, error = form_field.clean(data.get(form_field.key))
+            if error:
+                errors[form_field.key] = error
+            else:
+                values[form_field.key] = value
+        return values, errors
+
+
+def csv_cell(value: Any) -> str:
+    """A value as a CSV cell that a spreadsheet shows as text, never runs as a formula."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def _in_session(fn: Callable, **kwargs) -> Any:
+    with session_scope() as session:
+        return fn(session=session, **kwargs)
+
+
+async def _call(fn: Callable, **kwargs) -> Any:
+    """A hook or service call off the event loop, with its own database session."""
+    return await asyncio.to_thread(_in_session, fn, **kwargs)
+
+
+class StaffTableState(FormState, mixin=True):
+    """One page of a staff table, its search/sort/filters, the create/edit dialog and the delete question.
+
+    FormState brings ``busy``, ``error`` and ``field_errors`` for the dialog.
+    """
+
+    _spec: ClassVar[TableSpec]
+    # Rows fetched per query while exporting; a hook that pages smaller lowers it.
+    _export_chunk: ClassVar[int] = EXPORT_CHUNK
+
+    loaded: bool = False
+    rows: list[dict[str, str]] = []
+    page: int = 1
+    page_count: int = 1
+    total: int = 0
+    search_text: str = ""
+    sort_key: str = ""
+    sort_desc: bool = False
+    filters: dict[str, str] = {}
+    dialog: str = ""
+    edit_uid: str = ""
+    form_values: dict[str, str] = {}
+    delete_uid: str = ""
+    delete_label: str = ""
+    can_create: bool = False
+    can_edit: bool = False
+    can_delete: bool = False
+    can_export: bool = False
+
+    def __init_subclass__(cls, mixin: bool = False, **kwargs):
+        if not mixin:
+            _install_handlers(cls)
+        super().__init_subclass__(mixin=mixin, **kwargs)
+
+    # --- hooks (static; each takes the session and the actor) ---------------
+
+    @staticmethod
+    def _query(
+        session: Session,
+        *,
+        actor: Actor,
+        search: str,
+        sort_key: str,
+        desc: bool,
+        filters: dict[str, str],
+        page: int,
+        page_size: int,
+    ) -> tuple[list[dict[str, str]], int]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _create(session: Session, *, actor: Actor, values: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def _update(session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def _delete(session: Session, *, actor: Actor, uid: str) -> None:
+        raise NotImplementedError
+
+    # --- the work behind the handlers ---------------------------------------
+
+    def _may(self, action: str) -> bool:
+        spec = self._spec
+        return spec.offers(action) and current_actor().profile_uid in spec.profiles_for(action)
+
+    async def _refresh(self) -> None:
+        """Read the current page again (the last one if the current is past the end)."""
+        spec = type(self)._spec
+        query = type(self)._query
+        for _ in range(2):
+            rows, total = await _call(
+                query,
+                actor=current_actor(),
+                search=self.search_text,
+                sort_key=spec.clean_sort(self.sort_key),
+                desc=self.sort_desc,
+                filters={k: v for k, v in self.filters.items() if v},
+                page=self.page,
+                page_size=spec.page_size,
+            )
+            self.total = total
+            self.page_count = max(1, math.ceil(total / spec.page_size))
+            if self.page <= self.page_count:
+                break
+            self.page = self.page_count
+        self.rows = rows[: spec.page_size]
+        self.loaded = True
+
+    async def _load(self):
+        """Enter the page: refuse a caller whose profile is not this area's, then the first page."""
+        actor = current_actor()
+        wanted = area_profile(self.router.url.path)
+        if wanted is not None and actor.profile_uid != wanted:
+            return [notify_error(FORBIDDEN_MESSAGE), rx.redirect(HOME, replace=True)]
+        area = await self.get_state(AreaState)
+        events = await area._accept()
+        spec = self._spec
+        self.search_text, self.sort_key, self.sort_desc = "", spec.default_sort, spec.default_desc
+        self.filters, self.page = {}, 1
+        self._close()
+        self.can_create, self.can_edit = self._may("create"), self._may("edit")
+        self.can_delete, self.can_export = self._may("delete"), self._may("export")
+        await self._refresh()
+        return events
+
+    async def _search(self, form_data: dict):
+        data = form_data if isinstance(form_data, dict) else {}
+        self.search_text = self._spec.clean_search(data.get("q", ""))
+        self.page = 1
+        await self._refresh()
+
+    async def _sort(self, key: str):
+        spec = self._spec
+        key = spec.clean_sort(key)
+        if key == self.sort_key:
+            self.sort_desc = not self.sort_desc
+        else:
+            self.sort_key = key
+            self.sort_desc = spec.default_desc if key == spec.default_sort else False
+        self.page = 1
+        await self._refresh()
+
+    async def _set_filter(self, key: str, value: str):
+        found = next((f for f in self._spec.filters if f.key == key), None)
+        if found is None:
+            return
+        self.filters = {**self.filters, found.key: found.clean(value)}
+        self.page = 1
+        await self._refresh()
+
+    async def _next_page(self):
+        if self.page < self.page_count:
+            self.page += 1
+        await self._refresh()
+
+    async def _prev_page(self):
+        self.page = max(1, self.page - 1)
+        await self._refresh()
+
+    def _close(self) -> None:
+        self.dialog, self.edit_uid, self.form_values = "", "", {}
+        self.delete_uid, self.delete_label = "", ""
+        self._clear_errors()
+
+    def _close_dialog(self, is_open: bool):
+        if not is_open:
+            self._close()
+
+    def _open_create(self):
+        self._close()
+        self.dialog = CREATE
+
+    async def _open_edit(self, uid: str):
+        self._close()
+        if not self._is_shown(uid):
+            await self._refresh()
+            return notify_error(GONE_MESSAGE)
+        try:
+            found = await _call(type(self)._read, actor=current_actor(), uid=uid)
+        except ServiceError as exc:
+            await self._refresh()
+            return notify_error(exc.message)
+        fields = self._spec.fields_for(EDIT)
+        self.form_values = {f.key: str(found.get(f.key, "") or "") for f in fields}
+        self.dialog, self.edit_uid = EDIT, uid
+        return None
+
+    def _is_shown(self, uid: Any) -> bool:
+        """Whether ``uid`` is a row of the page on screen: the only records a client may point at here."""
+        return isinstance(uid, str) and any(row.get("uid") == uid for row in self.rows)
+
+    async def _save(self, form_data: dict):
+        mode = self.dialog
+        if mode not in (CREATE, EDIT):
+            return notify_error("Abre el formulario otra vez.")
+        if not self._may("create" if mode == CREATE else "edit"):
+            return notify_error(NOT_ALLOWED_MESSAGE)
+        spec, cls = self._spec, type(self)
+        values, errors = spec.clean_form(form_data, mode)
+        if errors:
+            self._clear_errors()
+            self.field_errors = errors
+            return None
+        if mode == CREATE:
+            call = _call(cls._create, actor=current_actor(), values=values)
+        else:
+            call = _call(cls._update, actor=current_actor(), uid=self.edit_uid, values=values)
+        outcome = await self._submit(call, fields=[f.key for f in spec.fields_for(mode)])
+        if not outcome.ok:
+            return None
+        self._close()
+        await self._refresh()
+        return notify_success("Guardamos los cambios." if mode == EDIT else "Creamos el registro.")
+
+    async def _ask_delete(self, uid: str):
+        self._close()
+        row = next((row for row in self.rows if row.get("uid") == uid), None)
+        if row is None:
+            await self._refresh()
+            return notify_error(GONE_MESSAGE)
+        label_key = self._spec.row_label_key or self._spec.columns[0].key
+        self.delete_uid, self.delete_label = uid, row.get(label_key, "")
+        return None
+
+    async def _confirm_delete(self):
+        uid = self.delete_uid
+        self._close()
+        if not uid:
+            return notify_error("Elige qué eliminar.")
+        if not self._may("delete"):
+            return notify_error(NOT_ALLOWED_MESSAGE)
+        try:
+            await _call(type(self)._delete, actor=current_actor(), uid=uid)
+        except ServiceError as exc:
+            await self._refresh()
+            return notify_error(exc.message)
+        await self._refresh()
+        return notify_success("Eliminado.")
+
+    async def _export_csv(self):
+        if not self._may("export"):
+            return notify_error(NOT_ALLOWED_MESSAGE)
+        spec, cls = self._spec, type(self)
+        text = await asyncio.to_thread(
+            _csv_of,
+            cls,
+            actor=current_actor(),
+            search=self.search_text,
+            sort_key=spec.clean_sort(self.sort_key),
+            desc=self.sort_desc,
+            filters={k: v for k, v in self.filters.items() if v},
+        )
+        name = spec.csv_name or spec.entity
+        return rx.download(data=text, filename=f"{name}.csv", mime_type="text/csv")
+
+
+def _csv_of(cls: type[StaffTableState], *, actor: Actor, **criteria) -> str:
+    """Every row matching the criteria (at most EXPORT_MAX_ROWS), read in chunks, as CSV text."""
+    spec, chunk = cls._spec, max(1, cls._export_chunk)
+    out = io.StringIO()
+    out.write("\ufeff")  # spreadsheet programs then read the accents right
+    writer = csv.writer(out)
+    writer.writerow([column.label for column in spec.columns])
+    written, page = 0, 1
+    with session_scope() as session:
+        while written < EXPORT_MAX_ROWS:
+            rows, total = cls._query(session=session, actor=actor, page=page, page_size=chunk, **criteria)
+            for row in rows[: EXPORT_MAX_ROWS - written]:
+                writer.writerow([csv_cell(row.get(column.key, "")) for column in spec.columns])
+            written += len(rows)
+            if len(rows) < chunk or written >= total:
+                break
+            page += 1
+    return out.getvalue()
+
+
+# --- the handlers each concrete table gets ----------------------------------
+
+
+async def load(self):
+    """Enter the page (the area guard) and show the first page of the table."""
+    return await self._load()
+
+
+async def search(self, form_data: dict):
+    """Search (the form's ``q``) from the first page."""
+    return await self._search(form_data)
+
+
+async def sort(self, key: str):
+    """Sort by a column (again: the other way); a key outside the spec's sortable columns sorts by default."""
+    return await self._sort(key)
+
+
+async def set_filter(self, key: str, value: str):
+    """Set one filter of the spec (a value it does not offer clears it)."""
+    return await self._set_filter(key, value)
+
+
+async def next_page(self):
+    """The next page of rows."""
+    return await self._next_page()
+
+
+async def prev_page(self):
+    """The previous page of rows."""
+    return await self._prev_page()
+
+
+def close_dialog(self, is_open: bool):
+    """Close the dialog (its open state changed to closed)."""
+    return self._close_dialog(is_open)
+
+
+def open_create(self):
+    """Open the empty create dialog."""
+    return self._open_create()
+
+
+async def open_edit(self, uid: str):
+    """Open the edit dialog of a row on the page."""
+    return await self._open_edit(uid)
+
+
+async def save(self, form_data: dict):
+    """Validate the dialog's form and create or update through the service."""
+    return await self._save(form_data)
+
+
+async def ask_delete(self, uid: str):
+    """Ask to confirm the deletion of a row on the page."""
+    return await self._ask_delete(uid)
+
+
+async def confirm_delete(self):
+    """Delete the row the confirmation asked about."""
+    return await self._confirm_delete()
+
+
+async def export_csv(self):
+    """Download every row of the current search and filters as CSV (administrators)."""
+    return await self._export_csv()
+
+
+# name -> (action whose profiles may call it, template)
+_HANDLERS: dict[str, tuple[str, Callable]] = {
+    "load": ("view", load),
+    "search": ("view", search),
+    "sort": ("view", sort),
+    "set_filter": ("view", set_filter),
+    "next_page": ("view", next_page),
+    "prev_page": ("view", prev_page),
+    "close_dialog": ("view", close_dialog),
+    "open_create": ("create", open_create),
+    "open_edit": ("edit", open_edit),
+    "save": ("save", save),
+    "ask_delete": ("delete", ask_delete),
+    "confirm_delete": ("delete", confirm_delete),
+    "export_csv": ("export", export_csv),
+}
+
+
+def handler_profiles(spec: TableSpec, action: str) -> tuple[ProfileId, ...]:
+    """Who may call a handler of ``action``; ``save`` serves both create and edit."""
+    if action == "save":
+        allowed = set(spec.profiles_for("create") if spec.offers("create") else ())
+        allowed |= set(spec.profiles_for("edit") if spec.offers("edit") else ())
+        return tuple(p for p in spec.profiles if p in allowed)
+    return spec.profiles_for(action) if spec.offers(action) else ()
+
+
+def _install_handlers(cls: type) -> None:
+    """Write a fresh, ``@requires``-marked copy of each handler the spec offers into ``cls``."""
+    spec: TableSpec = cls.__dict__.get("_spec") or getattr(cls, "_spec", None)
+    if spec is None:
+        raise TypeError(f"{cls.__name__} needs a _spec")
+    for name, (action, template) in _HANDLERS.items():
+        profiles = handler_profiles(spec, action)
+        if name in cls.__dict__ or not profiles:
+            continue
+        fn = FunctionType(template.__code__, template.__globals__, name, template.__defaults__, template.__closure__)
+        fn.__doc__, fn.__annotations__ = template.__doc__, dict(template.__annotations__)
+        fn.__qualname__, fn.__module__ = f"{cls.__name__}.{name}", cls.__module__
+        type.__setattr__(cls, name, requires(*profiles)(fn))
