@@ -4,20 +4,29 @@ Spam defences (all server-side): a hidden honeypot field that people leave
 empty, a minimum time between showing the form and sending it, a cap on
 links in the message, and a per-client cap on reports in a time window
 (an atomic counter of app.services.abuse: concurrent sends cannot all pass).
+
+A trafficking or minor-safety report, once stored, is e-mailed to every
+active administrator through the mail queue: its kind, when it arrived, the
+listing and a link to /admin/reportes; never the reporter's message or contact.
 """
 
 from __future__ import annotations
 
 import logging
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError, field_validator
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from app.core.text import is_valid_email, spanish_duration
-from app.models import Listing, Report, ReportKind
+from app.models import REPORT_KIND_LABELS, Listing, ProfileId, Report, ReportKind, User
+from app.routes import ADMIN_REPORTS
 from app.services.abuse import Rule, limiter
 from app.services.errors import InvalidInputError, RateLimitedError, StorageError
+from app.services.listings import listing_path
+from app.services.mail import MailError, queue_email
+from app.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +36,8 @@ MIN_FILL_SECONDS = 3.0
 MAX_LINKS = 3
 # At most three reports per client (app.services.abuse.client_key) in any ten minutes.
 REPORTS_PER_CLIENT = Rule("reportes", 3, 600)
+# Trafficking and minor-safety reports: first on the staff desk, e-mailed to the administrators on arrival.
+URGENT_KINDS = frozenset({ReportKind.TRATA.value, ReportKind.MENOR.value})
 
 
 class ReportInput(BaseModel):
@@ -118,4 +129,46 @@ def create_report(
     except SQLAlchemyError as exc:
         session.rollback()
         raise StorageError("No se pudo guardar el reporte. Inténtalo de nuevo en unos minutos.") from exc
+    if report.kind in URGENT_KINDS:
+        _alert_administrators(session, report)
     return report
+
+
+def _alert_body(report: Report, listing: Listing | None, name: str) -> str:
+    site = get_settings().site_url.rstrip("/")
+    zone = ZoneInfo(get_settings().timezone)
+    if listing is not None:
+        path = listing_path(
+            section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
+        )
+        about = f"{listing.display_name}: {site}{path}"
+    else:
+        about = "no indica una publicación"
+    return (
+        f"Hola, {name}:\n\n"
+        "Llegó un reporte que necesita atención pronto.\n\n"
+        f"Tipo: {REPORT_KIND_LABELS[ReportKind(report.kind)]}\n"
+        f"Recibido: {report.created_at.astimezone(zone):%Y/%m/%d %H:%M}\n"
+        f"Publicación: {about}\n\n"
+        f"Revísalo en {site}{ADMIN_REPORTS} (ingresa con tu cuenta de administrador).\n"
+        "El mensaje y el contacto de quien reportó están solo en ese panel.\n"
+    )
+
+
+def _alert_administrators(session: Session, report: Report) -> None:
+    """E-mail every active administrator that an urgent report arrived (the report is already stored)."""
+    admins = session.exec(
+        select(User).where(
+            User.profile_uid == ProfileId.ADMINISTRADOR.value,
+            User.activo == True,  # noqa: E712
+            User.ban == False,  # noqa: E712
+        )
+    ).all()
+    listing = session.get(Listing, report.listing_uid) if report.listing_uid else None
+    subject = f"Reporte urgente: {REPORT_KIND_LABELS[ReportKind(report.kind)]}"
+    for admin in admins:
+        try:
+            queue_email(to=admin.email, subject=subject, body=_alert_body(report, listing, admin.display_name))
+        except MailError:
+            # The report is stored and first on the desk; the mail module logged the refusal.
+            log.error("urgent report %s: an administrator could not be e-mailed", report.uid)

@@ -6,8 +6,8 @@ An upgrade is a servicioApp with an effect (``AppService.effect``):
 - ``vip``: the listing is in the VIP tab (``Listing.vip_until``);
 - ``subir``: the listing goes first in its tier (``Listing.ranked_at``).
 
-A request (solicitada) carries the period the advertiser chose; staff approve it
-(activa) with the period paid for, or deny it (rechazada). An approved upgrade is
+A request (solicitada) carries the period the advertiser chose; an administrator approves it
+(activa) with the period paid for, or denies it (rechazada); a secretary may not. An approved upgrade is
 in force while ``starts_at <= now < ends_at``; :func:`apply_upgrades` writes the
 effective values the public pages read (tier_uid, tier_rank, vip_until, ranked_at)
 and marks ended upgrades vencida. The clock job (app/services/listing_jobs.py)
@@ -30,12 +30,15 @@ from app.models import (
     Listing,
     ListingStatus,
     ListingUpgrade,
+    ProfileId,
     Tier,
     UpgradeEffect,
     UpgradeStatus,
+    User,
     utc_now,
 )
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
+from app.services import audit
+from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.listings import clock
 from app.services.ownership import owned_listing
 from app.services.staff import ensure_staff
@@ -43,7 +46,8 @@ from app.settings import get_settings
 
 DATE_FORMAT = "D [de] MMMM [de] YYYY"
 MAX_DAYS_AHEAD = 365
-UPGRADES_STAFF_ONLY = "Solo el equipo del sitio puede revisar mejoras."
+UPGRADES_ADMIN_ONLY = "Solo un administrador puede revisar mejoras."
+AUDIT_ENTITY = "mejoras_publicacion"
 UPGRADABLE_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA)
 _EFFECT_ORDER = {UpgradeEffect.TIER: 0, UpgradeEffect.VIP: 1, UpgradeEffect.BUMP: 2}
 _UNKNOWN_UPGRADE = "No encontramos esa mejora."
@@ -118,9 +122,14 @@ def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
     ]
 
 
-def _start_of_day(day: date) -> datetime:
+def start_of_day(day: date) -> datetime:
     """Chilean midnight of ``day`` as an aware UTC time."""
     return datetime.combine(day, time(), tzinfo=ZoneInfo(get_settings().timezone)).astimezone(UTC)
+
+
+def local_day(moment: datetime) -> date:
+    """The Chilean calendar day of an aware moment."""
+    return moment.astimezone(ZoneInfo(get_settings().timezone)).date()
 
 
 def request_upgrade(
@@ -170,8 +179,8 @@ def request_upgrade(
         app_service_uid=service.uid,
         requested_by_uid=owner_uid,
         amount_clp=service.price_clp,
-        starts_at=_start_of_day(starts_on),
-        ends_at=_start_of_day(starts_on + timedelta(days=service.duration_days)),
+        starts_at=start_of_day(starts_on),
+        ends_at=start_of_day(starts_on + timedelta(days=service.duration_days)),
         created_at=moment.now,
         updated_at=moment.now,
     )
@@ -190,6 +199,14 @@ def my_upgrades(*, session: Session, owner_uid: str, listing_uid: str) -> list[U
         .order_by(ListingUpgrade.created_at.desc(), ListingUpgrade.uid.desc())
     ).all()
     return [_row(upgrade, name) for upgrade, name in rows]
+
+
+def ensure_upgrade_reviewer(session: Session, user_uid: object) -> User:
+    """The active administrator ``user_uid``; ForbiddenError for anyone else (a secretary included)."""
+    user = ensure_staff(session, user_uid, UPGRADES_ADMIN_ONLY)
+    if user.profile_uid != ProfileId.ADMINISTRADOR:
+        raise ForbiddenError(UPGRADES_ADMIN_ONLY)
+    return user
 
 
 def _pending_upgrade(session: Session, upgrade_uid: str) -> ListingUpgrade:
@@ -211,11 +228,10 @@ def approve_upgrade(
     payment_reference: str,
     now: datetime | None = None,
 ) -> None:
-    """Staff approve a requested upgrade for the period paid for; it takes effect at once if that period started.
-
-    ``payment_reference`` (the receipt staff checked) is required and kept with the reviewer.
+    """An administrator approves a requested upgrade for the period paid for; it takes effect at once if that
+    period started. ``payment_reference`` (the receipt checked) is required and kept with the reviewer; audited.
     """
-    ensure_staff(session, reviewer_uid, UPGRADES_STAFF_ONLY)
+    ensure_upgrade_reviewer(session, reviewer_uid)
     if not isinstance(payment_reference, str) or not payment_reference.strip() or len(payment_reference.strip()) > 80:
         raise InvalidInputError(
             "Indica la referencia del pago que confirmaste (hasta 80 caracteres).", field="payment_reference"
@@ -226,6 +242,7 @@ def approve_upgrade(
     if ends_at <= starts_at:
         raise InvalidInputError("El término debe ser posterior al inicio.", field="ends_at")
     upgrade = _pending_upgrade(session, upgrade_uid)
+    before = audit.snapshot(upgrade)
     now = now or utc_now()
     upgrade.status = UpgradeStatus.ACTIVA
     upgrade.reviewer_uid = reviewer_uid
@@ -236,20 +253,41 @@ def approve_upgrade(
     session.add(upgrade)
     session.flush()
     _apply(session, now, listing_uids=[upgrade.listing_uid])
+    audit.record(
+        session,
+        actor_uid=reviewer_uid,
+        action="aprobar",
+        entity=AUDIT_ENTITY,
+        entity_uid=upgrade.uid,
+        before=before,
+        after=audit.snapshot(upgrade),
+        now=now,
+    )
     session.commit()
 
 
 def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reason: str) -> None:
-    """Staff deny a requested upgrade; ``reason`` is required and shown to the owner."""
-    ensure_staff(session, reviewer_uid, UPGRADES_STAFF_ONLY)
+    """An administrator denies a requested upgrade; ``reason`` is required and shown to the owner; audited."""
+    ensure_upgrade_reviewer(session, reviewer_uid)
     if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > 1000:
         raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
     upgrade = _pending_upgrade(session, upgrade_uid)
+    before = audit.snapshot(upgrade)
     upgrade.status = UpgradeStatus.RECHAZADA
     upgrade.reviewer_uid = reviewer_uid
     upgrade.reason = reason.strip()
     upgrade.updated_at = utc_now()
     session.add(upgrade)
+    audit.record(
+        session,
+        actor_uid=reviewer_uid,
+        action="rechazar",
+        entity=AUDIT_ENTITY,
+        entity_uid=upgrade.uid,
+        before=before,
+        after=audit.snapshot(upgrade),
+        now=upgrade.updated_at,
+    )
     session.commit()
 
 

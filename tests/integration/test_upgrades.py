@@ -56,7 +56,7 @@ def catalogue(db) -> dict[str, AppService]:
 def staff(db):
     return create_user(
         session=db,
-        data={"email": "staff@example.cl", "display_name": "Staff", "profile_uid": ProfileId.SECRETARIA.value},
+        data={"email": "staff@example.cl", "display_name": "Staff", "profile_uid": ProfileId.ADMINISTRADOR.value},
     )
 
 

@@ -1,0 +1,178 @@
+"""The administrator's reports desk (/admin/reportes): reports from the public form, their state and staff notes.
+
+Trafficking (trata) and minor-safety (menor) reports come first, then the newest. Administrators
+only: every function checks the caller. A change of state or a note is one audited write; the audit
+entry holds the state and the notes only, never the reporter's message or contact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel
+from sqlalchemy import case, func
+from sqlmodel import Session, select
+
+from app.core.geo import city_by_slug
+from app.models import REPORT_KIND_LABELS, Listing, ProfileId, Report, ReportStatus, User, utc_now
+from app.services import audit, reports
+from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
+from app.services.listings import listing_path
+from app.services.staff import ensure_staff
+from app.settings import get_settings
+
+PAGE_SIZE = 50
+NOTE_MAX = 2000
+ADMIN_ONLY = "Solo un administrador puede revisar los reportes."
+AUDIT_ENTITY = "reporte"
+URGENT_KINDS = reports.URGENT_KINDS
+REPORT_STATUS_LABELS: dict[str, str] = {
+    ReportStatus.NUEVO.value: "Nueva",
+    ReportStatus.EN_REVISION.value: "En curso",
+    ReportStatus.CERRADO.value: "Cerrada",
+}
+OPEN_FILTER = "abiertos"
+ALL_FILTER = "todos"
+# The filter as data: value, label, the states it shows.
+STATUS_FILTERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    OPEN_FILTER: ("Abiertas (nuevas y en curso)", (ReportStatus.NUEVO.value, ReportStatus.EN_REVISION.value)),
+    **{value: (label, (value,)) for value, label in REPORT_STATUS_LABELS.items()},
+    ALL_FILTER: ("Todas", tuple(REPORT_STATUS_LABELS)),
+}
+_STAMP = "%Y/%m/%d %H:%M"
+
+
+class StaffReportRow(BaseModel):
+    """One report as the desk shows it to an administrator."""
+
+    uid: str
+    kind_label: str
+    urgent: bool
+    status: str
+    status_label: str
+    received: str
+    listing_name: str
+    listing_url: str
+    message: str
+    contact: str
+    staff_notes: str
+
+
+@dataclass(frozen=True)
+class StaffReportPage:
+    rows: list[StaffReportRow]
+    total: int
+    page: int
+    page_size: int
+
+
+def ensure_report_reviewer(session: Session, user_uid: object) -> User:
+    """The active administrator ``user_uid``; ForbiddenError for anyone else (a secretary included)."""
+    user = ensure_staff(session, user_uid, ADMIN_ONLY)
+    if user.profile_uid != ProfileId.ADMINISTRADOR:
+        raise ForbiddenError(ADMIN_ONLY)
+    return user
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(ZoneInfo(get_settings().timezone)).strftime(_STAMP)
+
+
+def _row(report: Report, listing: Listing | None) -> StaffReportRow:
+    if listing is not None:
+        city = city_by_slug(listing.city_slug)
+        name = " · ".join(part for part in (listing.display_name, city.name if city else listing.city_slug) if part)
+        url = listing_path(
+            section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
+        )
+    else:
+        name, url = "", ""
+    return StaffReportRow(
+        uid=report.uid,
+        kind_label=REPORT_KIND_LABELS.get(report.kind, report.kind),
+        urgent=report.kind in URGENT_KINDS,
+        status=report.status,
+        status_label=REPORT_STATUS_LABELS.get(report.status, report.status),
+        received=_stamp(report.created_at),
+        listing_name=name,
+        listing_url=url,
+        message=report.message,
+        contact=report.contact,
+        staff_notes=report.staff_notes,
+    )
+
+
+def list_reports(
+    *, session: Session, actor_uid: str, status: str = OPEN_FILTER, page: int = 1, page_size: int = PAGE_SIZE
+) -> StaffReportPage:
+    """One page of reports in the ``status`` filter (STATUS_FILTERS; unknown reads as open ones).
+
+    Trafficking and minor-safety reports first, then newest first.
+    """
+    ensure_report_reviewer(session, actor_uid)
+    _label, statuses = STATUS_FILTERS.get(status, STATUS_FILTERS[OPEN_FILTER])
+    page_size = max(1, min(page_size, PAGE_SIZE))
+    page = max(1, page)
+    condition = Report.status.in_(statuses)
+    total = session.exec(select(func.count()).select_from(Report).where(condition)).one()
+    urgency = case((Report.kind.in_(URGENT_KINDS), 0), else_=1)
+    rows = session.exec(
+        select(Report, Listing)
+        .outerjoin(Listing, Listing.uid == Report.listing_uid)
+        .where(condition)
+        .order_by(urgency, Report.created_at.desc(), Report.uid.desc())
+        .offset((page - 1) * page_size)
+        .limit(page_size)
+    ).all()
+    return StaffReportPage(rows=[_row(*row) for row in rows], total=total, page=page, page_size=page_size)
+
+
+def _audited(report: Report) -> dict[str, str]:
+    """What the audit log keeps of a report: its state and notes (never the reporter's words or contact)."""
+    return {"status": report.status, "staff_notes": report.staff_notes}
+
+
+def update_report(
+    *,
+    session: Session,
+    actor_uid: str,
+    report_uid: str,
+    status: object,
+    note: object = "",
+    now: datetime | None = None,
+) -> StaffReportRow:
+    """Set a report's state and add a staff note (signed and dated) in one audited write; the updated row."""
+    actor = ensure_report_reviewer(session, actor_uid)
+    if status not in REPORT_STATUS_LABELS:
+        raise InvalidInputError("Elige el estado del reporte.", field="status")
+    note = note.strip() if isinstance(note, str) else ""
+    if len(note) > NOTE_MAX:
+        raise InvalidInputError(f"La nota puede tener hasta {NOTE_MAX} caracteres.", field="note")
+    report = session.get(Report, report_uid, with_for_update=True) if isinstance(report_uid, str) else None
+    if report is None:
+        raise NotFoundError("No encontramos ese reporte.")
+    if status == report.status and not note:
+        raise InvalidInputError("Cambia el estado o escribe una nota.", field="note")
+    now = now or utc_now()
+    before = _audited(report)
+    report.status = status
+    if note:
+        entry = f"[{_stamp(now)} · {actor.display_name or actor.email}] {note}"
+        report.staff_notes = f"{report.staff_notes}\n{entry}" if report.staff_notes else entry
+    report.updated_at = now
+    session.add(report)
+    audit.record(
+        session,
+        actor_uid=actor.uid,
+        action="actualizar",
+        entity=AUDIT_ENTITY,
+        entity_uid=report.uid,
+        before=before,
+        after=_audited(report),
+        now=now,
+    )
+    session.commit()
+    listing = session.get(Listing, report.listing_uid) if report.listing_uid else None
+    return _row(report, listing)

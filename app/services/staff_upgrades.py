@@ -1,0 +1,168 @@
+"""The administrator's upgrade desk (/admin/mejorasPublicacion): who asked for what, and the decision form.
+
+Queries only: the decisions themselves are :func:`app.services.upgrades.approve_upgrade` and
+``deny_upgrade`` (administrators only, audited). Pending requests come oldest first; the other
+states (aprobada, rechazada, terminada) are looked at newest decision first. One page at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from pydantic import BaseModel
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from app.core.dates import parse_date
+from app.core.money import format_currency
+from app.models import UPGRADE_STATUS_LABELS, AppService, Listing, ListingUpgrade, UpgradeStatus, User
+from app.services import upgrades
+from app.services.errors import InvalidInputError
+from app.services.listings import listing_path
+
+PAGE_SIZE = 50
+DAY_FORMAT = "%Y/%m/%d"
+# The filter: each status by the label staff read; pending is what the page opens on.
+STATUS_FILTERS: tuple[tuple[str, str], ...] = tuple(
+    (status.value, UPGRADE_STATUS_LABELS[status]) for status in UpgradeStatus
+)
+DEFAULT_STATUS = UpgradeStatus.SOLICITADA.value
+
+
+class StaffUpgradeRow(BaseModel):
+    """One upgrade as the administrator's desk shows it."""
+
+    uid: str
+    listing_name: str
+    listing_url: str
+    city: str
+    owner_email: str
+    service: str
+    price: str
+    status: str
+    status_label: str
+    requested_on: str
+    starts: str
+    ends: str
+    starts_input: str
+    ends_input: str
+    payment_reference: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class StaffUpgradePage:
+    rows: list[StaffUpgradeRow]
+    total: int
+    page: int
+    page_size: int
+
+
+def _local_day(moment: datetime | None) -> date | None:
+    return upgrades.local_day(moment) if moment is not None else None
+
+
+def _day_text(day: date | None) -> str:
+    return day.strftime(DAY_FORMAT) if day else ""
+
+
+def _row(upgrade: ListingUpgrade, listing: Listing, email: str, service: AppService) -> StaffUpgradeRow:
+    starts = _local_day(upgrade.starts_at)
+    # The last day in force: an upgrade ending at midnight ends with the day before.
+    last = _local_day(upgrade.ends_at - timedelta(microseconds=1)) if upgrade.ends_at else None
+    return StaffUpgradeRow(
+        uid=upgrade.uid,
+        listing_name=listing.display_name,
+        listing_url=listing_path(
+            section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
+        ),
+        city=listing.city_slug,
+        owner_email=email,
+        service=service.name,
+        price=format_currency(upgrade.amount_clp),
+        status=upgrade.status.value,
+        status_label=UPGRADE_STATUS_LABELS[upgrade.status],
+        requested_on=_day_text(_local_day(upgrade.created_at)),
+        starts=_day_text(starts),
+        ends=_day_text(last),
+        starts_input=_day_text(starts),
+        ends_input=_day_text(last),
+        payment_reference=upgrade.payment_reference,
+        reason=upgrade.reason,
+    )
+
+
+def list_upgrades(
+    *, session: Session, actor_uid: str, status: str = DEFAULT_STATUS, page: int = 1, page_size: int = PAGE_SIZE
+) -> StaffUpgradePage:
+    """One page of upgrades in ``status``: pending oldest request first, the others newest decision first.
+
+    Administrators only (ForbiddenError otherwise); an unknown status reads as pending.
+    """
+    upgrades.ensure_upgrade_reviewer(session, actor_uid)
+    chosen = UpgradeStatus(status) if status in {s.value for s in UpgradeStatus} else UpgradeStatus.SOLICITADA
+    page_size = max(1, min(page_size, PAGE_SIZE))
+    page = max(1, page)
+    total = session.exec(select(func.count()).select_from(ListingUpgrade).where(ListingUpgrade.status == chosen)).one()
+    if chosen == UpgradeStatus.SOLICITADA:
+        order = (ListingUpgrade.created_at.asc(), ListingUpgrade.uid.asc())
+    else:
+        order = (ListingUpgrade.updated_at.desc(), ListingUpgrade.uid.desc())
+    rows = session.exec(
+        select(ListingUpgrade, Listing, User.email, AppService)
+        .join(Listing, Listing.uid == ListingUpgrade.listing_uid)
+        .join(User, User.uid == Listing.owner_uid)
+        .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+        .where(ListingUpgrade.status == chosen)
+        .order_by(*order)
+        .offset((page - 1) * page_size)
+        .limit(page_size)
+    ).all()
+    return StaffUpgradePage(rows=[_row(*row) for row in rows], total=total, page=page, page_size=page_size)
+
+
+def _day(text: object, field: str) -> date:
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInputError("Indica la fecha (año/mes/día).", field=field)
+    parsed = parse_date(text[:20])
+    if parsed is None:
+        raise InvalidInputError(
+            "La fecha no es válida: usa el formato año/mes/día, por ejemplo 2026/12/24.", field=field
+        )
+    return parsed.date()
+
+
+def approval_period(starts_on: object, ends_on: object) -> tuple[datetime, datetime]:
+    """The period of an approval from its first and last Chilean days (año/mes/día, both included).
+
+    The upgrade is in force from the first day's midnight to the midnight after the last day.
+    """
+    first, last = _day(starts_on, "starts_on"), _day(ends_on, "ends_on")
+    if last < first:
+        raise InvalidInputError("El último día no puede ser anterior al primero.", field="ends_on")
+    return upgrades.start_of_day(first), upgrades.start_of_day(last + timedelta(days=1))
+
+
+def approve_request(
+    *,
+    session: Session,
+    reviewer_uid: str,
+    upgrade_uid: str,
+    starts_on: object,
+    ends_on: object,
+    payment_reference: object,
+    now: datetime | None = None,
+) -> None:
+    """Approve from the desk's form: the Chilean days typed, then :func:`upgrades.approve_upgrade`."""
+    upgrades.ensure_upgrade_reviewer(session, reviewer_uid)
+    starts_at, ends_at = approval_period(starts_on, ends_on)
+    upgrades.approve_upgrade(
+        session=session,
+        reviewer_uid=reviewer_uid,
+        upgrade_uid=upgrade_uid,
+        starts_at=starts_at,
+        ends_at=ends_at,
+        payment_reference=payment_reference if isinstance(payment_reference, str) else "",
+        now=now,
+    )
