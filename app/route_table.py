@@ -20,9 +20,13 @@ from app.pages.areas import AREA_PAGES, area_page
 from app.pages.legal import legal_page_component
 from app.pages.my_listings import my_listings_page
 from app.pages.public import directory_page
+from app.pages.review_queue import review_queue_page
+from app.pages.staff_overview import staff_overview_page
 from app.pages.wizard import wizard_page
 from app.routes import (
     ACCOUNT_ACTION,
+    ADMIN_HOME,
+    ADMIN_REVIEW_QUEUE,
     ADVERTISER_HOME,
     ADVERTISER_NEW_LISTING,
     AREAS,
@@ -30,6 +34,7 @@ from app.routes import (
     NOT_FOUND,
     PUBLIC_ROUTES,
     REPORT_SLUG,
+    SECRETARY_REVIEW_QUEUE,
     SIGNUP_SUCCESSFUL,
     Area,
     PageRoute,
@@ -41,15 +46,16 @@ from app.states.auth import AuthState
 from app.states.my_listings import MyListingsState
 from app.states.public import DirectoryState
 from app.states.report import ReportState
+from app.states.review_queue import ReviewQueueState
+from app.states.staff_overview import StaffOverviewState
 from app.states.wizard import WizardState
 
 SITE_TITLE = "Escorts Chile"
 SITE_DESCRIPTION = "Directorio de avisos para adultos en Chile, por ciudad, revisados antes de publicarse."
 
 # The area guard: hide the area, then let the server accept or refuse the caller. The
-# advertiser's pages open the area from their own guarded loaders (_advertiser_route).
+# advertiser's pages and the administrator's overview open the area from their own guarded loaders.
 AREA_OPENERS = {
-    ProfileId.ADMINISTRADOR: AreaState.open_admin,
     ProfileId.SECRETARIA: AreaState.open_secretary,
 }
 
@@ -117,6 +123,28 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
     *(_area_route(area) for area in AREAS if area.home in AREA_PAGES),
     _advertiser_route(ADVERTISER_HOME, my_listings_page, "Mis publicaciones", MyListingsState.open_page),
     _advertiser_route(ADVERTISER_NEW_LISTING, wizard_page, "Nueva publicación", WizardState.open_page),
+    PageRoute(
+        ADMIN_HOME,
+        staff_overview_page,
+        _titled("Administración"),
+        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
+        on_load=(AreaState.close, StaffOverviewState.open_page),
+    ),
+    # The review queue: both staff areas, each page opened by its own profile's guarded loader.
+    PageRoute(
+        ADMIN_REVIEW_QUEUE,
+        review_queue_page,
+        _titled("Revisión de publicaciones"),
+        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
+        on_load=(AreaState.close, ReviewQueueState.open_admin),
+    ),
+    PageRoute(
+        SECRETARY_REVIEW_QUEUE,
+        review_queue_page,
+        _titled("Revisión de publicaciones"),
+        profiles=frozenset({ProfileId.SECRETARIA.value}),
+        on_load=(AreaState.close, ReviewQueueState.open_secretary),
+    ),
     # Any path no page matches goes to the public home (SPEC §2).
     PageRoute(NOT_FOUND, directory_page, SITE_TITLE, on_load=_DIRECTORY_LOAD),
 )

@@ -1,6 +1,7 @@
 """Landing pages of the staff areas; their screens arrive with the back-office issues.
 
-The advertiser's landing page is their listings (``app.pages.my_listings``).
+The administrator's landing page is the overview (``app.pages.staff_overview``); the
+advertiser's is their listings (``app.pages.my_listings``).
 Their paths come from ``app.routes``; ``app.route_table`` registers them behind the area guard.
 """
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 import reflex as rx
 
 from app.components.layout import page_frame
-from app.routes import ADMIN_HOME, SECRETARY_HOME
+from app.routes import SECRETARY_HOME
 from app.states.areas import AreaState
 
 
@@ -24,18 +25,13 @@ class AreaPage:
     intro: str
 
 
-ADMIN_PAGE = AreaPage(
-    ADMIN_HOME,
-    "Administración",
-    "Panel del administrador: usuarios, anunciantes, agencias, catálogos, publicaciones, revisión y mejoras.",
-)
 SECRETARY_PAGE = AreaPage(
     SECRETARY_HOME,
     "Secretaría",
     "Panel de secretaría: usuarios, anunciantes, publicaciones y revisión de publicaciones.",
 )
 
-AREA_PAGES: dict[str, AreaPage] = {page.route: page for page in (ADMIN_PAGE, SECRETARY_PAGE)}
+AREA_PAGES: dict[str, AreaPage] = {page.route: page for page in (SECRETARY_PAGE,)}
 
 
 def area_page(page: AreaPage):

@@ -1,0 +1,45 @@
+"""/admin/escorts: the administrator's overview (app.services.staff_overview), loaded when the page opens.
+
+One guarded loader, for administrators only, opens the area and reads the
+figures; the service checks the profile again. Only counts and the recent
+reports' labels reach the browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import reflex as rx
+
+from app.db import session_scope
+from app.models import ProfileId
+from app.services.errors import ServiceError
+from app.services.staff_overview import StaffOverview, staff_overview
+from app.states.areas import AreaState
+from app.states.auth import current_actor, requires
+from app.states.notify import notify_error
+
+
+def _read(viewer_uid: str) -> StaffOverview:
+    with session_scope() as session:
+        return staff_overview(session=session, viewer_uid=viewer_uid)
+
+
+class StaffOverviewState(rx.State):
+    """The figures of the overview, read when the page opens."""
+
+    loaded: bool = False
+    overview: StaffOverview = StaffOverview()
+
+    @requires(ProfileId.ADMINISTRADOR)
+    async def open_page(self):
+        """Enter /admin/escorts: show the area, then read the figures."""
+        area = await self.get_state(AreaState)
+        events = await area._accept()
+        self.loaded = False
+        try:
+            self.overview = await asyncio.to_thread(_read, current_actor().uid)
+        except ServiceError as exc:
+            return [*events, notify_error(exc.message)]
+        self.loaded = True
+        return events
