@@ -107,6 +107,9 @@ _SYSTEM = frozenset({ActorKind.SYSTEM})
 #   back a listing whose time ran out.
 # - Staff can take down a published or paused listing (rechazada, with a reason), e.g. after a
 #   report; the owner then edits and resends it.
+# - Staff can republish a listing they took down (rechazada -> publicada, issue 9): the service
+#   allows it only for a listing that had been published and whose expiry date has not passed;
+#   a listing refused at its first review goes back through the owner's edit and resend.
 # - Deleting is not a status: the owner may delete a listing in any status.
 LISTING_TRANSITIONS: dict[tuple[ListingStatus, ListingStatus], frozenset[ActorKind]] = {
     (_S.BORRADOR, _S.PENDIENTE): _OWNER,  # send to review
@@ -120,6 +123,7 @@ LISTING_TRANSITIONS: dict[tuple[ListingStatus, ListingStatus], frozenset[ActorKi
     (_S.RECHAZADA, _S.PENDIENTE): _OWNER,  # edit and resend
     (_S.PUBLICADA, _S.RECHAZADA): _STAFF,  # take down
     (_S.PAUSADA, _S.RECHAZADA): _STAFF,  # take down
+    (_S.RECHAZADA, _S.PUBLICADA): _STAFF,  # republish after a take down
 }
 
 

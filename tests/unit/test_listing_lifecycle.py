@@ -33,6 +33,7 @@ EXPECTED: dict[tuple[ListingStatus, ListingStatus], set[ActorKind]] = {
     (R, PE): {OWNER},  # edit and resend
     (PU, R): {STAFF},  # take down
     (PA, R): {STAFF},  # take down
+    (R, PU): {STAFF},  # republish after a take down
 }
 
 ALL_CASES = list(itertools.product(ListingStatus, ListingStatus, ActorKind))
@@ -113,4 +114,6 @@ def test_allowed_targets_lists_the_buttons_of_each_role():
     assert allowed_targets(PU, SYSTEM) == [E]
     assert allowed_targets(PE, STAFF) == [PU, R]
     assert allowed_targets(PE, OWNER) == []
+    assert allowed_targets(R, STAFF) == [PU]
+    assert allowed_targets(R, OWNER) == [PE]
     assert allowed_targets(B, OWNER) == [PE]

@@ -1,0 +1,587 @@
+"""The catalogues administrators maintain, as data: tiers, agency categories, advertiser types,
+advertiser services, the app's paid services and the user profiles.
+
+Each catalogue is one :class:`Catalogue` record (its table, form, search and sort whitelist, and
+where its entries are used); four functions serve them all: :func:`list_entries`,
+:func:`create_entry`, :func:`update_entry` and :func:`delete_entry`. Only administrators may
+read or change them (a secretary is refused here, not only in the page). Every write is
+audited in the same transaction. An entry in use is never deleted: the refusal says where it
+is used. Changing a tier's ``display_order`` (or :func:`reorder_tiers`) rewrites every
+listing's ``tier_rank`` with one statement in the same transaction.
+
+The paging helpers here (:class:`StaffPage`, :func:`validated`, :func:`ensure_admin`) are
+shared by the other staff services (staff_directory, staff_listings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, computed_field, field_validator
+from sqlalchemy import func, or_, update
+from sqlalchemy.orm import InstrumentedAttribute
+from sqlmodel import Session, SQLModel, select
+
+from app.core.text import slugify
+from app.models import (
+    Advertiser,
+    AdvertiserService,
+    AdvertiserType,
+    Agency,
+    AgencyCategory,
+    AppService,
+    Listing,
+    ListingService,
+    ListingUpgrade,
+    Profile,
+    ProfileId,
+    Tier,
+    UpgradeEffect,
+    User,
+    utc_now,
+)
+from app.services import audit
+from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
+from app.services.staff import ensure_staff
+
+PAGE_SIZE = 50
+ADMIN_ONLY_MESSAGE = "Solo un administrador puede hacer esto."
+
+# --------------------------------------------------------------------------- shared staff helpers
+
+
+@dataclass(frozen=True)
+class StaffPage:
+    """One page of a staff table: rows as plain values (never more than PAGE_SIZE), and the total."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    page_size: int
+
+
+def ensure_admin(session: Session, user_uid: object) -> User:
+    """The active administrator ``user_uid``; a secretary or anyone else gets ForbiddenError."""
+    user = ensure_staff(session, user_uid, ADMIN_ONLY_MESSAGE)
+    if user.profile_uid != ProfileId.ADMINISTRADOR:
+        raise ForbiddenError(ADMIN_ONLY_MESSAGE)
+    return user
+
+
+def page_bounds(page: object, page_size: object) -> tuple[int, int]:
+    """(page, page_size) clamped: page 1 or more, 1 to PAGE_SIZE rows."""
+    page = page if isinstance(page, int) and page > 0 else 1
+    size = page_size if isinstance(page_size, int) and page_size > 0 else PAGE_SIZE
+    return page, min(size, PAGE_SIZE)
+
+
+def search_condition(columns: tuple[Any, ...], search: object):
+    """Case-insensitive "contains" over ``columns`` (None when there is nothing to search)."""
+    text = search.strip().lower()[:100] if isinstance(search, str) else ""
+    if not text:
+        return None
+    return or_(*(func.lower(column).contains(text, autoescape=True) for column in columns))
+
+
+def sort_order(sorts: Mapping[str, Any], sort: object, default: str, descending: bool, tiebreak: Any) -> list[Any]:
+    """ORDER BY for a whitelisted ``sort`` key (anything else sorts by ``default``), then ``tiebreak``."""
+    column = sorts.get(sort) if isinstance(sort, str) else None
+    column = sorts[default] if column is None else column
+    return [column.desc() if descending is True else column.asc(), tiebreak]
+
+
+def plain(value: Any) -> Any:
+    """A column value as a table cell or form value: None becomes "", enums their value."""
+    if value is None:
+        return ""
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+_MESSAGES: dict[str, str] = {
+    "missing": "Completa este campo.",
+    "string_too_short": "Completa este campo.",
+    "string_too_long": "Escribe como máximo {max_length} caracteres.",
+    "string_type": "Escribe un texto.",
+    "int_parsing": "Escribe un número entero.",
+    "int_type": "Escribe un número entero.",
+    "int_from_float": "Escribe un número entero.",
+    "greater_than_equal": "Escribe un número mayor o igual a {ge}.",
+    "less_than_equal": "Escribe un número menor o igual a {le}.",
+    "bool_parsing": "Elige sí o no.",
+    "bool_type": "Elige sí o no.",
+    "enum": "Elige una opción de la lista.",
+    "literal_error": "Elige una opción de la lista.",
+    "string_pattern_mismatch": "Usa solo letras minúsculas, números y guiones.",
+    "date_parsing": "Escribe una fecha válida (aaaa-mm-dd).",
+    "date_from_datetime_parsing": "Escribe una fecha válida (aaaa-mm-dd).",
+}
+
+
+def validated(form: type[BaseModel], data: object, *, context: dict[str, Any] | None = None) -> BaseModel:
+    """``data`` validated by ``form``; the first problem becomes InvalidInputError with a Spanish message and field."""
+    if not isinstance(data, Mapping):
+        raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")
+    try:
+        return form.model_validate(dict(data), context=context)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = error.get("loc") or ()
+        name = str(loc[0]) if loc else None
+        ctx = error.get("ctx") or {}
+        if error["type"] == "value_error":
+            message = str(ctx.get("error", "")) or "Revisa este campo."
+        else:
+            message = _MESSAGES.get(error["type"], "Revisa este campo.").format(**ctx)
+        raise InvalidInputError(message, field=name) from exc
+
+
+def count_message(count: int, singular: str, plural: str) -> str:
+    """``singular`` or ``plural`` with ``{n}`` filled in."""
+    return (singular if count == 1 else plural).format(n=count)
+
+
+# --------------------------------------------------------------------------- forms
+
+
+class StaffForm(BaseModel):
+    model_config = ConfigDict(str_strip_whitespace=True, extra="ignore")
+
+
+def none_if_blank(value: Any) -> Any:
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+class TierForm(StaffForm):
+    """categoriaProfesor."""
+
+    name: str = Field(min_length=1, max_length=60)
+    slug: str = Field(default="", max_length=60)
+    display_order: int = Field(ge=1, le=999)
+    description: str = Field(default="", max_length=500)
+
+    @field_validator("slug")
+    @classmethod
+    def _slug(cls, value: str, info: ValidationInfo) -> str:
+        slug = slugify(value or info.data.get("name", ""))[:60]
+        if not slug:
+            raise ValueError("Escribe un nombre corto con letras o números.")
+        return slug
+
+
+class AgencyCategoryForm(StaffForm):
+    """categoriaAgencia."""
+
+    name: str = Field(min_length=1, max_length=60)
+    display_order: int = Field(default=0, ge=0, le=999)
+
+
+class NameForm(StaffForm):
+    """tipoProfesor and servicioProfesor: a name only."""
+
+    name: str = Field(min_length=1, max_length=60)
+
+
+class AppServiceForm(StaffForm):
+    """servicioApp: a paid upgrade; a tier upgrade names its tier."""
+
+    name: str = Field(min_length=1, max_length=80)
+    description: str = Field(default="", max_length=500)
+    price_clp: int = Field(ge=0, le=100_000_000)
+    duration_days: int = Field(ge=1, le=3650)
+    effect: UpgradeEffect | None = None
+    tier_uid: str | None = Field(default=None, max_length=40)
+    activo: bool = True
+
+    _blank = field_validator("effect", "tier_uid", mode="before")(none_if_blank)
+
+    @field_validator("tier_uid")
+    @classmethod
+    def _tier(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if info.data.get("effect") == UpgradeEffect.TIER:
+            if not value:
+                raise ValueError("Elige la categoría a la que sube la publicación.")
+            return value
+        return None
+
+
+class ProfileCreateForm(StaffForm):
+    """perfilUsuario (new): the fixed machine name and the label staff see."""
+
+    uid: str = Field(min_length=2, max_length=40, pattern=r"^[a-z][a-z0-9_-]*$")
+    label: str = Field(min_length=1, max_length=60)
+
+    @computed_field
+    @property
+    def name(self) -> str:
+        return self.uid
+
+
+class ProfileUpdateForm(StaffForm):
+    """perfilUsuario (edit): only the label changes."""
+
+    label: str = Field(min_length=1, max_length=60)
+
+
+# --------------------------------------------------------------------------- catalogues as data
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Where entries of a catalogue are used: rows of ``model`` matching ``where(uid)``, counted."""
+
+    model: type[SQLModel]
+    where: Callable[[str], Any]
+    singular: str
+    plural: str
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """One catalogue: its table, forms, search columns, sort whitelist and usages."""
+
+    key: str
+    model: type[SQLModel]
+    create_form: type[StaffForm]
+    search: tuple[str, ...]
+    sorts: tuple[str, ...]
+    default_sort: str
+    usages: tuple[Usage, ...] = ()
+    unique: tuple[tuple[str, str], ...] = ()
+    update_form: type[StaffForm] | None = None
+    fixed_uids: frozenset[str] = frozenset()
+    references: tuple[tuple[str, type[SQLModel], str], ...] = field(default=())
+    """(field, table, message): a value of ``field`` must be a uid of ``table``."""
+
+
+TIERS = "categoriaProfesor"
+AGENCY_CATEGORIES = "categoriaAgencia"
+ADVERTISER_TYPES = "tipoProfesor"
+ADVERTISER_SERVICES = "servicioProfesor"
+APP_SERVICES = "servicioApp"
+PROFILES = "perfilUsuario"
+
+CATALOGUES: dict[str, Catalogue] = {
+    c.key: c
+    for c in (
+        Catalogue(
+            key=TIERS,
+            model=Tier,
+            create_form=TierForm,
+            search=("name", "slug"),
+            sorts=("display_order", "name", "created_at"),
+            default_sort="display_order",
+            usages=(
+                Usage(
+                    Listing,
+                    lambda uid: or_(Listing.tier_uid == uid, Listing.base_tier_uid == uid),
+                    "Esta categoría la usa 1 publicación.",
+                    "Esta categoría la usan {n} publicaciones.",
+                ),
+                Usage(
+                    AppService,
+                    lambda uid: AppService.tier_uid == uid,
+                    "Esta categoría la usa 1 servicio de la app.",
+                    "Esta categoría la usan {n} servicios de la app.",
+                ),
+            ),
+            unique=(("slug", "Ya existe una categoría con ese nombre corto."),),
+        ),
+        Catalogue(
+            key=AGENCY_CATEGORIES,
+            model=AgencyCategory,
+            create_form=AgencyCategoryForm,
+            search=("name",),
+            sorts=("display_order", "name", "created_at"),
+            default_sort="display_order",
+            usages=(
+                Usage(
+                    Agency,
+                    lambda uid: Agency.category_uid == uid,
+                    "Esta categoría la usa 1 agencia.",
+                    "Esta categoría la usan {n} agencias.",
+                ),
+            ),
+        ),
+        Catalogue(
+            key=ADVERTISER_TYPES,
+            model=AdvertiserType,
+            create_form=NameForm,
+            search=("name",),
+            sorts=("name", "created_at"),
+            default_sort="name",
+            usages=(
+                Usage(
+                    Advertiser,
+                    lambda uid: Advertiser.type_uid == uid,
+                    "Este tipo lo usa 1 anunciante.",
+                    "Este tipo lo usan {n} anunciantes.",
+                ),
+            ),
+        ),
+        Catalogue(
+            key=ADVERTISER_SERVICES,
+            model=AdvertiserService,
+            create_form=NameForm,
+            search=("name",),
+            sorts=("name", "created_at"),
+            default_sort="name",
+            usages=(
+                Usage(
+                    ListingService,
+                    lambda uid: ListingService.service_uid == uid,
+                    "Este servicio está en 1 publicación.",
+                    "Este servicio está en {n} publicaciones.",
+                ),
+            ),
+            unique=(("name", "Ya existe un servicio con ese nombre."),),
+        ),
+        Catalogue(
+            key=APP_SERVICES,
+            model=AppService,
+            create_form=AppServiceForm,
+            search=("name", "description"),
+            sorts=("name", "price_clp", "duration_days", "created_at"),
+            default_sort="name",
+            usages=(
+                Usage(
+                    ListingUpgrade,
+                    lambda uid: ListingUpgrade.app_service_uid == uid,
+                    "Este servicio está en 1 mejora.",
+                    "Este servicio está en {n} mejoras.",
+                ),
+            ),
+            references=(("tier_uid", Tier, "Elige una categoría de la lista."),),
+        ),
+        Catalogue(
+            key=PROFILES,
+            model=Profile,
+            create_form=ProfileCreateForm,
+            update_form=ProfileUpdateForm,
+            search=("uid", "label"),
+            sorts=("uid", "label", "created_at"),
+            default_sort="uid",
+            usages=(
+                Usage(
+                    User,
+                    lambda uid: User.profile_uid == uid,
+                    "Este perfil lo tiene 1 usuario.",
+                    "Este perfil lo tienen {n} usuarios.",
+                ),
+            ),
+            unique=(("uid", "Ya existe un perfil con ese identificador."),),
+            fixed_uids=frozenset(p.value for p in ProfileId),
+        ),
+    )
+}
+
+
+def _catalogue(key: object) -> Catalogue:
+    found = CATALOGUES.get(key) if isinstance(key, str) else None
+    if found is None:
+        raise NotFoundError("Ese catálogo no existe.")
+    return found
+
+
+def _column(model: type[SQLModel], name: str) -> InstrumentedAttribute:
+    return getattr(model, name)
+
+
+def _row(session: Session, catalogue: Catalogue, entry: SQLModel) -> dict[str, Any]:
+    values = {column.name: plain(getattr(entry, column.name)) for column in entry.__table__.columns}
+    if catalogue.model is AppService:
+        tier = session.get(Tier, entry.tier_uid) if entry.tier_uid else None
+        values["tier_name"] = tier.name if tier else ""
+    return values
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def list_entries(
+    *,
+    session: Session,
+    actor_uid: str,
+    catalogue: str,
+    search: str = "",
+    sort: str = "",
+    descending: bool = False,
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
+) -> StaffPage:
+    """One page of a catalogue, searched and sorted on a whitelisted column (administrators only)."""
+    ensure_admin(session, actor_uid)
+    spec = _catalogue(catalogue)
+    page, page_size = page_bounds(page, page_size)
+    model = spec.model
+    condition = search_condition(tuple(_column(model, name) for name in spec.search), search)
+    conditions = [condition] if condition is not None else []
+    total = session.exec(select(func.count()).select_from(model).where(*conditions)).one()
+    sorts = {name: _column(model, name) for name in spec.sorts}
+    entries = session.exec(
+        select(model)
+        .where(*conditions)
+        .order_by(*sort_order(sorts, sort, spec.default_sort, descending, _column(model, "uid")))
+        .offset((page - 1) * page_size)
+        .limit(page_size)
+    ).all()
+    return StaffPage(
+        rows=[_row(session, spec, entry) for entry in entries], total=total, page=page, page_size=page_size
+    )
+
+
+def entry_options(*, session: Session, actor_uid: str, catalogue: str) -> list[tuple[str, str]]:
+    """(uid, name) of every entry of a small catalogue, for a select in a staff form (staff only)."""
+    ensure_staff(session, actor_uid)
+    spec = _catalogue(catalogue)
+    label = _column(spec.model, "label" if spec.model is Profile else "name")
+    order = _column(spec.model, spec.default_sort)
+    rows = session.exec(select(_column(spec.model, "uid"), label).order_by(order).limit(500)).all()
+    return [(uid, name) for uid, name in rows]
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _check(session: Session, spec: Catalogue, values: dict[str, Any], uid: str | None) -> None:
+    for name, message in spec.unique:
+        if name not in values:
+            continue
+        column = _column(spec.model, name)
+        clash = session.exec(select(_column(spec.model, "uid")).where(column == values[name])).first()
+        if clash is not None and clash != uid:
+            raise InvalidInputError(message, field=name)
+    for name, table, message in spec.references:
+        if values.get(name) and session.get(table, values[name]) is None:
+            raise InvalidInputError(message, field=name)
+
+
+def rewrite_tier_ranks(session: Session) -> None:
+    """Every listing's ``tier_rank`` := its tier's ``display_order``, in one UPDATE (not committed)."""
+    rank = select(Tier.display_order).where(Tier.uid == Listing.tier_uid).scalar_subquery()
+    session.execute(
+        update(Listing).where(Listing.tier_uid.is_not(None)).values(tier_rank=rank),
+        execution_options={"synchronize_session": "fetch"},
+    )
+
+
+def create_entry(*, session: Session, actor_uid: str, catalogue: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """Add an entry to a catalogue (administrators only); the new row's values."""
+    ensure_admin(session, actor_uid)
+    spec = _catalogue(catalogue)
+    values = validated(spec.create_form, data).model_dump()
+    _check(session, spec, values, None)
+    now = utc_now()
+    entry = spec.model(**values, created_at=now, updated_at=now)
+    session.add(entry)
+    session.flush()
+    audit.record(
+        session, actor_uid=actor_uid, action="crear", entity=spec.key, entity_uid=entry.uid, after=audit.snapshot(entry)
+    )
+    session.commit()
+    return _row(session, spec, entry)
+
+
+def _entry(session: Session, spec: Catalogue, uid: object) -> SQLModel:
+    entry = session.get(spec.model, uid) if isinstance(uid, str) and uid else None
+    if entry is None:
+        raise NotFoundError("No encontramos ese registro.")
+    return entry
+
+
+def update_entry(
+    *, session: Session, actor_uid: str, catalogue: str, uid: str, data: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Edit an entry (administrators only). A tier's new display order reorders every listing's tier_rank."""
+    ensure_admin(session, actor_uid)
+    spec = _catalogue(catalogue)
+    values = validated(spec.update_form or spec.create_form, data).model_dump()
+    entry = _entry(session, spec, uid)
+    _check(session, spec, values, entry.uid)
+    before = audit.snapshot(entry)
+    reordered = spec.model is Tier and values["display_order"] != entry.display_order
+    for name, value in values.items():
+        setattr(entry, name, value)
+    entry.updated_at = utc_now()
+    session.add(entry)
+    session.flush()
+    if reordered:
+        rewrite_tier_ranks(session)
+    audit.record(
+        session,
+        actor_uid=actor_uid,
+        action="editar",
+        entity=spec.key,
+        entity_uid=entry.uid,
+        before=before,
+        after=audit.snapshot(entry),
+    )
+    session.commit()
+    return _row(session, spec, entry)
+
+
+def usage_message(session: Session, catalogue: str, uid: str) -> str:
+    """Where an entry is used, as the Spanish refusal of its deletion ("" when unused)."""
+    spec = _catalogue(catalogue)
+    for usage in spec.usages:
+        count = session.exec(select(func.count()).select_from(usage.model).where(usage.where(uid))).one()
+        if count:
+            return count_message(count, usage.singular, usage.plural)
+    return ""
+
+
+def delete_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) -> None:
+    """Delete an entry no record uses (administrators only); one in use is refused saying where."""
+    ensure_admin(session, actor_uid)
+    spec = _catalogue(catalogue)
+    entry = _entry(session, spec, uid)
+    if entry.uid in spec.fixed_uids:
+        raise ConflictError("Los perfiles fijos no se pueden eliminar.")
+    used = usage_message(session, spec.key, entry.uid)
+    if used:
+        raise ConflictError(used)
+    audit.record(
+        session,
+        actor_uid=actor_uid,
+        action="eliminar",
+        entity=spec.key,
+        entity_uid=entry.uid,
+        before=audit.snapshot(entry),
+    )
+    session.delete(entry)
+    session.commit()
+
+
+def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) -> None:
+    """Give the tiers the display orders 1, 2, 3… in ``ordered_uids`` order (every tier, once), and
+    rewrite every listing's tier_rank, all in one transaction (administrators only)."""
+    ensure_admin(session, actor_uid)
+    tiers = {tier.uid: tier for tier in session.exec(select(Tier)).all()}
+    if not isinstance(ordered_uids, list) or sorted(map(str, ordered_uids)) != sorted(tiers):
+        raise InvalidInputError("El orden debe nombrar cada categoría una vez.")
+    now = utc_now()
+    for position, uid in enumerate(ordered_uids, start=1):
+        tier = tiers[uid]
+        if tier.display_order == position:
+            continue
+        before = audit.snapshot(tier)
+        tier.display_order = position
+        tier.updated_at = now
+        session.add(tier)
+        audit.record(
+            session,
+            actor_uid=actor_uid,
+            action="ordenar",
+            entity=TIERS,
+            entity_uid=uid,
+            before=before,
+            after=audit.snapshot(tier),
+            now=now,
+        )
+    session.flush()
+    rewrite_tier_ranks(session)
+    session.commit()
