@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.components.layout import page_frame
-from app.services.staff_overview import TOP_CITIES
+from app.components.staff_layout import staff_frame
+from app.models import ProfileId
+from app.routes import ADMIN_REPORTS
+from app.services.staff_overview import RECENT_REPORTS, TOP_CITIES
 from app.states.areas import AreaState
 from app.states.staff_overview import StaffOverviewState
 
@@ -22,7 +24,7 @@ OVERVIEW = StaffOverviewState.overview
 
 def _headline(item: rx.Var) -> rx.Component:
     return rx.el.div(
-        rx.el.dt(item.label),
+        rx.el.dt(rx.cond(item.href != "", rx.link(item.label, href=item.href), item.label)),
         rx.el.dd(item.figure, class_name="overview-figure"),
         rx.cond(item.note != "", rx.el.dd(item.note, class_name="overview-note")),
         class_name=rx.cond(item.alert, "overview-tile overview-alert", "overview-tile"),
@@ -68,7 +70,7 @@ def _report_row(report: rx.Var) -> rx.Component:
         ),
         rx.el.td(report.listing),
         rx.el.td(report.status_label),
-        rx.el.td(rx.el.time(report.age, title=report.received)),
+        rx.el.td(report.age, rx.el.br(), rx.el.span(report.received, class_name="muted")),
         class_name=rx.cond(report.urgent, "overview-urgent", ""),
     )
 
@@ -79,21 +81,27 @@ def _reports() -> rx.Component:
         rx.el.h2("Reportes recientes"),
         rx.cond(
             reports.length() > 0,
-            rx.el.table(
-                rx.el.caption("Los 10 reportes más recientes; los de posible trata o menores de edad, marcados"),
-                rx.el.thead(
-                    rx.el.tr(
-                        rx.el.th("Motivo", scope="col"),
-                        rx.el.th("Publicación", scope="col"),
-                        rx.el.th("Estado", scope="col"),
-                        rx.el.th("Recibido", scope="col"),
-                    )
+            rx.el.div(
+                rx.el.table(
+                    rx.el.caption(
+                        f"Los {RECENT_REPORTS} reportes más recientes; los de posible trata o menores de edad, marcados"
+                    ),
+                    rx.el.thead(
+                        rx.el.tr(
+                            rx.el.th("Motivo", scope="col"),
+                            rx.el.th("Publicación", scope="col"),
+                            rx.el.th("Estado", scope="col"),
+                            rx.el.th("Recibido", scope="col"),
+                        )
+                    ),
+                    rx.el.tbody(rx.foreach(reports, _report_row)),
+                    class_name="overview-reports",
                 ),
-                rx.el.tbody(rx.foreach(reports, _report_row)),
-                class_name="overview-reports",
+                class_name="overview-reports-wrap",
             ),
             rx.el.p("No ha llegado ningún reporte.", class_name="muted"),
         ),
+        rx.el.p(rx.link("Ver todos los reportes", href=ADMIN_REPORTS)),
         aria_label="Reportes recientes",
     )
 
@@ -117,20 +125,13 @@ def _overview() -> rx.Component:
 
 
 def staff_overview_page() -> rx.Component:
-    """The overview, shown once the server accepted the administrator."""
-    return page_frame(
-        rx.cond(
-            AreaState.ready,
-            rx.el.section(
-                rx.el.h1(TITLE),
-                rx.el.p(AreaState.greeting, class_name="lead"),
-                rx.cond(
-                    StaffOverviewState.loaded,
-                    _overview(),
-                    rx.el.p("Cargando el resumen…", class_name="loading"),
-                ),
-                class_name="area overview",
-            ),
-            rx.el.p("Comprobando tu acceso…", class_name="loading"),
-        )
+    """The overview in the administrator's frame, shown once the server accepted the caller."""
+    return staff_frame(
+        rx.el.section(
+            rx.el.h1(TITLE),
+            rx.el.p(AreaState.greeting, class_name="lead"),
+            rx.cond(StaffOverviewState.loaded, _overview(), rx.el.p("Cargando el resumen…", class_name="loading")),
+            class_name="area overview",
+        ),
+        ProfileId.ADMINISTRADOR,
     )

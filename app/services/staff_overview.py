@@ -36,20 +36,17 @@ from app.models import (
     VerificationStatus,
     utc_now,
 )
-from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
+from app.models.reports import REPORT_KIND_LABELS, Report, ReportStatus
+from app.routes import ADMIN_REPORTS, ADMIN_REVIEW_QUEUE, ADMIN_UPGRADES
 from app.services.errors import ForbiddenError
+from app.services.reports import URGENT_KINDS
 from app.services.staff import ensure_staff
+from app.services.staff_reports import REPORT_STATUS_LABELS
 from app.settings import get_settings
 
 ADMIN_ONLY_MESSAGE = "Solo un administrador puede ver este resumen."
 TOP_CITIES = 10
 RECENT_REPORTS = 10
-URGENT_KINDS = frozenset({ReportKind.TRATA.value, ReportKind.MENOR.value})
-REPORT_STATUS_LABELS = {
-    ReportStatus.NUEVO.value: "Nueva",
-    ReportStatus.EN_REVISION.value: "En curso",
-    ReportStatus.CERRADO.value: "Cerrada",
-}
 # (seconds in the unit, singular, plural), largest first.
 _AGE_UNITS = ((86400, "día", "días"), (3600, "hora", "horas"), (60, "minuto", "minutos"))
 
@@ -64,11 +61,13 @@ class Bar(BaseModel):
 
 
 class Headline(BaseModel):
-    """One of the key figures at the top: its name, the number as shown, a note; ``alert`` draws the eye."""
+    """One key figure at the top: its name, the number as shown, a note, the page that deals with it;
+    ``alert`` draws the eye."""
 
     label: str
     figure: str
     note: str = ""
+    href: str = ""
     alert: bool = False
 
 
@@ -117,14 +116,18 @@ def headlines(overview: StaffOverview) -> list[Headline]:
             label="Por revisar",
             figure=number(overview.queue_size),
             note=f"La más antigua llegó {overview.queue_oldest_age}" if overview.queue_size else "Nada en espera",
+            href=ADMIN_REVIEW_QUEUE,
             alert=overview.queue_size > 0,
         ),
-        Headline(label="Verificaciones pendientes", figure=number(overview.pending_verifications)),
-        Headline(label="Mejoras por aprobar", figure=number(overview.pending_upgrades)),
+        Headline(
+            label="Verificaciones pendientes", figure=number(overview.pending_verifications), href=ADMIN_REVIEW_QUEUE
+        ),
+        Headline(label="Mejoras por aprobar", figure=number(overview.pending_upgrades), href=ADMIN_UPGRADES),
         Headline(
             label="Reportes nuevos",
             figure=number(overview.new_reports),
             note=f"{number(urgent)} de posible trata o menores de edad" if urgent else "",
+            href=ADMIN_REPORTS,
             alert=urgent > 0,
         ),
     ]
