@@ -33,6 +33,29 @@ from app.storage import Storage
 
 LISTING_DAYS = 60
 REASON_MAX = 1000
+OTHER_REASON = "Otro"
+# The reasons a reviewer picks from; the free text after it is shown to the advertiser too.
+REJECTION_REASONS: tuple[str, ...] = (
+    "Fotos que no corresponden",
+    "Datos de contacto inválidos",
+    "Contenido no permitido",
+    "Posible persona menor de edad",
+    OTHER_REASON,
+)
+
+
+def rejection_text(choice: object, detail: object, choices: tuple[str, ...] = REJECTION_REASONS) -> str:
+    """The reason the advertiser reads: the chosen reason, then the reviewer's words ("Otro" needs them)."""
+    choice = choice if isinstance(choice, str) else ""
+    detail = " ".join(detail.split()) if isinstance(detail, str) else ""
+    if choice not in choices:
+        raise InvalidInputError("Elige un motivo de la lista.", field="reason")
+    if choice == OTHER_REASON and not detail:
+        raise InvalidInputError("Escribe el motivo del rechazo.", field="detail")
+    text = detail if choice == OTHER_REASON else f"{choice}: {detail}" if detail else choice
+    if len(text) > REASON_MAX:
+        raise InvalidInputError("El motivo puede tener hasta 1.000 caracteres.", field="detail")
+    return text
 
 
 def _listing(session: Session, listing_uid: str) -> Listing:

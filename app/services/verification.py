@@ -25,6 +25,7 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import Listing
+from app.services import audit
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.ownership import owned_listing
 from app.services.photos import process_photo
@@ -98,6 +99,13 @@ def _pending(session: Session, verification_uid: str) -> ListingVerification:
     return found
 
 
+def _audited(verification: ListingVerification) -> dict:
+    """The request's columns for the audit log, without the private photo's storage key."""
+    values = audit.snapshot(verification) or {}
+    values.pop("storage_key", None)
+    return values
+
+
 def _decide(
     session: Session,
     storage: Storage,
@@ -108,18 +116,29 @@ def _decide(
     reason: str,
     now: datetime,
 ) -> None:
-    """Record the decision and delete the photo, then commit.
+    """Record the decision (and its audit entry, never with the storage key) and delete the photo, then commit.
 
     The photo goes first: if the commit then fails, the request stays open pointing at no file (staff can
     still decide it), which is better than a committed decision leaving a private photo behind.
     """
     key = verification.storage_key
+    before = _audited(verification)
     verification.status = status
     verification.reason = reason
     verification.reviewer_uid = reviewer_uid
     verification.decided_at = now
     verification.storage_key = None
     session.add(verification)
+    audit.record(
+        session,
+        actor_uid=reviewer_uid,
+        action="aprobar" if status == VerificationStatus.APROBADA else "rechazar",
+        entity=ListingVerification.__tablename__,
+        entity_uid=verification.uid,
+        before=before,
+        after=_audited(verification),
+        now=now,
+    )
     session.flush()
     if key:
         storage.delete(key)

@@ -1,0 +1,228 @@
+"""The review queue page (revisarPublicacion) of /admin and /bbitamia (app.states.review_queue)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.components.forms import form_alert
+from app.components.layout import page_frame
+from app.services.reviews import REASON_MAX
+from app.states.areas import AreaState
+from app.states.review_queue import ReviewQueueState
+
+TITLE = "Revisión de publicaciones"
+
+
+def _signal(signal: rx.Var) -> rx.Component:
+    return rx.el.li(signal.text, class_name=rx.cond(signal.alert, "queue-signal queue-alert", "queue-signal"))
+
+
+def _signals(item: rx.Var) -> rx.Component:
+    return rx.el.section(
+        rx.el.h3("Señales"),
+        rx.cond(
+            item.signals.length() > 0,
+            rx.el.ul(rx.foreach(item.signals, _signal), class_name="queue-signals", aria_label="Señales"),
+            rx.el.p("Sin señales: mismo teléfono, fotos repetidas, rechazos, bans o denuncias.", class_name="muted"),
+        ),
+        class_name="queue-section",
+    )
+
+
+def _field(row: rx.Var) -> rx.Component:
+    return rx.el.tr(rx.el.th(row.label, scope="row"), rx.el.td(row.published, class_name="queue-value"))
+
+
+def _change(row: rx.Var) -> rx.Component:
+    return rx.el.tr(
+        rx.el.th(row.label, scope="row"),
+        rx.el.td(row.published, class_name="queue-value queue-old"),
+        rx.el.td(row.proposed, class_name="queue-value queue-new"),
+    )
+
+
+def _content(item: rx.Var) -> rx.Component:
+    return rx.match(
+        item.kind,
+        (
+            "edicion",
+            rx.cond(
+                item.rows.length() > 0,
+                rx.el.table(
+                    rx.el.thead(
+                        rx.el.tr(
+                            rx.el.th("Campo", scope="col"),
+                            rx.el.th("Publicado", scope="col"),
+                            rx.el.th("Propuesto", scope="col"),
+                        )
+                    ),
+                    rx.el.tbody(rx.foreach(item.rows, _change)),
+                    class_name="queue-table",
+                    aria_label="Cambios propuestos",
+                ),
+                rx.el.p("Sin cambios en los datos; revisa las fotos nuevas.", class_name="muted"),
+            ),
+        ),
+        (
+            "verificacion",
+            rx.el.figure(
+                rx.el.img(
+                    src=item.verification_photo_url,
+                    alt="Foto de verificación de " + item.title,
+                    class_name="queue-verification-photo",
+                ),
+                rx.el.figcaption("Foto de verificación (privada: se borra al decidir)."),
+            ),
+        ),
+        rx.el.table(
+            rx.el.tbody(rx.foreach(item.rows, _field)), class_name="queue-table", aria_label="Datos de la publicación"
+        ),
+    )
+
+
+def _photo(photo: rx.Var) -> rx.Component:
+    return rx.el.li(
+        rx.el.img(src=photo.url, alt="", loading="lazy"),
+        rx.cond(photo.label != "", rx.el.span(photo.label, class_name="badge")),
+        rx.cond(photo.flagged, rx.el.span("Repetida en otra cuenta", class_name="badge queue-alert")),
+        class_name=rx.cond(photo.flagged, "queue-photo queue-photo-flagged", "queue-photo"),
+    )
+
+
+def _photos(item: rx.Var) -> rx.Component:
+    return rx.cond(
+        item.photos.length() > 0,
+        rx.el.ul(rx.foreach(item.photos, _photo), class_name="queue-photos", aria_label="Fotos de la publicación"),
+        rx.el.p("Sin fotos.", class_name="muted"),
+    )
+
+
+def _item(item: rx.Var) -> rx.Component:
+    return rx.el.article(
+        rx.el.header(
+            rx.el.p(item.kind_label, class_name="badge queue-kind-" + item.kind),
+            rx.el.h2(item.title),
+            rx.el.p(item.subtitle, class_name="muted"),
+            rx.el.p(item.waiting, class_name="muted"),
+            class_name="queue-head",
+        ),
+        _signals(item),
+        _content(item),
+        _photos(item),
+        rx.el.div(
+            rx.el.button(
+                "Aprobar",
+                type="button",
+                on_click=ReviewQueueState.approve(item.uid),
+                disabled=ReviewQueueState.busy,
+                class_name="btn btn-primary",
+            ),
+            rx.el.button("Rechazar", type="button", on_click=ReviewQueueState.open_reject(item.uid), class_name="btn"),
+            class_name="listing-actions",
+        ),
+        class_name="queue-item",
+        aria_label=item.title,
+    )
+
+
+def _reject_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title("Rechazar: ", ReviewQueueState.reject_title),
+            rx.dialog.description("El motivo y tu texto los verá quien publicó.", class_name="muted"),
+            rx.el.form(
+                rx.el.label(
+                    "Motivo",
+                    rx.el.select(
+                        rx.el.option("Elige un motivo", value=""),
+                        rx.foreach(ReviewQueueState.reject_reasons, lambda reason: rx.el.option(reason, value=reason)),
+                        name="reason",
+                        required=True,
+                    ),
+                    class_name="field",
+                ),
+                rx.el.label(
+                    "Explícale qué debe corregir",
+                    rx.el.textarea(name="detail", rows=4, max_length=REASON_MAX),
+                    class_name="field",
+                ),
+                form_alert(ReviewQueueState.reject_error),
+                rx.el.div(
+                    rx.el.button(
+                        "Rechazar", type="submit", disabled=ReviewQueueState.busy, class_name="btn btn-primary"
+                    ),
+                    rx.dialog.close(rx.el.button("Cancelar", type="button", class_name="btn")),
+                    class_name="dialog-actions",
+                ),
+                on_submit=ReviewQueueState.reject,
+                class_name="account-form",
+            ),
+            class_name="queue-dialog",
+        ),
+        open=ReviewQueueState.reject_uid != "",
+        on_open_change=ReviewQueueState.close_reject,
+    )
+
+
+def _pager() -> rx.Component:
+    return rx.cond(
+        ReviewQueueState.page_count > 1,
+        rx.el.nav(
+            rx.el.button(
+                "Anterior",
+                type="button",
+                on_click=ReviewQueueState.previous_page,
+                disabled=ReviewQueueState.page <= 1,
+                class_name="btn",
+            ),
+            rx.el.span("Página ", ReviewQueueState.page, " de ", ReviewQueueState.page_count),
+            rx.el.button(
+                "Siguiente",
+                type="button",
+                on_click=ReviewQueueState.next_page,
+                disabled=ReviewQueueState.page >= ReviewQueueState.page_count,
+                class_name="btn",
+            ),
+            class_name="queue-pager",
+            aria_label="Páginas de la cola",
+        ),
+    )
+
+
+def _queue() -> rx.Component:
+    return rx.el.section(
+        rx.el.h1(TITLE),
+        rx.el.p(AreaState.greeting, class_name="lead"),
+        rx.el.div(
+            rx.el.p(
+                rx.cond(
+                    ReviewQueueState.total == 1,
+                    "1 elemento por revisar",
+                    rx.el.span(ReviewQueueState.total, " elementos por revisar"),
+                ),
+                rx.cond(ReviewQueueState.oldest != "", rx.el.span(" · el más antiguo: ", ReviewQueueState.oldest)),
+                role="status",
+            ),
+            rx.el.button("Actualizar", type="button", on_click=ReviewQueueState.refresh, class_name="btn btn-ghost"),
+            class_name="queue-summary",
+        ),
+        rx.cond(
+            ReviewQueueState.items.length() > 0,
+            rx.el.div(rx.foreach(ReviewQueueState.items, _item), class_name="queue-items"),
+            rx.el.p("No hay nada por revisar.", class_name="muted"),
+        ),
+        _pager(),
+        _reject_dialog(),
+        class_name="area queue",
+    )
+
+
+def review_queue_page() -> rx.Component:
+    """The queue, shown once the server accepted the staff member and read the first page."""
+    return page_frame(
+        rx.cond(
+            AreaState.ready & ReviewQueueState.loaded,
+            _queue(),
+            rx.el.p("Comprobando tu acceso…", class_name="loading"),
+        )
+    )

@@ -1,0 +1,562 @@
+"""The review queue (revisarPublicacion) as staff see it: what waits, oldest first, with the signals beside it.
+
+An item is either a pending ``revisar_publicacion`` row (a new, resent or renewed
+listing in status pendiente, or the edit of a public one waiting in ``revision``)
+or an open verification request (its photo only through the authorized route
+``/privado/verificacion/{uid}``). The decisions themselves are
+``app.services.reviews`` and ``app.services.verification``; this module reads.
+
+Signals are computed for one page of items at a time, in a handful of queries:
+
+- the same phone or WhatsApp on other owners' listings: both are stored normalized
+  (``+56 9 XXXX XXXX``), so equal strings are the same number;
+- the same or a near-identical photo on other owners' listings, by perceptual hash
+  (``ListingPhoto.phash``, 64 bits in 16 hex digits). Candidates are the photos that
+  share any 16-bit quarter of the hash with one of the item's photos (one query: a
+  scan of the narrow ``publicacion_foto`` rows comparing four substrings; tens of
+  thousands of rows take milliseconds), then the Hamming distance is computed in
+  Python and <= ``NEAR_DISTANCE`` counts. By the pigeonhole principle a distance
+  <= 3 always leaves one quarter equal, so those are never missed; a distance of 4
+  to 6 is found whenever the differing bits leave a quarter untouched (most of
+  them). Exact copies (distance 0) are always found.
+- the owner's history: rejected reviews of any of their listings, a current ban,
+  and bans recorded in the audit log (action ``banear`` on ``usuarios``);
+- reports against the listing, or against the owner's other listings.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel
+from sqlalchemy import func, literal, or_, union_all
+from sqlmodel import Session, select
+
+from app.core.dates import format_date
+from app.core.geo import city_by_slug
+from app.core.money import format_currency
+from app.models import (
+    AdvertiserService,
+    AuditEntry,
+    Listing,
+    ListingPhoto,
+    ListingReview,
+    ListingService,
+    ListingStatus,
+    ListingVerification,
+    ReviewDecision,
+    Section,
+    Tier,
+    User,
+    VerificationStatus,
+    utc_now,
+)
+from app.models.reports import Report, ReportStatus
+from app.services.listing_form import schedule_text
+from app.services.listings import photo_url
+from app.services.my_listings import REVISED_STATUSES, revision_changes
+from app.services.staff import ensure_staff
+from app.settings import get_settings
+
+PAGE_SIZE = 10
+NEAR_DISTANCE = 6
+HASH_DIGITS = 16
+QUARTER = HASH_DIGITS // 4
+NAMES_SHOWN = 3
+
+KIND_NEW = "nueva"
+KIND_EDIT = "edicion"
+KIND_VERIFICATION = "verificacion"
+KIND_LABELS = {
+    KIND_NEW: "Publicación por revisar",
+    KIND_EDIT: "Cambios a una publicación publicada",
+    KIND_VERIFICATION: "Solicitud de verificación",
+}
+VERIFICATION_REJECTION_REASONS: tuple[str, ...] = (
+    "La foto no muestra el papel con el nombre del sitio y la fecha",
+    "La persona no coincide con las fotos de la publicación",
+    "La foto no se ve bien",
+    "Posible persona menor de edad",
+    "Otro",
+)
+BAN_ACTION = "banear"
+
+
+def verification_photo_path(verification_uid: str) -> str:
+    """The authorized route that serves an open request's photo to staff (app/private_api.py)."""
+    return f"/privado/verificacion/{verification_uid}"
+
+
+class QueueSignal(BaseModel):
+    """One thing a reviewer should look at; ``alert`` ones are shown as warnings."""
+
+    text: str
+    alert: bool
+
+
+class QueueRow(BaseModel):
+    """A field of the listing: its published value and, for an edit, the proposed one."""
+
+    label: str
+    published: str
+    proposed: str
+
+
+class QueuePhoto(BaseModel):
+    url: str
+    label: str
+    flagged: bool
+
+
+class QueueItem(BaseModel):
+    """One item of the queue as the page shows it."""
+
+    uid: str
+    kind: str
+    kind_label: str
+    listing_uid: str
+    title: str
+    subtitle: str
+    waiting: str
+    rows: list[QueueRow]
+    photos: list[QueuePhoto]
+    verification_photo_url: str
+    signals: list[QueueSignal]
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    items: list[QueueItem]
+    total: int
+    page: int
+    page_size: int
+    oldest: str
+
+
+# ---------------------------------------------------------------- the queue itself
+
+
+def _pending_reviews():
+    return (
+        select(ListingReview.created_at, literal(KIND_NEW).label("kind"), ListingReview.uid)
+        .join(Listing, Listing.uid == ListingReview.listing_uid)
+        .where(ListingReview.decision == ReviewDecision.PENDIENTE)
+        .where(or_(Listing.status == ListingStatus.PENDIENTE, Listing.revision_at.is_not(None)))
+    )
+
+
+def _pending_verifications():
+    return select(
+        ListingVerification.created_at, literal(KIND_VERIFICATION).label("kind"), ListingVerification.uid
+    ).where(ListingVerification.status == VerificationStatus.SOLICITADA)
+
+
+def _local(moment: datetime) -> datetime:
+    return moment.astimezone(ZoneInfo(get_settings().timezone))
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=ZoneInfo("UTC"))
+
+
+def waiting_label(created_at: datetime, now: datetime) -> str:
+    """ "Enviada el 21/11/2026 14:03 · hace 3 h" (minutes, hours or days)."""
+    created_at = _aware(created_at)
+    minutes = max(0, int((now - created_at).total_seconds() // 60))
+    if minutes < 60:
+        age = f"hace {minutes} min"
+    elif minutes < 48 * 60:
+        age = f"hace {minutes // 60} h"
+    else:
+        age = f"hace {minutes // (24 * 60)} días"
+    return f"Enviada el {format_date(_local(created_at), 'DD/MM/YYYY HH:mm')} · {age}"
+
+
+def list_queue(
+    *, session: Session, viewer_uid: str, page: int = 1, page_size: int = PAGE_SIZE, now: datetime | None = None
+) -> QueuePage:
+    """One page of the queue, oldest first, each item with its content and signals (staff only)."""
+    ensure_staff(session, viewer_uid)
+    now = now or utc_now()
+    page_size = max(1, min(page_size, PAGE_SIZE))
+    page = max(1, page)
+    queue = union_all(_pending_reviews(), _pending_verifications()).subquery()
+    total = session.exec(select(func.count()).select_from(queue)).one()
+    entries = session.exec(
+        select(queue.c.created_at, queue.c.kind, queue.c.uid)
+        .order_by(queue.c.created_at, queue.c.uid)
+        .offset((page - 1) * page_size)
+        .limit(page_size)
+    ).all()
+    oldest_at = session.exec(select(func.min(queue.c.created_at))).one()
+    items = _build_items(session, [(kind, uid) for _, kind, uid in entries], now)
+    return QueuePage(
+        items=items,
+        total=total,
+        page=page,
+        page_size=page_size,
+        oldest=waiting_label(oldest_at, now) if oldest_at else "",
+    )
+
+
+# ---------------------------------------------------------------- item content
+
+
+def _text(value: Any) -> str:
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, bool):
+        return "Sí" if value else "No"
+    if isinstance(value, date):
+        return value.strftime("%Y/%m/%d")
+    return str(value)
+
+
+def _money(value: Any) -> str:
+    return format_currency(value) if value is not None else "—"
+
+
+FIELDS: tuple[tuple[str, str, Any], ...] = (
+    ("display_name", "Nombre", _text),
+    ("age", "Edad", _text),
+    ("section", "Sección", lambda v: "Trans" if v == Section.TRANS else "Mujeres"),
+    ("city_slug", "Ciudad", lambda v: city_by_slug(v).name if city_by_slug(v) else _text(v)),
+    ("commune", "Comuna", _text),
+    ("base_tier_uid", "Categoría", None),
+    ("description", "Descripción", _text),
+    ("price_hour_clp", "Tarifa por hora", _money),
+    ("price_half_hour_clp", "30 minutos", _money),
+    ("price_two_hours_clp", "2 horas", _money),
+    ("price_night_clp", "Noche", _money),
+    ("schedule", "Horario", lambda v: schedule_text(v or "")),
+    ("visiting_from", "De pasada desde", _text),
+    ("visiting_until", "De pasada hasta", _text),
+    ("phone", "Teléfono", _text),
+    ("whatsapp", "WhatsApp", _text),
+    ("porn_actress", "Actriz porno", _text),
+    ("curvy", "Curvy", _text),
+    ("has_video", "Video", _text),
+)
+
+
+@dataclass
+class _Context:
+    """What the page's items need, read in batches."""
+
+    listings: dict[str, Listing]
+    photos: dict[str, list[ListingPhoto]]
+    services: dict[str, list[str]]
+    service_names: dict[str, str]
+    tier_names: dict[str, str]
+    owners: dict[str, User]
+
+
+def _context(session: Session, listing_uids: set[str]) -> _Context:
+    listings = {row.uid: row for row in session.exec(select(Listing).where(Listing.uid.in_(listing_uids)))}
+    photos: dict[str, list[ListingPhoto]] = defaultdict(list)
+    for photo in session.exec(
+        select(ListingPhoto).where(ListingPhoto.listing_uid.in_(listing_uids)).order_by(ListingPhoto.position)
+    ):
+        photos[photo.listing_uid].append(photo)
+    services: dict[str, list[str]] = defaultdict(list)
+    for listing_uid, service_uid in session.exec(
+        select(ListingService.listing_uid, ListingService.service_uid).where(
+            ListingService.listing_uid.in_(listing_uids)
+        )
+    ):
+        services[listing_uid].append(service_uid)
+    owner_uids = {listing.owner_uid for listing in listings.values()}
+    return _Context(
+        listings=listings,
+        photos=photos,
+        services=services,
+        service_names=dict(session.exec(select(AdvertiserService.uid, AdvertiserService.name)).all()),
+        tier_names=dict(session.exec(select(Tier.uid, Tier.name)).all()),
+        owners={user.uid: user for user in session.exec(select(User).where(User.uid.in_(owner_uids)))},
+    )
+
+
+def _shown(ctx: _Context, column: str, value: Any, fmt) -> str:
+    if column == "base_tier_uid":
+        return ctx.tier_names.get(value, "—") if value else "—"
+    return fmt(value)
+
+
+def _services_text(ctx: _Context, uids: list[str]) -> str:
+    names = sorted(ctx.service_names.get(uid, "") for uid in uids)
+    return ", ".join(name for name in names if name) or "Ninguno"
+
+
+def _rows(ctx: _Context, listing: Listing, edit: bool) -> list[QueueRow]:
+    """Every field for a listing to review; for an edit, only what changes, published beside proposed."""
+    changes, changed_services = revision_changes(listing) if edit else ({}, None)
+    rows = []
+    for column, label, fmt in FIELDS:
+        published = _shown(ctx, column, getattr(listing, column), fmt)
+        if not edit:
+            rows.append(QueueRow(label=label, published=published, proposed=""))
+        elif column in changes:
+            proposed = _shown(ctx, column, changes[column], fmt)
+            if proposed != published:
+                rows.append(QueueRow(label=label, published=published, proposed=proposed))
+    services = _services_text(ctx, ctx.services.get(listing.uid, []))
+    if not edit:
+        rows.append(QueueRow(label="Servicios", published=services, proposed=""))
+    elif changed_services is not None and _services_text(ctx, changed_services) != services:
+        rows.append(QueueRow(label="Servicios", published=services, proposed=_services_text(ctx, changed_services)))
+    return rows
+
+
+def _subtitle(listing: Listing, owner: User | None) -> str:
+    city = city_by_slug(listing.city_slug)
+    section = "Trans" if listing.section == Section.TRANS else "Mujeres"
+    who = owner.display_name if owner and owner.display_name else "Anunciante"
+    return " · ".join(part for part in (city.name if city else "", section, f"Cuenta: {who}") if part)
+
+
+def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime) -> list[QueueItem]:
+    review_uids = [uid for kind, uid in entries if kind == KIND_NEW]
+    verification_uids = [uid for kind, uid in entries if kind == KIND_VERIFICATION]
+    reviews = {row.uid: row for row in session.exec(select(ListingReview).where(ListingReview.uid.in_(review_uids)))}
+    verifications = {
+        row.uid: row
+        for row in session.exec(select(ListingVerification).where(ListingVerification.uid.in_(verification_uids)))
+    }
+    listing_uids = {row.listing_uid for row in reviews.values()} | {row.listing_uid for row in verifications.values()}
+    ctx = _context(session, listing_uids)
+    signals = _signals(session, ctx)
+    items = []
+    for kind, uid in entries:
+        source = reviews.get(uid) if kind == KIND_NEW else verifications.get(uid)
+        listing = ctx.listings.get(source.listing_uid) if source else None
+        if source is None or listing is None:
+            continue
+        if kind == KIND_NEW and listing.status in REVISED_STATUSES and listing.revision_at is not None:
+            kind = KIND_EDIT
+        flagged = signals.flagged_photos
+        photos = ctx.photos.get(listing.uid, [])
+        if kind == KIND_VERIFICATION:
+            photos = [photo for photo in photos if photo.approved]
+        items.append(
+            QueueItem(
+                uid=uid,
+                kind=kind,
+                kind_label=KIND_LABELS[kind],
+                listing_uid=listing.uid,
+                title=listing.display_name or "Sin nombre",
+                subtitle=_subtitle(listing, ctx.owners.get(listing.owner_uid)),
+                waiting=waiting_label(source.created_at, now),
+                rows=[] if kind == KIND_VERIFICATION else _rows(ctx, listing, kind == KIND_EDIT),
+                photos=[
+                    QueuePhoto(
+                        url=photo_url(photo.path),
+                        label="Foto nueva" if not photo.approved and kind == KIND_EDIT else "",
+                        flagged=photo.uid in flagged,
+                    )
+                    for photo in photos
+                ],
+                verification_photo_url=verification_photo_path(uid) if kind == KIND_VERIFICATION else "",
+                signals=signals.by_listing.get(listing.uid, []),
+            )
+        )
+    return items
+
+
+# ---------------------------------------------------------------- signals
+
+
+@dataclass
+class _Signals:
+    by_listing: dict[str, list[QueueSignal]]
+    flagged_photos: set[str]
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _names(rows: list[str]) -> str:
+    shown = sorted(set(rows))
+    more = len(shown) - NAMES_SHOWN
+    return ", ".join(shown[:NAMES_SHOWN]) + (f" y {more} más" if more > 0 else "")
+
+
+def _phones_of(listing: Listing) -> set[str]:
+    phones = {listing.phone, listing.whatsapp}
+    if listing.revision_at is not None:
+        changes, _ = revision_changes(listing)
+        phones |= {changes.get("phone"), changes.get("whatsapp")}
+    return {phone for phone in phones if isinstance(phone, str) and phone}
+
+
+def _phone_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSignal]]:
+    phones = {uid: _phones_of(listing) for uid, listing in ctx.listings.items()}
+    wanted = set().union(*phones.values()) if phones else set()
+    if not wanted:
+        return {}
+    others = session.exec(
+        select(Listing.owner_uid, Listing.display_name, Listing.phone, Listing.whatsapp).where(
+            or_(Listing.phone.in_(wanted), Listing.whatsapp.in_(wanted))
+        )
+    ).all()
+    found: dict[str, list[QueueSignal]] = defaultdict(list)
+    for uid, listing in ctx.listings.items():
+        for phone in sorted(phones[uid]):
+            hits = [row for row in others if row.owner_uid != listing.owner_uid and phone in (row.phone, row.whatsapp)]
+            if hits:
+                accounts = len({row.owner_uid for row in hits})
+                found[uid].append(
+                    QueueSignal(
+                        text=f"El número {phone} también está en "
+                        f"{_plural(len(hits), 'publicación', 'publicaciones')} de "
+                        f"{_plural(accounts, 'otra cuenta', 'otras cuentas')}: "
+                        f"{_names([row.display_name or 'Sin nombre' for row in hits])}.",
+                        alert=True,
+                    )
+                )
+    return found
+
+
+def _quarters(phash: str) -> list[str]:
+    return [phash[i : i + QUARTER] for i in range(0, HASH_DIGITS, QUARTER)]
+
+
+def _valid_hash(phash: str | None) -> bool:
+    if not phash or len(phash) != HASH_DIGITS:
+        return False
+    try:
+        int(phash, 16)
+    except ValueError:
+        return False
+    return True
+
+
+def hamming(first: str, second: str) -> int:
+    """Bits that differ between two hex perceptual hashes of the same length."""
+    return (int(first, 16) ^ int(second, 16)).bit_count()
+
+
+def _photo_signals(session: Session, ctx: _Context) -> tuple[dict[str, list[QueueSignal]], set[str]]:
+    mine = [
+        (listing_uid, photo)
+        for listing_uid, photos in ctx.photos.items()
+        for photo in photos
+        if _valid_hash(photo.phash)
+    ]
+    if not mine:
+        return {}, set()
+    by_position: list[set[str]] = [set() for _ in range(4)]
+    for _, photo in mine:
+        for position, quarter in enumerate(_quarters(photo.phash)):
+            by_position[position].add(quarter)
+    conditions = [
+        func.substr(ListingPhoto.phash, position * QUARTER + 1, QUARTER).in_(sorted(quarters))
+        for position, quarters in enumerate(by_position)
+    ]
+    candidates = session.exec(
+        select(ListingPhoto.phash, Listing.owner_uid, Listing.display_name)
+        .join(Listing, Listing.uid == ListingPhoto.listing_uid)
+        .where(ListingPhoto.phash.is_not(None), or_(*conditions))
+    ).all()
+    exact: dict[str, list[str]] = defaultdict(list)
+    near: dict[str, list[str]] = defaultdict(list)
+    flagged: set[str] = set()
+    for listing_uid, photo in mine:
+        owner = ctx.listings[listing_uid].owner_uid
+        for phash, other_owner, name in candidates:
+            if other_owner == owner or not _valid_hash(phash):
+                continue
+            distance = hamming(photo.phash, phash)
+            if distance <= NEAR_DISTANCE:
+                (exact if distance == 0 else near)[listing_uid].append(name or "Sin nombre")
+                flagged.add(photo.uid)
+    found: dict[str, list[QueueSignal]] = defaultdict(list)
+    for listing_uid, names in exact.items():
+        found[listing_uid].append(
+            QueueSignal(text=f"Una foto idéntica está en publicaciones de otras cuentas: {_names(names)}.", alert=True)
+        )
+    for listing_uid, names in near.items():
+        found[listing_uid].append(
+            QueueSignal(
+                text=f"Una foto casi idéntica está en publicaciones de otras cuentas: {_names(names)}.", alert=True
+            )
+        )
+    return found, flagged
+
+
+def _owner_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSignal]]:
+    owners = {listing.owner_uid for listing in ctx.listings.values()}
+    if not owners:
+        return {}
+    rejections = dict(
+        session.exec(
+            select(Listing.owner_uid, func.count())
+            .join(ListingReview, ListingReview.listing_uid == Listing.uid)
+            .where(Listing.owner_uid.in_(owners), ListingReview.decision == ReviewDecision.RECHAZADA)
+            .group_by(Listing.owner_uid)
+        ).all()
+    )
+    bans = dict(
+        session.exec(
+            select(AuditEntry.entity_uid, func.count())
+            .where(
+                AuditEntry.entity == User.__tablename__,
+                AuditEntry.entity_uid.in_(owners),
+                AuditEntry.action == BAN_ACTION,
+            )
+            .group_by(AuditEntry.entity_uid)
+        ).all()
+    )
+    reports = session.exec(
+        select(Report.listing_uid, Listing.owner_uid, Report.status)
+        .join(Listing, Listing.uid == Report.listing_uid)
+        .where(Listing.owner_uid.in_(owners))
+    ).all()
+    found: dict[str, list[QueueSignal]] = defaultdict(list)
+    for uid, listing in ctx.listings.items():
+        owner = ctx.owners.get(listing.owner_uid)
+        signals = found[uid]
+        if owner is not None and owner.ban:
+            signals.append(QueueSignal(text="La cuenta está suspendida (baneada).", alert=True))
+        if owner is not None and not owner.activo:
+            signals.append(QueueSignal(text="La cuenta está desactivada.", alert=True))
+        if bans.get(listing.owner_uid):
+            signals.append(
+                QueueSignal(
+                    text=f"La cuenta fue suspendida {_plural(bans[listing.owner_uid], 'vez', 'veces')} antes.",
+                    alert=True,
+                )
+            )
+        count = rejections.get(listing.owner_uid, 0)
+        if count:
+            signals.append(
+                QueueSignal(
+                    text=f"La cuenta tiene {_plural(count, 'rechazo anterior', 'rechazos anteriores')}.",
+                    alert=count > 1,
+                )
+            )
+        here = [row for row in reports if row.listing_uid == uid]
+        elsewhere = [row for row in reports if row.owner_uid == listing.owner_uid and row.listing_uid != uid]
+        for rows, where in ((here, "esta publicación"), (elsewhere, "otras publicaciones de la cuenta")):
+            if rows:
+                open_ = sum(1 for row in rows if row.status != ReportStatus.CERRADO)
+                signals.append(
+                    QueueSignal(
+                        text=f"{_plural(len(rows), 'denuncia', 'denuncias')} contra {where} ({open_} sin cerrar).",
+                        alert=True,
+                    )
+                )
+    return found
+
+
+def _signals(session: Session, ctx: _Context) -> _Signals:
+    by_listing: dict[str, list[QueueSignal]] = defaultdict(list)
+    photos, flagged = _photo_signals(session, ctx)
+    for part in (_phone_signals(session, ctx), photos, _owner_signals(session, ctx)):
+        for uid, signals in part.items():
+            by_listing[uid].extend(signals)
+    return _Signals(by_listing=dict(by_listing), flagged_photos=flagged)

@@ -1,0 +1,181 @@
+"""/admin/revisarPublicacion and /bbitamia/revisarPublicacion: the review queue (app.services.review_queue).
+
+The state holds one page of the queue. Every handler is for staff
+(administrator or secretary); the services check staff again and audit each
+decision. A decision names a queue item by its uid, which must be on the page
+this client was shown: the kind of decision and the listing come from that item,
+never from the browser.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.models import ProfileId
+from app.services import review_queue, reviews, verification
+from app.services.errors import ServiceError
+from app.services.review_queue import KIND_VERIFICATION, VERIFICATION_REJECTION_REASONS, QueueItem
+from app.services.reviews import REJECTION_REASONS
+from app.states.auth import current_actor, requires
+from app.states.my_listings import call, enter_area
+from app.states.notify import notify_error, notify_success
+from app.storage import get_private_storage, get_storage
+
+STAFF = (ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
+GONE = "Ese elemento ya no está en la cola: alguien más lo revisó. Actualizamos la lista."
+
+
+def _text(value: object, limit: int = 64) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+class ReviewQueueState(rx.State):
+    """One page of the queue, and the rejection dialog open over one item."""
+
+    loaded: bool = False
+    items: list[QueueItem] = []
+    total: int = 0
+    page: int = 1
+    page_count: int = 1
+    oldest: str = ""
+    reject_uid: str = ""
+    reject_title: str = ""
+    reject_reasons: list[str] = []
+    reject_error: str = ""
+    busy: bool = False
+
+    async def _reload(self) -> None:
+        found = await call(review_queue.list_queue, viewer_uid=current_actor().uid, page=self.page)
+        if not found.items and found.page > 1 and found.total:
+            self.page = max(1, -(-found.total // found.page_size))
+            found = await call(review_queue.list_queue, viewer_uid=current_actor().uid, page=self.page)
+        self.items = found.items
+        self.total = found.total
+        self.page_count = max(1, -(-found.total // found.page_size))
+        self.oldest = found.oldest
+        self.loaded = True
+
+    async def _open(self) -> list:
+        events = await enter_area(self)
+        self.page = 1
+        self._close_reject()
+        await self._reload()
+        return events
+
+    @requires(ProfileId.ADMINISTRADOR)
+    async def open_admin(self):
+        """Enter the administrator's queue page."""
+        return await self._open()
+
+    @requires(ProfileId.SECRETARIA)
+    async def open_secretary(self):
+        """Enter the secretary's queue page."""
+        return await self._open()
+
+    @requires(*STAFF)
+    async def refresh(self):
+        """Read the current page again."""
+        await self._reload()
+
+    @requires(*STAFF)
+    async def next_page(self):
+        """The next page of the queue."""
+        if self.page < self.page_count:
+            self.page += 1
+        await self._reload()
+
+    @requires(*STAFF)
+    async def previous_page(self):
+        """The previous page of the queue."""
+        self.page = max(1, self.page - 1)
+        await self._reload()
+
+    def _item(self, uid: object) -> QueueItem | None:
+        uid = _text(uid)
+        return next((item for item in self.items if item.uid == uid), None) if uid else None
+
+    async def _decided(self, message: str) -> list:
+        await self._reload()
+        return [notify_success(message)]
+
+    @requires(*STAFF)
+    async def approve(self, uid: str):
+        """Approve the item ``uid`` of this page: publish the listing, apply the edit, or grant the badge."""
+        item = self._item(uid)
+        if item is None:
+            await self._reload()
+            return notify_error(GONE)
+        reviewer = current_actor().uid
+        try:
+            if item.kind == KIND_VERIFICATION:
+                await call(
+                    verification.approve_verification,
+                    storage=get_private_storage(),
+                    reviewer_uid=reviewer,
+                    verification_uid=item.uid,
+                )
+            else:
+                await call(reviews.approve_listing, reviewer_uid=reviewer, listing_uid=item.listing_uid)
+        except ServiceError as exc:
+            await self._reload()
+            return notify_error(exc.message)
+        return await self._decided(f"Aprobaste «{item.title}».")
+
+    def _close_reject(self) -> None:
+        self.reject_uid = self.reject_title = self.reject_error = ""
+        self.reject_reasons = []
+
+    @requires(*STAFF)
+    def open_reject(self, uid: str):
+        """Open the rejection dialog for the item ``uid`` of this page, with the reasons that fit its kind."""
+        item = self._item(uid)
+        if item is None:
+            return notify_error(GONE)
+        self.reject_uid, self.reject_title, self.reject_error = item.uid, item.title, ""
+        self.reject_reasons = list(
+            VERIFICATION_REJECTION_REASONS if item.kind == KIND_VERIFICATION else REJECTION_REASONS
+        )
+        return None
+
+    @requires(*STAFF)
+    def close_reject(self, open_: bool = False):
+        """Close the rejection dialog."""
+        if not open_:
+            self._close_reject()
+
+    @requires(*STAFF)
+    async def reject(self, form_data: dict):
+        """Reject the item whose dialog is open, with a reason from the list and words the advertiser reads."""
+        data = form_data if isinstance(form_data, dict) else {}
+        item = self._item(self.reject_uid)
+        if item is None:
+            self._close_reject()
+            return notify_error(GONE)
+        choices = VERIFICATION_REJECTION_REASONS if item.kind == KIND_VERIFICATION else REJECTION_REASONS
+        reviewer = current_actor().uid
+        self.busy = True
+        try:
+            reason = reviews.rejection_text(_text(data.get("reason"), 120), _text(data.get("detail"), 1200), choices)
+            if item.kind == KIND_VERIFICATION:
+                await call(
+                    verification.reject_verification,
+                    storage=get_private_storage(),
+                    reviewer_uid=reviewer,
+                    verification_uid=item.uid,
+                    reason=reason,
+                )
+            else:
+                await call(
+                    reviews.reject_listing,
+                    storage=get_storage(),
+                    reviewer_uid=reviewer,
+                    listing_uid=item.listing_uid,
+                    reason=reason,
+                )
+        except ServiceError as exc:
+            self.reject_error = exc.message
+            return notify_error(exc.message)
+        finally:
+            self.busy = False
+        self._close_reject()
+        return await self._decided(f"Rechazaste «{item.title}». Le mostraremos el motivo.")
