@@ -1,0 +1,191 @@
+"""The review queue in a real browser, as the secretary: approving puts a listing on its city page, a rejection's
+reason reaches the advertiser's list, and the same photo sent by two accounts is flagged on both items.
+
+Advertisers and their listings are made through the services (the wizard's own steps, photos through the photo
+pipeline, then send_to_review), and every browser carries a session opened through the session service.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Iterator
+from datetime import date
+
+import pytest
+from PIL import Image
+from playwright.sync_api import Page, expect
+from sqlmodel import Session, select
+
+from app.core.geo import commune_names_for_city
+from app.db import make_engine
+from app.identity.cookies import SESSION_COOKIE
+from app.identity.local import LocalProvider
+from app.models import AdvertiserService, AdvertiserType, ProfileId, User
+from app.seed import _ensure_catalogues
+from app.services import listing_photos, my_listings
+from app.storage.local import LocalStorage
+from tests.e2e.conftest import Site, accept_age
+from tests.factories import make_account, open_session
+
+pytestmark = pytest.mark.e2e
+
+QUEUE = "/bbitamia/revisarPublicacion"
+MY_LISTINGS = "/my/publicacion/misPublicaciones"
+
+
+@pytest.fixture
+def db(site: Site) -> Iterator[Session]:
+    """A session on the running site's database, with the catalogues the wizard offers."""
+    engine = make_engine(site.database_url)
+    with Session(engine, expire_on_commit=False) as session:
+        _ensure_catalogues(session)
+        yield session
+    engine.dispose()
+
+
+@pytest.fixture
+def media(site: Site) -> LocalStorage:
+    """The running site's photo storage (the conftest serves MEDIA_DIR beside its log)."""
+    return LocalStorage(site.log_path.parent / "media")
+
+
+def _signed_in(db: Session, site: Site, page: Page, email: str, profile: ProfileId) -> User:
+    """An account of ``profile`` whose session cookie this browser holds."""
+    user = make_account(db, LocalProvider(engine=db.get_bind()), email, profile=profile)
+    page.context.add_cookies(
+        [{"name": SESSION_COOKIE, "value": open_session(db, user.uid), "url": site.url, "httpOnly": True}]
+    )
+    return user
+
+
+def _photo(seed: int) -> bytes:
+    """A JPEG of random light and dark blocks: ``seed`` picks them, so different seeds look different."""
+    pick = random.Random(seed)
+    image = Image.new("RGB", (900, 1200))
+    for row in range(8):
+        for column in range(6):
+            shade = pick.choice((20, 235))
+            image.paste(
+                (shade, shade, pick.randrange(256)), (column * 150, row * 150, column * 150 + 150, row * 150 + 150)
+            )
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", quality=90)
+    return buffer.getvalue()
+
+
+def _sent_listing(db: Session, media: LocalStorage, owner: User, *, name: str, city: str, phone: str, photo: bytes):
+    """A complete listing made through the wizard's steps, with one photo, sent to review; its uid."""
+    options = my_listings.wizard_options(session=db)
+    kind = db.exec(select(AdvertiserType).limit(1)).first()
+    services = [row.uid for row in db.exec(select(AdvertiserService).limit(2)).all()]
+    steps = {
+        1: {
+            "document": "rut",
+            "rut": "11.111.111-1",
+            "birth_date": f"{date.today().year - 30}/01/15",
+            "nationality": "Chile",
+        },
+        2: {"city_slug": city, "commune": commune_names_for_city(city)[0], "section": "mujeres"},
+        3: {"tier_uid": options.tiers[-1][0], "type_uid": kind.uid},
+        4: {"display_name": name, "age": "29", "description": f"Hola, soy {name}: puntual, simpática y discreta."},
+        5: {"price_hour_clp": "70000"},
+        6: {"visiting_from": "", "visiting_until": ""},
+        7: {},
+        8: {"phone": phone, "whatsapp": ""},
+    }
+    uid = None
+    for number, values in steps.items():
+        if number == 7:
+            listing_photos.add_photo(session=db, storage=media, owner_uid=owner.uid, uid=uid, data=photo)
+        uid = my_listings.save_step(
+            session=db,
+            owner_uid=owner.uid,
+            uid=uid,
+            step=number,
+            values=values,
+            services=services if number == 4 else None,
+            schedule={"lun": "10:00-20:00"} if number == 6 else None,
+        )
+    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    return uid
+
+
+def _advertiser(db: Session, email: str) -> User:
+    return make_account(db, LocalProvider(engine=db.get_bind()), email, profile=ProfileId.PROFESOR)
+
+
+def _item(page: Page, name: str):
+    return page.get_by_role("article", name=name)
+
+
+def test_the_secretary_approves_a_sent_listing_and_it_appears_on_its_city_page(page: Page, site: Site, db, media):
+    owner = _advertiser(db, "cola-aprobada@correo.cl")
+    _sent_listing(db, media, owner, name="Renata Cola", city="curico", phone="+56 9 6100 0001", photo=_photo(1))
+    _signed_in(db, site, page, "secretaria-cola@correo.cl", ProfileId.SECRETARIA)
+
+    page.goto(QUEUE)
+    expect(page.get_by_role("heading", name="Revisión de publicaciones", level=1)).to_be_visible()
+    item = _item(page, "Renata Cola")
+    expect(item.get_by_text("Publicación por revisar")).to_be_visible()
+    expect(item.get_by_role("table", name="Datos de la publicación")).to_contain_text("+56 9 6100 0001")
+    item.get_by_role("button", name="Aprobar").click()
+    expect(page.get_by_text("Aprobaste «Renata Cola».")).to_be_visible()
+    expect(_item(page, "Renata Cola")).to_have_count(0)
+
+    page.goto("/escorts/curico")
+    accept_age(page)
+    expect(page.get_by_text("Renata Cola").first).to_be_visible()
+
+
+def test_a_rejection_with_a_reason_reaches_the_advertisers_list(page: Page, site: Site, db, media, browser):
+    owner = _advertiser(db, "cola-rechazada@correo.cl")
+    _sent_listing(db, media, owner, name="Romina Cola", city="linares", phone="+56 9 6100 0002", photo=_photo(2))
+    _signed_in(db, site, page, "secretaria-rechaza@correo.cl", ProfileId.SECRETARIA)
+
+    page.goto(QUEUE)
+    _item(page, "Romina Cola").get_by_role("button", name="Rechazar").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("Rechazar: Romina Cola")
+    dialog.get_by_role("button", name="Rechazar").click()  # no reason chosen: the browser asks for one
+    expect(dialog).to_be_visible()
+    dialog.get_by_label("Motivo").select_option("Datos de contacto inválidos")
+    dialog.get_by_label("Explícale qué debe corregir").fill("El número no responde; revisa que esté bien escrito.")
+    dialog.get_by_role("button", name="Rechazar").click()
+    expect(page.get_by_text("Rechazaste «Romina Cola».", exact=False)).to_be_visible()
+    expect(dialog).to_have_count(0)
+    expect(_item(page, "Romina Cola")).to_have_count(0)
+
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 1280, "height": 900})
+    try:
+        mine = context.new_page()
+        token = open_session(db, owner.uid)
+        context.add_cookies([{"name": SESSION_COOKIE, "value": token, "url": site.url, "httpOnly": True}])
+        mine.goto(MY_LISTINGS)
+        card = mine.get_by_role("article", name="Romina Cola")
+        expect(card.get_by_text("Rechazada", exact=True)).to_be_visible()
+        expect(card).to_contain_text(
+            "Motivo del rechazo: Datos de contacto inválidos: El número no responde; revisa que esté bien escrito."
+        )
+    finally:
+        context.close()
+
+
+def test_the_same_photo_sent_by_two_accounts_is_flagged_in_the_queue(page: Page, site: Site, db, media):
+    same = _photo(3)
+    first = _advertiser(db, "cola-foto-uno@correo.cl")
+    second = _advertiser(db, "cola-foto-dos@correo.cl")
+    third = _advertiser(db, "cola-foto-tres@correo.cl")
+    _sent_listing(db, media, first, name="Paula Foto", city="macul", phone="+56 9 6100 0003", photo=same)
+    _sent_listing(db, media, second, name="Pilar Foto", city="macul", phone="+56 9 6100 0004", photo=same)
+    _sent_listing(db, media, third, name="Paz Distinta", city="macul", phone="+56 9 6100 0005", photo=_photo(7))
+    _signed_in(db, site, page, "secretaria-fotos@correo.cl", ProfileId.SECRETARIA)
+
+    page.goto(QUEUE)
+    for name, other in (("Paula Foto", "Pilar Foto"), ("Pilar Foto", "Paula Foto")):
+        signals = _item(page, name).get_by_role("list", name="Señales")
+        expect(signals).to_contain_text("Una foto idéntica está en publicaciones de otras cuentas")
+        expect(signals).to_contain_text(other)
+        expect(_item(page, name).get_by_text("Repetida en otra cuenta")).to_be_visible()
+    expect(_item(page, "Paz Distinta")).to_be_visible()
+    expect(_item(page, "Paz Distinta").get_by_text("Repetida en otra cuenta")).to_have_count(0)
