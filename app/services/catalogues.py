@@ -16,7 +16,7 @@ shared by the other staff services (staff_directory, staff_listings).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -187,24 +187,24 @@ class NameForm(StaffForm):
 
 
 class AppServiceForm(StaffForm):
-    """servicioApp: a paid upgrade; a tier upgrade names its tier."""
+    """servicioApp: a paid upgrade; a tier upgrade names its tier (by name or short name)."""
 
     name: str = Field(min_length=1, max_length=80)
     description: str = Field(default="", max_length=500)
     price_clp: int = Field(ge=0, le=100_000_000)
     duration_days: int = Field(ge=1, le=3650)
     effect: UpgradeEffect | None = None
-    tier_uid: str | None = Field(default=None, max_length=40)
+    tier: str | None = Field(default=None, max_length=60)
     activo: bool = True
 
-    _blank = field_validator("effect", "tier_uid", mode="before")(none_if_blank)
+    _blank = field_validator("effect", "tier", mode="before")(none_if_blank)
 
-    @field_validator("tier_uid")
+    @field_validator("tier")
     @classmethod
     def _tier(cls, value: str | None, info: ValidationInfo) -> str | None:
         if info.data.get("effect") == UpgradeEffect.TIER:
             if not value:
-                raise ValueError("Elige la categoría a la que sube la publicación.")
+                raise ValueError("Escribe la categoría a la que sube la publicación.")
             return value
         return None
 
@@ -254,8 +254,33 @@ class Catalogue:
     unique: tuple[tuple[str, str], ...] = ()
     update_form: type[StaffForm] | None = None
     fixed_uids: frozenset[str] = frozenset()
-    references: tuple[tuple[str, type[SQLModel], str], ...] = field(default=())
-    """(field, table, message): a value of ``field`` must be a uid of ``table``."""
+    prepare: Callable[[Session, dict[str, Any]], dict[str, Any]] | None = None
+    """Turns the form's values into columns (e.g. a tier's name into its uid), or InvalidInputError."""
+    extra: Callable[[Session, SQLModel], dict[str, Any]] | None = None
+    """Values a row shows besides its columns (e.g. the name of a referenced entry)."""
+
+
+def find_by_name(session: Session, model: type[SQLModel], text: str, *also: str) -> str | None:
+    """The uid of the ``model`` row whose name (or one of the ``also`` columns) is ``text``, case-insensitively."""
+    wanted = text.strip().lower()
+    columns = [_column(model, "name"), *(_column(model, name) for name in also)]
+    return session.exec(
+        select(_column(model, "uid")).where(or_(*(func.lower(column) == wanted for column in columns))).limit(1)
+    ).first()
+
+
+def _with_tier_uid(session: Session, values: dict[str, Any]) -> dict[str, Any]:
+    values = dict(values)
+    tier = values.pop("tier")
+    tier_uid = find_by_name(session, Tier, tier, "slug") if tier else None
+    if tier and tier_uid is None:
+        raise InvalidInputError("No hay una categoría con ese nombre.", field="tier")
+    return {**values, "tier_uid": tier_uid}
+
+
+def _tier_name(session: Session, tier_uid: str | None) -> str:
+    tier = session.get(Tier, tier_uid) if tier_uid else None
+    return tier.name if tier else ""
 
 
 TIERS = "categoriaProfesor"
@@ -355,7 +380,8 @@ CATALOGUES: dict[str, Catalogue] = {
                     "Este servicio está en {n} mejoras.",
                 ),
             ),
-            references=(("tier_uid", Tier, "Elige una categoría de la lista."),),
+            prepare=lambda session, values: _with_tier_uid(session, values),
+            extra=lambda session, entry: {"tier": _tier_name(session, entry.tier_uid)},
         ),
         Catalogue(
             key=PROFILES,
@@ -393,10 +419,7 @@ def _column(model: type[SQLModel], name: str) -> InstrumentedAttribute:
 
 def _row(session: Session, catalogue: Catalogue, entry: SQLModel) -> dict[str, Any]:
     values = {column.name: plain(getattr(entry, column.name)) for column in entry.__table__.columns}
-    if catalogue.model is AppService:
-        tier = session.get(Tier, entry.tier_uid) if entry.tier_uid else None
-        values["tier_name"] = tier.name if tier else ""
-    return values
+    return values | (catalogue.extra(session, entry) if catalogue.extra else {})
 
 
 # --------------------------------------------------------------------------- reading
@@ -447,6 +470,11 @@ def entry_options(*, session: Session, actor_uid: str, catalogue: str) -> list[t
 # --------------------------------------------------------------------------- writing
 
 
+def _values(session: Session, spec: Catalogue, form: type[StaffForm], data: Mapping[str, Any]) -> dict[str, Any]:
+    values = validated(form, data).model_dump()
+    return spec.prepare(session, values) if spec.prepare else values
+
+
 def _check(session: Session, spec: Catalogue, values: dict[str, Any], uid: str | None) -> None:
     for name, message in spec.unique:
         if name not in values:
@@ -454,9 +482,6 @@ def _check(session: Session, spec: Catalogue, values: dict[str, Any], uid: str |
         column = _column(spec.model, name)
         clash = session.exec(select(_column(spec.model, "uid")).where(column == values[name])).first()
         if clash is not None and clash != uid:
-            raise InvalidInputError(message, field=name)
-    for name, table, message in spec.references:
-        if values.get(name) and session.get(table, values[name]) is None:
             raise InvalidInputError(message, field=name)
 
 
@@ -473,7 +498,7 @@ def create_entry(*, session: Session, actor_uid: str, catalogue: str, data: Mapp
     """Add an entry to a catalogue (administrators only); the new row's values."""
     ensure_admin(session, actor_uid)
     spec = _catalogue(catalogue)
-    values = validated(spec.create_form, data).model_dump()
+    values = _values(session, spec, spec.create_form, data)
     _check(session, spec, values, None)
     now = utc_now()
     entry = spec.model(**values, created_at=now, updated_at=now)
@@ -493,13 +518,20 @@ def _entry(session: Session, spec: Catalogue, uid: object) -> SQLModel:
     return entry
 
 
+def get_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) -> dict[str, Any]:
+    """One entry's values, for its edit form (administrators only)."""
+    ensure_admin(session, actor_uid)
+    spec = _catalogue(catalogue)
+    return _row(session, spec, _entry(session, spec, uid))
+
+
 def update_entry(
     *, session: Session, actor_uid: str, catalogue: str, uid: str, data: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Edit an entry (administrators only). A tier's new display order reorders every listing's tier_rank."""
     ensure_admin(session, actor_uid)
     spec = _catalogue(catalogue)
-    values = validated(spec.update_form or spec.create_form, data).model_dump()
+    values = _values(session, spec, spec.update_form or spec.create_form, data)
     entry = _entry(session, spec, uid)
     _check(session, spec, values, entry.uid)
     before = audit.snapshot(entry)
@@ -585,3 +617,15 @@ def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) 
     session.flush()
     rewrite_tier_ranks(session)
     session.commit()
+
+
+def move_tier(*, session: Session, actor_uid: str, uid: str, step: int) -> None:
+    """Move a tier ``step`` places up (negative) or down the city page order, then reorder (administrators only)."""
+    ensure_admin(session, actor_uid)
+    order = list(session.exec(select(Tier.uid).order_by(Tier.display_order, Tier.name, Tier.uid)))
+    if uid not in order or step not in (-1, 1):
+        raise NotFoundError("No encontramos esa categoría.")
+    here = order.index(uid)
+    there = min(max(here + step, 0), len(order) - 1)
+    order[here], order[there] = order[there], order[here]
+    reorder_tiers(session=session, actor_uid=actor_uid, ordered_uids=order)

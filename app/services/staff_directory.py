@@ -26,7 +26,7 @@ from app.services.catalogues import (
     StaffPage,
     count_message,
     ensure_admin,
-    none_if_blank,
+    find_by_name,
     page_bounds,
     plain,
     search_condition,
@@ -65,10 +65,8 @@ def _advertiser_row(advertiser: Advertiser, email: str, agency: str | None, kind
         "birth_date": advertiser.birth_date.isoformat(),
         "phone": advertiser.phone,
         "verified": advertiser.verified,
-        "agency_uid": plain(advertiser.agency_uid),
-        "agency_name": agency or "",
-        "type_uid": plain(advertiser.type_uid),
-        "type_name": kind or "",
+        "agency": agency or "",
+        "type": kind or "",
         "created_at": advertiser.created_at.isoformat(),
     }
 
@@ -117,10 +115,8 @@ class AdvertiserForm(StaffForm):
     display_name: str = Field(min_length=1, max_length=80)
     phone: str = Field(default="", max_length=40)
     verified: bool = False
-    agency_uid: str | None = Field(default=None, max_length=40)
-    type_uid: str | None = Field(default=None, max_length=40)
-
-    _blank = field_validator("agency_uid", "type_uid", mode="before")(none_if_blank)
+    agency: str = Field(default="", max_length=120, description="The agency's name; empty: none.")
+    type: str = Field(default="", max_length=60, description="The advertiser type's name; empty: none.")
 
     @field_validator("phone")
     @classmethod
@@ -131,6 +127,31 @@ class AdvertiserForm(StaffForm):
         if phone is None:
             raise ValueError("Escribe un celular chileno válido, por ejemplo +56 9 1234 5678, o déjalo vacío.")
         return phone
+
+
+def _named(session: Session, model: type, name: str, field: str, message: str) -> str | None:
+    """The uid of the ``model`` row called ``name`` (None for an empty name), or InvalidInputError on ``field``."""
+    if not name:
+        return None
+    uid = find_by_name(session, model, name)
+    if uid is None:
+        raise InvalidInputError(message, field=field)
+    return uid
+
+
+def get_advertiser(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
+    """One advertiser's values for the edit form (staff)."""
+    ensure_staff(session, actor_uid)
+    row = session.exec(
+        select(Advertiser, User.email, Agency.name, AdvertiserType.name)
+        .join(User, User.uid == Advertiser.user_uid)
+        .outerjoin(Agency, Agency.uid == Advertiser.agency_uid)
+        .outerjoin(AdvertiserType, AdvertiserType.uid == Advertiser.type_uid)
+        .where(Advertiser.uid == uid)
+    ).first()
+    if row is None:
+        raise NotFoundError("No encontramos ese anunciante.")
+    return _advertiser_row(*row)
 
 
 def _advertiser(session: Session, uid: object) -> Advertiser:
@@ -144,14 +165,17 @@ def update_advertiser(*, session: Session, actor_uid: str, uid: str, data: Mappi
     """Edit an advertiser's record (staff): name, identity (RUT or passport, birth date, nationality),
     phone, agency, type and verification."""
     ensure_staff(session, actor_uid)
-    values = validated(AdvertiserForm, data).model_dump()
+    form = validated(AdvertiserForm, data)
     identity = clean_step(
         1, data, today=clock().today, catalogues=Catalogues(frozenset(), frozenset(), frozenset())
     ).advertiser
-    if values["agency_uid"] and session.get(Agency, values["agency_uid"]) is None:
-        raise InvalidInputError("Elige una agencia de la lista.", field="agency_uid")
-    if values["type_uid"] and session.get(AdvertiserType, values["type_uid"]) is None:
-        raise InvalidInputError("Elige un tipo de la lista.", field="type_uid")
+    values = {
+        "display_name": form.display_name,
+        "phone": form.phone,
+        "verified": form.verified,
+        "agency_uid": _named(session, Agency, form.agency, "agency", "No hay una agencia con ese nombre."),
+        "type_uid": _named(session, AdvertiserType, form.type, "type", "No hay un tipo de anunciante con ese nombre."),
+    }
     advertiser = _advertiser(session, uid)
     before = audit.snapshot(advertiser)
     for name, value in {**values, **identity}.items():
@@ -195,12 +219,10 @@ class AgencyForm(StaffForm):
     """agencia."""
 
     name: str = Field(min_length=1, max_length=120)
-    category_uid: str | None = Field(default=None, max_length=40)
+    category: str = Field(default="", max_length=60, description="The agency category's name; empty: none.")
     email: str = Field(default="", max_length=254)
     phone: str = Field(default="", max_length=30)
     activo: bool = True
-
-    _blank = field_validator("category_uid", mode="before")(none_if_blank)
 
     @field_validator("email")
     @classmethod
@@ -209,6 +231,20 @@ class AgencyForm(StaffForm):
         if value and not is_valid_email(value):
             raise ValueError("El correo electrónico no es válido.")
         return value
+
+
+def _agency_row(agency: Agency, category_name: str | None) -> dict[str, Any]:
+    return {column.name: plain(getattr(agency, column.name)) for column in Agency.__table__.columns} | {
+        "category": category_name or ""
+    }
+
+
+def get_agency(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
+    """One agency's values for the edit form (administrators only)."""
+    ensure_admin(session, actor_uid)
+    agency = _agency(session, uid)
+    category = session.get(AgencyCategory, agency.category_uid) if agency.category_uid else None
+    return _agency_row(agency, category.name if category else None)
 
 
 def list_agencies(
@@ -241,11 +277,7 @@ def list_agencies(
         .limit(page_size)
     ).all()
     return StaffPage(
-        rows=[
-            {**{column.name: plain(getattr(agency, column.name)) for column in Agency.__table__.columns}}
-            | {"category_name": category_name or ""}
-            for agency, category_name in rows
-        ],
+        rows=[_agency_row(agency, category_name) for agency, category_name in rows],
         total=total,
         page=page,
         page_size=page_size,
@@ -254,9 +286,9 @@ def list_agencies(
 
 def _agency_values(session: Session, data: Mapping[str, Any]) -> dict[str, Any]:
     values = validated(AgencyForm, data).model_dump()
-    if values["category_uid"] and session.get(AgencyCategory, values["category_uid"]) is None:
-        raise InvalidInputError("Elige una categoría de la lista.", field="category_uid")
-    return values
+    category = values.pop("category")
+    message = "No hay una categoría de agencia con ese nombre."
+    return values | {"category_uid": _named(session, AgencyCategory, category, "category", message)}
 
 
 def _agency(session: Session, uid: object) -> Agency:

@@ -197,7 +197,10 @@ def listing_form_values(*, session: Session, actor_uid: str, uid: str) -> dict[s
 
 
 def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[str, Any]) -> None:
-    """Edit a listing's content (staff), checked by the wizard's rules; the status does not change."""
+    """Edit a listing's content (staff), checked by the wizard's rules; the status does not change.
+
+    ``tier_uid`` (the listing's own tier) is optional: without it the tier stays.
+    """
     ensure_staff(session, actor_uid)
     if not isinstance(data, Mapping):
         raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")
@@ -211,8 +214,8 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
     columns: dict[str, Any] = {}
     for step in EDIT_STEPS:
         columns.update(clean_step(step, data, today=clock().today, catalogues=catalogues, services=services).listing)
-    tier_uid = data.get("tier_uid")
-    if not isinstance(tier_uid, str) or tier_uid not in catalogues.tiers:
+    tier_uid = data.get("tier_uid") or listing.base_tier_uid
+    if tier_uid not in catalogues.tiers:
         raise InvalidInputError("Elige una categoría de la lista.", field="tier_uid")
     before = audit.snapshot(listing)
     for name, value in columns.items():

@@ -170,15 +170,15 @@ def test_forms_answer_with_a_spanish_message_for_the_field(db, admin):
         (ADVERTISER_TYPES, {"name": "x" * 61}, "name", "Escribe como máximo 60 caracteres."),
         (
             APP_SERVICES,
-            {"name": "Nivel", "price_clp": "1000", "duration_days": "7", "effect": "nivel", "tier_uid": ""},
-            "tier_uid",
-            "Elige la categoría",
+            {"name": "Nivel", "price_clp": "1000", "duration_days": "7", "effect": "nivel", "tier": ""},
+            "tier",
+            "Escribe la categoría",
         ),
         (
             APP_SERVICES,
-            {"name": "Nivel", "price_clp": "1000", "duration_days": "7", "effect": "nivel", "tier_uid": "nada"},
-            "tier_uid",
-            "Elige una categoría de la lista.",
+            {"name": "Nivel", "price_clp": "1000", "duration_days": "7", "effect": "nivel", "tier": "nada"},
+            "tier",
+            "No hay una categoría con ese nombre.",
         ),
         (PROFILES, {"uid": "Con Espacios", "label": "X"}, "uid", "minúsculas"),
     ]
@@ -201,15 +201,16 @@ def test_a_tier_upgrade_service_keeps_its_tier_and_other_effects_drop_it(db, adm
             "price_clp": "9990",
             "duration_days": "30",
             "effect": "nivel",
-            "tier_uid": ruby.uid,
+            "tier": "ruby",
         },
     )
-    assert upgrade["tier_uid"] == ruby.uid and upgrade["tier_name"] == "Ruby" and upgrade["effect"] == "nivel"
+    assert upgrade["tier_uid"] == ruby.uid and upgrade["tier"] == "Ruby" and upgrade["effect"] == "nivel"
+    assert catalogues.get_entry(session=db, actor_uid=admin.uid, catalogue=APP_SERVICES, uid=upgrade["uid"]) == upgrade
     bump = create_entry(
         session=db,
         actor_uid=admin.uid,
         catalogue=APP_SERVICES,
-        data={"name": "Subir", "price_clp": "990", "duration_days": "1", "effect": "subir", "tier_uid": ruby.uid},
+        data={"name": "Subir", "price_clp": "990", "duration_days": "1", "effect": "subir", "tier": "Ruby"},
     )
     assert bump["tier_uid"] == "" and bump["activo"] is True
 
@@ -244,6 +245,16 @@ def test_reordering_the_tiers_rewrites_every_listing_rank_in_one_statement(db, a
     assert {entry.entity_uid for entry in moved} == {platino.uid, diamante.uid, ruby.uid}
     with pytest.raises(InvalidInputError):
         reorder_tiers(session=db, actor_uid=admin.uid, ordered_uids=[platino.uid, diamante.uid])
+
+
+def test_moving_a_tier_up_swaps_it_with_the_one_above(db, admin):
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner, tier="ruby")
+    catalogues.move_tier(session=db, actor_uid=admin.uid, uid=tier_of(db, "ruby").uid, step=-1)
+    tiers = list_entries(session=db, actor_uid=admin.uid, catalogue=TIERS)
+    assert [row["slug"] for row in tiers.rows] == ["ruby", "diamante", "platino", "chicas-del-dia"]
+    db.expire_all()
+    assert db.get(Listing, listing.uid).tier_rank == 1
 
 
 def test_editing_a_tier_display_order_rewrites_ranks_with_the_edit(db, admin):

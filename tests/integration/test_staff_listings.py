@@ -213,9 +213,10 @@ def test_staff_see_advertisers_private_fields_and_edit_them(db, secretary, admin
         "birth_date": "1991/02/03",
         "nationality": "Chile",
         "verified": "true",
-        "type_uid": kind.uid,
+        "type": "independiente",
     }
     staff_directory.update_advertiser(session=db, actor_uid=secretary.uid, uid=first.uid, data=data)
+    assert staff_directory.get_advertiser(session=db, actor_uid=secretary.uid, uid=first.uid)["type"] == "Independiente"
     db.expire_all()
     stored = db.get(Advertiser, first.uid)
     assert (stored.display_name, stored.rut, stored.birth_date, stored.verified, stored.type_uid) == (
@@ -225,7 +226,7 @@ def test_staff_see_advertisers_private_fields_and_edit_them(db, secretary, admin
         True,
         kind.uid,
     )
-    for field, value in (("rut", "12.345.678-9"), ("birth_date", "2015/01/01"), ("type_uid", "nada")):
+    for field, value in (("rut", "12.345.678-9"), ("birth_date", "2015/01/01"), ("type", "nada")):
         with pytest.raises(InvalidInputError) as refused:
             staff_directory.update_advertiser(
                 session=db, actor_uid=secretary.uid, uid=first.uid, data={**data, field: value}
@@ -253,11 +254,13 @@ def test_agencies_are_the_administrators_and_one_with_advertisers_stays(db, admi
         staff_directory.create_agency(session=db, actor_uid=admin.uid, data={"name": "X", "email": "no"})
     assert bad.value.field == "email"
     uid = staff_directory.create_agency(
-        session=db, actor_uid=admin.uid, data={"name": "Agencia Sur", "category_uid": category.uid, "email": "A@B.CL"}
+        session=db, actor_uid=admin.uid, data={"name": "Agencia Sur", "category": "grande", "email": "A@B.CL"}
     )
+    stored = staff_directory.get_agency(session=db, actor_uid=admin.uid, uid=uid)
+    assert (stored["category"], stored["email"]) == ("Grande", "a@b.cl")
     staff_directory.update_agency(session=db, actor_uid=admin.uid, uid=uid, data={"name": "Agencia Norte"})
     page = staff_directory.list_agencies(session=db, actor_uid=admin.uid, search="norte")
-    assert page.rows[0]["name"] == "Agencia Norte" and page.rows[0]["category_name"] == ""
+    assert page.rows[0]["name"] == "Agencia Norte" and page.rows[0]["category"] == ""
     _advertiser(db, "una@example.cl", agency_uid=uid)
     with pytest.raises(ConflictError, match=r"^Esta agencia tiene 1 anunciante\.$"):
         staff_directory.delete_agency(session=db, actor_uid=admin.uid, uid=uid)
