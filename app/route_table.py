@@ -133,14 +133,14 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
     # The review queue: both staff areas, each page opened by its own profile's guarded loader.
     PageRoute(
         ADMIN_REVIEW_QUEUE,
-        review_queue_page,
+        review_queue_page(ProfileId.ADMINISTRADOR),
         _titled("Revisión de publicaciones"),
         profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
         on_load=(AreaState.close, ReviewQueueState.open_admin),
     ),
     PageRoute(
         SECRETARY_REVIEW_QUEUE,
-        review_queue_page,
+        review_queue_page(ProfileId.SECRETARIA),
         _titled("Revisión de publicaciones"),
         profiles=frozenset({ProfileId.SECRETARIA.value}),
         on_load=(AreaState.close, ReviewQueueState.open_secretary),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import reflex as rx
 
 from app.components.forms import form_alert
-from app.components.layout import page_frame
+from app.components.staff_layout import staff_frame
+from app.models import ProfileId
 from app.services.reviews import REASON_MAX
 from app.states.areas import AreaState
 from app.states.review_queue import ReviewQueueState
@@ -157,7 +160,7 @@ def _reject_dialog() -> rx.Component:
                 on_submit=ReviewQueueState.reject,
                 class_name="account-form",
             ),
-            class_name="queue-dialog",
+            class_name="staff-dialog queue-dialog",
         ),
         open=ReviewQueueState.reject_uid != "",
         on_open_change=ReviewQueueState.close_reject,
@@ -217,12 +220,12 @@ def _queue() -> rx.Component:
     )
 
 
-def review_queue_page() -> rx.Component:
-    """The queue, shown once the server accepted the staff member and read the first page."""
-    return page_frame(
-        rx.cond(
-            AreaState.ready & ReviewQueueState.loaded,
-            _queue(),
-            rx.el.p("Comprobando tu acceso…", class_name="loading"),
+def review_queue_page(area: ProfileId) -> Callable[[], rx.Component]:
+    """The queue page of ``area`` (administrador or secretaria) in the staff frame, shown once the first page is read."""
+
+    def component() -> rx.Component:
+        return staff_frame(
+            rx.cond(ReviewQueueState.loaded, _queue(), rx.el.p("Leyendo la cola…", class_name="loading")), area
         )
-    )
+
+    return component
