@@ -17,16 +17,20 @@ from app.content.legal import LEGAL_PAGES
 from app.models import ProfileId
 from app.pages.account import account_action_page, login_page, signup_successful_page
 from app.pages.areas import AREA_PAGES, area_page
+from app.pages.audit import audit_page
 from app.pages.legal import legal_page_component
 from app.pages.my_listings import my_listings_page
 from app.pages.public import directory_page
 from app.pages.review_queue import review_queue_page
 from app.pages.staff_overview import staff_overview_page
+from app.pages.staff_users import admin_users_page, secretary_users_page
 from app.pages.wizard import wizard_page
 from app.routes import (
     ACCOUNT_ACTION,
+    ADMIN_AUDIT,
     ADMIN_HOME,
     ADMIN_REVIEW_QUEUE,
+    ADMIN_USERS,
     ADVERTISER_HOME,
     ADVERTISER_NEW_LISTING,
     AREAS,
@@ -35,6 +39,7 @@ from app.routes import (
     PUBLIC_ROUTES,
     REPORT_SLUG,
     SECRETARY_REVIEW_QUEUE,
+    SECRETARY_USERS,
     SIGNUP_SUCCESSFUL,
     Area,
     PageRoute,
@@ -42,12 +47,14 @@ from app.routes import (
 )
 from app.states.account import AccountActionState, LoginState
 from app.states.areas import AreaState
+from app.states.audit import AuditTableState
 from app.states.auth import AuthState
 from app.states.my_listings import MyListingsState
 from app.states.public import DirectoryState
 from app.states.report import ReportState
 from app.states.review_queue import ReviewQueueState
 from app.states.staff_overview import StaffOverviewState
+from app.states.staff_users import UsersTableState
 from app.states.wizard import WizardState
 
 SITE_TITLE = "Escorts Chile"
@@ -144,6 +151,28 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         _titled("Revisión de publicaciones"),
         profiles=frozenset({ProfileId.SECRETARIA.value}),
         on_load=(AreaState.close, ReviewQueueState.open_secretary),
+    ),
+    # Staff tables: each page opens with its area's opener (app.states.staff_table).
+    PageRoute(
+        ADMIN_USERS,
+        admin_users_page,
+        _titled("Usuarios"),
+        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
+        on_load=(AreaState.close, UsersTableState.open_admin),
+    ),
+    PageRoute(
+        SECRETARY_USERS,
+        secretary_users_page,
+        _titled("Usuarios"),
+        profiles=frozenset({ProfileId.SECRETARIA.value}),
+        on_load=(AreaState.close, UsersTableState.open_secretary),
+    ),
+    PageRoute(
+        ADMIN_AUDIT,
+        audit_page,
+        _titled("Auditoría"),
+        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
+        on_load=(AreaState.close, AuditTableState.open_admin),
     ),
     # Any path no page matches goes to the public home (SPEC §2).
     PageRoute(NOT_FOUND, directory_page, SITE_TITLE, on_load=_DIRECTORY_LOAD),

@@ -55,7 +55,12 @@ def _filters(state: type[StaffTableState]) -> list[rx.Component]:
         else:
             control = rx.el.select(
                 rx.el.option("Todos", value=""),
-                *[rx.el.option(label, value=value) for value, label in spec_filter.options],
+                rx.foreach(
+                    state.filter_options.get(spec_filter.key, []),
+                    lambda option: rx.el.option(option[1], value=option[0]),
+                )
+                if spec_filter.from_data
+                else rx.fragment(*[rx.el.option(label, value=value) for value, label in spec_filter.options]),
                 id=control_id,
                 value=state.filters.get(spec_filter.key, ""),
                 on_change=lambda value, key=spec_filter.key: state.set_filter(key, value),

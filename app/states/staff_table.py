@@ -13,7 +13,7 @@ and optionally the hooks ``_read`` (the edit form's values), ``_create``, ``_upd
 ``_delete`` (each ``(session, *, actor, ...)``, calling one staff-checked, audited service).
 Hooks run off the event loop with their own database session.
 
-The event handlers (``load``, ``search``, ``sort``…) are not inherited: a mixin's handlers
+The event handlers (``open_admin``/``open_secretary``, ``search``, ``sort``…) are not inherited: a mixin's handlers
 would carry one access mark for every table. ``__init_subclass__`` writes them into each
 concrete class, each marked ``@requires`` with the profiles the spec allows for its action
 (:meth:`TableSpec.profiles_for`). A class may define any of them itself (marked) instead.
@@ -27,7 +27,7 @@ import asyncio
 import csv
 import io
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from types import FunctionType
@@ -38,11 +38,10 @@ from sqlmodel import Session
 
 from app.core.actor import Actor
 from app.db import session_scope
-from app.identity.guards import HOME, area_profile
 from app.models import ProfileId
 from app.services.errors import ServiceError
 from app.states.areas import AreaState
-from app.states.auth import FORBIDDEN_MESSAGE, current_actor, requires
+from app.states.auth import current_actor, requires
 from app.states.forms import FormState
 from app.states.notify import notify_error, notify_success
 
@@ -77,23 +76,31 @@ class Column:
 
 @dataclass(frozen=True)
 class Filter:
-    """A filter above the table: a select of (value, label) options, or a date ("" = no filter)."""
+    """A filter above the table: a select of (value, label) options, or a date ("" = no filter).
+
+    ``from_data``: the select's options are read from the database when the page loads
+    (the state's ``_filter_options`` hook), not fixed here."""
 
     key: str
     label: str
     options: tuple[tuple[str, str], ...] = ()
     kind: str = "select"
+    from_data: bool = False
 
-    def clean(self, value: Any) -> str:
-        """The value if this filter admits it, else "" (no filter)."""
+    def clean(self, value: Any, read_options: Sequence[Sequence[str]] = ()) -> str:
+        """The value if this filter admits it, else "" (no filter).
+
+        A ``from_data`` select admits the options the table's ``_filter_options`` hook read (``read_options``).
+        """
         if not isinstance(value, str):
             return ""
         if self.kind == "date":
             try:
-                return date.fromisoformat(value[:10]).isoformat() if len(value) == 10 else ""
+                return date.fromisoformat(value).isoformat() if len(value) == 10 else ""
             except ValueError:
                 return ""
-        return value if value in {option for option, _ in self.options} else ""
+        options = read_options if self.from_data else self.options
+        return value if value in {option[0] for option in options} else ""
 
 
 @dataclass(frozen=True)
@@ -158,8 +165,8 @@ class TableSpec:
             raise ValueError(f"{self.entity}: a staff table is for staff profiles only")
         if not 1 <= self.page_size <= MAX_PAGE_SIZE:
             raise ValueError(f"{self.entity}: page_size must be 1..{MAX_PAGE_SIZE}")
-        if self.default_sort not in self.sort_keys:
-            raise ValueError(f"{self.entity}: default_sort must be a sortable column")
+        if (self.default_sort or self.sort_keys) and self.default_sort not in self.sort_keys:
+            raise ValueError(f"{self.entity}: default_sort must be a sortable column ('' only when none is)")
         if not self.actions <= ACTIONS - {"view"} or not self.admin_only_actions <= ACTIONS - {"view"}:
             raise ValueError(f"{self.entity}: unknown action")
         if "export" in self.actions and "export" not in self.admin_only_actions:
@@ -220,7 +227,7 @@ def _in_session(fn: Callable, **kwargs) -> Any:
         return fn(session=session, **kwargs)
 
 
-async def _call(fn: Callable, **kwargs) -> Any:
+async def call_service(fn: Callable, **kwargs) -> Any:
     """A hook or service call off the event loop, with its own database session."""
     return await asyncio.to_thread(_in_session, fn, **kwargs)
 
@@ -244,6 +251,7 @@ class StaffTableState(FormState, mixin=True):
     sort_key: str = ""
     sort_desc: bool = False
     filters: dict[str, str] = {}
+    filter_options: dict[str, list[list[str]]] = {}
     dialog: str = ""
     edit_uid: str = ""
     form_values: dict[str, str] = {}
@@ -276,6 +284,11 @@ class StaffTableState(FormState, mixin=True):
         raise NotImplementedError
 
     @staticmethod
+    def _filter_options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
+        """The options of the ``from_data`` filters, by filter key: [value, label] pairs."""
+        return {}
+
+    @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
         raise NotImplementedError
 
@@ -302,7 +315,7 @@ class StaffTableState(FormState, mixin=True):
         spec = type(self)._spec
         query = type(self)._query
         for _ in range(2):
-            rows, total = await _call(
+            rows, total = await call_service(
                 query,
                 actor=current_actor(),
                 search=self.search_text,
@@ -321,16 +334,15 @@ class StaffTableState(FormState, mixin=True):
         self.loaded = True
 
     async def _load(self):
-        """Enter the page: refuse a caller whose profile is not this area's, then the first page."""
+        """Enter the page (the caller was accepted for this area): the first page, defaults restored."""
         actor = current_actor()
-        wanted = area_profile(self.router.url.path)
-        if wanted is not None and actor.profile_uid != wanted:
-            return [notify_error(FORBIDDEN_MESSAGE), rx.redirect(HOME, replace=True)]
         area = await self.get_state(AreaState)
         events = await area._accept()
         spec = self._spec
         self.search_text, self.sort_key, self.sort_desc = "", spec.default_sort, spec.default_desc
         self.filters, self.page = {}, 1
+        if any(f.from_data for f in spec.filters):
+            self.filter_options = await call_service(type(self)._filter_options, actor=actor)
         self._close()
         self.can_create, self.can_edit = self._may("create"), self._may("edit")
         self.can_delete, self.can_export = self._may("delete"), self._may("export")
@@ -358,7 +370,7 @@ class StaffTableState(FormState, mixin=True):
         found = next((f for f in self._spec.filters if f.key == key), None)
         if found is None:
             return
-        self.filters = {**self.filters, found.key: found.clean(value)}
+        self.filters = {**self.filters, found.key: found.clean(value, self.filter_options.get(found.key, ()))}
         self.page = 1
         await self._refresh()
 
@@ -390,7 +402,7 @@ class StaffTableState(FormState, mixin=True):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
         try:
-            found = await _call(type(self)._read, actor=current_actor(), uid=uid)
+            found = await call_service(type(self)._read, actor=current_actor(), uid=uid)
         except ServiceError as exc:
             await self._refresh()
             return notify_error(exc.message)
@@ -416,9 +428,9 @@ class StaffTableState(FormState, mixin=True):
             self.field_errors = errors
             return None
         if mode == CREATE:
-            call = _call(cls._create, actor=current_actor(), values=values)
+            call = call_service(cls._create, actor=current_actor(), values=values)
         else:
-            call = _call(cls._update, actor=current_actor(), uid=self.edit_uid, values=values)
+            call = call_service(cls._update, actor=current_actor(), uid=self.edit_uid, values=values)
         outcome = await self._submit(call, fields=[f.key for f in spec.fields_for(mode)])
         if not outcome.ok:
             return None
@@ -444,7 +456,7 @@ class StaffTableState(FormState, mixin=True):
         if not self._may("delete"):
             return notify_error(NOT_ALLOWED_MESSAGE)
         try:
-            await _call(type(self)._delete, actor=current_actor(), uid=uid)
+            await call_service(type(self)._delete, actor=current_actor(), uid=uid)
         except ServiceError as exc:
             await self._refresh()
             return notify_error(exc.message)
@@ -491,8 +503,13 @@ def _csv_of(cls: type[StaffTableState], *, actor: Actor, **criteria) -> str:
 # --- the handlers each concrete table gets ----------------------------------
 
 
-async def load(self):
-    """Enter the page (the area guard) and show the first page of the table."""
+async def open_admin(self):
+    """Enter the table's page of /admin (administrators) and show its first page."""
+    return await self._load()
+
+
+async def open_secretary(self):
+    """Enter the table's page of /bbitamia (secretaries) and show its first page."""
     return await self._load()
 
 
@@ -556,9 +573,13 @@ async def export_csv(self):
     return await self._export_csv()
 
 
-# name -> (action whose profiles may call it, template)
+# name -> (action whose profiles may call it, template). Each area's page opens with its own
+# opener, marked for that area's profile only (the route table checks it).
+_OPENERS: dict[str, tuple[ProfileId, Callable]] = {
+    "open_admin": (ADMIN, open_admin),
+    "open_secretary": (SECRETARY, open_secretary),
+}
 _HANDLERS: dict[str, tuple[str, Callable]] = {
-    "load": ("view", load),
     "search": ("view", search),
     "sort": ("view", sort),
     "set_filter": ("view", set_filter),
@@ -588,10 +609,13 @@ def _install_handlers(cls: type) -> None:
     spec: TableSpec = cls.__dict__.get("_spec") or getattr(cls, "_spec", None)
     if spec is None:
         raise TypeError(f"{cls.__name__} needs a _spec")
-    for name, (action, template) in _HANDLERS.items():
-        profiles = handler_profiles(spec, action)
+    marked = {name: ((profile,) if profile in spec.profiles else ()) for name, (profile, _) in _OPENERS.items()}
+    marked |= {name: handler_profiles(spec, action) for name, (action, _) in _HANDLERS.items()}
+    templates = {name: template for name, (_, template) in (_OPENERS | _HANDLERS).items()}
+    for name, profiles in marked.items():
         if name in cls.__dict__ or not profiles:
             continue
+        template = templates[name]
         fn = FunctionType(template.__code__, template.__globals__, name, template.__defaults__, template.__closure__)
         fn.__doc__, fn.__annotations__ = template.__doc__, dict(template.__annotations__)
         fn.__qualname__, fn.__module__ = f"{cls.__name__}.{name}", cls.__module__

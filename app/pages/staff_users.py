@@ -1,0 +1,40 @@
+"""/admin/usuarios and /bbitamia/usuarios: the users table with ban and deactivate buttons."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.components.staff_layout import staff_frame
+from app.components.staff_table import staff_table
+from app.models import ProfileId
+from app.states.staff_users import UsersTableState
+
+
+def _row_actions(row: rx.Var) -> list[rx.Component]:
+    return [
+        rx.cond(
+            row["ban"] == "true",
+            rx.el.button(
+                "Quitar suspensión", type="button", on_click=UsersTableState.unban(row["uid"]), class_name="btn"
+            ),
+            rx.el.button("Suspender", type="button", on_click=UsersTableState.ban(row["uid"]), class_name="btn"),
+        ),
+        rx.cond(
+            row["activo"] == "true",
+            rx.el.button(
+                "Desactivar", type="button", on_click=UsersTableState.deactivate(row["uid"]), class_name="btn"
+            ),
+            rx.el.button("Reactivar", type="button", on_click=UsersTableState.reactivate(row["uid"]), class_name="btn"),
+        ),
+    ]
+
+
+def _users_page(area: ProfileId):
+    def component() -> rx.Component:
+        return staff_frame(staff_table(UsersTableState, row_actions=_row_actions), area)
+
+    return component
+
+
+admin_users_page = _users_page(ProfileId.ADMINISTRADOR)
+secretary_users_page = _users_page(ProfileId.SECRETARIA)

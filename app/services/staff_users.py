@@ -1,0 +1,217 @@
+"""The staff's users table (/admin/usuarios, /bbitamia/usuarios): list, change profile, ban, deactivate.
+
+Every function checks that the caller is live staff (``ensure_staff``) and records each write
+in the audit log in the same transaction. The account rules come from ``app.identity.accounts``
+(``_staff_target``: the user exists and is not the caller; ``set_ban``: a ban disables the
+account and ends all its sessions, and only an administrator bans an administrator). A
+secretary cannot give or remove staff profiles, nor deactivate an administrator. A banned or
+deactivated user's listings leave the public site by themselves: the public queries hide
+the listings of such owners.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from app.core.actor import Actor
+from app.identity import accounts, sessions
+from app.identity.provider import IdentityProvider, transaction
+from app.models import PROFILE_LABELS, STAFF_PROFILES, ProfileId, User, UserPublic
+from app.services import audit, users
+from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
+from app.services.staff import ensure_staff
+
+log = logging.getLogger(__name__)
+
+ENTITY = "usuarios"
+MAX_PAGE_SIZE = 1_000
+SORT_COLUMNS = {
+    "email": User.email,
+    "nombre": User.display_name,
+    "perfil": User.profile_uid,
+    "creado": User.created_at,
+}
+DEFAULT_SORT = "creado"
+# estado filter -> condition
+STATES = {
+    "activos": (User.activo == True) & (User.ban == False),  # noqa: E712
+    "suspendidos": User.ban == True,  # noqa: E712
+    "desactivados": User.activo == False,  # noqa: E712
+}
+STAFF_PROFILE_MESSAGE = "Solo un administrador puede dar o quitar perfiles del equipo."
+ADMIN_TARGET_MESSAGE = "Solo un administrador puede desactivar a otro administrador."
+
+
+@dataclass(frozen=True)
+class UserRow:
+    """One user as the staff table shows them (text only)."""
+
+    uid: str
+    email: str
+    nombre: str
+    perfil: str
+    perfil_uid: str
+    estado: str
+    ban: str
+    activo: str
+    creado: str
+
+    def as_row(self) -> dict[str, str]:
+        return dict(self.__dict__)
+
+
+def state_label(user: User) -> str:
+    """Activo, Suspendido or Desactivado."""
+    if user.ban:
+        return "Suspendido"
+    return "Activo" if user.activo else "Desactivado"
+
+
+def _row(user: User) -> UserRow:
+    return UserRow(
+        uid=user.uid,
+        email=user.email,
+        nombre=user.display_name,
+        perfil=PROFILE_LABELS.get(ProfileId(user.profile_uid), user.profile_uid),
+        perfil_uid=user.profile_uid,
+        estado=state_label(user),
+        ban="true" if user.ban else "",
+        activo="true" if user.activo else "",
+        creado=user.created_at.strftime("%Y/%m/%d"),
+    )
+
+
+def list_users(
+    *,
+    session: Session,
+    actor_uid: str,
+    search: str = "",
+    sort_key: str = DEFAULT_SORT,
+    desc: bool = True,
+    profile: str = "",
+    state: str = "",
+    page: int = 1,
+    page_size: int = 50,
+) -> tuple[list[UserRow], int]:
+    """One page of users: e-mail containing ``search``, of ``profile`` and ``state`` (all when empty); the total."""
+    ensure_staff(session, actor_uid)
+    conditions = []
+    if search:
+        conditions.append(User.email.contains(search.strip().lower()[:100], autoescape=True))
+    if profile in {p.value for p in ProfileId}:
+        conditions.append(User.profile_uid == profile)
+    if state in STATES:
+        conditions.append(STATES[state])
+    column = SORT_COLUMNS.get(sort_key, SORT_COLUMNS[DEFAULT_SORT])
+    page_size = max(1, min(page_size, MAX_PAGE_SIZE))
+    total = session.exec(select(func.count()).select_from(User).where(*conditions)).one()
+    found = session.exec(
+        select(User)
+        .where(*conditions)
+        .order_by(column.desc() if desc else column.asc(), User.uid.desc() if desc else User.uid.asc())
+        .offset((max(1, page) - 1) * page_size)
+        .limit(page_size)
+    ).all()
+    return [_row(user) for user in found], total
+
+
+def profile_of(*, session: Session, actor_uid: str, user_uid: str) -> str:
+    """The profile of a user, for the change-profile form."""
+    ensure_staff(session, actor_uid)
+    user = session.get(User, user_uid) if isinstance(user_uid, str) and user_uid else None
+    if user is None:
+        raise NotFoundError("El usuario no existe.")
+    return user.profile_uid
+
+
+def change_profile(
+    *, session: Session, provider: IdentityProvider, actor: Actor, user_uid: str, profile: str
+) -> UserPublic:
+    """Give a user another profile. A secretary may only move a user between the non-staff profiles.
+
+    Like ``accounts.set_profile`` (which is the administrator's alone): the user row and the
+    provider's profile claim change together, with the audit entry.
+    """
+    ensure_staff(session, actor.uid)
+    user = accounts._staff_target(session, actor, STAFF_PROFILES, user_uid)
+    if profile not in {p.value for p in ProfileId}:
+        raise InvalidInputError("Elige un perfil de la lista.", field="perfil")
+    if actor.profile_uid != ProfileId.ADMINISTRADOR and (
+        user.profile_uid in STAFF_PROFILES or profile in STAFF_PROFILES
+    ):
+        log.warning("profile change refused: secretary %s and staff profile (user %s)", actor.uid, user.uid)
+        raise ForbiddenError(STAFF_PROFILE_MESSAGE)
+    before = audit.snapshot(user)
+    with transaction(session) as tx:
+        updated = users.update_user(session=session, uid=user.uid, data={"profile_uid": profile}, commit=False)
+        if user.identity_uid:
+            provider.bound(tx).set_profile(uid=user.identity_uid, profile=profile)
+        audit.record(
+            session,
+            actor_uid=actor.uid,
+            action="cambiar_perfil",
+            entity=ENTITY,
+            entity_uid=user.uid,
+            before=before,
+            after=audit.snapshot(session.get(User, user.uid)),
+        )
+    log.warning("user %s given profile %s by %s", user.uid, profile, actor.uid)
+    return updated
+
+
+def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_uid: str, banned: bool) -> UserPublic:
+    """Ban or lift a ban through ``accounts.set_ban`` (all the user's sessions end at once), audited.
+
+    The audit entry is added to the session first, so ``set_ban``'s one commit writes both.
+    """
+    ensure_staff(session, actor.uid)
+    user = accounts._staff_target(session, actor, STAFF_PROFILES, user_uid)
+    before = audit.snapshot(user)
+    after = {**before, "ban": banned, "online": False if banned else user.online}
+    audit.record(
+        session,
+        actor_uid=actor.uid,
+        action="banear" if banned else "desbanear",
+        entity=ENTITY,
+        entity_uid=user.uid,
+        before=before,
+        after=after,
+    )
+    try:
+        return accounts.set_ban(session=session, provider=provider, actor=actor, user_uid=user.uid, banned=banned)
+    except BaseException:
+        session.rollback()  # the audit entry goes with the refused change
+        raise
+
+
+def set_active(*, session: Session, actor: Actor, user_uid: str, active: bool) -> UserPublic:
+    """Deactivate (hidden from lists, signed out, listings off the site) or reactivate a user, audited."""
+    ensure_staff(session, actor.uid)
+    user = accounts._staff_target(session, actor, STAFF_PROFILES, user_uid)
+    if user.profile_uid == ProfileId.ADMINISTRADOR and actor.profile_uid != ProfileId.ADMINISTRADOR:
+        raise ForbiddenError(ADMIN_TARGET_MESSAGE)
+    before = audit.snapshot(user)
+    with transaction(session):
+        updated = users.update_user(
+            session=session,
+            uid=user.uid,
+            data={"activo": active, "online": False if not active else user.online},
+            commit=False,
+        )
+        if not active:
+            sessions.revoke_user_sessions(session=session, user_uid=user.uid)
+        audit.record(
+            session,
+            actor_uid=actor.uid,
+            action="activar" if active else "desactivar",
+            entity=ENTITY,
+            entity_uid=user.uid,
+            before=before,
+            after=audit.snapshot(session.get(User, user.uid)),
+        )
+    log.warning("user %s %s by %s", user.uid, "reactivated" if active else "deactivated", actor.uid)
+    return updated

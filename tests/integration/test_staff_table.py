@@ -1,0 +1,148 @@
+"""The staff table base (app/states/staff_table.py) through the users table, called as the browser would.
+
+The state holds one page of at most 50 rows; a sort key outside the spec's sortable columns
+sorts by the default; the search is trimmed; a filter value the spec does not offer clears the
+filter; the create/edit dialog shows the service's refusal; CSV export is the administrator's.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+
+import pytest
+from sqlmodel import Session
+
+from app.db import get_engine
+from app.identity.local import LocalProvider
+from app.models import ProfileId, User
+from app.states.staff_table import MAX_PAGE_SIZE, Column, FormField, TableSpec, csv_cell
+from app.states.staff_users import UsersTableState
+from tests.factories import make_account, open_session
+from tests.handlers import client_states, invoke
+
+EXTRA_USERS = 57  # with the two staff accounts: 59 users, two pages
+
+
+@pytest.fixture
+def tokens(db: Session) -> dict[str, str]:
+    provider = LocalProvider(engine=get_engine())
+    admin = make_account(db, provider, "admin@example.cl", profile=ProfileId.ADMINISTRADOR)
+    secre = make_account(db, provider, "secre@example.cl", profile=ProfileId.SECRETARIA)
+    for number in range(EXTRA_USERS):
+        db.add(User(email=f"persona{number:02d}@example.cl", display_name=f"P{number}", profile_uid="cliente"))
+    db.add(User(email="=cmd@example.cl", display_name="=HYPERLINK()", profile_uid="profesor"))
+    db.commit()
+    return {"admin": open_session(db, admin.uid), "secre": open_session(db, secre.uid)}
+
+
+def _opened(token: str, opener: str = "open_admin") -> UsersTableState:
+    state, _ = client_states(UsersTableState, token)
+    invoke(state, opener)
+    assert state.loaded
+    return state
+
+
+def _redirected_home(events) -> bool:
+    return any(getattr(getattr(event, "handler", None), "fn", None).__qualname__ == "_redirect" for event in events)
+
+
+def test_the_state_holds_one_page_of_at_most_fifty_rows(tokens):
+    state = _opened(tokens["admin"])
+    assert (state.total, state.page, state.page_count) == (EXTRA_USERS + 3, 1, 2)
+    assert len(state.rows) == MAX_PAGE_SIZE
+    assert all(set(row) >= {"uid", "email", "perfil", "estado"} for row in state.rows)
+    invoke(state, "next_page")
+    assert state.page == 2 and len(state.rows) == EXTRA_USERS + 3 - MAX_PAGE_SIZE
+    invoke(state, "next_page")
+    assert state.page == 2
+    invoke(state, "prev_page")
+    invoke(state, "prev_page")
+    assert state.page == 1
+
+
+def test_sorting_only_by_whitelisted_columns(tokens):
+    state = _opened(tokens["admin"])
+    invoke(state, "sort", key="email")
+    assert (state.sort_key, state.sort_desc) == ("email", False)
+    emails = [row["email"] for row in state.rows]
+    assert emails == sorted(emails)
+    invoke(state, "sort", key="email")
+    assert state.sort_desc is True
+    for refused in ("estado", "password", "email; DROP TABLE usuarios", ""):
+        invoke(state, "sort", key=refused)
+        assert state.sort_key == UsersTableState._spec.default_sort
+
+
+def test_search_is_trimmed_and_filters_take_only_offered_values(tokens):
+    state = _opened(tokens["admin"])
+    invoke(state, "search", form_data={"q": "  persona0  "})
+    assert state.search_text == "persona0" and state.total == 10
+    invoke(state, "search", form_data={"q": "x" * 500})
+    assert len(state.search_text) == 100 and state.total == 0
+    invoke(state, "search", form_data={"q": ""})
+    invoke(state, "set_filter", key="perfil", value="secretaria")
+    assert state.total == 1 and state.rows[0]["email"] == "secre@example.cl"
+    invoke(state, "set_filter", key="perfil", value="rey")
+    assert state.filters["perfil"] == "" and state.total == EXTRA_USERS + 3
+    invoke(state, "set_filter", key="not-a-filter", value="x")
+    assert "not-a-filter" not in state.filters
+
+
+def test_the_edit_dialog_shows_the_services_refusal_and_changes_nothing(tokens, db):
+    state = _opened(tokens["secre"], "open_secretary")
+    invoke(state, "set_filter", key="perfil", value="administrador")
+    admin_uid = state.rows[0]["uid"]
+    invoke(state, "open_edit", uid=admin_uid)
+    assert state.dialog == "editar" and state.form_values == {"perfil": "administrador"}
+    invoke(state, "save", form_data={"perfil": "cliente"})
+    assert "administrador" in state.error and state.busy is False and state.dialog == "editar"
+    invoke(state, "save", form_data={"perfil": "emperador"})
+    assert state.field_errors == {"perfil": "Elige una opción de la lista."}
+    db.expire_all()
+    assert db.get(User, admin_uid).profile_uid == "administrador"
+
+
+def test_a_row_not_on_the_page_cannot_be_acted_on(tokens, db):
+    state = _opened(tokens["admin"])
+    invoke(state, "search", form_data={"q": "persona01"})
+    hidden = db.exec(User.__table__.select().where(User.email == "persona02@example.cl")).first()
+    invoke(state, "ban", uid=hidden.uid)
+    invoke(state, "open_edit", uid=hidden.uid)
+    assert state.dialog == ""
+    db.expire_all()
+    assert db.get(User, hidden.uid).ban is False
+
+
+def test_csv_export_is_the_administrators_and_has_every_matching_row(tokens):
+    secretary = _opened(tokens["secre"], "open_secretary")
+    assert secretary.can_export is False
+    assert _redirected_home(invoke(secretary, "export_csv"))
+    state = _opened(tokens["admin"])
+    assert state.can_export is True
+    invoke(state, "set_filter", key="perfil", value="cliente")
+    (download,) = invoke(state, "export_csv")
+    url = str(dict((str(k), v) for k, v in download.args)["url"]).strip('"')
+    text = base64.b64decode(url.split("base64,", 1)[1]).decode("utf-8").lstrip("\ufeff")
+    lines = list(csv.reader(io.StringIO(text)))
+    assert lines[0] == [column.label for column in UsersTableState._spec.columns]
+    assert len(lines) == 1 + EXTRA_USERS
+    invoke(state, "set_filter", key="perfil", value="profesor")
+    (download,) = invoke(state, "export_csv")
+    url = str(dict((str(k), v) for k, v in download.args)["url"]).strip('"')
+    text = base64.b64decode(url.split("base64,", 1)[1]).decode("utf-8")
+    assert "'=cmd@example.cl" in text and "'=HYPERLINK()" in text
+
+
+def test_a_spec_refuses_more_than_fifty_rows_a_page_or_an_unsortable_default():
+    columns = (Column("a", "A", sortable=True), Column("b", "B"))
+    with pytest.raises(ValueError):
+        TableSpec(entity="x", title="X", columns=columns, default_sort="a", page_size=51)
+    with pytest.raises(ValueError):
+        TableSpec(entity="x", title="X", columns=columns, default_sort="b")
+    with pytest.raises(ValueError):
+        TableSpec(entity="x", title="X", columns=columns, default_sort="a", admin_only_actions=frozenset())
+    assert FormField("n", "N", kind="number").clean("12") == (12, "")
+    assert FormField("n", "N", kind="number").clean("١٢")[1]
+    assert csv_cell("+56 9 1234") == "'+56 9 1234" and csv_cell("hola") == "hola"
