@@ -6,8 +6,8 @@ every staff table's handlers in-process, the way the backend runs an event:
 the area opener, searches, a sort on each sortable column both ways, and
 paging. For each call it measures the handler's wall time (including the
 session check and the query) and the size of the state update the browser
-would receive (the JSON of the state's delta). The websocket hop itself is
-not in the figure: on one machine it adds about a millisecond.
+would receive (the JSON of the state's delta). The websocket hop itself and the
+browser's rendering are not in the figure.
 
 Targets (issue 9): state update under 100 KB and round trip under 200 ms at p95.
 
