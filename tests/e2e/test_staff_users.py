@@ -1,0 +1,94 @@
+"""The users table in a real browser: an administrator bans a user who is signed in elsewhere, and that session ends.
+
+The ban is made through the page (search by e-mail, "Suspender" on the row); the user's other
+browser is out at its next action, and the administrator reads the ban in the audit log.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+import redis
+from playwright.sync_api import Browser, Page, expect
+from sqlmodel import Session, select
+
+from app.db import make_engine
+from app.identity.errors import AUTH_MESSAGES
+from app.identity.local import LocalProvider
+from app.models import AuditEntry, ProfileId, User
+from app.services.abuse import REDIS_KEY_PREFIX
+from tests.e2e.conftest import Site
+from tests.e2e.test_accounts import PASSWORD, sign_in
+from tests.factories import make_account
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def db(site: Site) -> Iterator[Session]:
+    engine = make_engine(site.database_url)
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+    engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def no_earlier_attempts(site: Site) -> None:
+    """Every test signs in from 127.0.0.1: start without the failed attempts counted before."""
+    store = redis.Redis.from_url(site.redis_url)
+    for key in store.scan_iter(f"{REDIS_KEY_PREFIX}*"):
+        store.delete(key)
+
+
+def test_an_administrator_bans_a_user_signed_in_elsewhere_and_that_session_ends(
+    page: Page, site: Site, db: Session, browser: Browser
+):
+    provider = LocalProvider(engine=db.get_bind())
+    make_account(db, provider, "jefa-usuarios@correo.cl", profile=ProfileId.ADMINISTRADOR, password=PASSWORD)
+    user = make_account(db, provider, "vetada-tabla@correo.cl", profile=ProfileId.PROFESOR, password=PASSWORD)
+
+    elsewhere = browser.new_context(base_url=site.url, locale="es-CL").new_page()
+    sign_in(elsewhere, "vetada-tabla@correo.cl")
+    elsewhere.wait_for_url(re.compile(re.escape(f"{site.url}/my/publicacion/misPublicaciones") + "/?$"))
+    expect(elsewhere.get_by_role("heading", name="Mis publicaciones", level=1)).to_be_visible()
+
+    sign_in(page, "jefa-usuarios@correo.cl")
+    page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/escorts") + "/?$"))
+    page.get_by_role("navigation", name="Administración").get_by_role("link", name="Usuarios").click()
+    page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/usuarios") + "/?$"))
+    expect(page.get_by_role("heading", name="Usuarios", level=1)).to_be_visible()
+    page.get_by_label("Buscar por correo").fill("vetada-tabla")
+    page.get_by_role("button", name="Buscar").click()
+    row = page.get_by_role("row").filter(has_text="vetada-tabla@correo.cl")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("Activo")
+    row.get_by_role("button", name="Suspender").click()
+    expect(page.get_by_text("Suspendiste la cuenta y cerramos sus sesiones.")).to_be_visible()
+    expect(row).to_contain_text("Suspendido")
+    expect(row.get_by_role("button", name="Quitar suspensión")).to_be_visible()
+
+    # The other browser is still on the advertiser area; its next action signs it out.
+    elsewhere.get_by_role("link", name="Trans").click()
+    expect(elsewhere.get_by_text(AUTH_MESSAGES["user-disabled"])).to_be_visible()
+    elsewhere.wait_for_url(re.compile(re.escape(f"{site.url}/escorts") + "/?$"))
+    expect(elsewhere.get_by_role("link", name="Ingresar")).to_be_visible()
+    elsewhere.goto("/my/publicacion/misPublicaciones")
+    elsewhere.wait_for_url(re.compile(re.escape(f"{site.url}/escorts") + "/?$"))
+    expect(elsewhere.get_by_role("heading", name="Mis publicaciones", level=1)).to_have_count(0)
+    elsewhere.context.close()
+
+    db.expire_all()
+    assert db.get(User, user.uid).ban is True
+    assert db.exec(select(AuditEntry).where(AuditEntry.entity_uid == user.uid)).one().action == "banear"
+
+    # The administrator reads the ban in the audit log, filtered by their own e-mail.
+    page.get_by_role("navigation", name="Administración").get_by_role("link", name="Auditoría").click()
+    page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/auditoria") + "/?$"))
+    page.get_by_label("Correo de la persona").fill("jefa-usuarios@correo.cl")
+    page.get_by_role("button", name="Buscar").click()
+    entry = page.get_by_role("row").filter(has_text=user.uid)
+    expect(entry).to_have_count(1)
+    expect(entry).to_contain_text("banear")
+    expect(entry).to_contain_text("ban: false → true")
