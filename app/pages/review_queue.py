@@ -26,7 +26,10 @@ def _signals(item: rx.Var) -> rx.Component:
         rx.cond(
             item.signals.length() > 0,
             rx.el.ul(rx.foreach(item.signals, _signal), class_name="queue-signals", aria_label="Señales"),
-            rx.el.p("Sin señales: mismo teléfono, fotos repetidas, rechazos, bans o denuncias.", class_name="muted"),
+            rx.el.p(
+                "Nada que señalar: ni teléfono ni fotos en otras cuentas, ni rechazos, bans o denuncias.",
+                class_name="muted",
+            ),
         ),
         class_name="queue-section",
     )
@@ -93,10 +96,14 @@ def _photo(photo: rx.Var) -> rx.Component:
 
 
 def _photos(item: rx.Var) -> rx.Component:
-    return rx.cond(
-        item.photos.length() > 0,
-        rx.el.ul(rx.foreach(item.photos, _photo), class_name="queue-photos", aria_label="Fotos de la publicación"),
-        rx.el.p("Sin fotos.", class_name="muted"),
+    return rx.el.section(
+        rx.el.h3("Fotos de la publicación"),
+        rx.cond(
+            item.photos.length() > 0,
+            rx.el.ul(rx.foreach(item.photos, _photo), class_name="queue-photos", aria_label="Fotos de la publicación"),
+            rx.el.p("Sin fotos.", class_name="muted"),
+        ),
+        class_name="queue-section",
     )
 
 
@@ -158,7 +165,7 @@ def _reject_dialog() -> rx.Component:
                     class_name="dialog-actions",
                 ),
                 on_submit=ReviewQueueState.reject,
-                class_name="account-form",
+                class_name="staff-form",
             ),
             class_name="staff-dialog queue-dialog",
         ),

@@ -167,7 +167,9 @@ def waiting_label(created_at: datetime, now: datetime) -> str:
     """ "Enviada el 21/11/2026 14:03 · hace 3 h" (minutes, hours or days)."""
     created_at = _aware(created_at)
     minutes = max(0, int((now - created_at).total_seconds() // 60))
-    if minutes < 60:
+    if minutes < 1:
+        age = "hace menos de 1 min"
+    elif minutes < 60:
         age = f"hace {minutes} min"
     elif minutes < 48 * 60:
         age = f"hace {minutes // 60} h"
