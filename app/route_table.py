@@ -23,13 +23,17 @@ from app.pages.my_listings import my_listings_page
 from app.pages.public import directory_page
 from app.pages.review_queue import review_queue_page
 from app.pages.staff_overview import staff_overview_page
+from app.pages.staff_reports import staff_reports_page
+from app.pages.staff_upgrades import staff_upgrades_page
 from app.pages.staff_users import admin_users_page, secretary_users_page
 from app.pages.wizard import wizard_page
 from app.routes import (
     ACCOUNT_ACTION,
     ADMIN_AUDIT,
     ADMIN_HOME,
+    ADMIN_REPORTS,
     ADMIN_REVIEW_QUEUE,
+    ADMIN_UPGRADES,
     ADMIN_USERS,
     ADVERTISER_HOME,
     ADVERTISER_NEW_LISTING,
@@ -54,6 +58,8 @@ from app.states.public import DirectoryState
 from app.states.report import ReportState
 from app.states.review_queue import ReviewQueueState
 from app.states.staff_overview import StaffOverviewState
+from app.states.staff_reports import StaffReportsState
+from app.states.staff_upgrades import StaffUpgradesState
 from app.states.staff_users import UsersTableState
 from app.states.wizard import WizardState
 
@@ -173,6 +179,21 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         _titled("Auditoría"),
         profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
         on_load=(AreaState.close, AuditTableState.open_admin),
+    ),
+    # The administrator's upgrade and reports desks.
+    PageRoute(
+        ADMIN_UPGRADES,
+        staff_upgrades_page,
+        _titled("Mejoras de publicación"),
+        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
+        on_load=(AreaState.close, StaffUpgradesState.open_admin),
+    ),
+    PageRoute(
+        ADMIN_REPORTS,
+        staff_reports_page,
+        _titled("Reportes"),
+        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
+        on_load=(AreaState.close, StaffReportsState.open_admin),
     ),
     # Any path no page matches goes to the public home (SPEC §2).
     PageRoute(NOT_FOUND, directory_page, SITE_TITLE, on_load=_DIRECTORY_LOAD),

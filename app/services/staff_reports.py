@@ -12,7 +12,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
-from sqlalchemy import case, func
+from sqlalchemy import case, func, or_
 from sqlmodel import Session, select
 
 from app.core.geo import city_by_slug
@@ -34,14 +34,14 @@ REPORT_STATUS_LABELS: dict[str, str] = {
     ReportStatus.CERRADO.value: "Cerrada",
 }
 OPEN_FILTER = "abiertos"
-ALL_FILTER = "todos"
-# The filter as data: value, label, the states it shows.
+# The filter as data: value, label, the states it shows (no filter: every state).
 STATUS_FILTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     OPEN_FILTER: ("Abiertas (nuevas y en curso)", (ReportStatus.NUEVO.value, ReportStatus.EN_REVISION.value)),
     **{value: (label, (value,)) for value, label in REPORT_STATUS_LABELS.items()},
-    ALL_FILTER: ("Todas", tuple(REPORT_STATUS_LABELS)),
 }
+_UNKNOWN = "No encontramos ese reporte."
 _STAMP = "%Y/%m/%d %H:%M"
+_SEARCHED = (Report.message, Report.contact, Report.staff_notes)
 
 
 class StaffReportRow(BaseModel):
@@ -105,28 +105,50 @@ def _row(report: Report, listing: Listing | None) -> StaffReportRow:
 
 
 def list_reports(
-    *, session: Session, actor_uid: str, status: str = OPEN_FILTER, page: int = 1, page_size: int = PAGE_SIZE
+    *,
+    session: Session,
+    actor_uid: str,
+    status: str = OPEN_FILTER,
+    search: str = "",
+    newest_first: bool = True,
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
 ) -> StaffReportPage:
-    """One page of reports in the ``status`` filter (STATUS_FILTERS; unknown reads as open ones).
+    """One page of reports in the ``status`` filter (STATUS_FILTERS; "" or unknown: every state).
 
-    Trafficking and minor-safety reports first, then newest first.
+    Trafficking and minor-safety reports first, then newest first (``newest_first=False``: oldest).
+    ``search`` looks in the message, the contact and the staff notes.
     """
     ensure_report_reviewer(session, actor_uid)
-    _label, statuses = STATUS_FILTERS.get(status, STATUS_FILTERS[OPEN_FILTER])
     page_size = max(1, min(page_size, PAGE_SIZE))
     page = max(1, page)
-    condition = Report.status.in_(statuses)
-    total = session.exec(select(func.count()).select_from(Report).where(condition)).one()
+    conditions = []
+    if status in STATUS_FILTERS:
+        conditions.append(Report.status.in_(STATUS_FILTERS[status][1]))
+    words = search.strip().lower()[:100] if isinstance(search, str) else ""
+    if words:
+        conditions.append(or_(*(func.lower(column).contains(words, autoescape=True) for column in _SEARCHED)))
+    total = session.exec(select(func.count()).select_from(Report).where(*conditions)).one()
     urgency = case((Report.kind.in_(URGENT_KINDS), 0), else_=1)
+    received = (Report.created_at, Report.uid)
     rows = session.exec(
         select(Report, Listing)
         .outerjoin(Listing, Listing.uid == Report.listing_uid)
-        .where(condition)
-        .order_by(urgency, Report.created_at.desc(), Report.uid.desc())
+        .where(*conditions)
+        .order_by(urgency, *(column.desc() if newest_first else column.asc() for column in received))
         .offset((page - 1) * page_size)
         .limit(page_size)
     ).all()
     return StaffReportPage(rows=[_row(*row) for row in rows], total=total, page=page, page_size=page_size)
+
+
+def report_state(*, session: Session, actor_uid: str, report_uid: object) -> str:
+    """The state of one report (for the desk's form); NotFoundError if there is none."""
+    ensure_report_reviewer(session, actor_uid)
+    report = session.get(Report, report_uid) if isinstance(report_uid, str) else None
+    if report is None:
+        raise NotFoundError(_UNKNOWN)
+    return report.status
 
 
 def _audited(report: Report) -> dict[str, str]:
@@ -152,7 +174,7 @@ def update_report(
         raise InvalidInputError(f"La nota puede tener hasta {NOTE_MAX} caracteres.", field="note")
     report = session.get(Report, report_uid, with_for_update=True) if isinstance(report_uid, str) else None
     if report is None:
-        raise NotFoundError("No encontramos ese reporte.")
+        raise NotFoundError(_UNKNOWN)
     if status == report.status and not note:
         raise InvalidInputError("Cambia el estado o escribe una nota.", field="note")
     now = now or utc_now()

@@ -1,8 +1,8 @@
 """The administrator's upgrade desk (/admin/mejorasPublicacion): who asked for what, and the decision form.
 
-Queries only: the decisions themselves are :func:`app.services.upgrades.approve_upgrade` and
-``deny_upgrade`` (administrators only, audited). Pending requests come oldest first; the other
-states (aprobada, rechazada, terminada) are looked at newest decision first. One page at a time.
+Queries, and the approval form's dates: the decisions themselves are
+:func:`app.services.upgrades.approve_upgrade` and ``deny_upgrade`` (administrators only, audited).
+Requests come oldest first (the desk opens on the pending ones), one page at a time.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from pydantic import BaseModel
-from sqlalchemy import func
+from sqlalchemy import func, or_
 from sqlmodel import Session, select
 
 from app.core.dates import parse_date
@@ -23,7 +23,7 @@ from app.services.listings import listing_path
 
 PAGE_SIZE = 50
 DAY_FORMAT = "%Y/%m/%d"
-# The filter: each status by the label staff read; pending is what the page opens on.
+# The filter: each status by the label staff read; the desk opens on the pending ones.
 STATUS_FILTERS: tuple[tuple[str, str], ...] = tuple(
     (status.value, UPGRADE_STATUS_LABELS[status]) for status in UpgradeStatus
 )
@@ -45,8 +45,7 @@ class StaffUpgradeRow(BaseModel):
     requested_on: str
     starts: str
     ends: str
-    starts_input: str
-    ends_input: str
+    period: str
     payment_reference: str
     reason: str
 
@@ -86,36 +85,51 @@ def _row(upgrade: ListingUpgrade, listing: Listing, email: str, service: AppServ
         requested_on=_day_text(_local_day(upgrade.created_at)),
         starts=_day_text(starts),
         ends=_day_text(last),
-        starts_input=_day_text(starts),
-        ends_input=_day_text(last),
+        period=f"{_day_text(starts)} al {_day_text(last)}",
         payment_reference=upgrade.payment_reference,
         reason=upgrade.reason,
     )
 
 
 def list_upgrades(
-    *, session: Session, actor_uid: str, status: str = DEFAULT_STATUS, page: int = 1, page_size: int = PAGE_SIZE
+    *,
+    session: Session,
+    actor_uid: str,
+    status: str = "",
+    search: str = "",
+    newest_first: bool = False,
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
 ) -> StaffUpgradePage:
-    """One page of upgrades in ``status``: pending oldest request first, the others newest decision first.
+    """One page of upgrades in ``status`` ("" or unknown: every status), by request time (oldest first).
 
-    Administrators only (ForbiddenError otherwise); an unknown status reads as pending.
+    ``search`` matches the owner's e-mail or the listing's name. Administrators only (ForbiddenError otherwise).
     """
     upgrades.ensure_upgrade_reviewer(session, actor_uid)
-    chosen = UpgradeStatus(status) if status in {s.value for s in UpgradeStatus} else UpgradeStatus.SOLICITADA
     page_size = max(1, min(page_size, PAGE_SIZE))
     page = max(1, page)
-    total = session.exec(select(func.count()).select_from(ListingUpgrade).where(ListingUpgrade.status == chosen)).one()
-    if chosen == UpgradeStatus.SOLICITADA:
-        order = (ListingUpgrade.created_at.asc(), ListingUpgrade.uid.asc())
-    else:
-        order = (ListingUpgrade.updated_at.desc(), ListingUpgrade.uid.desc())
-    rows = session.exec(
+    conditions = []
+    if status in {s.value for s in UpgradeStatus}:
+        conditions.append(ListingUpgrade.status == UpgradeStatus(status))
+    words = search.strip().lower()[:100] if isinstance(search, str) else ""
+    if words:
+        conditions.append(
+            or_(
+                func.lower(User.email).contains(words, autoescape=True),
+                func.lower(Listing.display_name).contains(words, autoescape=True),
+            )
+        )
+    base = (
         select(ListingUpgrade, Listing, User.email, AppService)
         .join(Listing, Listing.uid == ListingUpgrade.listing_uid)
         .join(User, User.uid == Listing.owner_uid)
         .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
-        .where(ListingUpgrade.status == chosen)
-        .order_by(*order)
+        .where(*conditions)
+    )
+    total = session.exec(select(func.count()).select_from(base.subquery())).one()
+    order = (ListingUpgrade.created_at, ListingUpgrade.uid)
+    rows = session.exec(
+        base.order_by(*(column.desc() if newest_first else column.asc() for column in order))
         .offset((page - 1) * page_size)
         .limit(page_size)
     ).all()

@@ -74,7 +74,7 @@ def test_pending_requests_oldest_first_with_listing_owner_service_price_and_date
     older = _request(
         db, second_owner, make_listing(db, second_owner, name="Antigua"), services["diamante"], now - timedelta(days=2)
     )
-    page = staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid)
+    page = staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, status="solicitada")
     assert [row.uid for row in page.rows] == [older.uid, newer.uid]
     assert page.total == 2
     row = page.rows[0]
@@ -120,7 +120,7 @@ def test_the_filter_shows_approved_denied_and_ended_ones_apart(db, services, adm
     assert uids("activa") == [approved.uid]
     assert uids("rechazada") == [denied.uid]
     assert uids("vencida") == [ended.uid]
-    assert uids("cualquier-cosa") == [pending.uid]
+    assert set(uids("")) == set(uids("cualquier-cosa")) == {pending.uid, approved.uid, denied.uid, ended.uid}
     denied_row = staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, status="rechazada").rows[0]
     assert (denied_row.status_label, denied_row.reason) == ("Rechazada", "Pago no recibido")
     approved_row = staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, status="activa").rows[0]
@@ -227,3 +227,20 @@ def test_a_secretary_cannot_list_approve_or_deny_upgrades(db, services, secretar
     db.rollback()
     assert db.get(ListingUpgrade, row.uid).status == UpgradeStatus.SOLICITADA
     assert db.exec(select(AuditEntry)).all() == []
+
+
+def test_search_by_owner_email_or_listing_name_and_newest_first(db, services, admin):
+    first_owner, second_owner = make_owner(db, "lucia@example.cl"), make_owner(db, "marta@example.cl")
+    now = datetime.now(UTC)
+    old = _request(
+        db, first_owner, make_listing(db, first_owner, name="Rosa"), services["vip"], now - timedelta(days=1)
+    )
+    new = _request(db, second_owner, make_listing(db, second_owner, name="Lucía 100%"), services["vip"], now)
+
+    def uids(**kwargs) -> list[str]:
+        return [row.uid for row in staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, **kwargs).rows]
+
+    assert uids(search="LUCIA@") == [old.uid]
+    assert uids(search="100%") == [new.uid]
+    assert uids(search="%") == [new.uid]  # a wildcard is searched as text
+    assert uids(newest_first=True) == [new.uid, old.uid]

@@ -1,0 +1,16 @@
+"""/admin/reportes: the reports from the public form on the staff table; the table's edit dialog changes
+their state and adds a note."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from app.components.staff_layout import staff_frame
+from app.components.staff_table import staff_table
+from app.models import ProfileId
+from app.states.staff_reports import StaffReportsState
+
+
+def staff_reports_page() -> rx.Component:
+    """The administrator's reports desk."""
+    return staff_frame(staff_table(StaffReportsState), ProfileId.ADMINISTRADOR)

@@ -1,0 +1,176 @@
+"""/admin/mejorasPublicacion: upgrade requests on the staff table; approve with dates and payment, or deny.
+
+The table's handlers come from the spec (``app.states.staff_table``); the decision handlers below
+are for administrators only, and the services refuse anyone else too. A decision names a row of
+the page shown; the services look the upgrade up again and refuse one already decided.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import reflex as rx
+from sqlmodel import Session
+
+from app.core.actor import Actor
+from app.models import UpgradeStatus
+from app.services import staff_upgrades, upgrades
+from app.states.auth import current_actor, requires
+from app.states.notify import notify_error, notify_success
+from app.states.staff_table import ADMIN, GONE_MESSAGE, Column, Filter, StaffTableState, TableSpec, call_service
+
+APPROVE, DENY = "aprobar", "rechazar"
+STATUS_FILTER = "estado"
+PENDING = UpgradeStatus.SOLICITADA.value
+APPROVE_FIELDS = ("starts_on", "ends_on", "payment_reference")
+DENY_FIELDS = ("reason",)
+
+UPGRADES_SPEC = TableSpec(
+    entity="mejora",
+    title="Mejoras de publicación",
+    columns=(
+        Column("requested_on", "Pedida el", sortable=True),
+        Column("listing_name", "Publicación"),
+        Column("owner_email", "Correo del anunciante"),
+        Column("service", "Mejora"),
+        Column("price", "Precio"),
+        Column("period", "Período"),
+        Column("status_label", "Estado"),
+        Column("decision", "Pago o motivo"),
+    ),
+    default_sort="requested_on",
+    filters=(Filter(STATUS_FILTER, "Estado", staff_upgrades.STATUS_FILTERS),),
+    search_label="Buscar por correo o publicación",
+    profiles=(ADMIN,),
+    actions=frozenset({"export"}),
+    admin_only_actions=frozenset({"export"}),
+    csv_name="mejoras",
+    row_label_key="listing_name",
+)
+
+
+def _text(value: Any, limit: int) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+class StaffUpgradesState(StaffTableState, rx.State):
+    """The administrator's upgrade desk: the table, and the approve or deny dialog of one pending row."""
+
+    _spec: ClassVar[TableSpec] = UPGRADES_SPEC
+
+    decision: str = ""
+    decision_uid: str = ""
+    decision_title: str = ""
+    starts_on: str = ""
+    ends_on: str = ""
+
+    @staticmethod
+    def _query(
+        session: Session,
+        *,
+        actor: Actor,
+        search: str,
+        sort_key: str,
+        desc: bool,
+        filters: dict[str, str],
+        page: int,
+        page_size: int,
+    ) -> tuple[list[dict[str, str]], int]:
+        found = staff_upgrades.list_upgrades(
+            session=session,
+            actor_uid=actor.uid,
+            status=filters.get(STATUS_FILTER, ""),
+            search=search,
+            newest_first=desc,
+            page=page,
+            page_size=page_size,
+        )
+        rows = []
+        for row in found.rows:
+            values = row.model_dump()
+            values["decision"] = row.payment_reference or row.reason
+            rows.append({key: str(value) for key, value in values.items()})
+        return rows, found.total
+
+    def _close_decision(self) -> None:
+        self.decision, self.decision_uid, self.decision_title = "", "", ""
+        self.starts_on, self.ends_on = "", ""
+        self._clear_errors()
+
+    @requires(ADMIN)
+    async def open_admin(self):
+        """Enter the page (the area guard): the pending requests, oldest first."""
+        events = await self._load()
+        self._close_decision()
+        if self.loaded:
+            self.filters = {STATUS_FILTER: PENDING}
+            await self._refresh()
+        return events
+
+    async def _open(self, kind: str, uid: Any):
+        self._close_decision()
+        row = next((row for row in self.rows if row.get("uid") == uid), None) if isinstance(uid, str) else None
+        if row is None or row.get("status") != PENDING:
+            await self._refresh()
+            return notify_error(GONE_MESSAGE)
+        self.decision, self.decision_uid = kind, uid
+        self.decision_title = f"{row.get('service', '')} para {row.get('listing_name', '')}"
+        self.starts_on, self.ends_on = row.get("starts", ""), row.get("ends", "")
+        return None
+
+    @requires(ADMIN)
+    async def open_approve(self, uid: str):
+        """Open the approval dialog of a pending row, with the period the advertiser asked for."""
+        return await self._open(APPROVE, uid)
+
+    @requires(ADMIN)
+    async def open_deny(self, uid: str):
+        """Open the denial dialog of a pending row."""
+        return await self._open(DENY, uid)
+
+    @requires(ADMIN)
+    def close_decision(self, is_open: bool):
+        """Close the decision dialog (its open state changed to closed)."""
+        if not is_open:
+            self._close_decision()
+
+    @requires(ADMIN)
+    def pick_day(self, field: str, value: str):
+        """Write a day chosen in the calendar (YYYY-MM-DD) into its field as año/mes/día."""
+        if field in ("starts_on", "ends_on") and isinstance(value, str):
+            setattr(self, field, value[:10].replace("-", "/"))
+
+    async def _decide(self, fn, fields: tuple[str, ...], success: str, **kwargs):
+        if not self.decision_uid:
+            return notify_error("Elige una mejora de la lista.")
+        outcome = await self._submit(
+            call_service(fn, reviewer_uid=current_actor().uid, upgrade_uid=self.decision_uid, **kwargs),
+            fields=fields,
+        )
+        if not outcome.ok:
+            return None
+        self._close_decision()
+        await self._refresh()
+        return notify_success(success)
+
+    @requires(ADMIN)
+    async def approve(self, form_data: dict):
+        """Approve the open request for the days typed (año/mes/día, both included) and the payment checked."""
+        data = form_data if isinstance(form_data, dict) else {}
+        self.starts_on, self.ends_on = _text(data.get("starts_on"), 20), _text(data.get("ends_on"), 20)
+        return await self._decide(
+            staff_upgrades.approve_request,
+            APPROVE_FIELDS,
+            "Aprobaste la mejora.",
+            starts_on=self.starts_on,
+            ends_on=self.ends_on,
+            payment_reference=_text(data.get("payment_reference"), 200),
+        )
+
+    @requires(ADMIN)
+    async def deny(self, form_data: dict):
+        """Deny the open request with the reason the advertiser will read."""
+        data = form_data if isinstance(form_data, dict) else {}
+        return await self._decide(
+            upgrades.deny_upgrade, DENY_FIELDS, "Rechazaste la mejora.", reason=_text(data.get("reason"), 2000)
+        )
