@@ -191,7 +191,7 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
     PageRoute(
         ADMIN_REPORTS,
         staff_reports_page,
-        _titled("Reportes"),
+        _titled("Denuncias"),
         profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
         on_load=(AreaState.close, StaffReportsState.open_admin),
     ),

@@ -1,4 +1,4 @@
-"""/admin/reportes: reports from the public form on the staff table; their state and staff notes.
+"""/admin/reportes (Denuncias): reports from the public form on the staff table; their state and staff notes.
 
 Everything comes from the spec (``app.states.staff_table``): the table's edit dialog is the
 desk's form (state and a new note), saved through one audited service call. Administrators only,
@@ -21,10 +21,10 @@ STATUS_FILTER = "estado"
 URGENT_LABEL = "Urgente"
 
 REPORTS_SPEC = TableSpec(
-    entity="reporte",
-    title="Reportes",
+    entity="denuncia",
+    title="Denuncias",
     columns=(
-        Column("received", "Recibido", sortable=True),
+        Column("received", "Recibida", sortable=True),
         Column("priority", "Prioridad"),
         Column("kind_label", "Tipo"),
         Column("status_label", "Estado"),
