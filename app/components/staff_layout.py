@@ -31,7 +31,8 @@ def staff_nav(area: ProfileId) -> rx.Component:
                         label,
                         href=href,
                         class_name="staff-nav-link",
-                        custom_attrs={"aria-current": rx.cond(path == href, "page", "false")},
+                        # The static server may answer at the folder's address (a trailing slash).
+                        custom_attrs={"aria-current": rx.cond((path == href) | (path == href + "/"), "page", "false")},
                     )
                 )
                 for href, label in STAFF_NAV[area]

@@ -92,3 +92,31 @@ def test_an_administrator_bans_a_user_signed_in_elsewhere_and_that_session_ends(
     expect(entry).to_have_count(1)
     expect(entry).to_contain_text("banear")
     expect(entry).to_contain_text("ban: false → true")
+
+
+def test_the_edit_dialog_fills_a_narrow_screen_and_saves_a_profile_change(page: Page, site: Site, db: Session):
+    provider = LocalProvider(engine=db.get_bind())
+    make_account(db, provider, "jefa-perfiles@correo.cl", profile=ProfileId.ADMINISTRADOR, password=PASSWORD)
+    user = make_account(db, provider, "cambia-perfil@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    sign_in(page, "jefa-perfiles@correo.cl")
+    page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/escorts") + "/?$"))
+    page.set_viewport_size({"width": 400, "height": 780})
+    page.goto("/admin/usuarios")
+    expect(page.get_by_role("link", name="Usuarios")).to_have_attribute("aria-current", "page")
+    page.get_by_label("Buscar por correo").fill("cambia-perfil")
+    page.get_by_role("button", name="Buscar").click()
+    row = page.get_by_role("row").filter(has_text="cambia-perfil@correo.cl")
+    expect(row).to_contain_text("Cliente")
+    row.get_by_role("button", name="Editar").click()
+    dialog = page.get_by_role("dialog", name="Editar: usuario")
+    expect(dialog.get_by_label("Perfil")).to_have_value("cliente")
+    dialog.evaluate("(el) => Promise.all(el.getAnimations().map((a) => a.finished))")  # opened, not growing
+    box = dialog.bounding_box()
+    assert box is not None and (box["x"], box["y"], box["width"], box["height"]) == (0, 0, 400, 780), box
+    dialog.get_by_label("Perfil").select_option("profesor")
+    dialog.get_by_role("button", name="Guardar").click()
+    expect(page.get_by_text("Guardamos los cambios.")).to_be_visible()
+    expect(dialog).to_be_hidden()
+    expect(row).to_contain_text("Anunciante")
+    db.expire_all()
+    assert db.get(User, user.uid).profile_uid == "profesor"
