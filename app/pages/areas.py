@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import reflex as rx
 
-from app.components.layout import page_frame
+from app.components.staff_layout import staff_frame
+from app.identity.guards import area_profile
 from app.routes import SECRETARY_HOME
 from app.states.areas import AreaState
 
@@ -35,20 +36,18 @@ AREA_PAGES: dict[str, AreaPage] = {page.route: page for page in (SECRETARY_PAGE,
 
 
 def area_page(page: AreaPage):
-    """A page shown only after the server accepted the caller's profile."""
+    """A page in its area's staff frame (navigation included), shown once the server accepted the caller."""
+    area = area_profile(page.route)
 
     def component() -> rx.Component:
-        return page_frame(
-            rx.cond(
-                AreaState.ready,
-                rx.el.section(
-                    rx.el.h1(page.title),
-                    rx.el.p(AreaState.greeting, class_name="lead"),
-                    rx.el.p(page.intro),
-                    class_name="area",
-                ),
-                rx.el.p("Comprobando tu acceso…", class_name="loading"),
-            )
+        return staff_frame(
+            rx.el.section(
+                rx.el.h1(page.title),
+                rx.el.p(AreaState.greeting, class_name="lead"),
+                rx.el.p(page.intro),
+                class_name="area",
+            ),
+            area,
         )
 
     return component
