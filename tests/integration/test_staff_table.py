@@ -3,6 +3,7 @@
 The state holds one page of at most 50 rows; a sort key outside the spec's sortable columns
 sorts by the default; the search is trimmed; a filter value the spec does not offer clears the
 filter; the create/edit dialog shows the service's refusal; CSV export is the administrator's.
+The audit table shows filters whose options are read from the data.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ import csv
 import io
 
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import ProfileId, User
+from app.services import staff_users
+from app.states.audit import AuditTableState, changes
 from app.states.staff_table import MAX_PAGE_SIZE, Column, FormField, TableSpec, csv_cell
 from app.states.staff_users import UsersTableState
-from tests.factories import make_account, open_session
+from tests.factories import actor_of, make_account, open_session
 from tests.handlers import client_states, invoke
 
 EXTRA_USERS = 57  # with the two staff accounts: 59 users, two pages
@@ -146,3 +149,27 @@ def test_a_spec_refuses_more_than_fifty_rows_a_page_or_an_unsortable_default():
     assert FormField("n", "N", kind="number").clean("12") == (12, "")
     assert FormField("n", "N", kind="number").clean("١٢")[1]
     assert csv_cell("+56 9 1234") == "'+56 9 1234" and csv_cell("hola") == "hola"
+
+
+def test_the_audit_table_filters_by_person_entity_and_day_with_options_from_the_data(tokens, db):
+    admin = db.exec(select(User).where(User.email == "admin@example.cl")).one()
+    target = db.exec(select(User).where(User.email == "persona00@example.cl")).one()
+    staff_users.set_active(session=db, actor=actor_of(admin), user_uid=target.uid, active=False)
+    state, _ = client_states(AuditTableState, tokens["admin"])
+    invoke(state, "open_admin")
+    assert state.filter_options == {"entidad": [["usuarios", "usuarios"]]}
+    assert state.total == 1
+    (row,) = state.rows
+    assert (row["persona"], row["accion"], row["registro"]) == ("admin@example.cl", "desactivar", target.uid)
+    assert "activo: true → false" in row["cambios"]
+    invoke(state, "set_filter", key="entidad", value="publicacion")  # not among the options read
+    assert state.filters["entidad"] == "" and state.total == 1
+    invoke(state, "search", form_data={"q": "secre@example.cl"})
+    assert state.total == 0
+    invoke(state, "search", form_data={"q": "ADMIN@example.cl"})
+    assert state.total == 1
+    invoke(state, "set_filter", key="desde", value="2999-01-01")
+    assert state.total == 0
+    invoke(state, "set_filter", key="desde", value="no-es-fecha")
+    assert state.filters["desde"] == "" and state.total == 1
+    assert changes("", '{"a": 1}') == "Creado" and changes('{"a": 1}', "") == "Eliminado"
