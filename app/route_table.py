@@ -22,6 +22,9 @@ from app.pages.legal import legal_page_component
 from app.pages.my_listings import my_listings_page
 from app.pages.public import directory_page
 from app.pages.review_queue import review_queue_page
+from app.pages.staff_catalogues import CATALOGUE_PAGES
+from app.pages.staff_directory import admin_advertisers_page, agencies_page, secretary_advertisers_page
+from app.pages.staff_listings import admin_listings_page, secretary_listings_page
 from app.pages.staff_overview import staff_overview_page
 from app.pages.staff_reports import staff_reports_page
 from app.pages.staff_upgrades import staff_upgrades_page
@@ -29,8 +32,11 @@ from app.pages.staff_users import admin_users_page, secretary_users_page
 from app.pages.wizard import wizard_page
 from app.routes import (
     ACCOUNT_ACTION,
+    ADMIN_ADVERTISERS,
+    ADMIN_AGENCIES,
     ADMIN_AUDIT,
     ADMIN_HOME,
+    ADMIN_LISTINGS,
     ADMIN_REPORTS,
     ADMIN_REVIEW_QUEUE,
     ADMIN_UPGRADES,
@@ -42,11 +48,14 @@ from app.routes import (
     NOT_FOUND,
     PUBLIC_ROUTES,
     REPORT_SLUG,
+    SECRETARY_ADVERTISERS,
+    SECRETARY_LISTINGS,
     SECRETARY_REVIEW_QUEUE,
     SECRETARY_USERS,
     SIGNUP_SUCCESSFUL,
     Area,
     PageRoute,
+    admin_catalogue_path,
     legal_path,
 )
 from app.states.account import AccountActionState, LoginState
@@ -57,6 +66,9 @@ from app.states.my_listings import MyListingsState
 from app.states.public import DirectoryState
 from app.states.report import ReportState
 from app.states.review_queue import ReviewQueueState
+from app.states.staff_catalogues import CATALOGUE_STATES
+from app.states.staff_directory import AdvertisersTableState, AgenciesTableState
+from app.states.staff_listings import StaffListingsState
 from app.states.staff_overview import StaffOverviewState
 from app.states.staff_reports import StaffReportsState
 from app.states.staff_upgrades import StaffUpgradesState
@@ -104,6 +116,18 @@ def _area_route(area: Area) -> PageRoute:
     )
 
 
+def _staff_table_route(path: str, page, title: str, state, profile: ProfileId) -> PageRoute:
+    """A staff table's page: it opens with its state's opener for ``profile`` (app.states.staff_table)."""
+    opener = state.open_admin if profile == ProfileId.ADMINISTRADOR else state.open_secretary
+    return PageRoute(
+        path=path,
+        page=page,
+        title=_titled(title),
+        profiles=frozenset({profile.value}),
+        on_load=(AreaState.close, opener),
+    )
+
+
 PAGE_ROUTES: tuple[PageRoute, ...] = (
     # The public directory: one page for every shape; DirectoryState.load resolves the path.
     *(
@@ -133,7 +157,8 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         on_load=(AuthState.check_session, AccountActionState.load),
     ),
     # Guarded areas: the server accepts or refuses the caller before anything shows.
-    *(_area_route(area) for area in AREAS if area.home in AREA_PAGES),
+    # The secretary lands on the listings table (below), not on a greeting.
+    *(_area_route(area) for area in AREAS if area.home in AREA_PAGES and area.home != SECRETARY_LISTINGS),
     _advertiser_route(ADVERTISER_HOME, my_listings_page, "Mis publicaciones", MyListingsState.open_page),
     _advertiser_route(ADVERTISER_NEW_LISTING, wizard_page, "Nueva publicación", WizardState.open_page),
     PageRoute(
@@ -194,6 +219,26 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         _titled("Denuncias"),
         profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
         on_load=(AreaState.close, StaffReportsState.open_admin),
+    ),
+    # Catalogues, advertisers, agencies and listings (issue 9).
+    *(
+        _staff_table_route(
+            admin_catalogue_path(key), CATALOGUE_PAGES[key], state._spec.title, state, ProfileId.ADMINISTRADOR
+        )
+        for key, state in CATALOGUE_STATES.items()
+    ),
+    _staff_table_route(
+        ADMIN_ADVERTISERS, admin_advertisers_page, "Anunciantes", AdvertisersTableState, ProfileId.ADMINISTRADOR
+    ),
+    _staff_table_route(
+        SECRETARY_ADVERTISERS, secretary_advertisers_page, "Anunciantes", AdvertisersTableState, ProfileId.SECRETARIA
+    ),
+    _staff_table_route(ADMIN_AGENCIES, agencies_page, "Agencias", AgenciesTableState, ProfileId.ADMINISTRADOR),
+    _staff_table_route(
+        ADMIN_LISTINGS, admin_listings_page, "Publicaciones", StaffListingsState, ProfileId.ADMINISTRADOR
+    ),
+    _staff_table_route(
+        SECRETARY_LISTINGS, secretary_listings_page, "Publicaciones", StaffListingsState, ProfileId.SECRETARIA
     ),
     # Any path no page matches goes to the public home (SPEC §2).
     PageRoute(NOT_FOUND, directory_page, SITE_TITLE, on_load=_DIRECTORY_LOAD),

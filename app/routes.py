@@ -59,6 +59,18 @@ WIZARD_LISTING_PARAM = "id"
 ADMIN_USERS = "/admin/usuarios"
 SECRETARY_USERS = "/bbitamia/usuarios"
 ADMIN_AUDIT = "/admin/auditoria"
+ADMIN_ADVERTISERS = "/admin/profesor"
+SECRETARY_ADVERTISERS = "/bbitamia/profesor"
+ADMIN_AGENCIES = "/admin/agencia"
+ADMIN_LISTINGS = "/admin/publicacion"
+SECRETARY_LISTINGS = SECRETARY_HOME
+
+
+def admin_catalogue_path(catalogue: str) -> str:
+    """The administrator's page of a catalogue (categoriaProfesor, servicioApp…)."""
+    return f"/admin/{catalogue}"
+
+
 ADMIN_PAGES: tuple[tuple[str, str], ...] = (
     (ADMIN_HOME, "Resumen"),
     (ADMIN_USERS, "Usuarios"),

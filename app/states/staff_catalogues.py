@@ -1,0 +1,282 @@
+"""The administrator's catalogues on the one staff table: categoriaProfesor, categoriaAgencia,
+tipoProfesor, servicioProfesor, servicioApp and perfilUsuario.
+
+Each catalogue is a :class:`TableSpec` (columns, form) and a small state naming its catalogue;
+``CatalogueHooks`` turns the hooks of the staff table into calls of
+``app.services.catalogues``, which refuses anyone but an administrator and audits every write.
+The tiers' table also moves a tier up or down the city page order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import reflex as rx
+from sqlmodel import Session
+
+from app.core.actor import Actor
+from app.core.money import format_currency
+from app.models import ProfileId
+from app.services import catalogues
+from app.services.errors import ServiceError
+from app.states.auth import current_actor, requires
+from app.states.notify import notify_error
+from app.states.staff_table import (
+    ADMIN,
+    GONE_MESSAGE,
+    Column,
+    FormField,
+    StaffTableState,
+    TableSpec,
+    call_service,
+)
+
+EFFECT_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("nivel", "Sube de categoría"),
+    ("vip", "Pestaña VIP"),
+    ("subir", "Primera de su categoría"),
+)
+
+
+def table_cells(row: dict[str, Any], formats: dict[str, Callable[[Any], str]] | None = None) -> dict[str, str]:
+    """A service row as table cells: yes/no for flags, ``formats`` for the keys that have one."""
+    formats = formats or {}
+    cells = {}
+    for key, value in row.items():
+        if key in formats:
+            cells[key] = formats[key](value)
+        elif isinstance(value, bool):
+            cells[key] = "Sí" if value else "No"
+        else:
+            cells[key] = str(value)
+    return cells
+
+
+def form_values(row: dict[str, Any]) -> dict[str, str]:
+    """A service row as the edit form's values: checkboxes "true" or ""."""
+    return {key: ("true" if value is True else "" if value is False else str(value)) for key, value in row.items()}
+
+
+def _spec(entity: str, title: str, columns: tuple[Column, ...], fields: tuple[FormField, ...], sort: str) -> TableSpec:
+    return TableSpec(
+        entity=entity,
+        title=title,
+        columns=columns,
+        default_sort=sort,
+        form_fields=fields,
+        profiles=(ADMIN,),
+        actions=frozenset({"create", "edit", "delete", "export"}),
+        csv_name=entity,
+    )
+
+
+NAME = FormField("name", "Nombre", required=True, max_length=60)
+
+TIERS_SPEC = _spec(
+    catalogues.TIERS,
+    "Categorías de anunciantes",
+    (
+        Column("display_order", "Orden", sortable=True),
+        Column("name", "Nombre", sortable=True),
+        Column("slug", "Nombre corto"),
+        Column("description", "Descripción"),
+    ),
+    (
+        NAME,
+        FormField("slug", "Nombre corto (vacío: se toma del nombre)", max_length=60),
+        FormField("display_order", "Orden en la página de la ciudad (1 primero)", kind="number", required=True),
+        FormField("description", "Descripción", kind="textarea", max_length=500),
+    ),
+    "display_order",
+)
+AGENCY_CATEGORIES_SPEC = _spec(
+    catalogues.AGENCY_CATEGORIES,
+    "Categorías de agencias",
+    (Column("display_order", "Orden", sortable=True), Column("name", "Nombre", sortable=True)),
+    (NAME, FormField("display_order", "Orden", kind="number")),
+    "display_order",
+)
+ADVERTISER_TYPES_SPEC = _spec(
+    catalogues.ADVERTISER_TYPES,
+    "Tipos de anunciante",
+    (Column("name", "Nombre", sortable=True),),
+    (NAME,),
+    "name",
+)
+ADVERTISER_SERVICES_SPEC = _spec(
+    catalogues.ADVERTISER_SERVICES,
+    "Servicios de los anunciantes",
+    (Column("name", "Nombre", sortable=True),),
+    (NAME,),
+    "name",
+)
+APP_SERVICES_SPEC = _spec(
+    catalogues.APP_SERVICES,
+    "Servicios del sitio",
+    (
+        Column("name", "Nombre", sortable=True),
+        Column("price_clp", "Precio", sortable=True),
+        Column("duration_days", "Días", sortable=True),
+        Column("effect", "Efecto"),
+        Column("tier", "Categoría"),
+        Column("activo", "Activo"),
+    ),
+    (
+        FormField("name", "Nombre", required=True, max_length=80),
+        FormField("description", "Descripción", kind="textarea", max_length=500),
+        FormField("price_clp", "Precio en pesos", kind="number", required=True),
+        FormField("duration_days", "Duración en días", kind="number", required=True),
+        FormField("effect", "Efecto (vacío: lo vende el equipo a mano)", kind="select", options=EFFECT_OPTIONS),
+        FormField("tier", "Categoría a la que sube (solo «Sube de categoría»)", max_length=60),
+        FormField("activo", "Activo", kind="checkbox"),
+    ),
+    "name",
+)
+PROFILES_SPEC = _spec(
+    catalogues.PROFILES,
+    "Perfiles de usuario",
+    (Column("uid", "Identificador", sortable=True), Column("label", "Nombre", sortable=True)),
+    (
+        FormField("uid", "Identificador (minúsculas, sin espacios)", required=True, max_length=40, on_edit=False),
+        FormField("label", "Nombre", required=True, max_length=60),
+    ),
+    "uid",
+)
+
+
+class CatalogueHooks:
+    """The hooks of a catalogue's table: ``_catalogue`` names it in app.services.catalogues.
+
+    A plain class put before ``StaffTableState`` in each table's bases (not a Reflex mixin state:
+    the staff table installs its handlers into every state subclass that is created).
+    """
+
+    _catalogue: ClassVar[str]
+    _formats: ClassVar[dict[str, Callable[[Any], str]]] = {}
+    _export_chunk: ClassVar[int] = catalogues.PAGE_SIZE
+
+    @classmethod
+    def _query(
+        cls,
+        session: Session,
+        *,
+        actor: Actor,
+        search: str,
+        sort_key: str,
+        desc: bool,
+        filters: dict[str, str],
+        page: int,
+        page_size: int,
+    ) -> tuple[list[dict[str, str]], int]:
+        found = catalogues.list_entries(
+            session=session,
+            actor_uid=actor.uid,
+            catalogue=cls._catalogue,
+            search=search,
+            sort=sort_key,
+            descending=desc,
+            page=page,
+            page_size=page_size,
+        )
+        return [table_cells(row, cls._formats) for row in found.rows], found.total
+
+    @classmethod
+    def _read(cls, session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
+        return form_values(
+            catalogues.get_entry(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, uid=uid)
+        )
+
+    @classmethod
+    def _create(cls, session: Session, *, actor: Actor, values: dict[str, Any]) -> None:
+        catalogues.create_entry(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, data=values)
+
+    @classmethod
+    def _update(cls, session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
+        catalogues.update_entry(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, uid=uid, data=values)
+
+    @classmethod
+    def _delete(cls, session: Session, *, actor: Actor, uid: str) -> None:
+        catalogues.delete_entry(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, uid=uid)
+
+
+class TiersTableState(CatalogueHooks, StaffTableState, rx.State):
+    """categoriaProfesor, with moves up and down the city page order."""
+
+    _spec: ClassVar[TableSpec] = TIERS_SPEC
+    _catalogue: ClassVar[str] = catalogues.TIERS
+
+    async def _move(self, uid: str, step: int):
+        if not self._is_shown(uid):
+            await self._refresh()
+            return notify_error(GONE_MESSAGE)
+        try:
+            await call_service(catalogues.move_tier, actor_uid=current_actor().uid, uid=uid, step=step)
+        except ServiceError as exc:
+            return notify_error(exc.message)
+        finally:
+            await self._refresh()
+        return None
+
+    @requires(ProfileId.ADMINISTRADOR)
+    async def move_up(self, uid: str):
+        """Show this tier one place earlier on the city pages (every listing's rank follows)."""
+        return await self._move(uid, -1)
+
+    @requires(ProfileId.ADMINISTRADOR)
+    async def move_down(self, uid: str):
+        """Show this tier one place later on the city pages (every listing's rank follows)."""
+        return await self._move(uid, 1)
+
+
+class AgencyCategoriesTableState(CatalogueHooks, StaffTableState, rx.State):
+    """categoriaAgencia."""
+
+    _spec: ClassVar[TableSpec] = AGENCY_CATEGORIES_SPEC
+    _catalogue: ClassVar[str] = catalogues.AGENCY_CATEGORIES
+
+
+class AdvertiserTypesTableState(CatalogueHooks, StaffTableState, rx.State):
+    """tipoProfesor."""
+
+    _spec: ClassVar[TableSpec] = ADVERTISER_TYPES_SPEC
+    _catalogue: ClassVar[str] = catalogues.ADVERTISER_TYPES
+
+
+class AdvertiserServicesTableState(CatalogueHooks, StaffTableState, rx.State):
+    """servicioProfesor."""
+
+    _spec: ClassVar[TableSpec] = ADVERTISER_SERVICES_SPEC
+    _catalogue: ClassVar[str] = catalogues.ADVERTISER_SERVICES
+
+
+class AppServicesTableState(CatalogueHooks, StaffTableState, rx.State):
+    """servicioApp."""
+
+    _spec: ClassVar[TableSpec] = APP_SERVICES_SPEC
+    _catalogue: ClassVar[str] = catalogues.APP_SERVICES
+    _formats: ClassVar[dict[str, Callable[[Any], str]]] = {
+        "price_clp": format_currency,
+        "effect": lambda value: dict(EFFECT_OPTIONS).get(value, "A mano"),
+    }
+
+
+class ProfilesTableState(CatalogueHooks, StaffTableState, rx.State):
+    """perfilUsuario (the four fixed profiles cannot be deleted)."""
+
+    _spec: ClassVar[TableSpec] = PROFILES_SPEC
+    _catalogue: ClassVar[str] = catalogues.PROFILES
+
+
+CATALOGUE_STATES: dict[str, type[StaffTableState]] = {
+    state._catalogue: state
+    for state in (
+        TiersTableState,
+        AgencyCategoriesTableState,
+        AdvertiserTypesTableState,
+        AdvertiserServicesTableState,
+        AppServicesTableState,
+        ProfilesTableState,
+    )
+}
+"""Each catalogue's table state, by catalogue key (its path under /admin)."""

@@ -1,0 +1,224 @@
+"""Listings (publicacion) for staff, /admin/publicacion and /bbitamia/publicacion, on the one staff table.
+
+Every listing in any status, filtered by status, section, city and tier, searched by name or
+phone; edit its content, take it down with a reason the owner sees, republish one taken down;
+only an administrator deletes. ``app.services.staff_listings`` checks and audits each of these.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+from zoneinfo import ZoneInfo
+
+import reflex as rx
+from sqlmodel import Session
+
+from app.core.actor import Actor
+from app.core.geo import CITIES
+from app.models import LISTING_STATUS_LABELS, ListingStatus, ProfileId
+from app.services import catalogues, staff_listings
+from app.services.errors import InvalidInputError, ServiceError
+from app.settings import get_settings
+from app.states.auth import current_actor, requires
+from app.states.notify import notify_error, notify_success
+from app.states.staff_catalogues import form_values, table_cells
+from app.states.staff_table import (
+    ADMIN,
+    GONE_MESSAGE,
+    SECRETARY,
+    Column,
+    Filter,
+    FormField,
+    StaffTableState,
+    TableSpec,
+    call_service,
+)
+from app.storage import get_storage
+
+SECTION_OPTIONS = (("mujeres", "Mujeres"), ("trans", "Trans"))
+CITY_OPTIONS = tuple((city.slug, city.name) for city in sorted(CITIES, key=lambda city: city.name))
+# The table's column keys that sort by another service key.
+SORT_KEYS = {"city_name": "city_slug", "tier_name": "tier_rank", "status_label": "status", "updated": "updated_at"}
+
+
+def _number(key: str, label: str, required: bool = False) -> FormField:
+    return FormField(key, label, kind="number", required=required, on_create=False)
+
+
+def _flag(key: str, label: str) -> FormField:
+    return FormField(key, label, kind="checkbox", on_create=False)
+
+
+LISTINGS_SPEC = TableSpec(
+    entity=staff_listings.LISTINGS,
+    title="Publicaciones",
+    columns=(
+        Column("display_name", "Nombre", sortable=True),
+        Column("owner_email", "Anunciante"),
+        Column("phone", "Teléfono"),
+        Column("city_name", "Ciudad", sortable=True),
+        Column("tier_name", "Categoría", sortable=True),
+        Column("status_label", "Estado", sortable=True),
+        Column("updated", "Actualizada", sortable=True),
+    ),
+    default_sort="updated",
+    default_desc=True,
+    filters=(
+        Filter("status", "Estado", tuple((status.value, label) for status, label in LISTING_STATUS_LABELS.items())),
+        Filter("section", "Sección", SECTION_OPTIONS),
+        Filter("city", "Ciudad", CITY_OPTIONS),
+        Filter("tier", "Categoría", from_data=True),
+    ),
+    form_fields=(
+        FormField("display_name", "Nombre", required=True, max_length=60, on_create=False),
+        _number("age", "Edad", required=True),
+        FormField("description", "Descripción", kind="textarea", required=True, max_length=4000, on_create=False),
+        FormField("section", "Sección", kind="select", options=SECTION_OPTIONS, required=True, on_create=False),
+        FormField("city_slug", "Ciudad", kind="select", options=CITY_OPTIONS, required=True, on_create=False),
+        FormField("commune", "Comuna", required=True, max_length=60, on_create=False),
+        _number("price_hour_clp", "Tarifa por hora", required=True),
+        _number("price_half_hour_clp", "Tarifa por 30 minutos"),
+        _number("price_two_hours_clp", "Tarifa por 2 horas"),
+        _number("price_night_clp", "Tarifa por noche"),
+        FormField("phone", "Celular", required=True, max_length=40, on_create=False),
+        FormField("whatsapp", "WhatsApp", max_length=40, on_create=False),
+        _flag("porn_actress", "Actriz porno"),
+        _flag("curvy", "Culona"),
+        _flag("has_video", "Tiene video"),
+    ),
+    search_label="Buscar por nombre o teléfono",
+    profiles=(ADMIN, SECRETARY),
+    actions=frozenset({"edit", "delete", "export"}),
+    admin_only_actions=frozenset({"delete", "export"}),
+    csv_name="publicaciones",
+    row_label_key="display_name",
+)
+
+TAKE_DOWN = {ListingStatus.PUBLICADA.value, ListingStatus.PAUSADA.value}
+
+
+def _local(moment: str) -> str:
+    if not moment:
+        return ""
+    zone = ZoneInfo(get_settings().timezone)
+    return datetime.fromisoformat(moment).astimezone(zone).strftime("%Y/%m/%d %H:%M")
+
+
+def _cells(row: dict[str, Any]) -> dict[str, str]:
+    return table_cells(row) | {
+        "updated": _local(row["updated_at"]),
+        "can_unpublish": "true" if row["status"] in TAKE_DOWN else "",
+        "can_republish": "true" if row["status"] == ListingStatus.RECHAZADA and row["published_at"] else "",
+    }
+
+
+class StaffListingsState(StaffTableState, rx.State):
+    """publicacion, for both staff areas, with take-down (and its reason dialog) and republish."""
+
+    _spec: ClassVar[TableSpec] = LISTINGS_SPEC
+    _export_chunk: ClassVar[int] = catalogues.PAGE_SIZE
+
+    unpublish_uid: str = ""
+    unpublish_label: str = ""
+    unpublish_error: str = ""
+
+    @staticmethod
+    def _query(
+        session: Session,
+        *,
+        actor: Actor,
+        search: str,
+        sort_key: str,
+        desc: bool,
+        filters: dict[str, str],
+        page: int,
+        page_size: int,
+    ) -> tuple[list[dict[str, str]], int]:
+        found = staff_listings.list_listings(
+            session=session,
+            actor_uid=actor.uid,
+            search=search,
+            status=filters.get("status", ""),
+            section=filters.get("section", ""),
+            city=filters.get("city", ""),
+            tier=filters.get("tier", ""),
+            sort=SORT_KEYS.get(sort_key, sort_key),
+            descending=desc,
+            page=page,
+            page_size=page_size,
+        )
+        return [_cells(row) for row in found.rows], found.total
+
+    @staticmethod
+    def _filter_options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
+        options = staff_listings.filter_options(session=session, actor_uid=actor.uid)
+        return {"tier": [[uid, name] for uid, name in options["tier"]]}
+
+    @staticmethod
+    def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
+        return form_values(staff_listings.listing_form_values(session=session, actor_uid=actor.uid, uid=uid))
+
+    @staticmethod
+    def _update(session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
+        staff_listings.update_listing(session=session, actor_uid=actor.uid, uid=uid, data=values)
+
+    @staticmethod
+    def _delete(session: Session, *, actor: Actor, uid: str) -> None:
+        staff_listings.delete_listing(session=session, storage=get_storage(), actor_uid=actor.uid, uid=uid)
+
+    def _forget_unpublish(self) -> None:
+        self.unpublish_uid, self.unpublish_label, self.unpublish_error = "", "", ""
+
+    @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
+    async def ask_unpublish(self, uid: str):
+        """Ask for the reason to take down a listing of the page shown."""
+        self._forget_unpublish()
+        row = next((row for row in self.rows if row.get("uid") == uid), None)
+        if row is None:
+            await self._refresh()
+            return notify_error(GONE_MESSAGE)
+        self.unpublish_uid, self.unpublish_label = uid, row.get("display_name", "")
+        return None
+
+    @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
+    def close_unpublish(self, is_open: bool):
+        """Close the take-down dialog without taking anything down."""
+        if not is_open:
+            self._forget_unpublish()
+
+    @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
+    async def unpublish(self, form_data: dict):
+        """Take the listing down (rechazada) with the reason written (``reason``); the owner sees it."""
+        uid = self.unpublish_uid
+        if not self._is_shown(uid):
+            self._forget_unpublish()
+            await self._refresh()
+            return notify_error(GONE_MESSAGE)
+        reason = form_data.get("reason", "") if isinstance(form_data, dict) else ""
+        try:
+            await call_service(staff_listings.unpublish_listing, actor_uid=current_actor().uid, uid=uid, reason=reason)
+        except InvalidInputError as exc:
+            self.unpublish_error = exc.message
+            return None
+        except ServiceError as exc:
+            self._forget_unpublish()
+            await self._refresh()
+            return notify_error(exc.message)
+        self._forget_unpublish()
+        await self._refresh()
+        return notify_success("Despublicaste la publicación.")
+
+    @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
+    async def republish(self, uid: str):
+        """Publish again a listing of the page shown that staff took down."""
+        if not self._is_shown(uid):
+            await self._refresh()
+            return notify_error(GONE_MESSAGE)
+        try:
+            await call_service(staff_listings.republish_listing, actor_uid=current_actor().uid, uid=uid)
+        except ServiceError as exc:
+            return notify_error(exc.message)
+        finally:
+            await self._refresh()
+        return notify_success("La publicación está publicada otra vez.")
