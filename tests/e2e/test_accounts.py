@@ -38,7 +38,7 @@ LANDING = {
     ProfileId.ADMINISTRADOR: ("/admin/escorts", "Administración"),
     ProfileId.CLIENTE: ("/escorts", "Escorts en Chile"),
     ProfileId.PROFESOR: ("/my/publicacion/misPublicaciones", "Mis publicaciones"),
-    ProfileId.SECRETARIA: ("/bbitamia/publicacion", "Secretaría"),
+    ProfileId.SECRETARIA: ("/bbitamia/publicacion", "Publicaciones"),
 }
 AREAS = {
     ProfileId.ADMINISTRADOR: "/admin/escorts",

@@ -294,3 +294,14 @@ def test_a_page_holds_at_most_fifty_rows_searched_and_sorted_on_whitelisted_colu
 def test_an_unknown_catalogue_is_not_found(db, admin):
     with pytest.raises(catalogues.NotFoundError):
         list_entries(session=db, actor_uid=admin.uid, catalogue="usuarios")
+
+
+def test_every_sortable_column_of_a_catalogue_page_sorts_in_the_service():
+    from app.states.staff_catalogues import CATALOGUE_STATES
+
+    assert set(CATALOGUE_STATES) == set(catalogues.CATALOGUES)
+    for key, state in CATALOGUE_STATES.items():
+        assert state._spec.sort_keys <= set(catalogues.CATALOGUES[key].sorts), key
+        assert {field.key for field in state._spec.form_fields} <= set(
+            catalogues.CATALOGUES[key].create_form.model_fields
+        )

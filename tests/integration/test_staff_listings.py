@@ -267,3 +267,13 @@ def test_agencies_are_the_administrators_and_one_with_advertisers_stays(db, admi
     db.rollback()
     assert db.get(Agency, uid) is not None
     assert {e.action for e in db.exec(select(AuditEntry).where(AuditEntry.entity == "agencia"))} == {"crear", "editar"}
+
+
+def test_every_sortable_column_of_the_pages_sorts_in_the_service():
+    from app.states.staff_directory import ADVERTISERS_SPEC, AGENCIES_SPEC
+    from app.states.staff_listings import LISTINGS_SPEC, SORT_KEYS
+
+    assert {SORT_KEYS.get(key, key) for key in LISTINGS_SPEC.sort_keys} <= set(staff_listings.LISTING_SORTS)
+    assert ADVERTISERS_SPEC.sort_keys <= set(staff_directory.ADVERTISER_SORTS)
+    assert AGENCIES_SPEC.sort_keys <= set(staff_directory.AGENCY_SORTS)
+    assert {field.key for field in LISTINGS_SPEC.form_fields} == set(staff_listings.FORM_FIELDS) - {"tier_uid"}
