@@ -16,7 +16,6 @@ from __future__ import annotations
 from app.content.legal import LEGAL_PAGES
 from app.models import ProfileId
 from app.pages.account import account_action_page, login_page, signup_successful_page
-from app.pages.areas import AREA_PAGES, area_page
 from app.pages.audit import audit_page
 from app.pages.legal import legal_page_component
 from app.pages.my_listings import my_listings_page
@@ -43,7 +42,6 @@ from app.routes import (
     ADMIN_USERS,
     ADVERTISER_HOME,
     ADVERTISER_NEW_LISTING,
-    AREAS,
     LOGIN,
     NOT_FOUND,
     PUBLIC_ROUTES,
@@ -53,7 +51,6 @@ from app.routes import (
     SECRETARY_REVIEW_QUEUE,
     SECRETARY_USERS,
     SIGNUP_SUCCESSFUL,
-    Area,
     PageRoute,
     admin_catalogue_path,
     legal_path,
@@ -78,11 +75,8 @@ from app.states.wizard import WizardState
 SITE_TITLE = "Escorts Chile"
 SITE_DESCRIPTION = "Directorio de avisos para adultos en Chile, por ciudad, revisados antes de publicarse."
 
-# The area guard: hide the area, then let the server accept or refuse the caller. The
-# advertiser's pages and the administrator's overview open the area from their own guarded loaders.
-AREA_OPENERS = {
-    ProfileId.SECRETARIA: AreaState.open_secretary,
-}
+# Every guarded page loads with AreaState.close, then one guarded loader of its own that opens
+# the area: one check per load, so a refused caller gets one notice.
 
 _DIRECTORY_LOAD = (AuthState.check_session, DirectoryState.load)
 
@@ -102,17 +96,6 @@ def _advertiser_route(path: str, page, title: str, opener) -> PageRoute:
         title=_titled(title),
         profiles=frozenset({ProfileId.PROFESOR.value}),
         on_load=(AreaState.close, opener),
-    )
-
-
-def _area_route(area: Area) -> PageRoute:
-    page = AREA_PAGES[area.home]
-    return PageRoute(
-        path=area.home,
-        page=area_page(page),
-        title=_titled(page.title),
-        profiles=frozenset({area.profile.value}),
-        on_load=(AreaState.close, AREA_OPENERS[area.profile]),
     )
 
 
@@ -157,8 +140,6 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         on_load=(AuthState.check_session, AccountActionState.load),
     ),
     # Guarded areas: the server accepts or refuses the caller before anything shows.
-    # The secretary lands on the listings table (below), not on a greeting.
-    *(_area_route(area) for area in AREAS if area.home in AREA_PAGES and area.home != SECRETARY_LISTINGS),
     _advertiser_route(ADVERTISER_HOME, my_listings_page, "Mis publicaciones", MyListingsState.open_page),
     _advertiser_route(ADVERTISER_NEW_LISTING, wizard_page, "Nueva publicación", WizardState.open_page),
     PageRoute(

@@ -1,8 +1,8 @@
 """The guarded areas' entry checks: /admin (administrador), /bbitamia (secretaria), /my (profesor).
 
-Each area page loads with ``close`` then its ``open_*`` handler (the advertiser's
-pages use their own guarded loaders, which call ``_accept``); the page shows its
-content only once the server has accepted the caller. The guard
+Each area page loads with ``close`` then its own guarded loader, which calls
+``_accept``; the page shows its content only once the server has accepted the
+caller. The guard
 only decides what is shown: every handler that touches area data carries its
 own ``@requires`` check.
 """
@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.models import ProfileId
-from app.states.auth import AuthState, current_actor, public, requires
+from app.states.auth import AuthState, current_actor, public
 
 
 class AreaState(rx.State):
@@ -33,13 +32,3 @@ class AreaState(rx.State):
         self.greeting = f"Hola, {current_actor().display_name}"
         auth = await self.get_state(AuthState)
         return auth._take_flash()
-
-    @requires(ProfileId.ADMINISTRADOR)
-    async def open_admin(self):
-        """Enter /admin: administrators only."""
-        return await self._accept()
-
-    @requires(ProfileId.SECRETARIA)
-    async def open_secretary(self):
-        """Enter /bbitamia: secretaries only."""
-        return await self._accept()

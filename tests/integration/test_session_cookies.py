@@ -27,6 +27,7 @@ from app.models import ActionCode, ProfileId, SessionTicket, UserSession, utc_no
 from app.settings import get_settings
 from app.states.areas import AreaState
 from app.states.my_listings import MyListingsState
+from app.states.staff_overview import StaffOverviewState
 from tests.factories import check_session, make_account
 from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke
 
@@ -244,12 +245,12 @@ def test_idle_and_expired_sessions_end_and_are_purged(db, advertiser, client):
 def test_refusals_are_logged_without_the_token(db, advertiser, client, caplog):
     _open(client, _ticket(db))
     token = client.cookies[SESSION_COOKIE]
-    state, _ = client_states(AreaState, token)
+    state, _ = client_states(StaffOverviewState, token)
     with caplog.at_level("WARNING", logger="app.states.auth"):
-        invoke(state, "open_admin")  # an advertiser knocking on the administrators' door
+        invoke(state, "open_page")  # an advertiser knocking on the administrators' door
         _connect(state, "")
         invoke(state._get_root_state().get_substate(MyListingsState.get_full_name().split(".")), "open_page")
     lines = [record.getMessage() for record in caplog.records if record.name == "app.states.auth"]
-    assert any("AreaState.open_admin" in line and advertiser.uid in line for line in lines), lines
+    assert any("StaffOverviewState.open_page" in line and advertiser.uid in line for line in lines), lines
     assert any("MyListingsState.open_page" in line and "no live session" in line for line in lines), lines
     assert all(token not in line and sessions.digest(token) not in line for line in lines)

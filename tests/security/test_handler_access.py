@@ -113,7 +113,7 @@ def test_the_walk_finds_the_app_handlers():
         "AuthState.sign_out",
         "LoginState.sign_in",
         "PasswordDialogState.change_password",
-        "AreaState.open_admin",
+        "StaffOverviewState.open_page",
     ):
         assert expected in names
     assert len(GUARDED) >= 4
