@@ -1,4 +1,8 @@
-"""Toasts shown the same way everywhere: at the bottom, for 5000 ms (SPEC §9)."""
+"""Toasts shown the same way everywhere: at the bottom, for 5000 ms (SPEC §9).
+
+A toast's id is its message, so the same notice sent twice (two refused handlers of one
+navigation, say) shows once instead of stacking.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,9 @@ TOAST_POSITION = "bottom-center"
 
 def notify_success(message: str) -> rx.event.EventSpec:
     """A success notification."""
-    return rx.toast.success(message, duration=TOAST_MS, position=TOAST_POSITION)
+    return rx.toast.success(message, id=message, duration=TOAST_MS, position=TOAST_POSITION)
 
 
 def notify_error(message: str) -> rx.event.EventSpec:
     """An error notification."""
-    return rx.toast.error(message, duration=TOAST_MS, position=TOAST_POSITION)
+    return rx.toast.error(message, id=message, duration=TOAST_MS, position=TOAST_POSITION)
