@@ -100,7 +100,7 @@ def _advertiser_route(path: str, page, title: str, opener) -> PageRoute:
 
 
 def _staff_table_route(path: str, page, title: str, state, profile: ProfileId) -> PageRoute:
-    """A staff table's page: it opens with its state's opener for ``profile`` (app.states.staff_table)."""
+    """A staff page: it opens with its state's guarded opener for ``profile`` (``open_admin``/``open_secretary``)."""
     opener = state.open_admin if profile == ProfileId.ADMINISTRADOR else state.open_secretary
     return PageRoute(
         path=path,
@@ -150,57 +150,29 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         on_load=(AreaState.close, StaffOverviewState.open_page),
     ),
     # The review queue: both staff areas, each page opened by its own profile's guarded loader.
-    PageRoute(
+    _staff_table_route(
         ADMIN_REVIEW_QUEUE,
         review_queue_page(ProfileId.ADMINISTRADOR),
-        _titled("Revisión de publicaciones"),
-        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
-        on_load=(AreaState.close, ReviewQueueState.open_admin),
+        "Revisión de publicaciones",
+        ReviewQueueState,
+        ProfileId.ADMINISTRADOR,
     ),
-    PageRoute(
+    _staff_table_route(
         SECRETARY_REVIEW_QUEUE,
         review_queue_page(ProfileId.SECRETARIA),
-        _titled("Revisión de publicaciones"),
-        profiles=frozenset({ProfileId.SECRETARIA.value}),
-        on_load=(AreaState.close, ReviewQueueState.open_secretary),
+        "Revisión de publicaciones",
+        ReviewQueueState,
+        ProfileId.SECRETARIA,
     ),
     # Staff tables: each page opens with its area's opener (app.states.staff_table).
-    PageRoute(
-        ADMIN_USERS,
-        admin_users_page,
-        _titled("Usuarios"),
-        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
-        on_load=(AreaState.close, UsersTableState.open_admin),
-    ),
-    PageRoute(
-        SECRETARY_USERS,
-        secretary_users_page,
-        _titled("Usuarios"),
-        profiles=frozenset({ProfileId.SECRETARIA.value}),
-        on_load=(AreaState.close, UsersTableState.open_secretary),
-    ),
-    PageRoute(
-        ADMIN_AUDIT,
-        audit_page,
-        _titled("Auditoría"),
-        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
-        on_load=(AreaState.close, AuditTableState.open_admin),
-    ),
+    _staff_table_route(ADMIN_USERS, admin_users_page, "Usuarios", UsersTableState, ProfileId.ADMINISTRADOR),
+    _staff_table_route(SECRETARY_USERS, secretary_users_page, "Usuarios", UsersTableState, ProfileId.SECRETARIA),
+    _staff_table_route(ADMIN_AUDIT, audit_page, "Auditoría", AuditTableState, ProfileId.ADMINISTRADOR),
     # The administrator's upgrade and reports desks.
-    PageRoute(
-        ADMIN_UPGRADES,
-        staff_upgrades_page,
-        _titled("Mejoras de publicación"),
-        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
-        on_load=(AreaState.close, StaffUpgradesState.open_admin),
+    _staff_table_route(
+        ADMIN_UPGRADES, staff_upgrades_page, "Mejoras de publicación", StaffUpgradesState, ProfileId.ADMINISTRADOR
     ),
-    PageRoute(
-        ADMIN_REPORTS,
-        staff_reports_page,
-        _titled("Denuncias"),
-        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
-        on_load=(AreaState.close, StaffReportsState.open_admin),
-    ),
+    _staff_table_route(ADMIN_REPORTS, staff_reports_page, "Denuncias", StaffReportsState, ProfileId.ADMINISTRADOR),
     # Catalogues, advertisers, agencies and listings (issue 9).
     *(
         _staff_table_route(
