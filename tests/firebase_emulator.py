@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from app.identity.firebase import FirebaseProvider
-from tests.mailbox import free_port
+from tests.ports import free_port
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 FIREBASE_BIN = PROJECT_ROOT / "tools" / "firebase" / "node_modules" / ".bin" / "firebase"

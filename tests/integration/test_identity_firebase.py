@@ -10,7 +10,7 @@ from firebase_admin import auth
 
 from app.identity.errors import AuthError
 from app.identity.firebase import FirebaseProvider
-from tests.mailbox import free_port
+from tests.ports import free_port
 
 PASSWORD = "caballo-azul-2024"
 NEW_PASSWORD = "tren-del-sur-1987"

@@ -19,7 +19,8 @@ from pydantic import ValidationError
 
 from app.services.mail import MailError, send_email
 from app.settings import Settings
-from tests.mailbox import Mailbox, free_port
+from tests.mailbox import Mailbox
+from tests.ports import free_port
 
 
 def _self_signed(directory: Path, name: str) -> tuple[Path, Path]:

@@ -14,7 +14,7 @@ from app.settings import get_settings
 from app.states.public import AGE_COOKIE
 from tests.factories import make_listing, make_owner
 from tests.handlers import run_async
-from tests.mailbox import free_port
+from tests.ports import free_port
 
 pytestmark = pytest.mark.integration
 

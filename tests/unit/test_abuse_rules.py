@@ -10,7 +10,7 @@ from app.identity.errors import AUTH_MESSAGES, AuthError
 from app.services.abuse import LimiterUnavailable, Rule, client_key, limiter
 from app.settings import get_settings
 from tests.abuse import install_clock, use_storage
-from tests.mailbox import free_port
+from tests.ports import free_port
 
 SECRET = "s" * 40
 

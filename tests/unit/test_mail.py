@@ -8,7 +8,7 @@ import pytest
 
 from app.services.mail import MailError, send_email
 from app.settings import Settings
-from tests.mailbox import free_port
+from tests.ports import free_port
 
 
 def test_without_smtp_messages_land_in_the_outbox(tmp_path):

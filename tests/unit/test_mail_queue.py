@@ -12,7 +12,8 @@ from aiosmtpd.controller import Controller
 from app.services import mail
 from app.services.mail import MailError, queue_email, wait_until_sent
 from app.settings import get_settings
-from tests.mailbox import Mailbox, free_port
+from tests.mailbox import Mailbox
+from tests.ports import free_port
 
 
 @pytest.fixture
