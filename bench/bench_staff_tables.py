@@ -6,8 +6,8 @@ every staff table's handlers in-process, the way the backend runs an event:
 the area opener, searches, a sort on each sortable column both ways, and
 paging. For each call it measures the handler's wall time (including the
 session check and the query) and the size of the state update the browser
-would receive (the JSON of the state's delta). The websocket hop itself and the
-browser's rendering are not in the figure.
+would receive (the JSON of the state's delta). The websocket hop (measured by
+bench_staff_ws.py) and the browser's rendering are not in the figure.
 
 Targets (issue 9): state update under 100 KB and round trip under 200 ms at p95.
 
@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import percentiles, scratch_database  # noqa: E402
+from bench.common import demo_database, percentiles  # noqa: E402
 
 SEARCHES = ("a", "ana", "demo", "temuco", "zzzz-nada")
 
@@ -37,25 +35,15 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="rounds of every call per table")
     args = parser.parse_args()
 
-    with scratch_database() as url, tempfile.TemporaryDirectory() as media:
-        os.environ.update(DATABASE_URL=url, MEDIA_DIR=media, ENVIRONMENT="test", REDIS_URL="")
+    with demo_database(args.listings, analyze=False):
         from sqlalchemy import func
         from sqlmodel import Session, select
 
-        from app.db import get_engine, migrate
+        from app.db import get_engine
         from app.models import Listing, ProfileId, User
-        from app.seed import seed
         from app.services.users import create_user
-        from app.settings import get_settings
-        from app.storage.local import LocalStorage
 
-        get_settings.cache_clear()
-        get_engine.cache_clear()
-        migrate(url)
         with Session(get_engine()) as session:
-            started = time.perf_counter()
-            seed(session=session, listings=args.listings, storage=LocalStorage(Path(media)))
-            print(f"seed: {args.listings} listings in {time.perf_counter() - started:.1f} s")
             admin = create_user(
                 session=session,
                 data={"email": "admin@bench.example", "display_name": "Admin", "profile_uid": ProfileId.ADMINISTRADOR},
@@ -85,8 +73,8 @@ def main() -> int:
             root = state._get_root_state()
             spec = cls._spec
             calls = [("open_admin", {})]
-            calls += [("search", {"form_data": {"search": text}}) for text in SEARCHES]
-            calls += [("search", {"form_data": {"search": ""}})]
+            calls += [("search", {"form_data": {"q": text}}) for text in SEARCHES]
+            calls += [("search", {"form_data": {"q": ""}})]
             for column in spec.columns:
                 if column.sortable:
                     calls += [("sort", {"key": column.key}), ("sort", {"key": column.key})]

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
 from app.core.text import slugify
-from app.models import WIZARD_DONE, Listing, ListingPhoto, ListingStatus, ProfileId, Section, Tier, User, utc_now
+from app.models import (
+    WIZARD_DONE,
+    AdvertiserService,
+    AdvertiserType,
+    Listing,
+    ListingPhoto,
+    ListingStatus,
+    ProfileId,
+    Section,
+    Tier,
+    User,
+    utc_now,
+)
+from app.services import my_listings
 from app.services.users import create_user
 
 
@@ -131,3 +144,37 @@ def check_session(session: Session, token: str):
 def actor_of(user: User) -> Actor:
     """The server-side Actor of a user row (what a guarded handler would pass to services)."""
     return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
+
+
+def make_wizard_catalogue(session: Session) -> dict:
+    """An advertiser type and three services the wizard offers: {"type", "services", "tier"} uids."""
+    kind = AdvertiserType(name="Independiente")
+    services = [AdvertiserService(name=f"Servicio {i}") for i in range(3)]
+    session.add_all([kind, *services])
+    session.commit()
+    options = my_listings.wizard_options(session=session)
+    return {"type": kind.uid, "services": [s.uid for s in services], "tier": options.tiers[0][0]}
+
+
+def wizard_steps(catalogue: dict, city: str = "talca") -> dict[int, dict]:
+    """Valid values of each wizard step (1–8) for a listing in ``city`` (its commune: Talca)."""
+    return {
+        1: {
+            "document": "rut",
+            "rut": "11.111.111-1",
+            "birth_date": f"{date.today().year - 30}/01/15",
+            "nationality": "Chile",
+        },
+        2: {"city_slug": city, "commune": "Talca", "section": "mujeres"},
+        3: {"tier_uid": catalogue["tier"], "type_uid": catalogue["type"]},
+        4: {
+            "display_name": "Camila Rosa",
+            "age": "27",
+            "description": "Hola, soy Camila: simpática, puntual y discreta. Atiendo con cita previa.",
+            "curvy": "true",
+        },
+        5: {"price_hour_clp": "$60.000", "price_half_hour_clp": "40000"},
+        6: {"visiting_from": "", "visiting_until": ""},
+        7: {},
+        8: {"phone": "+56 9 8765 4321", "whatsapp": "987654321"},
+    }

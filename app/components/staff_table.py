@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import reflex as rx
 
 from app.components.forms import form_alert
-from app.states.staff_table import CREATE, FormField, StaffTableState
+from app.states.staff_table import CREATE, Filter, FormField, StaffTableState
 
 RowActions = Callable[[rx.Var], Sequence[rx.Component]]
 
@@ -41,6 +41,13 @@ def _search(state: type[StaffTableState]) -> rx.Component:
     )
 
 
+def _options(state: type[StaffTableState], control: Filter | FormField) -> rx.Component:
+    """The <option>s of a filter's or field's select: fixed in the spec, or read from the database."""
+    if control.from_data:
+        return rx.foreach(state.options.get(control.key, []), lambda option: rx.el.option(option[1], value=option[0]))
+    return rx.fragment(*[rx.el.option(label, value=value) for value, label in control.options])
+
+
 def _filters(state: type[StaffTableState]) -> list[rx.Component]:
     controls = []
     for spec_filter in state._spec.filters:
@@ -55,12 +62,7 @@ def _filters(state: type[StaffTableState]) -> list[rx.Component]:
         else:
             control = rx.el.select(
                 rx.el.option("Todos", value=""),
-                rx.foreach(
-                    state.filter_options.get(spec_filter.key, []),
-                    lambda option: rx.el.option(option[1], value=option[0]),
-                )
-                if spec_filter.from_data
-                else rx.fragment(*[rx.el.option(label, value=value) for value, label in spec_filter.options]),
+                _options(state, spec_filter),
                 id=control_id,
                 value=state.filters.get(spec_filter.key, ""),
                 on_change=lambda value, key=spec_filter.key: state.set_filter(key, value),
@@ -145,6 +147,12 @@ def _field(state: type[StaffTableState], field: FormField) -> rx.Component:
     }
     value = state.form_values.get(field.key, "")
     error = rx.cond(message != "", rx.el.p(message, id=error_id, role="alert", class_name="field-error"))
+    if field.kind == "display":
+        return rx.el.div(
+            rx.el.p(field.label, class_name="field-label"),
+            rx.el.p(value, id=field_id, class_name="field-display"),
+            class_name="field",
+        )
     if field.kind == "checkbox":
         return rx.el.div(
             rx.el.label(
@@ -161,8 +169,8 @@ def _field(state: type[StaffTableState], field: FormField) -> rx.Component:
     common = {"id": field_id, "name": field.key, "required": field.required, "custom_attrs": attrs}
     if field.kind == "select":
         control = rx.el.select(
-            rx.el.option("Elige…", value=""),
-            *[rx.el.option(label, value=option) for option, label in field.options],
+            rx.el.option("Elige…" if field.required else "Ninguno", value=""),
+            _options(state, field),
             default_value=value,
             **common,
         )

@@ -9,20 +9,17 @@ none reach the log.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from enum import Enum
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
-from sqlalchemy import func
 from sqlmodel import Session, SQLModel, select
 
 from app.models import AuditEntry, User, utc_now
+from app.services.staff import StaffPage, TableQuery, ensure_admin, fetch_page
 from app.settings import get_settings
-
-PAGE_SIZE = 50
 
 
 def _plain(value: Any) -> Any:
@@ -65,6 +62,39 @@ def record(
     return entry
 
 
+def created(session: Session, row: SQLModel, *, actor_uid: str, entity: str) -> None:
+    """Add a new ``row`` and its audit entry to ``session`` (the caller commits both)."""
+    session.add(row)
+    session.flush()
+    record(session, actor_uid=actor_uid, action="crear", entity=entity, entity_uid=row.uid, after=snapshot(row))
+
+
+def updated(session: Session, row: SQLModel, values: dict[str, Any], *, actor_uid: str, entity: str) -> None:
+    """Set ``values`` on ``row``, stamp ``updated_at`` and add the audit entry with the values
+    before and after (the caller commits both)."""
+    before = snapshot(row)
+    for name, value in values.items():
+        setattr(row, name, value)
+    row.updated_at = utc_now()
+    session.add(row)
+    session.flush()
+    record(
+        session,
+        actor_uid=actor_uid,
+        action="editar",
+        entity=entity,
+        entity_uid=row.uid,
+        before=before,
+        after=snapshot(row),
+    )
+
+
+def deleted(session: Session, row: SQLModel, *, actor_uid: str, entity: str) -> None:
+    """Delete ``row`` and add the audit entry with its last values (the caller commits both)."""
+    record(session, actor_uid=actor_uid, action="eliminar", entity=entity, entity_uid=row.uid, before=snapshot(row))
+    session.delete(row)
+
+
 class AuditRow(BaseModel):
     """One entry as the administrator's audit page shows it."""
 
@@ -78,65 +108,58 @@ class AuditRow(BaseModel):
     after: str
 
 
-@dataclass(frozen=True)
-class AuditPage:
-    rows: list[AuditRow]
-    total: int
-    page: int
-    page_size: int
+ADMIN_ONLY_MESSAGE = "Solo un administrador puede leer la auditoría."
+ENTITY_FILTER, FROM_FILTER, TO_FILTER = "entidad", "desde", "hasta"
 
 
 def _day_bounds(day: date) -> datetime:
     return datetime.combine(day, time(), ZoneInfo(get_settings().timezone))
 
 
-def list_entries(
-    *,
-    session: Session,
-    actor_uid: str | None = None,
-    entity: str | None = None,
-    day_from: date | None = None,
-    day_to: date | None = None,
-    page: int = 1,
-    page_size: int = PAGE_SIZE,
-) -> AuditPage:
-    """Newest first, filtered by person, entity and Chilean calendar days (inclusive); one page."""
-    page_size = max(1, min(page_size, PAGE_SIZE))
-    page = max(1, page)
+def _day(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def list_entries(*, session: Session, viewer_uid: str, query: TableQuery) -> StaffPage:
+    """One page of entries (rows: AuditRow), newest first (administrators only).
+
+    The search is the person's e-mail (exact); filters ``entidad`` and the Chilean calendar days
+    ``desde`` and ``hasta`` (ISO dates, both included).
+    """
+    ensure_admin(session, viewer_uid, ADMIN_ONLY_MESSAGE)
     conditions = []
-    if actor_uid:
-        conditions.append(AuditEntry.actor_uid == actor_uid)
-    if entity:
-        conditions.append(AuditEntry.entity == entity)
+    if query.search:
+        conditions.append(User.email == query.search)
+    if query.filter(ENTITY_FILTER):
+        conditions.append(AuditEntry.entity == query.filter(ENTITY_FILTER))
+    day_from, day_to = _day(query.filter(FROM_FILTER)), _day(query.filter(TO_FILTER))
     if day_from:
         conditions.append(AuditEntry.created_at >= _day_bounds(day_from))
     if day_to:
         conditions.append(AuditEntry.created_at < _day_bounds(day_to + timedelta(days=1)))
-    total = session.exec(select(func.count()).select_from(AuditEntry).where(*conditions)).one()
-    rows = session.exec(
-        select(AuditEntry, User.email)
-        .join(User, User.uid == AuditEntry.actor_uid)
-        .where(*conditions)
-        .order_by(AuditEntry.created_at.desc(), AuditEntry.uid.desc())
-        .offset((page - 1) * page_size)
-        .limit(page_size)
-    ).all()
+    statement = select(AuditEntry, User.email).join(User, User.uid == AuditEntry.actor_uid).where(*conditions)
+    rows, total = fetch_page(session, statement, query, (AuditEntry.created_at.desc(), AuditEntry.uid.desc()))
     zone = ZoneInfo(get_settings().timezone)
-    return AuditPage(
-        rows=[
-            AuditRow(
-                uid=entry.uid,
-                when=entry.created_at.astimezone(zone).strftime("%Y/%m/%d %H:%M"),
-                actor=email,
-                action=entry.action,
-                entity=entry.entity,
-                entity_uid=entry.entity_uid,
-                before=entry.before_json,
-                after=entry.after_json,
-            )
-            for entry, email in rows
-        ],
-        total=total,
-        page=page,
-        page_size=page_size,
-    )
+    entries = [
+        AuditRow(
+            uid=entry.uid,
+            when=entry.created_at.astimezone(zone).strftime("%Y/%m/%d %H:%M"),
+            actor=email,
+            action=entry.action,
+            entity=entry.entity,
+            entity_uid=entry.entity_uid,
+            before=entry.before_json,
+            after=entry.after_json,
+        )
+        for entry, email in rows
+    ]
+    return StaffPage(entries, total, query.page, query.page_size)
+
+
+def entity_options(*, session: Session, viewer_uid: str) -> list[str]:
+    """Every entity the log has entries for, for the entity filter (administrators only)."""
+    ensure_admin(session, viewer_uid, ADMIN_ONLY_MESSAGE)
+    return list(session.exec(select(AuditEntry.entity).distinct().order_by(AuditEntry.entity)))

@@ -9,18 +9,15 @@ audited in the same transaction. An entry in use is never deleted: the refusal s
 is used. Changing a tier's ``display_order`` (or :func:`reorder_tiers`) rewrites every
 listing's ``tier_rank`` with one statement in the same transaction.
 
-The paging helpers here (:class:`StaffPage`, :func:`validated`, :func:`ensure_admin`) are
-shared by the other staff services (staff_directory, staff_listings).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, computed_field, field_validator
+from pydantic import Field, ValidationInfo, computed_field, field_validator
 from sqlalchemy import func, or_, update
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlmodel import Session, SQLModel, select
@@ -44,115 +41,24 @@ from app.models import (
     utc_now,
 )
 from app.services import audit
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
-from app.services.staff import ensure_staff
-
-PAGE_SIZE = 50
-ADMIN_ONLY_MESSAGE = "Solo un administrador puede hacer esto."
-
-# --------------------------------------------------------------------------- shared staff helpers
-
-
-@dataclass(frozen=True)
-class StaffPage:
-    """One page of a staff table: rows as plain values (never more than PAGE_SIZE), and the total."""
-
-    rows: list[dict[str, Any]]
-    total: int
-    page: int
-    page_size: int
-
-
-def ensure_admin(session: Session, user_uid: object) -> User:
-    """The active administrator ``user_uid``; a secretary or anyone else gets ForbiddenError."""
-    user = ensure_staff(session, user_uid, ADMIN_ONLY_MESSAGE)
-    if user.profile_uid != ProfileId.ADMINISTRADOR:
-        raise ForbiddenError(ADMIN_ONLY_MESSAGE)
-    return user
-
-
-def page_bounds(page: object, page_size: object) -> tuple[int, int]:
-    """(page, page_size) clamped: page 1 or more, 1 to PAGE_SIZE rows."""
-    page = page if isinstance(page, int) and page > 0 else 1
-    size = page_size if isinstance(page_size, int) and page_size > 0 else PAGE_SIZE
-    return page, min(size, PAGE_SIZE)
-
-
-def search_condition(columns: tuple[Any, ...], search: object):
-    """Case-insensitive "contains" over ``columns`` (None when there is nothing to search)."""
-    text = search.strip().lower()[:100] if isinstance(search, str) else ""
-    if not text:
-        return None
-    return or_(*(func.lower(column).contains(text, autoescape=True) for column in columns))
-
-
-def sort_order(sorts: Mapping[str, Any], sort: object, default: str, descending: bool, tiebreak: Any) -> list[Any]:
-    """ORDER BY for a whitelisted ``sort`` key (anything else sorts by ``default``), then ``tiebreak``."""
-    column = sorts.get(sort) if isinstance(sort, str) else None
-    column = sorts[default] if column is None else column
-    return [column.desc() if descending is True else column.asc(), tiebreak]
-
-
-def plain(value: Any) -> Any:
-    """A column value as a table cell or form value: None becomes "", enums their value."""
-    if value is None:
-        return ""
-    if isinstance(value, Enum):
-        return value.value
-    return value
-
-
-_MESSAGES: dict[str, str] = {
-    "missing": "Completa este campo.",
-    "string_too_short": "Completa este campo.",
-    "string_too_long": "Escribe como máximo {max_length} caracteres.",
-    "string_type": "Escribe un texto.",
-    "int_parsing": "Escribe un número entero.",
-    "int_type": "Escribe un número entero.",
-    "int_from_float": "Escribe un número entero.",
-    "greater_than_equal": "Escribe un número mayor o igual a {ge}.",
-    "less_than_equal": "Escribe un número menor o igual a {le}.",
-    "bool_parsing": "Elige sí o no.",
-    "bool_type": "Elige sí o no.",
-    "enum": "Elige una opción de la lista.",
-    "literal_error": "Elige una opción de la lista.",
-    "string_pattern_mismatch": "Usa solo letras minúsculas, números y guiones.",
-    "date_parsing": "Escribe una fecha válida (aaaa-mm-dd).",
-    "date_from_datetime_parsing": "Escribe una fecha válida (aaaa-mm-dd).",
-}
-
-
-def validated(form: type[BaseModel], data: object, *, context: dict[str, Any] | None = None) -> BaseModel:
-    """``data`` validated by ``form``; the first problem becomes InvalidInputError with a Spanish message and field."""
-    if not isinstance(data, Mapping):
-        raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")
-    try:
-        return form.model_validate(dict(data), context=context)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        loc = error.get("loc") or ()
-        name = str(loc[0]) if loc else None
-        ctx = error.get("ctx") or {}
-        if error["type"] == "value_error":
-            message = str(ctx.get("error", "")) or "Revisa este campo."
-        else:
-            message = _MESSAGES.get(error["type"], "Revisa este campo.").format(**ctx)
-        raise InvalidInputError(message, field=name) from exc
-
-
-def count_message(count: int, singular: str, plural: str) -> str:
-    """``singular`` or ``plural`` with ``{n}`` filled in."""
-    return (singular if count == 1 else plural).format(n=count)
-
-
-# --------------------------------------------------------------------------- forms
-
-
-class StaffForm(BaseModel):
-    model_config = ConfigDict(str_strip_whitespace=True, extra="ignore")
+from app.services.errors import ConflictError, InvalidInputError, NotFoundError
+from app.services.staff import (
+    StaffForm,
+    StaffPage,
+    TableQuery,
+    count_message,
+    ensure_admin,
+    ensure_staff,
+    fetch_page,
+    plain,
+    search_condition,
+    sort_order,
+    validated,
+)
 
 
 def none_if_blank(value: Any) -> Any:
+    """None for blank text (a select left empty), else the value."""
     return None if isinstance(value, str) and not value.strip() else value
 
 
@@ -187,24 +93,24 @@ class NameForm(StaffForm):
 
 
 class AppServiceForm(StaffForm):
-    """servicioApp: a paid upgrade; a tier upgrade names its tier (by name or short name)."""
+    """servicioApp: a paid upgrade; a tier upgrade names its tier (``tier_uid``)."""
 
     name: str = Field(min_length=1, max_length=80)
     description: str = Field(default="", max_length=500)
     price_clp: int = Field(ge=0, le=100_000_000)
     duration_days: int = Field(ge=1, le=3650)
     effect: UpgradeEffect | None = None
-    tier: str | None = Field(default=None, max_length=60)
+    tier_uid: str | None = Field(default=None, max_length=40)
     activo: bool = True
 
-    _blank = field_validator("effect", "tier", mode="before")(none_if_blank)
+    _blank = field_validator("effect", "tier_uid", mode="before")(none_if_blank)
 
-    @field_validator("tier")
+    @field_validator("tier_uid")
     @classmethod
     def _tier(cls, value: str | None, info: ValidationInfo) -> str | None:
         if info.data.get("effect") == UpgradeEffect.TIER:
             if not value:
-                raise ValueError("Escribe la categoría a la que sube la publicación.")
+                raise ValueError("Elige la categoría a la que sube la publicación.")
             return value
         return None
 
@@ -260,22 +166,10 @@ class Catalogue:
     """Values a row shows besides its columns (e.g. the name of a referenced entry)."""
 
 
-def find_by_name(session: Session, model: type[SQLModel], text: str, *also: str) -> str | None:
-    """The uid of the ``model`` row whose name (or one of the ``also`` columns) is ``text``, case-insensitively."""
-    wanted = text.strip().lower()
-    columns = [_column(model, "name"), *(_column(model, name) for name in also)]
-    return session.exec(
-        select(_column(model, "uid")).where(or_(*(func.lower(column) == wanted for column in columns))).limit(1)
-    ).first()
-
-
 def _with_tier_uid(session: Session, values: dict[str, Any]) -> dict[str, Any]:
-    values = dict(values)
-    tier = values.pop("tier")
-    tier_uid = find_by_name(session, Tier, tier, "slug") if tier else None
-    if tier and tier_uid is None:
-        raise InvalidInputError("No hay una categoría con ese nombre.", field="tier")
-    return {**values, "tier_uid": tier_uid}
+    if values["tier_uid"] and session.get(Tier, values["tier_uid"]) is None:
+        raise InvalidInputError("Elige una categoría de la lista.", field="tier_uid")
+    return values
 
 
 def _tier_name(session: Session, tier_uid: str | None) -> str:
@@ -425,36 +319,18 @@ def _row(session: Session, catalogue: Catalogue, entry: SQLModel) -> dict[str, A
 # --------------------------------------------------------------------------- reading
 
 
-def list_entries(
-    *,
-    session: Session,
-    actor_uid: str,
-    catalogue: str,
-    search: str = "",
-    sort: str = "",
-    descending: bool = False,
-    page: int = 1,
-    page_size: int = PAGE_SIZE,
-) -> StaffPage:
+def list_entries(*, session: Session, actor_uid: str, catalogue: str, query: TableQuery) -> StaffPage:
     """One page of a catalogue, searched and sorted on a whitelisted column (administrators only)."""
     ensure_admin(session, actor_uid)
     spec = _catalogue(catalogue)
-    page, page_size = page_bounds(page, page_size)
     model = spec.model
-    condition = search_condition(tuple(_column(model, name) for name in spec.search), search)
-    conditions = [condition] if condition is not None else []
-    total = session.exec(select(func.count()).select_from(model).where(*conditions)).one()
+    condition = search_condition([_column(model, name) for name in spec.search], query)
+    statement = select(model).where(*([condition] if condition is not None else []))
     sorts = {name: _column(model, name) for name in spec.sorts}
-    entries = session.exec(
-        select(model)
-        .where(*conditions)
-        .order_by(*sort_order(sorts, sort, spec.default_sort, descending, _column(model, "uid")))
-        .offset((page - 1) * page_size)
-        .limit(page_size)
-    ).all()
-    return StaffPage(
-        rows=[_row(session, spec, entry) for entry in entries], total=total, page=page, page_size=page_size
+    entries, total = fetch_page(
+        session, statement, query, sort_order(sorts, query, spec.default_sort, _column(model, "uid"))
     )
+    return StaffPage([_row(session, spec, entry) for entry in entries], total, query.page, query.page_size)
 
 
 def entry_options(*, session: Session, actor_uid: str, catalogue: str) -> list[tuple[str, str]]:
@@ -502,11 +378,7 @@ def create_entry(*, session: Session, actor_uid: str, catalogue: str, data: Mapp
     _check(session, spec, values, None)
     now = utc_now()
     entry = spec.model(**values, created_at=now, updated_at=now)
-    session.add(entry)
-    session.flush()
-    audit.record(
-        session, actor_uid=actor_uid, action="crear", entity=spec.key, entity_uid=entry.uid, after=audit.snapshot(entry)
-    )
+    audit.created(session, entry, actor_uid=actor_uid, entity=spec.key)
     session.commit()
     return _row(session, spec, entry)
 
@@ -534,24 +406,10 @@ def update_entry(
     values = _values(session, spec, spec.update_form or spec.create_form, data)
     entry = _entry(session, spec, uid)
     _check(session, spec, values, entry.uid)
-    before = audit.snapshot(entry)
     reordered = spec.model is Tier and values["display_order"] != entry.display_order
-    for name, value in values.items():
-        setattr(entry, name, value)
-    entry.updated_at = utc_now()
-    session.add(entry)
-    session.flush()
+    audit.updated(session, entry, values, actor_uid=actor_uid, entity=spec.key)
     if reordered:
         rewrite_tier_ranks(session)
-    audit.record(
-        session,
-        actor_uid=actor_uid,
-        action="editar",
-        entity=spec.key,
-        entity_uid=entry.uid,
-        before=before,
-        after=audit.snapshot(entry),
-    )
     session.commit()
     return _row(session, spec, entry)
 
@@ -576,15 +434,7 @@ def delete_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) 
     used = usage_message(session, spec.key, entry.uid)
     if used:
         raise ConflictError(used)
-    audit.record(
-        session,
-        actor_uid=actor_uid,
-        action="eliminar",
-        entity=spec.key,
-        entity_uid=entry.uid,
-        before=audit.snapshot(entry),
-    )
-    session.delete(entry)
+    audit.deleted(session, entry, actor_uid=actor_uid, entity=spec.key)
     session.commit()
 
 

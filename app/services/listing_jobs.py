@@ -1,7 +1,8 @@
 """The listings' clock: expiry and upgrades, run every minute by every app process while it lives.
 
 - :func:`expire_listings`: a publicada or pausada listing whose ``expires_at`` passed becomes expirada
-  (the lifecycle's ``system`` move);
+  (the lifecycle's ``system`` move); an edit waiting for review is dropped and its review closed with
+  a reason the owner reads (they renew it, and the whole listing is reviewed then);
 - :func:`app.services.upgrades.apply_upgrades`: approved upgrades start and end on their dates.
 
 Both are idempotent and lock the rows they change, so several workers running them side by side do
@@ -15,11 +16,12 @@ import logging
 from datetime import datetime
 from typing import NamedTuple
 
+from sqlalchemy import or_
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 
 from app.db import session_scope
-from app.models import ActorKind, Listing, ListingStatus, utc_now
+from app.models import ActorKind, Listing, ListingReview, ListingStatus, ReviewDecision, utc_now
 from app.services.listing_lifecycle import ensure_transition
 from app.services.upgrades import apply_upgrades
 
@@ -27,10 +29,30 @@ log = logging.getLogger(__name__)
 
 CLOCK_EVERY_SECONDS = 60
 EXPIRING_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA)
+EXPIRED_BEFORE_REVIEW = "La publicación venció antes de la revisión. Renuévala y la revisaremos completa."
+
+
+def _drop_pending_review(session: Session, listing: Listing, now: datetime) -> None:
+    """An expired listing waits for nothing: its edit is dropped and its pending reviews closed (no reviewer)."""
+    listing.revision = None
+    listing.revision_at = None
+    for review in session.exec(
+        select(ListingReview).where(
+            ListingReview.listing_uid == listing.uid, ListingReview.decision == ReviewDecision.PENDIENTE
+        )
+    ):
+        review.decision = ReviewDecision.RECHAZADA
+        review.reason = EXPIRED_BEFORE_REVIEW
+        review.decided_at = now
+        session.add(review)
 
 
 def expire_listings(*, session: Session, now: datetime | None = None) -> int:
-    """Move published and paused listings whose time ran out to expirada; return how many."""
+    """Move published and paused listings whose time ran out to expirada; return how many.
+
+    Expired listings still holding an edit or a pending review (a paused one that expired as its owner
+    resumed it, or rows from before this rule) are cleaned up too, without being counted.
+    """
     now = now or utc_now()
     due = session.exec(
         select(Listing)
@@ -41,6 +63,20 @@ def expire_listings(*, session: Session, now: datetime | None = None) -> int:
     for listing in due:
         listing.status = ensure_transition(listing.status, ListingStatus.EXPIRADA, ActorKind.SYSTEM)
         listing.updated_at = now
+        _drop_pending_review(session, listing, now)
+        session.add(listing)
+    waiting = select(ListingReview.listing_uid).where(ListingReview.decision == ReviewDecision.PENDIENTE)
+    stale = session.exec(
+        select(Listing)
+        .where(
+            Listing.status == ListingStatus.EXPIRADA,
+            or_(Listing.revision_at.is_not(None), Listing.revision.is_not(None), Listing.uid.in_(waiting)),
+        )
+        .order_by(Listing.uid)
+        .with_for_update(skip_locked=True)
+    ).all()
+    for listing in stale:
+        _drop_pending_review(session, listing, now)
         session.add(listing)
     session.commit()
     return len(due)

@@ -278,6 +278,8 @@ def move_photo(*, session: Session, owner_uid: str, photo_uid: str, offset: int)
     target = min(max(index + offset, 0), len(photos) - 1)
     photos.insert(target, photos.pop(index))
     _renumber(session, photos)
+    listing.updated_at = utc_now()  # a change of the owner's: staff may not republish over it unseen
+    session.add(listing)
     _commit(session)
 
 
@@ -286,19 +288,22 @@ def set_cover(*, session: Session, owner_uid: str, photo_uid: str) -> None:
     listing, photo = _locked_photo(session, owner_uid=owner_uid, photo_uid=photo_uid)
     photos = [item for item in _ordered(session, listing.uid) if item.uid != photo.uid]
     _renumber(session, [photo, *photos])
+    listing.updated_at = utc_now()
+    session.add(listing)
     _commit(session)
 
 
-def delete_all_photos(*, session: Session, storage: Storage, listing_uid: str) -> None:
-    """Delete every photo row and stored file of a listing (flushed, not committed).
+def delete_all_photos(*, session: Session, listing_uid: str) -> list[ListingPhoto]:
+    """Delete every photo row of a listing (flushed, not committed) and return them.
 
-    No ownership check: the caller (deleting a listing) checked it already.
+    The caller deletes their files with ``delete_photo_files`` once it has committed, so a failed
+    commit leaves no row without its files. No ownership check: the caller checked it already.
     """
     photos = _ordered(session, listing_uid)
     for photo in photos:
         session.delete(photo)
     session.flush()
-    delete_photo_files(storage=storage, photos=photos)
+    return photos
 
 
 def copy_photos(*, session: Session, storage: Storage, from_listing_uid: str, to_listing_uid: str) -> None:

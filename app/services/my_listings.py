@@ -42,6 +42,7 @@ from app.models import (
     ListingStatus,
     ListingUpgrade,
     ListingVerification,
+    Report,
     ReviewDecision,
     Section,
     Tier,
@@ -710,7 +711,11 @@ def set_available_now(*, session: Session, owner_uid: str, uid: str, hours: int,
 
 
 def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: str) -> None:
-    """Delete a listing in any status, with its photo files, its private verification photos and its records."""
+    """Delete a listing in any status, with its photo files, its private verification photos and its records.
+
+    Reports against it stay for staff, unlinked, with a note naming it. Files go only once the
+    deletion is committed: a failed commit leaves the listing whole.
+    """
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
     private_keys = [
         key
@@ -719,11 +724,21 @@ def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: s
         )
         if key
     ]
-    listing_photos.delete_all_photos(session=session, storage=storage, listing_uid=listing.uid)
+    photos = listing_photos.delete_all_photos(session=session, listing_uid=listing.uid)
     for table in (ListingService, ListingReview, ListingUpgrade, ListingVerification, ListingDailyStats):
         session.exec(delete(table).where(table.listing_uid == listing.uid))
+    now = utc_now()
+    stamp = now.astimezone(ZoneInfo(get_settings().timezone)).strftime("%Y/%m/%d %H:%M")
+    note = f"[{stamp} · sistema] Se eliminó la publicación «{listing.display_name or DRAFT_TITLE}» ({listing.uid})."
+    for report in session.exec(select(Report).where(Report.listing_uid == listing.uid)):
+        report.listing_uid = None
+        report.staff_notes = f"{report.staff_notes}\n{note}" if report.staff_notes else note
+        report.updated_at = now
+        session.add(report)
+    session.flush()
     session.delete(listing)
     _commit(session)
+    listing_photos.delete_photo_files(storage=storage, photos=photos)
     private = get_private_storage()
     for key in private_keys:
         private.delete(key)

@@ -35,7 +35,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
-from sqlalchemy import func, literal, or_, union_all
+from sqlalchemy import and_, func, literal, or_, union_all
 from sqlmodel import Session, select
 
 from app.core.dates import format_date
@@ -61,6 +61,7 @@ from app.models.reports import Report, ReportStatus
 from app.services.listing_form import schedule_text
 from app.services.listings import photo_url
 from app.services.my_listings import REVISED_STATUSES, revision_changes
+from app.services.reviews import listing_version, verification_version
 from app.services.staff import ensure_staff
 from app.settings import get_settings
 
@@ -115,9 +116,10 @@ class QueuePhoto(BaseModel):
 
 
 class QueueItem(BaseModel):
-    """One item of the queue as the page shows it."""
+    """One item of the queue as the page shows it; ``version`` stamps the content shown (reviews.listing_version)."""
 
     uid: str
+    version: str
     kind: str
     kind_label: str
     listing_uid: str
@@ -143,11 +145,17 @@ class QueuePage:
 
 
 def _pending_reviews():
+    """Pending reviews of listings that really wait: pendiente, or public with an edit sent."""
     return (
         select(ListingReview.created_at, literal(KIND_NEW).label("kind"), ListingReview.uid)
         .join(Listing, Listing.uid == ListingReview.listing_uid)
         .where(ListingReview.decision == ReviewDecision.PENDIENTE)
-        .where(or_(Listing.status == ListingStatus.PENDIENTE, Listing.revision_at.is_not(None)))
+        .where(
+            or_(
+                Listing.status == ListingStatus.PENDIENTE,
+                and_(Listing.status.in_(REVISED_STATUSES), Listing.revision_at.is_not(None)),
+            )
+        )
     )
 
 
@@ -155,6 +163,17 @@ def _pending_verifications():
     return select(
         ListingVerification.created_at, literal(KIND_VERIFICATION).label("kind"), ListingVerification.uid
     ).where(ListingVerification.status == VerificationStatus.SOLICITADA)
+
+
+def _queue():
+    return union_all(_pending_reviews(), _pending_verifications()).subquery()
+
+
+def queue_size(session: Session) -> tuple[int, datetime | None]:
+    """How many items the queue holds and when the oldest arrived (what the queue page counts)."""
+    queue = _queue()
+    total, oldest = session.exec(select(func.count(), func.min(queue.c.created_at)).select_from(queue)).one()
+    return total, _aware(oldest) if oldest is not None else None
 
 
 def _local(moment: datetime) -> datetime:
@@ -188,15 +207,14 @@ def list_queue(
     now = now or utc_now()
     page_size = max(1, min(page_size, PAGE_SIZE))
     page = max(1, page)
-    queue = union_all(_pending_reviews(), _pending_verifications()).subquery()
-    total = session.exec(select(func.count()).select_from(queue)).one()
+    total, oldest_at = queue_size(session)
+    queue = _queue()
     entries = session.exec(
         select(queue.c.created_at, queue.c.kind, queue.c.uid)
         .order_by(queue.c.created_at, queue.c.uid)
         .offset((page - 1) * page_size)
         .limit(page_size)
     ).all()
-    oldest_at = session.exec(select(func.min(queue.c.created_at))).one()
     items = _build_items(session, [(kind, uid) for _, kind, uid in entries], now)
     return QueuePage(
         items=items,
@@ -344,10 +362,14 @@ def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime
         flagged = signals.flagged_photos
         photos = ctx.photos.get(listing.uid, [])
         if kind == KIND_VERIFICATION:
+            version = verification_version(uid, listing, photos)
             photos = [photo for photo in photos if photo.approved]
+        else:
+            version = listing_version(listing, ctx.services.get(listing.uid, []), photos)
         items.append(
             QueueItem(
                 uid=uid,
+                version=version,
                 kind=kind,
                 kind_label=KIND_LABELS[kind],
                 listing_uid=listing.uid,
@@ -511,6 +533,7 @@ def _owner_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSigna
             select(Listing.owner_uid, func.count())
             .join(ListingReview, ListingReview.listing_uid == Listing.uid)
             .where(Listing.owner_uid.in_(owners), ListingReview.decision == ReviewDecision.RECHAZADA)
+            .where(ListingReview.reviewer_uid.is_not(None))  # closed by the clock (expired), not refused by staff
             .group_by(Listing.owner_uid)
         ).all()
     )

@@ -9,22 +9,29 @@ The staff screens of the next issue call these; until then the tests do.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import hashlib
+import json
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, timedelta
 
-from sqlalchemy import delete
+from sqlalchemy import delete, update
 from sqlmodel import Session, select
 
 from app.models import (
     ActorKind,
+    AdvertiserService,
     Listing,
     ListingPhoto,
     ListingReview,
     ListingService,
     ListingStatus,
+    ListingVerification,
     ReviewDecision,
+    Tier,
     utc_now,
 )
-from app.services import audit, listing_photos
+from app.models.listings import ListingBase
+from app.services import audit, listing_photos, verification
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_lifecycle import ensure_transition
 from app.services.my_listings import REVISED_STATUSES, revision_changes, set_base_tier
@@ -32,6 +39,18 @@ from app.services.staff import ensure_staff
 from app.storage import Storage
 
 LISTING_DAYS = 60
+CHANGED_WHILE_REVIEWED = "La publicación cambió mientras la revisabas. Revísala otra vez."
+# Every column a reviewer judges (the owner's fields, and what says which version waits); tier_uid and
+# tier_rank follow upgrades and are left out, like counters and dates that change without the owner.
+CONTENT_COLUMNS: tuple[str, ...] = (
+    *(name for name in ListingBase.model_fields if name != "tier_uid"),
+    "base_tier_uid",
+    "name_slug",
+    "schedule",
+    "status",
+    "revision",
+    "revision_at",
+)
 REASON_MAX = 1000
 OTHER_REASON = "Otro"
 # The reasons a reviewer picks from; the free text after it is shown to the advertiser too.
@@ -58,7 +77,61 @@ def rejection_text(choice: object, detail: object, choices: tuple[str, ...] = RE
     return text
 
 
+def _stamp_value(value: object) -> object:
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def _digest(parts: object) -> str:
+    text = json.dumps(parts, default=str, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _photo_stamp(photos: Iterable[ListingPhoto]) -> list:
+    return [[photo.uid, bool(photo.approved), photo.position] for photo in sorted(photos, key=_photo_order)]
+
+
+def _photo_order(photo: ListingPhoto) -> tuple:
+    return (photo.position, photo.uid)
+
+
+def listing_version(listing: Listing, services: Iterable[str], photos: Iterable[ListingPhoto]) -> str:
+    """A short stamp of what a reviewer sees of a listing: it changes whenever any of it changes."""
+    columns = [_stamp_value(getattr(listing, column)) for column in CONTENT_COLUMNS]
+    return _digest(["listing", columns, sorted(services), _photo_stamp(photos)])
+
+
+def verification_version(request_uid: str, listing: Listing, photos: Iterable[ListingPhoto]) -> str:
+    """A short stamp of a verification item: the request and the listing's approved photos shown beside it."""
+    shown = [photo for photo in photos if photo.approved]
+    return _digest(["verificacion", request_uid, listing.display_name, _photo_stamp(shown)])
+
+
+def _services(session: Session, listing_uid: str) -> list[str]:
+    return list(session.exec(select(ListingService.service_uid).where(ListingService.listing_uid == listing_uid)))
+
+
+def _photos(session: Session, listing_uid: str) -> list[ListingPhoto]:
+    return list(session.exec(select(ListingPhoto).where(ListingPhoto.listing_uid == listing_uid)))
+
+
+def _check_version(expected: str | None, current: str) -> None:
+    if expected is not None and expected != current:
+        raise ConflictError(CHANGED_WHILE_REVIEWED)
+
+
 def _listing(session: Session, listing_uid: str) -> Listing:
+    """The listing, locked until the transaction ends (SQLite: its write lock taken first, as listing_photos does)."""
+    if session.get_bind().dialect.name == "sqlite" and isinstance(listing_uid, str):
+        session.execute(
+            update(Listing)
+            .where(Listing.uid == listing_uid)
+            .values(updated_at=Listing.updated_at)
+            .execution_options(synchronize_session=False)
+        )
     listing = session.exec(select(Listing).where(Listing.uid == listing_uid).with_for_update()).first()
     if listing is None:
         raise NotFoundError("No encontramos esa publicación.")
@@ -82,15 +155,27 @@ def _close_reviews(session: Session, listing_uid: str, reviewer_uid: str, decisi
 
 
 def _apply_revision(session: Session, listing: Listing) -> None:
+    """Write the reviewed edit into the row; a tier or service deleted from the catalogue since is left out."""
     columns, services = revision_changes(listing)
     tier_uid = columns.pop("base_tier_uid", None)
     for column, value in columns.items():
         setattr(listing, column, value)
-    if tier_uid and tier_uid != listing.base_tier_uid:
+    if tier_uid and tier_uid != listing.base_tier_uid and session.get(Tier, tier_uid) is not None:
         set_base_tier(session, listing, tier_uid)
     if services is not None:
+        known = (
+            set(session.exec(select(AdvertiserService.uid).where(AdvertiserService.uid.in_(services))))
+            if services
+            else set()
+        )
         session.exec(delete(ListingService).where(ListingService.listing_uid == listing.uid))
-        session.add_all([ListingService(listing_uid=listing.uid, service_uid=uid) for uid in services])
+        session.add_all(
+            [
+                ListingService(listing_uid=listing.uid, service_uid=uid)
+                for uid in dict.fromkeys(services)
+                if uid in known
+            ]
+        )
     listing.revision = None
     listing.revision_at = None
 
@@ -105,11 +190,25 @@ def _approve_photos(session: Session, listing: Listing) -> None:
         listing.verified = True  # the badge was only suspended while the new photos waited
 
 
-def approve_listing(*, session: Session, reviewer_uid: str, listing_uid: str, now: datetime | None = None) -> None:
-    """Publish a pending listing (for LISTING_DAYS days), or apply the reviewed edit of a public one."""
+def approve_listing(
+    *,
+    session: Session,
+    reviewer_uid: str,
+    listing_uid: str,
+    expected_version: str | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Publish a pending listing (for LISTING_DAYS days), or apply the reviewed edit of a public one.
+
+    ``expected_version`` is the item's ``version`` the reviewer was shown (QueueItem); ConflictError when
+    the listing changed since. None skips the check (scripts and tests that decide without a queue).
+    """
     now = now or utc_now()
     ensure_staff(session, reviewer_uid)
     listing = _listing(session, listing_uid)
+    _check_version(
+        expected_version, listing_version(listing, _services(session, listing.uid), _photos(session, listing.uid))
+    )
     before = audit.snapshot(listing)
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.PUBLICADA, ActorKind.STAFF)
@@ -145,11 +244,13 @@ def reject_listing(
     reviewer_uid: str,
     listing_uid: str,
     reason: str,
+    expected_version: str | None = None,
     now: datetime | None = None,
 ) -> None:
     """Refuse a pending listing (rechazada) or the edit of a public one (dropped, the public version stays).
 
     ``reason`` is shown to the owner. Photos added with a refused edit are deleted with their files.
+    ``expected_version`` as in :func:`approve_listing`.
     """
     now = now or utc_now()
     ensure_staff(session, reviewer_uid)
@@ -157,6 +258,9 @@ def reject_listing(
     if not reason or len(reason) > REASON_MAX:
         raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
     listing = _listing(session, listing_uid)
+    _check_version(
+        expected_version, listing_version(listing, _services(session, listing.uid), _photos(session, listing.uid))
+    )
     before = audit.snapshot(listing)
     unapproved: list[ListingPhoto] = []
     if listing.status == ListingStatus.PENDIENTE:
@@ -188,3 +292,42 @@ def reject_listing(
     session.commit()
     # Files go once their rows are gone for good: a reader never finds a row without its files.
     listing_photos.delete_photo_files(storage=storage, photos=list(unapproved))
+
+
+def _check_verification(session: Session, verification_uid: object, expected_version: str | None) -> None:
+    """Lock the request's listing and compare what the reviewer saw with what is stored now."""
+    if expected_version is None or not isinstance(verification_uid, str):
+        return
+    request = session.get(ListingVerification, verification_uid)
+    if request is None:
+        return  # the verification service says it is gone
+    listing = _listing(session, request.listing_uid)
+    _check_version(expected_version, verification_version(request.uid, listing, _photos(session, listing.uid)))
+
+
+def approve_verification(
+    *, session: Session, storage: Storage, reviewer_uid: str, verification_uid: str, expected_version: str | None
+) -> None:
+    """Grant the badge (app.services.verification) unless the listing's photos changed since the reviewer saw them."""
+    ensure_staff(session, reviewer_uid, verification.VERIFICATION_STAFF_ONLY)
+    _check_verification(session, verification_uid, expected_version)
+    verification.approve_verification(
+        session=session, storage=storage, reviewer_uid=reviewer_uid, verification_uid=verification_uid
+    )
+
+
+def reject_verification(
+    *,
+    session: Session,
+    storage: Storage,
+    reviewer_uid: str,
+    verification_uid: str,
+    reason: str,
+    expected_version: str | None,
+) -> None:
+    """Refuse the badge (app.services.verification) unless the listing's photos changed since the reviewer saw them."""
+    ensure_staff(session, reviewer_uid, verification.VERIFICATION_STAFF_ONLY)
+    _check_verification(session, verification_uid, expected_version)
+    verification.reject_verification(
+        session=session, storage=storage, reviewer_uid=reviewer_uid, verification_uid=verification_uid, reason=reason
+    )

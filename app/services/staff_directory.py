@@ -18,29 +18,40 @@ from sqlmodel import Session, select
 
 from app.core.phone import normalize_chilean_mobile
 from app.core.text import is_valid_email
-from app.models import Advertiser, AdvertiserType, Agency, AgencyCategory, User, utc_now
+from app.models import (
+    Advertiser,
+    AdvertiserType,
+    Agency,
+    AgencyCategory,
+    Listing,
+    ListingStatus,
+    ProfileId,
+    User,
+    utc_now,
+)
 from app.services import audit
-from app.services.catalogues import (
-    PAGE_SIZE,
+from app.services.errors import ConflictError, InvalidInputError, NotFoundError
+from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, Catalogues, clean_step
+from app.services.listings import clock
+from app.services.staff import (
     StaffForm,
     StaffPage,
+    TableQuery,
     count_message,
     ensure_admin,
-    find_by_name,
-    page_bounds,
+    ensure_staff,
+    fetch_page,
     plain,
     search_condition,
     sort_order,
     validated,
 )
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
-from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, Catalogues, clean_step
-from app.services.listings import clock
-from app.services.staff import ensure_staff
 
 ADVERTISERS = "profesor"
 AGENCIES = "agencia"
 VERIFIED_FILTERS = {"si": True, "no": False}
+LIVE_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA, ListingStatus.PENDIENTE)
+"""Listings an advertiser's record stands behind: it is not deleted while one of them is in these states."""
 
 # --------------------------------------------------------------------------- advertisers
 
@@ -65,48 +76,42 @@ def _advertiser_row(advertiser: Advertiser, email: str, agency: str | None, kind
         "birth_date": advertiser.birth_date.isoformat(),
         "phone": advertiser.phone,
         "verified": advertiser.verified,
+        "agency_uid": advertiser.agency_uid or "",
         "agency": agency or "",
+        "type_uid": advertiser.type_uid or "",
         "type": kind or "",
         "created_at": advertiser.created_at.isoformat(),
     }
 
 
-def list_advertisers(
-    *,
-    session: Session,
-    actor_uid: str,
-    search: str = "",
-    verified: str = "",
-    sort: str = "",
-    descending: bool = False,
-    page: int = 1,
-    page_size: int = PAGE_SIZE,
-) -> StaffPage:
-    """One page of advertisers with their private fields (staff only); search by name, e-mail, RUT,
-    passport or phone; filter ``verified`` "si" / "no"."""
-    ensure_staff(session, actor_uid)
-    page, page_size = page_bounds(page, page_size)
-    conditions = []
-    found = search_condition(
-        (Advertiser.display_name, User.email, Advertiser.rut, Advertiser.passport, Advertiser.phone), search
-    )
-    if found is not None:
-        conditions.append(found)
-    if verified in VERIFIED_FILTERS:
-        conditions.append(Advertiser.verified == VERIFIED_FILTERS[verified])
-    joined = select(func.count()).select_from(Advertiser).join(User, User.uid == Advertiser.user_uid)
-    total = session.exec(joined.where(*conditions)).one()
-    rows = session.exec(
+def _advertisers():
+    return (
         select(Advertiser, User.email, Agency.name, AdvertiserType.name)
         .join(User, User.uid == Advertiser.user_uid)
         .outerjoin(Agency, Agency.uid == Advertiser.agency_uid)
         .outerjoin(AdvertiserType, AdvertiserType.uid == Advertiser.type_uid)
-        .where(*conditions)
-        .order_by(*sort_order(ADVERTISER_SORTS, sort, "created_at", descending, Advertiser.uid))
-        .offset((page - 1) * page_size)
-        .limit(page_size)
-    ).all()
-    return StaffPage(rows=[_advertiser_row(*row) for row in rows], total=total, page=page, page_size=page_size)
+    )
+
+
+def list_advertisers(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+    """One page of advertisers with their private fields (staff only); search by name, e-mail, RUT,
+    passport or phone; filter ``verified`` "si" / "no"."""
+    ensure_staff(session, actor_uid)
+    conditions = []
+    found = search_condition(
+        (Advertiser.display_name, User.email, Advertiser.rut, Advertiser.passport, Advertiser.phone), query
+    )
+    if found is not None:
+        conditions.append(found)
+    if query.filter("verified") in VERIFIED_FILTERS:
+        conditions.append(Advertiser.verified == VERIFIED_FILTERS[query.filter("verified")])
+    rows, total = fetch_page(
+        session,
+        _advertisers().where(*conditions),
+        query,
+        sort_order(ADVERTISER_SORTS, query, "created_at", Advertiser.uid),
+    )
+    return StaffPage([_advertiser_row(*row) for row in rows], total, query.page, query.page_size)
 
 
 class AdvertiserForm(StaffForm):
@@ -115,8 +120,8 @@ class AdvertiserForm(StaffForm):
     display_name: str = Field(min_length=1, max_length=80)
     phone: str = Field(default="", max_length=40)
     verified: bool = False
-    agency: str = Field(default="", max_length=120, description="The agency's name; empty: none.")
-    type: str = Field(default="", max_length=60, description="The advertiser type's name; empty: none.")
+    agency_uid: str = Field(default="", max_length=40, description="The agency's uid; empty: none.")
+    type_uid: str = Field(default="", max_length=40, description="The advertiser type's uid; empty: none.")
 
     @field_validator("phone")
     @classmethod
@@ -129,26 +134,19 @@ class AdvertiserForm(StaffForm):
         return phone
 
 
-def _named(session: Session, model: type, name: str, field: str, message: str) -> str | None:
-    """The uid of the ``model`` row called ``name`` (None for an empty name), or InvalidInputError on ``field``."""
-    if not name:
+def _existing(session: Session, model: type, uid: str, field: str) -> str | None:
+    """``uid`` when a ``model`` row has it (None for an empty choice), else InvalidInputError on ``field``."""
+    if not uid:
         return None
-    uid = find_by_name(session, model, name)
-    if uid is None:
-        raise InvalidInputError(message, field=field)
+    if session.get(model, uid) is None:
+        raise InvalidInputError("Elige una opción de la lista.", field=field)
     return uid
 
 
 def get_advertiser(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
     """One advertiser's values for the edit form (staff)."""
     ensure_staff(session, actor_uid)
-    row = session.exec(
-        select(Advertiser, User.email, Agency.name, AdvertiserType.name)
-        .join(User, User.uid == Advertiser.user_uid)
-        .outerjoin(Agency, Agency.uid == Advertiser.agency_uid)
-        .outerjoin(AdvertiserType, AdvertiserType.uid == Advertiser.type_uid)
-        .where(Advertiser.uid == uid)
-    ).first()
+    row = session.exec(_advertisers().where(Advertiser.uid == uid)).first()
     if row is None:
         raise NotFoundError("No encontramos ese anunciante.")
     return _advertiser_row(*row)
@@ -161,52 +159,67 @@ def _advertiser(session: Session, uid: object) -> Advertiser:
     return advertiser
 
 
-def update_advertiser(*, session: Session, actor_uid: str, uid: str, data: Mapping[str, Any]) -> None:
-    """Edit an advertiser's record (staff): name, identity (RUT or passport, birth date, nationality),
-    phone, agency, type and verification."""
-    ensure_staff(session, actor_uid)
+def _advertiser_values(session: Session, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The columns of an advertiser from the staff form, identity checked like the wizard's step 1."""
     form = validated(AdvertiserForm, data)
     identity = clean_step(
         1, data, today=clock().today, catalogues=Catalogues(frozenset(), frozenset(), frozenset())
     ).advertiser
-    values = {
+    return identity | {
         "display_name": form.display_name,
         "phone": form.phone,
         "verified": form.verified,
-        "agency_uid": _named(session, Agency, form.agency, "agency", "No hay una agencia con ese nombre."),
-        "type_uid": _named(session, AdvertiserType, form.type, "type", "No hay un tipo de anunciante con ese nombre."),
+        "agency_uid": _existing(session, Agency, form.agency_uid, "agency_uid"),
+        "type_uid": _existing(session, AdvertiserType, form.type_uid, "type_uid"),
     }
-    advertiser = _advertiser(session, uid)
-    before = audit.snapshot(advertiser)
-    for name, value in {**values, **identity}.items():
-        setattr(advertiser, name, value)
-    advertiser.updated_at = utc_now()
-    session.add(advertiser)
-    audit.record(
-        session,
-        actor_uid=actor_uid,
-        action="editar",
-        entity=ADVERTISERS,
-        entity_uid=advertiser.uid,
-        before=before,
-        after=audit.snapshot(advertiser),
-    )
+
+
+def create_advertiser(*, session: Session, actor_uid: str, data: Mapping[str, Any]) -> str:
+    """Add the advertiser record of an existing advertiser account (``email``) that has none yet (staff);
+    its uid."""
+    ensure_staff(session, actor_uid)
+    email = data.get("email") if isinstance(data, Mapping) else None
+    email = email.strip().lower() if isinstance(email, str) else ""
+    user = session.exec(select(User).where(User.email == email)).first() if email else None
+    if user is None or user.profile_uid != ProfileId.PROFESOR:
+        raise InvalidInputError("No hay una cuenta de anunciante con ese correo.", field="email")
+    if session.exec(select(Advertiser.uid).where(Advertiser.user_uid == user.uid)).first() is not None:
+        raise InvalidInputError("Esa cuenta ya tiene su ficha de anunciante: edítala en la tabla.", field="email")
+    now = utc_now()
+    advertiser = Advertiser(user_uid=user.uid, **_advertiser_values(session, data), created_at=now, updated_at=now)
+    audit.created(session, advertiser, actor_uid=actor_uid, entity=ADVERTISERS)
+    session.commit()
+    return advertiser.uid
+
+
+def update_advertiser(*, session: Session, actor_uid: str, uid: str, data: Mapping[str, Any]) -> None:
+    """Edit an advertiser's record (staff): name, identity (RUT or passport, birth date, nationality),
+    phone, agency, type and verification."""
+    ensure_staff(session, actor_uid)
+    values = _advertiser_values(session, data)
+    audit.updated(session, _advertiser(session, uid), values, actor_uid=actor_uid, entity=ADVERTISERS)
     session.commit()
 
 
 def delete_advertiser(*, session: Session, actor_uid: str, uid: str) -> None:
-    """Delete an advertiser's record (administrators only); the user account and its listings stay."""
+    """Delete an advertiser's record (administrators only). The user account stays; while any of its
+    listings is public, paused or waiting for review the record (the identity and age behind them) stays too."""
     ensure_admin(session, actor_uid)
     advertiser = _advertiser(session, uid)
-    audit.record(
-        session,
-        actor_uid=actor_uid,
-        action="eliminar",
-        entity=ADVERTISERS,
-        entity_uid=advertiser.uid,
-        before=audit.snapshot(advertiser),
-    )
-    session.delete(advertiser)
+    live = session.exec(
+        select(func.count())
+        .select_from(Listing)
+        .where(Listing.owner_uid == advertiser.user_uid, Listing.status.in_(LIVE_STATUSES))
+    ).one()
+    if live:
+        raise ConflictError(
+            count_message(
+                live,
+                "Tiene 1 publicación publicada, pausada o en revisión: despublícala antes de eliminar su ficha.",
+                "Tiene {n} publicaciones publicadas, pausadas o en revisión: despublícalas antes de eliminar su ficha.",
+            )
+        )
+    audit.deleted(session, advertiser, actor_uid=actor_uid, entity=ADVERTISERS)
     session.commit()
 
 
@@ -219,7 +232,7 @@ class AgencyForm(StaffForm):
     """agencia."""
 
     name: str = Field(min_length=1, max_length=120)
-    category: str = Field(default="", max_length=60, description="The agency category's name; empty: none.")
+    category_uid: str = Field(default="", max_length=40, description="The agency category's uid; empty: none.")
     email: str = Field(default="", max_length=254)
     phone: str = Field(default="", max_length=30)
     activo: bool = True
@@ -247,48 +260,34 @@ def get_agency(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
     return _agency_row(agency, category.name if category else None)
 
 
-def list_agencies(
-    *,
-    session: Session,
-    actor_uid: str,
-    search: str = "",
-    category: str = "",
-    sort: str = "",
-    descending: bool = False,
-    page: int = 1,
-    page_size: int = PAGE_SIZE,
-) -> StaffPage:
-    """One page of agencies with their category's name (administrators only)."""
+def list_agencies(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+    """One page of agencies with their category's name (administrators only); filter ``category`` by uid."""
     ensure_admin(session, actor_uid)
-    page, page_size = page_bounds(page, page_size)
     conditions = []
-    found = search_condition((Agency.name, Agency.email, Agency.phone), search)
+    found = search_condition((Agency.name, Agency.email, Agency.phone), query)
     if found is not None:
         conditions.append(found)
-    if isinstance(category, str) and category:
-        conditions.append(Agency.category_uid == category)
-    total = session.exec(select(func.count()).select_from(Agency).where(*conditions)).one()
-    rows = session.exec(
+    if query.filter("category"):
+        conditions.append(Agency.category_uid == query.filter("category"))
+    statement = (
         select(Agency, AgencyCategory.name)
         .outerjoin(AgencyCategory, AgencyCategory.uid == Agency.category_uid)
         .where(*conditions)
-        .order_by(*sort_order(AGENCY_SORTS, sort, "name", descending, Agency.uid))
-        .offset((page - 1) * page_size)
-        .limit(page_size)
-    ).all()
-    return StaffPage(
-        rows=[_agency_row(agency, category_name) for agency, category_name in rows],
-        total=total,
-        page=page,
-        page_size=page_size,
     )
+    rows, total = fetch_page(session, statement, query, sort_order(AGENCY_SORTS, query, "name", Agency.uid))
+    return StaffPage([_agency_row(*row) for row in rows], total, query.page, query.page_size)
+
+
+def agency_options(*, session: Session, actor_uid: str) -> list[tuple[str, str]]:
+    """(uid, name) of every agency by name, inactive ones so marked, for the advertiser form's select (staff)."""
+    ensure_staff(session, actor_uid)
+    rows = session.exec(select(Agency.uid, Agency.name, Agency.activo).order_by(Agency.name)).all()
+    return [(uid, name if active else f"{name} (inactiva)") for uid, name, active in rows]
 
 
 def _agency_values(session: Session, data: Mapping[str, Any]) -> dict[str, Any]:
     values = validated(AgencyForm, data).model_dump()
-    category = values.pop("category")
-    message = "No hay una categoría de agencia con ese nombre."
-    return values | {"category_uid": _named(session, AgencyCategory, category, "category", message)}
+    return values | {"category_uid": _existing(session, AgencyCategory, values["category_uid"], "category_uid")}
 
 
 def _agency(session: Session, uid: object) -> Agency:
@@ -303,15 +302,7 @@ def create_agency(*, session: Session, actor_uid: str, data: Mapping[str, Any]) 
     ensure_admin(session, actor_uid)
     now = utc_now()
     agency = Agency(**_agency_values(session, data), created_at=now, updated_at=now)
-    session.add(agency)
-    audit.record(
-        session,
-        actor_uid=actor_uid,
-        action="crear",
-        entity=AGENCIES,
-        entity_uid=agency.uid,
-        after=audit.snapshot(agency),
-    )
+    audit.created(session, agency, actor_uid=actor_uid, entity=AGENCIES)
     session.commit()
     return agency.uid
 
@@ -320,21 +311,7 @@ def update_agency(*, session: Session, actor_uid: str, uid: str, data: Mapping[s
     """Edit an agency (administrators only)."""
     ensure_admin(session, actor_uid)
     values = _agency_values(session, data)
-    agency = _agency(session, uid)
-    before = audit.snapshot(agency)
-    for name, value in values.items():
-        setattr(agency, name, value)
-    agency.updated_at = utc_now()
-    session.add(agency)
-    audit.record(
-        session,
-        actor_uid=actor_uid,
-        action="editar",
-        entity=AGENCIES,
-        entity_uid=agency.uid,
-        before=before,
-        after=audit.snapshot(agency),
-    )
+    audit.updated(session, _agency(session, uid), values, actor_uid=actor_uid, entity=AGENCIES)
     session.commit()
 
 
@@ -349,13 +326,5 @@ def delete_agency(*, session: Session, actor_uid: str, uid: str) -> None:
         raise ConflictError(
             count_message(members, "Esta agencia tiene 1 anunciante.", "Esta agencia tiene {n} anunciantes.")
         )
-    audit.record(
-        session,
-        actor_uid=actor_uid,
-        action="eliminar",
-        entity=AGENCIES,
-        entity_uid=agency.uid,
-        before=audit.snapshot(agency),
-    )
-    session.delete(agency)
+    audit.deleted(session, agency, actor_uid=actor_uid, entity=AGENCIES)
     session.commit()

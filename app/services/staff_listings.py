@@ -2,27 +2,31 @@
 
 Administrators and secretaries list, filter (status, city, section, tier), search (name or
 phone), edit the listing's content, take a published or paused listing down (rechazada, with a
-reason the owner sees) and republish one they took down; only an administrator deletes. Status
+reason the owner sees) and republish one they took down that its owner has not changed since; only
+an administrator deletes. Staff do not edit over an owner's edit waiting for review. Status
 moves go through the lifecycle table (``ActorKind.STAFF``). Every write is audited in the same
 transaction.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, or_
 from sqlmodel import Session, select
 
-from app.core.geo import CITIES, city_by_slug
+from app.core.geo import city_by_slug
 from app.models import (
     LISTING_STATUS_LABELS,
     ActorKind,
     AdvertiserService,
+    AuditEntry,
     Listing,
+    ListingPhoto,
     ListingReview,
     ListingService,
     ListingStatus,
@@ -33,12 +37,11 @@ from app.models import (
     utc_now,
 )
 from app.services import audit, my_listings
-from app.services.catalogues import PAGE_SIZE, StaffPage, ensure_admin, page_bounds, plain, sort_order
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_form import Catalogues, clean_step
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listings import clock
-from app.services.staff import ensure_staff
+from app.services.staff import StaffPage, TableQuery, ensure_admin, ensure_staff, fetch_page, plain, sort_order
 from app.storage import Storage
 
 LISTINGS = "publicacion"
@@ -75,8 +78,7 @@ FORM_FIELDS = (
 )
 
 
-def _search(search: object):
-    text = search.strip().lower()[:100] if isinstance(search, str) else ""
+def _search(text: str):
     if not text:
         return None
     matches = [func.lower(Listing.display_name).contains(text, autoescape=True)]
@@ -115,58 +117,30 @@ def _row(listing: Listing, email: str, tier_name: str | None) -> dict[str, Any]:
     }
 
 
-def list_listings(
-    *,
-    session: Session,
-    actor_uid: str,
-    search: str = "",
-    status: str = "",
-    city: str = "",
-    section: str = "",
-    tier: str = "",
-    sort: str = "",
-    descending: bool = True,
-    page: int = 1,
-    page_size: int = PAGE_SIZE,
-) -> StaffPage:
-    """One page of listings in any status (staff), filtered and searched by name or phone; newest first."""
+def list_listings(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+    """One page of listings in any status (staff), searched by name or phone; filters ``status``,
+    ``city``, ``section`` and ``tier`` (a tier's uid)."""
     ensure_staff(session, actor_uid)
-    page, page_size = page_bounds(page, page_size)
     conditions = []
-    found = _search(search)
+    found = _search(query.search)
     if found is not None:
         conditions.append(found)
-    if status in {s.value for s in ListingStatus}:
-        conditions.append(Listing.status == status)
-    if section in {s.value for s in Section}:
-        conditions.append(Listing.section == section)
-    if isinstance(city, str) and city:
-        conditions.append(Listing.city_slug == city)
-    if isinstance(tier, str) and tier:
-        conditions.append(Listing.tier_uid == tier)
-    total = session.exec(select(func.count()).select_from(Listing).where(*conditions)).one()
-    rows = session.exec(
+    if query.filter("status") in {s.value for s in ListingStatus}:
+        conditions.append(Listing.status == query.filter("status"))
+    if query.filter("section") in {s.value for s in Section}:
+        conditions.append(Listing.section == query.filter("section"))
+    if query.filter("city"):
+        conditions.append(Listing.city_slug == query.filter("city"))
+    if query.filter("tier"):
+        conditions.append(Listing.tier_uid == query.filter("tier"))
+    statement = (
         select(Listing, User.email, Tier.name)
         .join(User, User.uid == Listing.owner_uid)
         .outerjoin(Tier, Tier.uid == Listing.tier_uid)
         .where(*conditions)
-        .order_by(*sort_order(LISTING_SORTS, sort, "created_at", descending, Listing.uid))
-        .offset((page - 1) * page_size)
-        .limit(page_size)
-    ).all()
-    return StaffPage(rows=[_row(*row) for row in rows], total=total, page=page, page_size=page_size)
-
-
-def filter_options(*, session: Session, actor_uid: str) -> dict[str, list[tuple[str, str]]]:
-    """(value, label) choices of the listing filters: status, section, city, tier (staff)."""
-    ensure_staff(session, actor_uid)
-    tiers = session.exec(select(Tier.uid, Tier.name).order_by(Tier.display_order)).all()
-    return {
-        "status": [(status.value, label) for status, label in LISTING_STATUS_LABELS.items()],
-        "section": [(Section.MUJERES.value, "Mujeres"), (Section.TRANS.value, "Trans")],
-        "city": [(c.slug, c.name) for c in sorted(CITIES, key=lambda c: c.name)],
-        "tier": [(uid, name) for uid, name in tiers],
-    }
+    )
+    rows, total = fetch_page(session, statement, query, sort_order(LISTING_SORTS, query, "created_at", Listing.uid))
+    return StaffPage([_row(*row) for row in rows], total, query.page, query.page_size)
 
 
 def _listing(session: Session, uid: object) -> Listing:
@@ -205,6 +179,11 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
     if not isinstance(data, Mapping):
         raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")
     listing = _listing(session, uid)
+    if listing.revision_at is not None:
+        # Approving the owner's edit later would put its values back over this one.
+        raise ConflictError(
+            "Tiene cambios del anunciante esperando revisión: decídelos primero en la cola de revisión."
+        )
     services = _services(session, listing.uid)
     catalogues = Catalogues(
         tiers=frozenset(session.exec(select(Tier.uid))),
@@ -222,7 +201,8 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
         setattr(listing, name, value)
     if tier_uid != listing.base_tier_uid:
         my_listings.set_base_tier(session, listing, tier_uid)
-    listing.updated_at = utc_now()
+    now = utc_now()
+    listing.updated_at = now
     session.add(listing)
     audit.record(
         session,
@@ -232,6 +212,7 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
         entity_uid=listing.uid,
         before=before,
         after=audit.snapshot(listing),
+        now=now,
     )
     session.commit()
 
@@ -286,15 +267,71 @@ def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str
     session.commit()
 
 
+def _utc(value: object) -> datetime | None:
+    """A stored or audited moment as an aware UTC datetime (databases may give it back naive)."""
+    if isinstance(value, str) and value:
+        value = datetime.fromisoformat(value)
+    if not isinstance(value, datetime):
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _changed_since_take_down(session: Session, listing: Listing) -> bool | None:
+    """None when staff did not take this listing down (it was refused at review, or nothing says so);
+    otherwise whether anyone but staff changed it or its photos since.
+
+    Every staff write to the row is audited with the row's ``updated_at`` before and after, and
+    every change by the owner (wizard step, photo added, deleted, moved) stamps ``updated_at``:
+    a gap in that chain since the take-down is someone else's change.
+    """
+    entries = session.exec(
+        select(AuditEntry)
+        .where(
+            AuditEntry.entity == LISTINGS,
+            AuditEntry.entity_uid == listing.uid,
+            AuditEntry.action.in_(("despublicar", "rechazar", "editar")),
+        )
+        .order_by(AuditEntry.created_at.desc(), AuditEntry.uid)
+    ).all()
+    taken_down = next((entry for entry in entries if entry.action != "editar"), None)
+    if taken_down is None or taken_down.action != "despublicar":
+        return None
+    since = entries[: entries.index(taken_down) + 1][::-1]
+    expected = None
+    for entry in since:
+        before = json.loads(entry.before_json or "{}") or {}
+        if expected is not None and _utc(before.get("updated_at")) != expected:
+            return True
+        expected = _utc((json.loads(entry.after_json or "{}") or {}).get("updated_at"))
+    if expected is None or _utc(listing.updated_at) != expected:
+        return True
+    added = session.exec(
+        select(ListingPhoto.created_at)
+        .where(ListingPhoto.listing_uid == listing.uid)
+        .order_by(ListingPhoto.created_at.desc())
+    ).first()
+    return added is not None and _utc(added) > _utc(taken_down.created_at)
+
+
 def republish_listing(*, session: Session, actor_uid: str, uid: str, now: datetime | None = None) -> None:
-    """Publish again a listing staff took down, until its original expiry date (staff)."""
+    """Publish again, until its original expiry date, a listing staff took down that its owner has not
+    changed since (staff); anything else goes through the review queue."""
     now = now or utc_now()
     ensure_staff(session, actor_uid)
     listing = _listing(session, uid)
     before = audit.snapshot(listing)
-    if listing.status == ListingStatus.RECHAZADA and listing.published_at is None:
+    if listing.status != ListingStatus.RECHAZADA:
+        raise ConflictError("Solo se republica una publicación que el equipo despublicó.")
+    if listing.published_at is None:
         raise ConflictError("Esta publicación nunca se publicó: el anunciante debe corregirla y enviarla a revisión.")
-    if listing.status == ListingStatus.RECHAZADA and (listing.expires_at is None or listing.expires_at <= now):
+    changed = _changed_since_take_down(session, listing)
+    if changed is None:
+        raise ConflictError(
+            "Esta publicación fue rechazada en la revisión: el anunciante debe corregirla y enviarla otra vez."
+        )
+    if changed:
+        raise ConflictError("El anunciante cambió la publicación después de despublicarla: debe enviarla a revisión.")
+    if listing.expires_at is None or _utc(listing.expires_at) <= _utc(now):
         raise ConflictError("Esta publicación ya venció: el anunciante debe renovarla.")
     listing.status = ensure_transition(listing.status, ListingStatus.PUBLICADA, ActorKind.STAFF)
     listing.updated_at = now

@@ -7,23 +7,21 @@ entry holds the state and the notes only, never the reporter's message or contac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
-from sqlalchemy import case, func, or_
+from sqlalchemy import case
 from sqlmodel import Session, select
 
 from app.core.geo import city_by_slug
-from app.models import REPORT_KIND_LABELS, Listing, ProfileId, Report, ReportStatus, User, utc_now
+from app.models import REPORT_KIND_LABELS, Listing, Report, ReportStatus, User, utc_now
 from app.services import audit, reports
-from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
+from app.services.errors import InvalidInputError, NotFoundError
 from app.services.listings import listing_path
-from app.services.staff import ensure_staff
+from app.services.staff import StaffPage, TableQuery, ensure_admin, fetch_page, search_condition
 from app.settings import get_settings
 
-PAGE_SIZE = 50
 NOTE_MAX = 2000
 ADMIN_ONLY = "Solo un administrador puede revisar los reportes."
 AUDIT_ENTITY = "reporte"
@@ -33,7 +31,7 @@ REPORT_STATUS_LABELS: dict[str, str] = {
     ReportStatus.EN_REVISION.value: "En curso",
     ReportStatus.CERRADO.value: "Cerrada",
 }
-OPEN_FILTER = "abiertos"
+STATUS_FILTER, OPEN_FILTER = "estado", "abiertos"
 # The filter as data: value, label, the states it shows (no filter: every state).
 STATUS_FILTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     OPEN_FILTER: ("Abiertas (nuevas y en curso)", (ReportStatus.NUEVO.value, ReportStatus.EN_REVISION.value)),
@@ -41,6 +39,8 @@ STATUS_FILTERS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 _UNKNOWN = "No encontramos ese reporte."
 _STAMP = "%Y/%m/%d %H:%M"
+PREVIEW_CHARS = 200
+"""Characters of a message or of the notes a table row shows; the desk's form shows them whole."""
 _SEARCHED = (Report.message, Report.contact, Report.staff_notes)
 
 
@@ -60,24 +60,20 @@ class StaffReportRow(BaseModel):
     staff_notes: str
 
 
-@dataclass(frozen=True)
-class StaffReportPage:
-    rows: list[StaffReportRow]
-    total: int
-    page: int
-    page_size: int
-
-
 def ensure_report_reviewer(session: Session, user_uid: object) -> User:
     """The active administrator ``user_uid``; ForbiddenError for anyone else (a secretary included)."""
-    user = ensure_staff(session, user_uid, ADMIN_ONLY)
-    if user.profile_uid != ProfileId.ADMINISTRADOR:
-        raise ForbiddenError(ADMIN_ONLY)
-    return user
+    return ensure_admin(session, user_uid, ADMIN_ONLY)
 
 
 def _stamp(moment: datetime) -> str:
     return moment.astimezone(ZoneInfo(get_settings().timezone)).strftime(_STAMP)
+
+
+def _preview(text: str, *, newest_last: bool = False) -> str:
+    """At most PREVIEW_CHARS of ``text`` for a table cell (the end of it when the newest part is last)."""
+    if len(text) <= PREVIEW_CHARS:
+        return text
+    return "…" + text[-(PREVIEW_CHARS - 1) :] if newest_last else text[: PREVIEW_CHARS - 1] + "…"
 
 
 def _row(report: Report, listing: Listing | None) -> StaffReportRow:
@@ -98,57 +94,45 @@ def _row(report: Report, listing: Listing | None) -> StaffReportRow:
         received=_stamp(report.created_at),
         listing_name=name,
         listing_url=url,
-        message=report.message,
+        message=_preview(report.message),
         contact=report.contact,
-        staff_notes=report.staff_notes,
+        staff_notes=_preview(report.staff_notes, newest_last=True),
     )
 
 
-def list_reports(
-    *,
-    session: Session,
-    actor_uid: str,
-    status: str = OPEN_FILTER,
-    search: str = "",
-    newest_first: bool = True,
-    page: int = 1,
-    page_size: int = PAGE_SIZE,
-) -> StaffReportPage:
-    """One page of reports in the ``status`` filter (STATUS_FILTERS; "" or unknown: every state).
+def list_reports(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+    """One page of reports (rows: StaffReportRow) in the ``estado`` filter (STATUS_FILTERS; none: every state).
 
-    Trafficking and minor-safety reports first, then newest first (``newest_first=False``: oldest).
-    ``search`` looks in the message, the contact and the staff notes.
+    Trafficking and minor-safety reports first, then newest first (not descending: oldest).
+    The search looks in the message, the contact and the staff notes.
     """
     ensure_report_reviewer(session, actor_uid)
-    page_size = max(1, min(page_size, PAGE_SIZE))
-    page = max(1, page)
     conditions = []
-    if status in STATUS_FILTERS:
-        conditions.append(Report.status.in_(STATUS_FILTERS[status][1]))
-    words = search.strip().lower()[:100] if isinstance(search, str) else ""
-    if words:
-        conditions.append(or_(*(func.lower(column).contains(words, autoescape=True) for column in _SEARCHED)))
-    total = session.exec(select(func.count()).select_from(Report).where(*conditions)).one()
+    if query.filter(STATUS_FILTER) in STATUS_FILTERS:
+        conditions.append(Report.status.in_(STATUS_FILTERS[query.filter(STATUS_FILTER)][1]))
+    found = search_condition(_SEARCHED, query)
+    if found is not None:
+        conditions.append(found)
     urgency = case((Report.kind.in_(URGENT_KINDS), 0), else_=1)
-    received = (Report.created_at, Report.uid)
-    rows = session.exec(
-        select(Report, Listing)
-        .outerjoin(Listing, Listing.uid == Report.listing_uid)
-        .where(*conditions)
-        .order_by(urgency, *(column.desc() if newest_first else column.asc() for column in received))
-        .offset((page - 1) * page_size)
-        .limit(page_size)
-    ).all()
-    return StaffReportPage(rows=[_row(*row) for row in rows], total=total, page=page, page_size=page_size)
+    received = (Report.created_at.desc(), Report.uid.desc()) if query.descending else (Report.created_at, Report.uid)
+    statement = select(Report, Listing).outerjoin(Listing, Listing.uid == Report.listing_uid).where(*conditions)
+    rows, total = fetch_page(session, statement, query, (urgency, *received))
+    return StaffPage([_row(*row) for row in rows], total, query.page, query.page_size)
 
 
-def report_state(*, session: Session, actor_uid: str, report_uid: object) -> str:
-    """The state of one report (for the desk's form); NotFoundError if there is none."""
+def report_for_desk(*, session: Session, actor_uid: str, report_uid: object) -> dict[str, str]:
+    """One report whole, for the desk's form: its state, message, contact and notes (the table shows
+    previews); NotFoundError if there is none."""
     ensure_report_reviewer(session, actor_uid)
     report = session.get(Report, report_uid) if isinstance(report_uid, str) else None
     if report is None:
         raise NotFoundError(_UNKNOWN)
-    return report.status
+    return {
+        "status": report.status,
+        "message": report.message,
+        "contact": report.contact,
+        "staff_notes": report.staff_notes,
+    }
 
 
 def _audited(report: Report) -> dict[str, str]:

@@ -7,27 +7,26 @@ Requests come oldest first (the desk opens on the pending ones), one page at a t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from pydantic import BaseModel
-from sqlalchemy import func, or_
 from sqlmodel import Session, select
 
 from app.core.dates import parse_date
 from app.core.money import format_currency
-from app.models import UPGRADE_STATUS_LABELS, AppService, Listing, ListingUpgrade, UpgradeStatus, User
+from app.models import UPGRADE_STATUS_LABELS, AppService, Listing, ListingUpgrade, UpgradeStatus, User, utc_now
 from app.services import upgrades
 from app.services.errors import InvalidInputError
 from app.services.listings import listing_path
+from app.services.staff import StaffPage, TableQuery, fetch_page, search_condition
 
-PAGE_SIZE = 50
 DAY_FORMAT = "%Y/%m/%d"
 # The filter: each status by the label staff read; the desk opens on the pending ones.
 STATUS_FILTERS: tuple[tuple[str, str], ...] = tuple(
     (status.value, UPGRADE_STATUS_LABELS[status]) for status in UpgradeStatus
 )
 DEFAULT_STATUS = UpgradeStatus.SOLICITADA.value
+STATUS_FILTER = "estado"
 
 
 class StaffUpgradeRow(BaseModel):
@@ -48,14 +47,6 @@ class StaffUpgradeRow(BaseModel):
     period: str
     payment_reference: str
     reason: str
-
-
-@dataclass(frozen=True)
-class StaffUpgradePage:
-    rows: list[StaffUpgradeRow]
-    total: int
-    page: int
-    page_size: int
 
 
 def _local_day(moment: datetime | None) -> date | None:
@@ -91,49 +82,31 @@ def _row(upgrade: ListingUpgrade, listing: Listing, email: str, service: AppServ
     )
 
 
-def list_upgrades(
-    *,
-    session: Session,
-    actor_uid: str,
-    status: str = "",
-    search: str = "",
-    newest_first: bool = False,
-    page: int = 1,
-    page_size: int = PAGE_SIZE,
-) -> StaffUpgradePage:
-    """One page of upgrades in ``status`` ("" or unknown: every status), by request time (oldest first).
+def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+    """One page of upgrades (rows: StaffUpgradeRow) in the ``estado`` filter (none or unknown: every status),
+    by request time, oldest first (descending: newest first).
 
-    ``search`` matches the owner's e-mail or the listing's name. Administrators only (ForbiddenError otherwise).
+    The search matches the owner's e-mail or the listing's name. Administrators only (ForbiddenError otherwise).
     """
     upgrades.ensure_upgrade_reviewer(session, actor_uid)
-    page_size = max(1, min(page_size, PAGE_SIZE))
-    page = max(1, page)
     conditions = []
-    if status in {s.value for s in UpgradeStatus}:
-        conditions.append(ListingUpgrade.status == UpgradeStatus(status))
-    words = search.strip().lower()[:100] if isinstance(search, str) else ""
-    if words:
-        conditions.append(
-            or_(
-                func.lower(User.email).contains(words, autoescape=True),
-                func.lower(Listing.display_name).contains(words, autoescape=True),
-            )
-        )
-    base = (
+    if query.filter(STATUS_FILTER) in {s.value for s in UpgradeStatus}:
+        conditions.append(ListingUpgrade.status == UpgradeStatus(query.filter(STATUS_FILTER)))
+    found = search_condition((User.email, Listing.display_name), query)
+    if found is not None:
+        conditions.append(found)
+    statement = (
         select(ListingUpgrade, Listing, User.email, AppService)
         .join(Listing, Listing.uid == ListingUpgrade.listing_uid)
         .join(User, User.uid == Listing.owner_uid)
         .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
         .where(*conditions)
     )
-    total = session.exec(select(func.count()).select_from(base.subquery())).one()
     order = (ListingUpgrade.created_at, ListingUpgrade.uid)
-    rows = session.exec(
-        base.order_by(*(column.desc() if newest_first else column.asc() for column in order))
-        .offset((page - 1) * page_size)
-        .limit(page_size)
-    ).all()
-    return StaffUpgradePage(rows=[_row(*row) for row in rows], total=total, page=page, page_size=page_size)
+    rows, total = fetch_page(
+        session, statement, query, [column.desc() if query.descending else column.asc() for column in order]
+    )
+    return StaffPage([_row(*row) for row in rows], total, query.page, query.page_size)
 
 
 def _day(text: object, field: str) -> date:
@@ -171,6 +144,8 @@ def approve_request(
     """Approve from the desk's form: the Chilean days typed, then :func:`upgrades.approve_upgrade`."""
     upgrades.ensure_upgrade_reviewer(session, reviewer_uid)
     starts_at, ends_at = approval_period(starts_on, ends_on)
+    if ends_at <= (now or utc_now()):
+        raise InvalidInputError("Ese período ya terminó: el último día debe ser hoy o después.", field="ends_on")
     upgrades.approve_upgrade(
         session=session,
         reviewer_uid=reviewer_uid,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import func
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
@@ -23,12 +22,11 @@ from app.identity.provider import IdentityProvider, transaction
 from app.models import PROFILE_LABELS, STAFF_PROFILES, ProfileId, User, UserPublic
 from app.services import audit, users
 from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
-from app.services.staff import ensure_staff
+from app.services.staff import StaffPage, TableQuery, ensure_staff, fetch_page, sort_order
 
 log = logging.getLogger(__name__)
 
 ENTITY = "usuarios"
-MAX_PAGE_SIZE = 1_000
 SORT_COLUMNS = {
     "email": User.email,
     "nombre": User.display_name,
@@ -36,6 +34,7 @@ SORT_COLUMNS = {
     "creado": User.created_at,
 }
 DEFAULT_SORT = "creado"
+PROFILE_FILTER, STATE_FILTER = "perfil", "estado"
 # estado filter -> condition
 STATES = {
     "activos": (User.activo == True) & (User.ban == False),  # noqa: E712
@@ -85,38 +84,20 @@ def _row(user: User) -> UserRow:
     )
 
 
-def list_users(
-    *,
-    session: Session,
-    actor_uid: str,
-    search: str = "",
-    sort_key: str = DEFAULT_SORT,
-    desc: bool = True,
-    profile: str = "",
-    state: str = "",
-    page: int = 1,
-    page_size: int = 50,
-) -> tuple[list[UserRow], int]:
-    """One page of users: e-mail containing ``search``, of ``profile`` and ``state`` (all when empty); the total."""
+def list_users(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+    """One page of users (rows: UserRow): e-mail containing the search, filters ``perfil`` and ``estado``."""
     ensure_staff(session, actor_uid)
     conditions = []
-    if search:
-        conditions.append(User.email.contains(search.strip().lower()[:100], autoescape=True))
-    if profile in {p.value for p in ProfileId}:
-        conditions.append(User.profile_uid == profile)
-    if state in STATES:
-        conditions.append(STATES[state])
-    column = SORT_COLUMNS.get(sort_key, SORT_COLUMNS[DEFAULT_SORT])
-    page_size = max(1, min(page_size, MAX_PAGE_SIZE))
-    total = session.exec(select(func.count()).select_from(User).where(*conditions)).one()
-    found = session.exec(
-        select(User)
-        .where(*conditions)
-        .order_by(column.desc() if desc else column.asc(), User.uid.desc() if desc else User.uid.asc())
-        .offset((max(1, page) - 1) * page_size)
-        .limit(page_size)
-    ).all()
-    return [_row(user) for user in found], total
+    if query.search:
+        conditions.append(User.email.contains(query.search, autoescape=True))
+    if query.filter(PROFILE_FILTER) in {p.value for p in ProfileId}:
+        conditions.append(User.profile_uid == query.filter(PROFILE_FILTER))
+    if query.filter(STATE_FILTER) in STATES:
+        conditions.append(STATES[query.filter(STATE_FILTER)])
+    found, total = fetch_page(
+        session, select(User).where(*conditions), query, sort_order(SORT_COLUMNS, query, DEFAULT_SORT, User.uid)
+    )
+    return StaffPage([_row(user) for user in found], total, query.page, query.page_size)
 
 
 def profile_of(*, session: Session, actor_uid: str, user_uid: str) -> str:

@@ -30,7 +30,6 @@ from app.models import (
     Listing,
     ListingStatus,
     ListingUpgrade,
-    ProfileId,
     Tier,
     UpgradeEffect,
     UpgradeStatus,
@@ -38,10 +37,10 @@ from app.models import (
     utc_now,
 )
 from app.services import audit
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
+from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listings import clock
 from app.services.ownership import owned_listing
-from app.services.staff import ensure_staff
+from app.services.staff import ensure_admin
 from app.settings import get_settings
 
 DATE_FORMAT = "D [de] MMMM [de] YYYY"
@@ -203,10 +202,7 @@ def my_upgrades(*, session: Session, owner_uid: str, listing_uid: str) -> list[U
 
 def ensure_upgrade_reviewer(session: Session, user_uid: object) -> User:
     """The active administrator ``user_uid``; ForbiddenError for anyone else (a secretary included)."""
-    user = ensure_staff(session, user_uid, UPGRADES_ADMIN_ONLY)
-    if user.profile_uid != ProfileId.ADMINISTRADOR:
-        raise ForbiddenError(UPGRADES_ADMIN_ONLY)
-    return user
+    return ensure_admin(session, user_uid, UPGRADES_ADMIN_ONLY)
 
 
 def _pending_upgrade(session: Session, upgrade_uid: str) -> ListingUpgrade:
@@ -242,6 +238,11 @@ def approve_upgrade(
     if ends_at <= starts_at:
         raise InvalidInputError("El término debe ser posterior al inicio.", field="ends_at")
     upgrade = _pending_upgrade(session, upgrade_uid)
+    listing = session.get(Listing, upgrade.listing_uid)
+    if listing is None or listing.status not in UPGRADABLE_STATUSES:
+        raise ConflictError(
+            "La publicación ya no está publicada ni pausada: rechaza la solicitud con el motivo para el anunciante."
+        )
     before = audit.snapshot(upgrade)
     now = now or utc_now()
     upgrade.status = UpgradeStatus.ACTIVA

@@ -7,20 +7,16 @@ newest first. Each row shows what changed (the fields whose values differ), not 
 from __future__ import annotations
 
 import json
-from datetime import date
 from typing import Any, ClassVar
 
 import reflex as rx
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.models import AuditEntry, ProfileId
-from app.services import audit, users
-from app.services.errors import ForbiddenError
-from app.services.staff import ensure_staff
+from app.services import audit
+from app.services.staff import TableQuery
 from app.states.staff_table import ADMIN, Column, Filter, StaffTableState, TableSpec
 
-ADMIN_ONLY_MESSAGE = "Solo un administrador puede leer la auditoría."
 CHANGE_LIMIT = 400
 VALUE_LIMIT = 60
 
@@ -37,9 +33,9 @@ AUDIT_SPEC = TableSpec(
     ),
     default_sort="",
     filters=(
-        Filter("entidad", "Entidad", from_data=True),
-        Filter("desde", "Desde", kind="date"),
-        Filter("hasta", "Hasta", kind="date"),
+        Filter(audit.ENTITY_FILTER, "Entidad", from_data=True),
+        Filter(audit.FROM_FILTER, "Desde", kind="date"),
+        Filter(audit.TO_FILTER, "Hasta", kind="date"),
     ),
     search_label="Correo de la persona",
     profiles=(ADMIN,),
@@ -78,58 +74,18 @@ def changes(before_json: str, after_json: str) -> str:
     return text if len(text) <= CHANGE_LIMIT else text[: CHANGE_LIMIT - 1] + "…"
 
 
-def _day(value: str) -> date | None:
-    try:
-        return date.fromisoformat(value) if value else None
-    except ValueError:
-        return None
-
-
-def _ensure_admin(session: Session, actor: Actor) -> None:
-    staff = ensure_staff(session, actor.uid, ADMIN_ONLY_MESSAGE)
-    if staff.profile_uid != ProfileId.ADMINISTRADOR:
-        raise ForbiddenError(ADMIN_ONLY_MESSAGE)
-
-
 class AuditTableState(StaffTableState, rx.State):
     """The audit log on the staff table."""
 
     _spec: ClassVar[TableSpec] = AUDIT_SPEC
-    _export_chunk: ClassVar[int] = audit.PAGE_SIZE
 
     @staticmethod
-    def _filter_options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
-        _ensure_admin(session, actor)
-        entities = session.exec(select(AuditEntry.entity).distinct().order_by(AuditEntry.entity)).all()
-        return {"entidad": [[entity, entity] for entity in entities]}
+    def _options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
+        return {"entidad": [[entity, entity] for entity in audit.entity_options(session=session, viewer_uid=actor.uid)]}
 
     @staticmethod
-    def _query(
-        session: Session,
-        *,
-        actor: Actor,
-        search: str,
-        sort_key: str,
-        desc: bool,
-        filters: dict[str, str],
-        page: int,
-        page_size: int,
-    ) -> tuple[list[dict[str, str]], int]:
-        _ensure_admin(session, actor)
-        person = None
-        if search:
-            person = users.find_user_by_email(session=session, email=search)
-            if person is None:
-                return [], 0
-        found = audit.list_entries(
-            session=session,
-            actor_uid=person.uid if person else None,
-            entity=filters.get("entidad") or None,
-            day_from=_day(filters.get("desde", "")),
-            day_to=_day(filters.get("hasta", "")),
-            page=page,
-            page_size=page_size,
-        )
+    def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
+        found = audit.list_entries(session=session, viewer_uid=actor.uid, query=query)
         rows = [
             {
                 "uid": row.uid,

@@ -3,8 +3,9 @@
 The state holds one page of the queue. Every handler is for staff
 (administrator or secretary); the services check staff again and audit each
 decision. A decision names a queue item by its uid, which must be on the page
-this client was shown: the kind of decision and the listing come from that item,
-never from the browser.
+this client was shown: the kind of decision, the listing and the version of the
+content shown come from that item, never from the browser. If the content changed
+since (the owner edited it), the service refuses and the page is read again.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import reflex as rx
 
 from app.models import ProfileId
-from app.services import review_queue, reviews, verification
-from app.services.errors import ServiceError
+from app.services import review_queue, reviews
+from app.services.errors import ConflictError, ServiceError
 from app.services.review_queue import KIND_VERIFICATION, VERIFICATION_REJECTION_REASONS, QueueItem
 from app.services.reviews import REJECTION_REASONS
 from app.states.auth import current_actor, requires
@@ -109,13 +110,19 @@ class ReviewQueueState(rx.State):
         try:
             if item.kind == KIND_VERIFICATION:
                 await call(
-                    verification.approve_verification,
+                    reviews.approve_verification,
                     storage=get_private_storage(),
                     reviewer_uid=reviewer,
                     verification_uid=item.uid,
+                    expected_version=item.version,
                 )
             else:
-                await call(reviews.approve_listing, reviewer_uid=reviewer, listing_uid=item.listing_uid)
+                await call(
+                    reviews.approve_listing,
+                    reviewer_uid=reviewer,
+                    listing_uid=item.listing_uid,
+                    expected_version=item.version,
+                )
         except ServiceError as exc:
             await self._reload()
             return notify_error(exc.message)
@@ -158,11 +165,12 @@ class ReviewQueueState(rx.State):
             reason = reviews.rejection_text(_text(data.get("reason"), 120), _text(data.get("detail"), 1200), choices)
             if item.kind == KIND_VERIFICATION:
                 await call(
-                    verification.reject_verification,
+                    reviews.reject_verification,
                     storage=get_private_storage(),
                     reviewer_uid=reviewer,
                     verification_uid=item.uid,
                     reason=reason,
+                    expected_version=item.version,
                 )
             else:
                 await call(
@@ -171,7 +179,13 @@ class ReviewQueueState(rx.State):
                     reviewer_uid=reviewer,
                     listing_uid=item.listing_uid,
                     reason=reason,
+                    expected_version=item.version,
                 )
+        except ConflictError as exc:
+            # Changed or decided meanwhile: close the dialog and show the queue as it is now.
+            self._close_reject()
+            await self._reload()
+            return notify_error(exc.message)
         except ServiceError as exc:
             self.reject_error = exc.message
             return notify_error(exc.message)

@@ -2,7 +2,7 @@
 tipoProfesor, servicioProfesor, servicioApp and perfilUsuario.
 
 Each catalogue is a :class:`TableSpec` (columns, form) and a small state naming its catalogue;
-``CatalogueHooks`` turns the hooks of the staff table into calls of
+``CatalogueTableState`` turns the hooks of the staff table into calls of
 ``app.services.catalogues``, which refuses anyone but an administrator and audits every write.
 The tiers' table also moves a tier up or down the city page order.
 """
@@ -20,6 +20,7 @@ from app.core.money import format_currency
 from app.models import ProfileId
 from app.services import catalogues
 from app.services.errors import ServiceError
+from app.services.staff import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error
 from app.states.staff_table import (
@@ -56,6 +57,13 @@ def table_cells(row: dict[str, Any], formats: dict[str, Callable[[Any], str]] | 
 def form_values(row: dict[str, Any]) -> dict[str, str]:
     """A service row as the edit form's values: checkboxes "true" or ""."""
     return {key: ("true" if value is True else "" if value is False else str(value)) for key, value in row.items()}
+
+
+def catalogue_options(session: Session, actor: Actor, catalogue: str) -> list[list[str]]:
+    """[uid, name] of every entry of a catalogue, for a select."""
+    return [
+        list(option) for option in catalogues.entry_options(session=session, actor_uid=actor.uid, catalogue=catalogue)
+    ]
 
 
 def _spec(entity: str, title: str, columns: tuple[Column, ...], fields: tuple[FormField, ...], sort: str) -> TableSpec:
@@ -128,7 +136,7 @@ APP_SERVICES_SPEC = _spec(
         FormField("price_clp", "Precio en pesos", kind="number", required=True),
         FormField("duration_days", "Duración en días", kind="number", required=True),
         FormField("effect", "Efecto (vacío: lo vende el equipo a mano)", kind="select", options=EFFECT_OPTIONS),
-        FormField("tier", "Categoría a la que sube (solo «Sube de categoría»)", max_length=60),
+        FormField("tier_uid", "Categoría a la que sube (solo «Sube de categoría»)", kind="select", from_data=True),
         FormField("activo", "Activo", kind="checkbox"),
     ),
     "name",
@@ -145,40 +153,15 @@ PROFILES_SPEC = _spec(
 )
 
 
-class CatalogueHooks:
-    """The hooks of a catalogue's table: ``_catalogue`` names it in app.services.catalogues.
-
-    A plain class put before ``StaffTableState`` in each table's bases (not a Reflex mixin state:
-    the staff table installs its handlers into every state subclass that is created).
-    """
+class CatalogueTableState(StaffTableState, mixin=True):
+    """The hooks of a catalogue's table: ``_catalogue`` names it in app.services.catalogues."""
 
     _catalogue: ClassVar[str]
     _formats: ClassVar[dict[str, Callable[[Any], str]]] = {}
-    _export_chunk: ClassVar[int] = catalogues.PAGE_SIZE
 
     @classmethod
-    def _query(
-        cls,
-        session: Session,
-        *,
-        actor: Actor,
-        search: str,
-        sort_key: str,
-        desc: bool,
-        filters: dict[str, str],
-        page: int,
-        page_size: int,
-    ) -> tuple[list[dict[str, str]], int]:
-        found = catalogues.list_entries(
-            session=session,
-            actor_uid=actor.uid,
-            catalogue=cls._catalogue,
-            search=search,
-            sort=sort_key,
-            descending=desc,
-            page=page,
-            page_size=page_size,
-        )
+    def _query(cls, session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
+        found = catalogues.list_entries(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, query=query)
         return [table_cells(row, cls._formats) for row in found.rows], found.total
 
     @classmethod
@@ -200,7 +183,7 @@ class CatalogueHooks:
         catalogues.delete_entry(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, uid=uid)
 
 
-class TiersTableState(CatalogueHooks, StaffTableState, rx.State):
+class TiersTableState(CatalogueTableState, rx.State):
     """categoriaProfesor, with moves up and down the city page order."""
 
     _spec: ClassVar[TableSpec] = TIERS_SPEC
@@ -229,46 +212,51 @@ class TiersTableState(CatalogueHooks, StaffTableState, rx.State):
         return await self._move(uid, 1)
 
 
-class AgencyCategoriesTableState(CatalogueHooks, StaffTableState, rx.State):
+class AgencyCategoriesTableState(CatalogueTableState, rx.State):
     """categoriaAgencia."""
 
     _spec: ClassVar[TableSpec] = AGENCY_CATEGORIES_SPEC
     _catalogue: ClassVar[str] = catalogues.AGENCY_CATEGORIES
 
 
-class AdvertiserTypesTableState(CatalogueHooks, StaffTableState, rx.State):
+class AdvertiserTypesTableState(CatalogueTableState, rx.State):
     """tipoProfesor."""
 
     _spec: ClassVar[TableSpec] = ADVERTISER_TYPES_SPEC
     _catalogue: ClassVar[str] = catalogues.ADVERTISER_TYPES
 
 
-class AdvertiserServicesTableState(CatalogueHooks, StaffTableState, rx.State):
+class AdvertiserServicesTableState(CatalogueTableState, rx.State):
     """servicioProfesor."""
 
     _spec: ClassVar[TableSpec] = ADVERTISER_SERVICES_SPEC
     _catalogue: ClassVar[str] = catalogues.ADVERTISER_SERVICES
 
 
-class AppServicesTableState(CatalogueHooks, StaffTableState, rx.State):
+class AppServicesTableState(CatalogueTableState, rx.State):
     """servicioApp."""
 
     _spec: ClassVar[TableSpec] = APP_SERVICES_SPEC
     _catalogue: ClassVar[str] = catalogues.APP_SERVICES
+
+    @staticmethod
+    def _options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
+        return {"tier_uid": catalogue_options(session, actor, catalogues.TIERS)}
+
     _formats: ClassVar[dict[str, Callable[[Any], str]]] = {
         "price_clp": format_currency,
         "effect": lambda value: dict(EFFECT_OPTIONS).get(value, "A mano"),
     }
 
 
-class ProfilesTableState(CatalogueHooks, StaffTableState, rx.State):
+class ProfilesTableState(CatalogueTableState, rx.State):
     """perfilUsuario (the four fixed profiles cannot be deleted)."""
 
     _spec: ClassVar[TableSpec] = PROFILES_SPEC
     _catalogue: ClassVar[str] = catalogues.PROFILES
 
 
-CATALOGUE_STATES: dict[str, type[StaffTableState]] = {
+CATALOGUE_STATES: dict[str, type[CatalogueTableState]] = {
     state._catalogue: state
     for state in (
         TiersTableState,

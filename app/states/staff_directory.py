@@ -15,7 +15,8 @@ from sqlmodel import Session
 from app.core.actor import Actor
 from app.services import catalogues, staff_directory
 from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, nationalities
-from app.states.staff_catalogues import form_values, table_cells
+from app.services.staff import TableQuery
+from app.states.staff_catalogues import catalogue_options, form_values, table_cells
 from app.states.staff_table import ADMIN, SECRETARY, Column, Filter, FormField, StaffTableState, TableSpec
 
 ADVERTISERS_SPEC = TableSpec(
@@ -34,34 +35,33 @@ ADVERTISERS_SPEC = TableSpec(
     default_sort="display_name",
     filters=(Filter("verified", "Verificación", (("si", "Verificados"), ("no", "Sin verificar"))),),
     form_fields=(
-        FormField("display_name", "Nombre", required=True, max_length=80, on_create=False),
+        FormField("email", "Correo de la cuenta del anunciante", required=True, max_length=254, on_edit=False),
+        FormField("display_name", "Nombre", required=True, max_length=80),
         FormField(
             "document",
             "Documento",
             kind="select",
             options=((DOCUMENT_RUT, "RUT"), (DOCUMENT_PASSPORT, "Pasaporte")),
             required=True,
-            on_create=False,
         ),
-        FormField("rut", "RUT", max_length=20, on_create=False),
-        FormField("passport", "Pasaporte", max_length=40, on_create=False),
-        FormField("birth_date", "Fecha de nacimiento (año/mes/día)", required=True, max_length=20, on_create=False),
+        FormField("rut", "RUT", max_length=20),
+        FormField("passport", "Pasaporte", max_length=40),
+        FormField("birth_date", "Fecha de nacimiento (año/mes/día)", required=True, max_length=20),
         FormField(
             "nationality",
             "Nacionalidad",
             kind="select",
             options=tuple((name, name) for name in nationalities()),
             required=True,
-            on_create=False,
         ),
-        FormField("phone", "Celular", max_length=40, on_create=False),
-        FormField("verified", "Identidad verificada", kind="checkbox", on_create=False),
-        FormField("agency", "Agencia (nombre; vacío: ninguna)", max_length=120, on_create=False),
-        FormField("type", "Tipo de anunciante (nombre; vacío: ninguno)", max_length=60, on_create=False),
+        FormField("phone", "Celular", max_length=40),
+        FormField("verified", "Identidad verificada", kind="checkbox"),
+        FormField("agency_uid", "Agencia", kind="select", from_data=True),
+        FormField("type_uid", "Tipo de anunciante", kind="select", from_data=True),
     ),
     search_label="Buscar por nombre, correo, RUT, pasaporte o celular",
     profiles=(ADMIN, SECRETARY),
-    actions=frozenset({"edit", "delete", "export"}),
+    actions=frozenset({"create", "edit", "delete", "export"}),
     admin_only_actions=frozenset({"delete", "export"}),
     csv_name="anunciantes",
 )
@@ -75,35 +75,28 @@ class AdvertisersTableState(StaffTableState, rx.State):
     """profesor, for both staff areas."""
 
     _spec: ClassVar[TableSpec] = ADVERTISERS_SPEC
-    _export_chunk: ClassVar[int] = catalogues.PAGE_SIZE
 
     @staticmethod
-    def _query(
-        session: Session,
-        *,
-        actor: Actor,
-        search: str,
-        sort_key: str,
-        desc: bool,
-        filters: dict[str, str],
-        page: int,
-        page_size: int,
-    ) -> tuple[list[dict[str, str]], int]:
-        found = staff_directory.list_advertisers(
-            session=session,
-            actor_uid=actor.uid,
-            search=search,
-            verified=filters.get("verified", ""),
-            sort=sort_key,
-            descending=desc,
-            page=page,
-            page_size=page_size,
-        )
+    def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
+        found = staff_directory.list_advertisers(session=session, actor_uid=actor.uid, query=query)
         return [table_cells(row) | {"document_label": _document_label(row)} for row in found.rows], found.total
+
+    @staticmethod
+    def _options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
+        return {
+            "agency_uid": [
+                list(option) for option in staff_directory.agency_options(session=session, actor_uid=actor.uid)
+            ],
+            "type_uid": catalogue_options(session, actor, catalogues.ADVERTISER_TYPES),
+        }
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
         return form_values(staff_directory.get_advertiser(session=session, actor_uid=actor.uid, uid=uid))
+
+    @staticmethod
+    def _create(session: Session, *, actor: Actor, values: dict[str, Any]) -> None:
+        staff_directory.create_advertiser(session=session, actor_uid=actor.uid, data=values)
 
     @staticmethod
     def _update(session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
@@ -128,7 +121,7 @@ AGENCIES_SPEC = TableSpec(
     filters=(Filter("category", "Categoría", from_data=True),),
     form_fields=(
         FormField("name", "Nombre", required=True, max_length=120),
-        FormField("category", "Categoría (nombre; vacío: ninguna)", max_length=60),
+        FormField("category_uid", "Categoría", kind="select", from_data=True),
         FormField("email", "Correo", max_length=254),
         FormField("phone", "Teléfono", max_length=30),
         FormField("activo", "Activa", kind="checkbox"),
@@ -143,36 +136,16 @@ class AgenciesTableState(StaffTableState, rx.State):
     """agencia, the administrator's only."""
 
     _spec: ClassVar[TableSpec] = AGENCIES_SPEC
-    _export_chunk: ClassVar[int] = catalogues.PAGE_SIZE
 
     @staticmethod
-    def _query(
-        session: Session,
-        *,
-        actor: Actor,
-        search: str,
-        sort_key: str,
-        desc: bool,
-        filters: dict[str, str],
-        page: int,
-        page_size: int,
-    ) -> tuple[list[dict[str, str]], int]:
-        found = staff_directory.list_agencies(
-            session=session,
-            actor_uid=actor.uid,
-            search=search,
-            category=filters.get("category", ""),
-            sort=sort_key,
-            descending=desc,
-            page=page,
-            page_size=page_size,
-        )
+    def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
+        found = staff_directory.list_agencies(session=session, actor_uid=actor.uid, query=query)
         return [table_cells(row) for row in found.rows], found.total
 
     @staticmethod
-    def _filter_options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
-        options = catalogues.entry_options(session=session, actor_uid=actor.uid, catalogue=catalogues.AGENCY_CATEGORIES)
-        return {"category": [[uid, name] for uid, name in options]}
+    def _options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
+        categories = catalogue_options(session, actor, catalogues.AGENCY_CATEGORIES)
+        return {"category": categories, "category_uid": categories}
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:

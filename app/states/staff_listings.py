@@ -7,6 +7,7 @@ only an administrator deletes. ``app.services.staff_listings`` checks and audits
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
@@ -19,10 +20,11 @@ from app.core.geo import CITIES
 from app.models import LISTING_STATUS_LABELS, ListingStatus, ProfileId
 from app.services import catalogues, staff_listings
 from app.services.errors import InvalidInputError, ServiceError
+from app.services.staff import TableQuery
 from app.settings import get_settings
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
-from app.states.staff_catalogues import form_values, table_cells
+from app.states.staff_catalogues import catalogue_options, form_values, table_cells
 from app.states.staff_table import (
     ADMIN,
     GONE_MESSAGE,
@@ -77,6 +79,7 @@ LISTINGS_SPEC = TableSpec(
         FormField("section", "Sección", kind="select", options=SECTION_OPTIONS, required=True, on_create=False),
         FormField("city_slug", "Ciudad", kind="select", options=CITY_OPTIONS, required=True, on_create=False),
         FormField("commune", "Comuna", required=True, max_length=60, on_create=False),
+        FormField("tier_uid", "Categoría", kind="select", from_data=True, required=True, on_create=False),
         _number("price_hour_clp", "Tarifa por hora", required=True),
         _number("price_half_hour_clp", "Tarifa por 30 minutos"),
         _number("price_two_hours_clp", "Tarifa por 2 horas"),
@@ -117,43 +120,21 @@ class StaffListingsState(StaffTableState, rx.State):
     """publicacion, for both staff areas, with take-down (and its reason dialog) and republish."""
 
     _spec: ClassVar[TableSpec] = LISTINGS_SPEC
-    _export_chunk: ClassVar[int] = catalogues.PAGE_SIZE
 
     unpublish_uid: str = ""
     unpublish_label: str = ""
     unpublish_error: str = ""
 
     @staticmethod
-    def _query(
-        session: Session,
-        *,
-        actor: Actor,
-        search: str,
-        sort_key: str,
-        desc: bool,
-        filters: dict[str, str],
-        page: int,
-        page_size: int,
-    ) -> tuple[list[dict[str, str]], int]:
-        found = staff_listings.list_listings(
-            session=session,
-            actor_uid=actor.uid,
-            search=search,
-            status=filters.get("status", ""),
-            section=filters.get("section", ""),
-            city=filters.get("city", ""),
-            tier=filters.get("tier", ""),
-            sort=SORT_KEYS.get(sort_key, sort_key),
-            descending=desc,
-            page=page,
-            page_size=page_size,
-        )
+    def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
+        query = replace(query, sort=SORT_KEYS.get(query.sort, query.sort))
+        found = staff_listings.list_listings(session=session, actor_uid=actor.uid, query=query)
         return [_cells(row) for row in found.rows], found.total
 
     @staticmethod
-    def _filter_options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
-        options = staff_listings.filter_options(session=session, actor_uid=actor.uid)
-        return {"tier": [[uid, name] for uid, name in options["tier"]]}
+    def _options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
+        tiers = catalogue_options(session, actor, catalogues.TIERS)
+        return {"tier": tiers, "tier_uid": tiers}
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:

@@ -14,10 +14,11 @@ from sqlmodel import Session
 
 from app.core.actor import Actor
 from app.services import staff_reports
+from app.services.staff import TableQuery
 from app.states.auth import requires
 from app.states.staff_table import ADMIN, Column, Filter, FormField, StaffTableState, TableSpec
 
-STATUS_FILTER = "estado"
+STATUS_FILTER = staff_reports.STATUS_FILTER
 URGENT_LABEL = "Urgente"
 
 REPORTS_SPEC = TableSpec(
@@ -41,6 +42,9 @@ REPORTS_SPEC = TableSpec(
         ),
     ),
     form_fields=(
+        FormField("message", "Mensaje", kind="display"),
+        FormField("contact", "Contacto", kind="display"),
+        FormField("staff_notes", "Notas del equipo", kind="display"),
         FormField(
             "status",
             "Estado",
@@ -64,26 +68,8 @@ class StaffReportsState(StaffTableState, rx.State):
     _spec: ClassVar[TableSpec] = REPORTS_SPEC
 
     @staticmethod
-    def _query(
-        session: Session,
-        *,
-        actor: Actor,
-        search: str,
-        sort_key: str,
-        desc: bool,
-        filters: dict[str, str],
-        page: int,
-        page_size: int,
-    ) -> tuple[list[dict[str, str]], int]:
-        found = staff_reports.list_reports(
-            session=session,
-            actor_uid=actor.uid,
-            status=filters.get(STATUS_FILTER, ""),
-            search=search,
-            newest_first=desc,
-            page=page,
-            page_size=page_size,
-        )
+    def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
+        found = staff_reports.list_reports(session=session, actor_uid=actor.uid, query=query)
         rows = []
         for row in found.rows:
             values = {key: str(value) for key, value in row.model_dump(exclude={"urgent"}).items()}
@@ -93,8 +79,7 @@ class StaffReportsState(StaffTableState, rx.State):
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
-        status = staff_reports.report_state(session=session, actor_uid=actor.uid, report_uid=uid)
-        return {"status": status, "note": ""}
+        return staff_reports.report_for_desk(session=session, actor_uid=actor.uid, report_uid=uid) | {"note": ""}
 
     @staticmethod
     def _update(session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:

@@ -6,16 +6,17 @@ A staff list page declares a :class:`TableSpec` and a state class::
         _spec: ClassVar[TableSpec] = USERS_SPEC
 
         @staticmethod
-        def _query(session, *, actor, search, sort_key, desc, filters, page, page_size):
+        def _query(session, *, actor, query: TableQuery):
             ...  # -> (rows: list[dict[str, str]], total: int); each row has "uid"
 
-and optionally the hooks ``_read`` (the edit form's values), ``_create``, ``_update`` and
-``_delete`` (each ``(session, *, actor, ...)``, calling one staff-checked, audited service).
+and optionally the hooks ``_options`` (the choices of the ``from_data`` filters and form selects),
+``_read`` (the edit form's values), ``_create``, ``_update`` and ``_delete`` (each
+``(session, *, actor, ...)``, calling one staff-checked, audited service).
 Hooks run off the event loop with their own database session.
 
 The event handlers (``open_admin``/``open_secretary``, ``search``, ``sort``…) are not inherited: a mixin's handlers
 would carry one access mark for every table. ``__init_subclass__`` writes them into each
-concrete class, each marked ``@requires`` with the profiles the spec allows for its action
+concrete (non-mixin) class, each marked ``@requires`` with the profiles the spec allows for its action
 (:meth:`TableSpec.profiles_for`). A class may define any of them itself (marked) instead.
 The state holds one page (at most 50 rows); sort keys, filters and the search text are
 checked against the spec before a query sees them.
@@ -28,7 +29,7 @@ import csv
 import io
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from types import FunctionType
 from typing import Any, ClassVar
@@ -40,6 +41,7 @@ from app.core.actor import Actor
 from app.db import session_scope
 from app.models import ProfileId
 from app.services.errors import ServiceError
+from app.services.staff import MAX_QUERY_ROWS, TableQuery
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires
 from app.states.forms import FormState
@@ -50,8 +52,7 @@ SECRETARY = ProfileId.SECRETARIA
 MAX_PAGE_SIZE = 50
 MAX_SEARCH = 100
 EXPORT_MAX_ROWS = 50_000
-EXPORT_CHUNK = 1_000
-FIELD_KINDS = frozenset({"text", "select", "checkbox", "number", "textarea"})
+FIELD_KINDS = frozenset({"text", "select", "checkbox", "number", "textarea", "display"})
 FILTER_KINDS = frozenset({"select", "date"})
 # What a table offers; each handler belongs to one of them.
 ACTIONS = frozenset({"view", "create", "edit", "delete", "export"})
@@ -79,7 +80,7 @@ class Filter:
     """A filter above the table: a select of (value, label) options, or a date ("" = no filter).
 
     ``from_data``: the select's options are read from the database when the page loads
-    (the state's ``_filter_options`` hook), not fixed here."""
+    (the state's ``_options`` hook), not fixed here."""
 
     key: str
     label: str
@@ -90,7 +91,7 @@ class Filter:
     def clean(self, value: Any, read_options: Sequence[Sequence[str]] = ()) -> str:
         """The value if this filter admits it, else "" (no filter).
 
-        A ``from_data`` select admits the options the table's ``_filter_options`` hook read (``read_options``).
+        A ``from_data`` select admits the options the table's ``_options`` hook read (``read_options``).
         """
         if not isinstance(value, str):
             return ""
@@ -105,9 +106,12 @@ class Filter:
 
 @dataclass(frozen=True)
 class FormField:
-    """One field of the create/edit dialog; ``kind`` is text, select, checkbox, number or textarea.
+    """One field of the create/edit dialog; ``kind`` is text, select, checkbox, number, textarea, or
+    display (the record's value shown as text in the edit dialog, never sent back).
 
-    ``on_create``/``on_edit``: whether the field shows in that dialog.
+    ``on_create``/``on_edit``: whether the field shows in that dialog. ``from_data``: a select
+    whose options are records read from the database (the state's ``_options`` hook), such as
+    the agency of an advertiser; its value is the record's uid.
     """
 
     key: str
@@ -118,16 +122,22 @@ class FormField:
     max_length: int = 200
     on_create: bool = True
     on_edit: bool = True
+    from_data: bool = False
 
-    def clean(self, raw: Any) -> tuple[Any, str]:
-        """(the typed value, "" ) or (None, the Spanish message for this field)."""
+    def clean(self, raw: Any, read_options: Sequence[Sequence[str]] = ()) -> tuple[Any, str]:
+        """(the typed value, "" ) or (None, the Spanish message for this field).
+
+        A ``from_data`` select admits the options the table's ``_options`` hook read (``read_options``)."""
         if self.kind == "checkbox":
             return raw not in (None, "", False, "false", "off"), ""
         text = " ".join(raw.split()) if isinstance(raw, str) and self.kind != "textarea" else raw
-        text = text.strip()[: self.max_length] if isinstance(text, str) else ""
+        text = text.strip() if isinstance(text, str) else ""
+        if len(text) > self.max_length:
+            return None, f"Escribe como máximo {self.max_length} caracteres."
         if not text:
             return (None if self.kind == "number" else ""), (REQUIRED_MESSAGE if self.required else "")
-        if self.kind == "select" and text not in {value for value, _ in self.options}:
+        options = read_options if self.from_data else self.options
+        if self.kind == "select" and text not in {option[0] for option in options}:
             return None, OPTION_MESSAGE
         if self.kind == "number":
             if not text.isascii() or not text.lstrip("-").isdigit() or len(text) > 12:
@@ -175,6 +185,13 @@ class TableSpec:
             f.kind not in FILTER_KINDS for f in self.filters
         ):
             raise ValueError(f"{self.entity}: unknown field or filter kind")
+        if any(f.from_data and f.kind != "select" for f in (*self.form_fields, *self.filters)):
+            raise ValueError(f"{self.entity}: only a select reads its options from the database")
+
+    @property
+    def reads_options(self) -> bool:
+        """Whether a filter or a form field reads its options from the database."""
+        return any(f.from_data for f in (*self.filters, *self.form_fields))
 
     @property
     def sort_keys(self) -> frozenset[str]:
@@ -203,12 +220,19 @@ class TableSpec:
         """``key`` when it is a sortable column, else the default sort."""
         return key if isinstance(key, str) and key in self.sort_keys else self.default_sort
 
-    def clean_form(self, data: Any, mode: str) -> tuple[dict[str, Any], dict[str, str]]:
-        """(typed values of the mode's fields, field errors by key); other keys are dropped."""
+    def clean_form(
+        self, data: Any, mode: str, read_options: dict[str, list[list[str]]] | None = None
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """(typed values of the mode's fields, field errors by key); other keys are dropped.
+
+        ``read_options``: the options of the ``from_data`` selects, by field key."""
         data = data if isinstance(data, dict) else {}
+        read_options = read_options or {}
         values, errors = {}, {}
         for form_field in self.fields_for(mode):
-            value, error = form_field.clean(data.get(form_field.key))
+            if form_field.kind == "display":
+                continue
+            value, error = form_field.clean(data.get(form_field.key), read_options.get(form_field.key, ()))
             if error:
                 errors[form_field.key] = error
             else:
@@ -239,8 +263,6 @@ class StaffTableState(FormState, mixin=True):
     """
 
     _spec: ClassVar[TableSpec]
-    # Rows fetched per query while exporting; a hook that pages smaller lowers it.
-    _export_chunk: ClassVar[int] = EXPORT_CHUNK
 
     loaded: bool = False
     rows: list[dict[str, str]] = []
@@ -251,7 +273,7 @@ class StaffTableState(FormState, mixin=True):
     sort_key: str = ""
     sort_desc: bool = False
     filters: dict[str, str] = {}
-    filter_options: dict[str, list[list[str]]] = {}
+    options: dict[str, list[list[str]]] = {}
     dialog: str = ""
     edit_uid: str = ""
     form_values: dict[str, str] = {}
@@ -262,30 +284,21 @@ class StaffTableState(FormState, mixin=True):
     can_delete: bool = False
     can_export: bool = False
 
-    def __init_subclass__(cls, mixin: bool = False, **kwargs):
-        if not mixin:
+    def __init_subclass__(cls, **kwargs):
+        # Reflex's metaclass takes the ``mixin`` keyword and records it as ``_mixin`` on the class.
+        if not cls.__dict__.get("_mixin", False):
             _install_handlers(cls)
-        super().__init_subclass__(mixin=mixin, **kwargs)
+        super().__init_subclass__(**kwargs)
 
     # --- hooks (static; each takes the session and the actor) ---------------
 
     @staticmethod
-    def _query(
-        session: Session,
-        *,
-        actor: Actor,
-        search: str,
-        sort_key: str,
-        desc: bool,
-        filters: dict[str, str],
-        page: int,
-        page_size: int,
-    ) -> tuple[list[dict[str, str]], int]:
+    def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
         raise NotImplementedError
 
     @staticmethod
-    def _filter_options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
-        """The options of the ``from_data`` filters, by filter key: [value, label] pairs."""
+    def _options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
+        """The options of the ``from_data`` filters and form selects, by key: [value, label] pairs."""
         return {}
 
     @staticmethod
@@ -310,20 +323,27 @@ class StaffTableState(FormState, mixin=True):
         spec = self._spec
         return spec.offers(action) and current_actor().profile_uid in spec.profiles_for(action)
 
+    def _table_query(self, page: int, page_size: int) -> TableQuery:
+        """The query of the table as it stands: search, sort, filters, and the page asked for."""
+        return TableQuery(
+            search=self.search_text,
+            sort=self._spec.clean_sort(self.sort_key),
+            descending=self.sort_desc,
+            filters=self.filters,
+            page=page,
+            page_size=page_size,
+        )
+
+    async def _read_options(self) -> None:
+        if self._spec.reads_options:
+            self.options = await call_service(type(self)._options, actor=current_actor())
+
     async def _refresh(self) -> None:
         """Read the current page again (the last one if the current is past the end)."""
         spec = type(self)._spec
-        query = type(self)._query
         for _ in range(2):
             rows, total = await call_service(
-                query,
-                actor=current_actor(),
-                search=self.search_text,
-                sort_key=spec.clean_sort(self.sort_key),
-                desc=self.sort_desc,
-                filters={k: v for k, v in self.filters.items() if v},
-                page=self.page,
-                page_size=spec.page_size,
+                type(self)._query, actor=current_actor(), query=self._table_query(self.page, spec.page_size)
             )
             self.total = total
             self.page_count = max(1, math.ceil(total / spec.page_size))
@@ -335,14 +355,12 @@ class StaffTableState(FormState, mixin=True):
 
     async def _load(self):
         """Enter the page (the caller was accepted for this area): the first page, defaults restored."""
-        actor = current_actor()
         area = await self.get_state(AreaState)
         events = await area._accept()
         spec = self._spec
         self.search_text, self.sort_key, self.sort_desc = "", spec.default_sort, spec.default_desc
         self.filters, self.page = {}, 1
-        if any(f.from_data for f in spec.filters):
-            self.filter_options = await call_service(type(self)._filter_options, actor=actor)
+        await self._read_options()
         self._close()
         self.can_create, self.can_edit = self._may("create"), self._may("edit")
         self.can_delete, self.can_export = self._may("delete"), self._may("export")
@@ -370,7 +388,7 @@ class StaffTableState(FormState, mixin=True):
         found = next((f for f in self._spec.filters if f.key == key), None)
         if found is None:
             return
-        self.filters = {**self.filters, found.key: found.clean(value, self.filter_options.get(found.key, ()))}
+        self.filters = {**self.filters, found.key: found.clean(value, self.options.get(found.key, ()))}
         self.page = 1
         await self._refresh()
 
@@ -392,8 +410,9 @@ class StaffTableState(FormState, mixin=True):
         if not is_open:
             self._close()
 
-    def _open_create(self):
+    async def _open_create(self):
         self._close()
+        await self._read_options()
         self.dialog = CREATE
 
     async def _open_edit(self, uid: str):
@@ -402,6 +421,7 @@ class StaffTableState(FormState, mixin=True):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
         try:
+            await self._read_options()
             found = await call_service(type(self)._read, actor=current_actor(), uid=uid)
         except ServiceError as exc:
             await self._refresh()
@@ -422,7 +442,7 @@ class StaffTableState(FormState, mixin=True):
         if not self._may("create" if mode == CREATE else "edit"):
             return notify_error(NOT_ALLOWED_MESSAGE)
         spec, cls = self._spec, type(self)
-        values, errors = spec.clean_form(form_data, mode)
+        values, errors = spec.clean_form(form_data, mode, self.options)
         if errors:
             self._clear_errors()
             self.field_errors = errors
@@ -466,35 +486,29 @@ class StaffTableState(FormState, mixin=True):
     async def _export_csv(self):
         if not self._may("export"):
             return notify_error(NOT_ALLOWED_MESSAGE)
-        spec, cls = self._spec, type(self)
-        text = await asyncio.to_thread(
-            _csv_of,
-            cls,
-            actor=current_actor(),
-            search=self.search_text,
-            sort_key=spec.clean_sort(self.sort_key),
-            desc=self.sort_desc,
-            filters={k: v for k, v in self.filters.items() if v},
-        )
+        spec = self._spec
+        text = await asyncio.to_thread(_csv_of, type(self), current_actor(), self._table_query(1, MAX_QUERY_ROWS))
         name = spec.csv_name or spec.entity
         return rx.download(data=text, filename=f"{name}.csv", mime_type="text/csv")
 
 
-def _csv_of(cls: type[StaffTableState], *, actor: Actor, **criteria) -> str:
-    """Every row matching the criteria (at most EXPORT_MAX_ROWS), read in chunks, as CSV text."""
-    spec, chunk = cls._spec, max(1, cls._export_chunk)
+def _csv_of(cls: type[StaffTableState], actor: Actor, first: TableQuery) -> str:
+    """Every row of the table's query from its ``first`` page on (at most EXPORT_MAX_ROWS), read a page at a time,
+    as CSV text."""
+    spec = cls._spec
     out = io.StringIO()
     out.write("\ufeff")  # spreadsheet programs then read the accents right
     writer = csv.writer(out)
     writer.writerow([column.label for column in spec.columns])
-    written, page = 0, 1
+    written, page = 0, first.page
     with session_scope() as session:
         while written < EXPORT_MAX_ROWS:
-            rows, total = cls._query(session=session, actor=actor, page=page, page_size=chunk, **criteria)
+            query = replace(first, page=page)
+            rows, total = cls._query(session=session, actor=actor, query=query)
             for row in rows[: EXPORT_MAX_ROWS - written]:
                 writer.writerow([csv_cell(row.get(column.key, "")) for column in spec.columns])
             written += len(rows)
-            if len(rows) < chunk or written >= total:
+            if len(rows) < query.page_size or written >= total:
                 break
             page += 1
     return out.getvalue()
@@ -543,9 +557,9 @@ def close_dialog(self, is_open: bool):
     return self._close_dialog(is_open)
 
 
-def open_create(self):
+async def open_create(self):
     """Open the empty create dialog."""
-    return self._open_create()
+    return await self._open_create()
 
 
 async def open_edit(self, uid: str):

@@ -15,12 +15,13 @@ from sqlmodel import Session
 from app.core.actor import Actor
 from app.models import UpgradeStatus
 from app.services import staff_upgrades, upgrades
+from app.services.staff import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.states.staff_table import ADMIN, GONE_MESSAGE, Column, Filter, StaffTableState, TableSpec, call_service
 
 APPROVE, DENY = "aprobar", "rechazar"
-STATUS_FILTER = "estado"
+STATUS_FILTER = staff_upgrades.STATUS_FILTER
 PENDING = UpgradeStatus.SOLICITADA.value
 APPROVE_FIELDS = ("starts_on", "ends_on", "payment_reference")
 DENY_FIELDS = ("reason",)
@@ -65,26 +66,8 @@ class StaffUpgradesState(StaffTableState, rx.State):
     ends_on: str = ""
 
     @staticmethod
-    def _query(
-        session: Session,
-        *,
-        actor: Actor,
-        search: str,
-        sort_key: str,
-        desc: bool,
-        filters: dict[str, str],
-        page: int,
-        page_size: int,
-    ) -> tuple[list[dict[str, str]], int]:
-        found = staff_upgrades.list_upgrades(
-            session=session,
-            actor_uid=actor.uid,
-            status=filters.get(STATUS_FILTER, ""),
-            search=search,
-            newest_first=desc,
-            page=page,
-            page_size=page_size,
-        )
+    def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
+        found = staff_upgrades.list_upgrades(session=session, actor_uid=actor.uid, query=query)
         rows = []
         for row in found.rows:
             values = row.model_dump()

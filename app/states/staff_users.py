@@ -17,6 +17,7 @@ from app.identity.provider import get_provider
 from app.models import PROFILE_LABELS, ProfileId
 from app.services import staff_users
 from app.services.errors import ServiceError
+from app.services.staff import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.states.staff_table import (
@@ -46,9 +47,9 @@ USERS_SPEC = TableSpec(
     default_sort="creado",
     default_desc=True,
     filters=(
-        Filter("perfil", "Perfil", PROFILE_OPTIONS),
+        Filter(staff_users.PROFILE_FILTER, "Perfil", PROFILE_OPTIONS),
         Filter(
-            "estado",
+            staff_users.STATE_FILTER,
             "Estado",
             (("activos", "Activos"), ("suspendidos", "Suspendidos"), ("desactivados", "Desactivados")),
         ),
@@ -71,29 +72,9 @@ class UsersTableState(StaffTableState, rx.State):
     _spec: ClassVar[TableSpec] = USERS_SPEC
 
     @staticmethod
-    def _query(
-        session: Session,
-        *,
-        actor: Actor,
-        search: str,
-        sort_key: str,
-        desc: bool,
-        filters: dict[str, str],
-        page: int,
-        page_size: int,
-    ) -> tuple[list[dict[str, str]], int]:
-        rows, total = staff_users.list_users(
-            session=session,
-            actor_uid=actor.uid,
-            search=search,
-            sort_key=sort_key,
-            desc=desc,
-            profile=filters.get("perfil", ""),
-            state=filters.get("estado", ""),
-            page=page,
-            page_size=page_size,
-        )
-        return [row.as_row() for row in rows], total
+    def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
+        found = staff_users.list_users(session=session, actor_uid=actor.uid, query=query)
+        return [row.as_row() for row in found.rows], found.total
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:

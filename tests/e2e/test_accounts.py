@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 import redis
 from playwright.sync_api import Browser, Page, expect
-from sqlmodel import Session
 
 from app.db import make_engine
 from app.identity import accounts
@@ -27,11 +26,10 @@ from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
 from app.identity.sessions import digest
 from app.models import ProfileId, User
-from app.services.abuse import REDIS_KEY_PREFIX
 from tests.e2e.conftest import Site
 from tests.factories import actor_of, make_account
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_earlier_attempts")]
 
 PASSWORD = "cordillera-nevada-42"
 LANDING = {
@@ -49,27 +47,10 @@ FORBIDDEN = "No tienes permiso para entrar ahí"
 
 
 @pytest.fixture
-def db(site: Site) -> Iterator[Session]:
-    """A session on the running site's database (for seeding through services)."""
-    engine = make_engine(site.database_url)
-    with Session(engine, expire_on_commit=False) as session:
-        yield session
-    engine.dispose()
-
-
-@pytest.fixture
 def provider(site: Site) -> Iterator[LocalProvider]:
     engine = make_engine(site.database_url)
     yield LocalProvider(engine=engine)
     engine.dispose()
-
-
-@pytest.fixture(autouse=True)
-def no_earlier_attempts(site: Site) -> None:
-    """Every test browses from 127.0.0.1: start each without the counted failures of the ones before."""
-    store = redis.Redis.from_url(site.redis_url)
-    for key in store.scan_iter(f"{REDIS_KEY_PREFIX}*"):
-        store.delete(key)
 
 
 def _account(db, provider, email: str, profile: ProfileId, **changes) -> User:

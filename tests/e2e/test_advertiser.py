@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -21,7 +20,6 @@ from PIL import Image
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
-from app.db import make_engine
 from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
 from app.models import Listing, ProfileId, User, utc_now
@@ -44,13 +42,10 @@ WIZARD_CITY = "rancagua"
 
 
 @pytest.fixture
-def db(site: Site) -> Iterator[Session]:
-    """A session on the running site's database, with the catalogues the wizard offers."""
-    engine = make_engine(site.database_url)
-    with Session(engine, expire_on_commit=False) as session:
-        _ensure_catalogues(session)
-        yield session
-    engine.dispose()
+def db(db: Session) -> Session:
+    """The running site's database, with the catalogues the wizard offers."""
+    _ensure_catalogues(db)
+    return db
 
 
 def _advertiser(db: Session, site: Site, page: Page, email: str) -> User:

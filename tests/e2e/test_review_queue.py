@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import random
-from collections.abc import Iterator
 from datetime import date
 
 import pytest
@@ -18,7 +17,6 @@ from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
 from app.core.geo import commune_names_for_city
-from app.db import make_engine
 from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
 from app.models import AdvertiserService, AdvertiserType, ProfileId, User
@@ -35,13 +33,10 @@ MY_LISTINGS = "/my/publicacion/misPublicaciones"
 
 
 @pytest.fixture
-def db(site: Site) -> Iterator[Session]:
-    """A session on the running site's database, with the catalogues the wizard offers."""
-    engine = make_engine(site.database_url)
-    with Session(engine, expire_on_commit=False) as session:
-        _ensure_catalogues(session)
-        yield session
-    engine.dispose()
+def db(db: Session) -> Session:
+    """The running site's database, with the catalogues the wizard offers."""
+    _ensure_catalogues(db)
+    return db
 
 
 @pytest.fixture

@@ -8,14 +8,12 @@ putting ``ends_at`` in the past in the database and running the clock job's func
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
-from app.db import make_engine
 from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
 from app.models import AppService, ListingUpgrade, ProfileId, UpgradeStatus, utc_now
@@ -29,15 +27,6 @@ DESK = "/admin/mejorasPublicacion"
 # A city no other test file counts listings in (the e2e database is shared by the whole run).
 CITY = "san-fernando"
 LOW_TIER = "chicas-del-dia"
-
-
-@pytest.fixture
-def db(site: Site) -> Iterator[Session]:
-    """A session on the running site's database."""
-    engine = make_engine(site.database_url)
-    with Session(engine, expire_on_commit=False) as session:
-        yield session
-    engine.dispose()
 
 
 def _expect_order(page: Page, names: list[str]) -> None:

@@ -7,39 +7,19 @@ browser is out at its next action, and the administrator reads the ban in the au
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
-import redis
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session, select
 
-from app.db import make_engine
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
 from app.models import AuditEntry, ProfileId, User
-from app.services.abuse import REDIS_KEY_PREFIX
 from tests.e2e.conftest import Site
 from tests.e2e.test_accounts import PASSWORD, sign_in
 from tests.factories import make_account
 
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def db(site: Site) -> Iterator[Session]:
-    engine = make_engine(site.database_url)
-    with Session(engine, expire_on_commit=False) as session:
-        yield session
-    engine.dispose()
-
-
-@pytest.fixture(autouse=True)
-def no_earlier_attempts(site: Site) -> None:
-    """Every test signs in from 127.0.0.1: start without the failed attempts counted before."""
-    store = redis.Redis.from_url(site.redis_url)
-    for key in store.scan_iter(f"{REDIS_KEY_PREFIX}*"):
-        store.delete(key)
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_earlier_attempts")]
 
 
 def test_an_administrator_bans_a_user_signed_in_elsewhere_and_that_session_ends(

@@ -10,7 +10,9 @@ from sqlmodel import Session, select
 
 from app.models import AuditEntry, Listing
 from app.services import audit, reviews
+from app.services.errors import ForbiddenError
 from app.services.listings import clock
+from app.services.staff import TableQuery
 from app.services.users import create_user
 from app.storage.local import LocalStorage
 from tests.factories import make_listing, make_owner
@@ -63,12 +65,22 @@ def test_entries_are_listed_newest_first_and_filtered_by_person_entity_and_day(d
         )
     audit.record(db, actor_uid=first.uid, action="crear", entity="agencia", entity_uid="a1", now=now)
     db.commit()
-    everything = audit.list_entries(session=db)
+    admin = create_user(
+        session=db, data={"email": "jefa@example.cl", "display_name": "Jefa", "profile_uid": "administrador"}
+    )
+
+    def entries(**query):
+        return audit.list_entries(session=db, viewer_uid=admin.uid, query=TableQuery(**query))
+
+    everything = entries()
     assert everything.total == 4 and everything.rows[-1].entity_uid == "u2"
-    assert [r.entity_uid for r in audit.list_entries(session=db, actor_uid=first.uid, entity="usuarios").rows] == [
+    assert [r.entity_uid for r in entries(search="UNO@example.cl", filters={"entidad": "usuarios"}).rows] == [
         "u0",
         "u2",
     ]
-    today = clock().today
-    assert {r.entity_uid for r in audit.list_entries(session=db, day_from=today, day_to=today).rows} == {"u0", "a1"}
-    assert audit.list_entries(session=db, actor_uid=second.uid).rows[0].actor == "dos@example.cl"
+    today = clock().today.isoformat()
+    assert {r.entity_uid for r in entries(filters={"desde": today, "hasta": today}).rows} == {"u0", "a1"}
+    assert entries(search="dos@example.cl").rows[0].actor == "dos@example.cl"
+    assert entries(search="nadie@example.cl").total == 0
+    with pytest.raises(ForbiddenError):
+        audit.list_entries(session=db, viewer_uid=first.uid, query=TableQuery())  # a secretary

@@ -37,6 +37,7 @@ from app.services.catalogues import (
     update_entry,
 )
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
+from app.services.staff import TableQuery
 from app.services.users import create_user
 from tests.factories import make_listing, make_owner, tier_of
 
@@ -94,7 +95,7 @@ def test_the_secretary_and_other_profiles_are_refused_by_the_service(db, secreta
     service = _service_in_use(db)
     for caller in (secretary.uid, owner.uid, "", None):
         with pytest.raises(ForbiddenError):
-            list_entries(session=db, actor_uid=caller, catalogue=TIERS)
+            list_entries(session=db, actor_uid=caller, catalogue=TIERS, query=TableQuery())
         with pytest.raises(ForbiddenError):
             create_entry(session=db, actor_uid=caller, catalogue=ADVERTISER_TYPES, data={"name": "Independiente"})
         with pytest.raises(ForbiddenError):
@@ -170,15 +171,15 @@ def test_forms_answer_with_a_spanish_message_for_the_field(db, admin):
         (ADVERTISER_TYPES, {"name": "x" * 61}, "name", "Escribe como máximo 60 caracteres."),
         (
             APP_SERVICES,
-            {"name": "Nivel", "price_clp": "1000", "duration_days": "7", "effect": "nivel", "tier": ""},
-            "tier",
-            "Escribe la categoría",
+            {"name": "Nivel", "price_clp": "1000", "duration_days": "7", "effect": "nivel", "tier_uid": ""},
+            "tier_uid",
+            "Elige la categoría",
         ),
         (
             APP_SERVICES,
-            {"name": "Nivel", "price_clp": "1000", "duration_days": "7", "effect": "nivel", "tier": "nada"},
-            "tier",
-            "No hay una categoría con ese nombre.",
+            {"name": "Nivel", "price_clp": "1000", "duration_days": "7", "effect": "nivel", "tier_uid": "nada"},
+            "tier_uid",
+            "Elige una categoría de la lista.",
         ),
         (PROFILES, {"uid": "Con Espacios", "label": "X"}, "uid", "minúsculas"),
     ]
@@ -201,7 +202,7 @@ def test_a_tier_upgrade_service_keeps_its_tier_and_other_effects_drop_it(db, adm
             "price_clp": "9990",
             "duration_days": "30",
             "effect": "nivel",
-            "tier": "ruby",
+            "tier_uid": ruby.uid,
         },
     )
     assert upgrade["tier_uid"] == ruby.uid and upgrade["tier"] == "Ruby" and upgrade["effect"] == "nivel"
@@ -210,7 +211,7 @@ def test_a_tier_upgrade_service_keeps_its_tier_and_other_effects_drop_it(db, adm
         session=db,
         actor_uid=admin.uid,
         catalogue=APP_SERVICES,
-        data={"name": "Subir", "price_clp": "990", "duration_days": "1", "effect": "subir", "tier": "Ruby"},
+        data={"name": "Subir", "price_clp": "990", "duration_days": "1", "effect": "subir", "tier_uid": ruby.uid},
     )
     assert bump["tier_uid"] == "" and bump["activo"] is True
 
@@ -251,7 +252,7 @@ def test_moving_a_tier_up_swaps_it_with_the_one_above(db, admin):
     owner = make_owner(db, "duena@example.cl")
     listing = make_listing(db, owner, tier="ruby")
     catalogues.move_tier(session=db, actor_uid=admin.uid, uid=tier_of(db, "ruby").uid, step=-1)
-    tiers = list_entries(session=db, actor_uid=admin.uid, catalogue=TIERS)
+    tiers = list_entries(session=db, actor_uid=admin.uid, catalogue=TIERS, query=TableQuery())
     assert [row["slug"] for row in tiers.rows] == ["ruby", "diamante", "platino", "chicas-del-dia"]
     db.expire_all()
     assert db.get(Listing, listing.uid).tier_rank == 1
@@ -268,32 +269,42 @@ def test_editing_a_tier_display_order_rewrites_ranks_with_the_edit(db, admin):
     assert db.get(Tier, chicas.uid).display_order == 9
 
 
-def test_a_page_holds_at_most_fifty_rows_searched_and_sorted_on_whitelisted_columns(db, admin):
+def test_a_page_of_fifty_rows_searched_and_sorted_on_whitelisted_columns(db, admin):
     for i in range(60):
         db.add(AdvertiserService(name=f"Servicio {i:02d}", created_at=utc_now() - timedelta(minutes=i)))
     db.commit()
-    first = list_entries(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, page_size=500)
+    first = list_entries(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery())
     assert len(first.rows) == 50 and first.total == 60 and first.page_size == 50
-    second = list_entries(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, page=2)
+    second = list_entries(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery(page=2))
     assert len(second.rows) == 10 and second.rows[-1]["name"] == "Servicio 59"
     newest = list_entries(
-        session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, sort="name", descending=True, page_size=3
+        session=db,
+        actor_uid=admin.uid,
+        catalogue=ADVERTISER_SERVICES,
+        query=TableQuery(sort="name", descending=True, page_size=3),
     )
     assert [row["name"] for row in newest.rows] == ["Servicio 59", "Servicio 58", "Servicio 57"]
     unknown = list_entries(
-        session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, sort="uid; drop", page_size=1
+        session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery(sort="uid; drop", page_size=1)
     )
     assert unknown.rows[0]["name"] == "Servicio 00"
-    found = list_entries(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, search="icio 4")
+    found = list_entries(
+        session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery(search="icio 4")
+    )
     assert found.total == 10
-    assert list_entries(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, search="100%").total == 0
-    tiers = list_entries(session=db, actor_uid=admin.uid, catalogue=TIERS)
+    assert (
+        list_entries(
+            session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery(search="100%")
+        ).total
+        == 0
+    )
+    tiers = list_entries(session=db, actor_uid=admin.uid, catalogue=TIERS, query=TableQuery())
     assert [row["slug"] for row in tiers.rows] == ["diamante", "ruby", "platino", "chicas-del-dia"]
 
 
 def test_an_unknown_catalogue_is_not_found(db, admin):
     with pytest.raises(catalogues.NotFoundError):
-        list_entries(session=db, actor_uid=admin.uid, catalogue="usuarios")
+        list_entries(session=db, actor_uid=admin.uid, catalogue="usuarios", query=TableQuery())
 
 
 def test_every_sortable_column_of_a_catalogue_page_sorts_in_the_service():

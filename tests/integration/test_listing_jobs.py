@@ -3,13 +3,24 @@ approved upgrades start and end on their dates, and running the jobs again chang
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
-from app.models import AppService, Listing, ListingStatus, ListingUpgrade, UpgradeStatus, utc_now
-from app.services import listing_jobs
+from app.models import (
+    AppService,
+    Listing,
+    ListingReview,
+    ListingStatus,
+    ListingUpgrade,
+    ReviewDecision,
+    UpgradeStatus,
+    utc_now,
+)
+from app.services import listing_jobs, my_listings, review_queue
+from app.services.users import create_user
 from tests.factories import make_listing, make_owner
 from tests.handlers import run_async
 
@@ -81,6 +92,52 @@ def test_run_clock_jobs_expires_and_applies_upgrades_in_the_app_database(db):
     db.refresh(upgrade)
     assert vip.vip_until is None and upgrade.status == UpgradeStatus.VENCIDA
     assert listing_jobs.run_clock_jobs(now + timedelta(days=15)) == (0, 0)
+
+
+def _with_pending_edit(db: Session, listing: Listing, at) -> None:
+    listing.revision = json.dumps({"listing": {"description": "Cambio sin revisar"}})
+    listing.revision_at = at
+    db.add(listing)
+    db.add(ListingReview(listing_uid=listing.uid, created_at=at))
+    db.commit()
+
+
+def test_an_expiring_listing_drops_its_pending_edit_and_leaves_the_queue_with_a_reason(db):
+    now = utc_now()
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner, name="Editada", status="pausada", expires_at=now - timedelta(minutes=1))
+    _with_pending_edit(db, listing, now - timedelta(hours=2))
+    staff = create_user(session=db, data={"email": "revisora@example.cl", "profile_uid": "secretaria"})
+    assert review_queue.list_queue(session=db, viewer_uid=staff.uid).total == 1
+
+    assert listing_jobs.expire_listings(session=db, now=now) == 1
+    db.refresh(listing)
+    assert listing.status == ListingStatus.EXPIRADA
+    assert listing.revision is None and listing.revision_at is None
+    review = db.exec(select(ListingReview).where(ListingReview.listing_uid == listing.uid)).one()
+    assert review.decision == ReviewDecision.RECHAZADA and review.decided_at == now and review.reviewer_uid is None
+    assert review_queue.list_queue(session=db, viewer_uid=staff.uid).total == 0
+    (row,) = my_listings.list_my_listings(session=db, owner_uid=owner.uid, now=now)
+    assert row.rejection_reason == listing_jobs.EXPIRED_BEFORE_REVIEW and not row.pending_revision
+    assert listing_jobs.EXPIRED_BEFORE_REVIEW.startswith("La publicación venció antes de la revisión.")
+
+
+def test_an_expired_listing_still_holding_a_pending_review_is_cleaned_up_without_being_counted(db):
+    now = utc_now()
+    owner = make_owner(db, "duena@example.cl")
+    # Left like this by a path that expires a listing outside the clock (resuming one whose time ran out).
+    stale = make_listing(db, owner, name="Vencida antes", status="expirada")
+    _with_pending_edit(db, stale, now - timedelta(days=1))
+    waiting = make_listing(db, owner, name="En revisión", status="pendiente")
+    db.add(ListingReview(listing_uid=waiting.uid))
+    db.commit()
+
+    assert listing_jobs.expire_listings(session=db, now=now) == 0
+    db.refresh(stale)
+    assert stale.revision is None and stale.revision_at is None
+    decisions = dict(db.exec(select(ListingReview.listing_uid, ListingReview.decision)).all())
+    assert decisions == {stale.uid: ReviewDecision.RECHAZADA, waiting.uid: ReviewDecision.PENDIENTE}
+    assert _status(db, waiting.uid) == ListingStatus.PENDIENTE
 
 
 class _Stop(Exception):

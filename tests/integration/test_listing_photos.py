@@ -23,6 +23,7 @@ from app.services.listing_photos import (
     copy_photos,
     delete_all_photos,
     delete_listing_photo,
+    delete_photo_files,
     list_photos,
     move_photo,
     photo_variant_urls,
@@ -292,8 +293,10 @@ def test_copy_duplicates_the_files_and_delete_all_removes_only_the_listings_own(
             assert storage.get(f"{duplicate.stem}-{width}.webp") == storage.get(f"{original.stem}-{width}.webp")
     assert stored_keys(storage) == sorted(["photos/demo/placeholder-00.jpg", *_keys_of(originals), *_keys_of(copies)])
 
-    delete_all_photos(session=db, storage=storage, listing_uid=draft.uid)
-    db.commit()
+    gone = delete_all_photos(session=db, listing_uid=draft.uid)
+    assert stored_keys(storage) == sorted(["photos/demo/placeholder-00.jpg", *_keys_of(originals), *_keys_of(copies)])
+    db.commit()  # the files go only after the caller's commit
+    delete_photo_files(storage=storage, photos=gone)
     assert _rows(db, draft.uid) == []
     assert stored_keys(storage) == sorted(["photos/demo/placeholder-00.jpg", *_keys_of(copies)])
 

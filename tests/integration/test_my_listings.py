@@ -6,17 +6,18 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from app.models import (
     Advertiser,
-    AdvertiserService,
     AdvertiserType,
     Listing,
     ListingPhoto,
     ListingReview,
     ListingService,
     ListingStatus,
+    Report,
     ReviewDecision,
     utc_now,
 )
@@ -26,13 +27,14 @@ from app.services.errors import (
     ForbiddenError,
     InvalidInputError,
     NotFoundError,
+    StorageError,
     TransitionNotAllowedError,
 )
 from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.services.listings import city_cards, public_listing
 from app.services.users import create_user
 from app.storage.local import LocalStorage
-from tests.factories import make_listing, make_owner
+from tests.factories import make_listing, make_owner, make_wizard_catalogue, wizard_steps
 from tests.photo_samples import jpeg_with_gps
 
 CITY = "talca"
@@ -50,36 +52,12 @@ def storage(tmp_path) -> LocalStorage:
 
 
 @pytest.fixture
-def catalogue(db):
-    kind = AdvertiserType(name="Independiente")
-    services = [AdvertiserService(name=f"Servicio {i}") for i in range(3)]
-    db.add_all([kind, *services])
-    db.commit()
-    options = my_listings.wizard_options(session=db)
-    return {"type": kind.uid, "services": [s.uid for s in services], "tier": options.tiers[0][0]}
-
-
-def _steps(catalogue) -> dict[int, dict]:
-    today = date.today()
-    return {
-        1: {"document": "rut", "rut": "11.111.111-1", "birth_date": f"{today.year - 30}/01/15", "nationality": "Chile"},
-        2: {"city_slug": CITY, "commune": "Talca", "section": "mujeres"},
-        3: {"tier_uid": catalogue["tier"], "type_uid": catalogue["type"]},
-        4: {
-            "display_name": "Camila Rosa",
-            "age": "27",
-            "description": "Hola, soy Camila: simpática, puntual y discreta. Atiendo con cita previa.",
-            "curvy": "true",
-        },
-        5: {"price_hour_clp": "$60.000", "price_half_hour_clp": "40000"},
-        6: {"visiting_from": "", "visiting_until": ""},
-        7: {},
-        8: {"phone": "+56 9 8765 4321", "whatsapp": "987654321"},
-    }
+def catalogue(db) -> dict:
+    return make_wizard_catalogue(db)
 
 
 def _fill(db, owner_uid, catalogue, storage, *, upto: int = 8, photos: int = 2) -> str:
-    steps = _steps(catalogue)
+    steps = wizard_steps(catalogue, CITY)
     uid = None
     for number in range(1, upto + 1):
         if number == 7:
@@ -195,7 +173,7 @@ def test_editing_a_published_listing_keeps_the_public_version_until_staff_approv
     my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     staff = _staff(db)
     reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
-    values = dict(_steps(catalogue)[4], display_name="Camila Nueva")
+    values = dict(wizard_steps(catalogue, CITY)[4], display_name="Camila Nueva")
     my_listings.save_step(
         session=db, owner_uid=owner.uid, uid=uid, step=4, values=values, services=catalogue["services"]
     )
@@ -282,6 +260,40 @@ def test_delete_removes_the_listing_and_its_photo_files(db, catalogue, storage):
     assert db.exec(select(ListingReview).where(ListingReview.listing_uid == uid)).first() is None
 
 
+def test_a_reported_listing_is_deleted_and_its_reports_stay_unlinked(db, catalogue, storage):
+    owner = make_owner(db, "duena@example.cl")
+    uid = _fill(db, owner.uid, catalogue, storage)
+    report = Report(kind="otro", listing_uid=uid, message="Datos falsos.", staff_notes="[nota] Revisar.")
+    db.add(report)
+    db.commit()
+    my_listings.delete_listing(session=db, storage=storage, owner_uid=owner.uid, uid=uid)
+    db.expire_all()
+    assert db.get(Listing, uid) is None
+    stored = db.get(Report, report.uid)
+    assert stored.listing_uid is None
+    assert stored.staff_notes.startswith("[nota] Revisar.\n[") and "«Camila Rosa»" in stored.staff_notes
+    assert not list((storage.root / "photos").rglob("*.webp"))
+
+
+def test_a_failed_delete_keeps_the_listing_and_its_photo_files(db, catalogue, storage, monkeypatch):
+    owner = make_owner(db, "duena@example.cl")
+    uid = _fill(db, owner.uid, catalogue, storage)
+    files = sorted((storage.root / "photos").rglob("*.webp"))
+    assert files
+
+    def failing_commit():
+        raise OperationalError("COMMIT", {}, Exception("conexión perdida"))
+
+    monkeypatch.setattr(db, "commit", failing_commit)
+    with pytest.raises(StorageError):
+        my_listings.delete_listing(session=db, storage=storage, owner_uid=owner.uid, uid=uid)
+    monkeypatch.undo()
+    db.expire_all()
+    assert db.get(Listing, uid) is not None
+    assert len(db.exec(select(ListingPhoto).where(ListingPhoto.listing_uid == uid)).all()) == 2
+    assert all(path.exists() for path in files)
+
+
 def test_another_advertiser_gets_not_found_for_every_action_with_any_id(db, catalogue, storage):
     owner = make_owner(db, "duena@example.cl")
     intruder = make_owner(db, "intrusa@example.cl")
@@ -290,7 +302,9 @@ def test_another_advertiser_gets_not_found_for_every_action_with_any_id(db, cata
     before = db.get(Listing, uid).model_dump()
     calls = [
         lambda u: my_listings.load_wizard(session=db, owner_uid=intruder.uid, uid=u),
-        lambda u: my_listings.save_step(session=db, owner_uid=intruder.uid, uid=u, step=2, values=_steps(catalogue)[2]),
+        lambda u: my_listings.save_step(
+            session=db, owner_uid=intruder.uid, uid=u, step=2, values=wizard_steps(catalogue, CITY)[2]
+        ),
         lambda u: my_listings.review_summary(session=db, owner_uid=intruder.uid, uid=u),
         lambda u: my_listings.send_to_review(session=db, owner_uid=intruder.uid, uid=u),
         lambda u: my_listings.pause_listing(session=db, owner_uid=intruder.uid, uid=u),

@@ -268,6 +268,31 @@ def test_a_verification_decision_deletes_the_private_photo_and_is_audited(db, st
     assert _queue(db, staff).items == []
 
 
+def test_a_pending_review_left_on_a_listing_that_waits_for_nothing_is_not_in_the_queue(db, staff):
+    owner = make_owner(db, "duena@example.cl")
+    for status in ("expirada", "rechazada", "borrador"):
+        listing = make_listing(db, owner, name=f"Huérfana {status}", status=status)
+        listing.revision = json.dumps({"listing": {"age": 40}})
+        listing.revision_at = utc_now() - timedelta(hours=2)
+        db.add(listing)
+        db.add(ListingReview(listing_uid=listing.uid, created_at=listing.revision_at))
+    db.commit()
+    _pending(db, owner, "Espera de verdad", minutes_ago=5)
+    page = _queue(db, staff)
+    assert [item.title for item in page.items] == ["Espera de verdad"]
+    assert page.total == 1 and "hace 5 min" in page.oldest
+    assert review_queue.queue_size(db)[0] == 1
+
+
+def test_a_review_closed_by_the_clock_is_not_the_owners_rejection(db, staff):
+    owner = make_owner(db, "duena@example.cl")
+    expired = make_listing(db, owner, name="Vencida", status="expirada")
+    db.add(ListingReview(listing_uid=expired.uid, decision="rechazada", reason="Venció", decided_at=utc_now()))
+    db.commit()
+    _pending(db, owner, "En cola", minutes_ago=5)
+    assert "rechazo" not in _signals(_item(_queue(db, staff), "En cola"))
+
+
 # ---------------------------------------------------------------- handler level (PostgreSQL)
 
 
@@ -325,5 +350,49 @@ def test_staff_see_the_queue_and_approve_an_item_of_their_page(tokens, profile):
     assert [item.title for item in state.items] == ["En cola"]
     invoke(state, "approve", uid=state.items[0].uid)
     assert state.items == [] and state.total == 0
+    with Session(get_engine()) as session:
+        assert session.get(Listing, tokens["listing"]).status == "publicada"
+
+
+def _open_queue(tokens):
+    state, _ = client_states(ReviewQueueState, tokens[ProfileId.SECRETARIA.value])
+    invoke(state, "open_secretary")
+    (item,) = state.items
+    return state, item
+
+
+def _owner_rewrites_the_description(listing_uid: str) -> None:
+    from app.db import get_engine
+
+    with Session(get_engine()) as session:
+        listing = session.get(Listing, listing_uid)
+        listing.description = "Cambiada mientras la revisaban"
+        session.add(listing)
+        session.commit()
+
+
+def _notified(events) -> str:
+    return repr(events)
+
+
+@pytest.mark.parametrize("decision", ["approve", "reject"])
+def test_a_decision_on_content_changed_since_the_page_was_read_is_refused_and_the_page_read_again(tokens, decision):
+    from app.db import get_engine
+
+    state, shown = _open_queue(tokens)
+    _owner_rewrites_the_description(tokens["listing"])
+    if decision == "approve":
+        events = invoke(state, "approve", uid=shown.uid)
+    else:
+        invoke(state, "open_reject", uid=shown.uid)
+        events = invoke(state, "reject", form_data={"reason": "Contenido no permitido", "detail": ""})
+        assert state.reject_uid == ""  # the dialog closes over the refreshed page
+    assert "cambió mientras la revisabas" in _notified(events)
+    with Session(get_engine()) as session:
+        assert session.get(Listing, tokens["listing"]).status == "pendiente"
+    (again,) = state.items
+    assert again.version != shown.version
+    assert ("Descripción", "Cambiada mientras la revisaban") in {(row.label, row.published) for row in again.rows}
+    invoke(state, "approve", uid=again.uid)
     with Session(get_engine()) as session:
         assert session.get(Listing, tokens["listing"]).status == "publicada"

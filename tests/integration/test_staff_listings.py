@@ -9,12 +9,25 @@ from datetime import date, timedelta
 import pytest
 from sqlmodel import Session, select
 
-from app.models import Advertiser, AdvertiserType, Agency, AgencyCategory, AuditEntry, Listing, ListingStatus, utc_now
-from app.services import my_listings, staff_directory, staff_listings
+from app.models import (
+    Advertiser,
+    AdvertiserType,
+    Agency,
+    AgencyCategory,
+    AuditEntry,
+    Listing,
+    ListingPhoto,
+    ListingStatus,
+    Report,
+    utc_now,
+)
+from app.services import listing_photos, my_listings, reviews, staff_directory, staff_listings, staff_reports
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
+from app.services.staff import TableQuery
 from app.services.users import create_user
 from app.storage.local import LocalStorage
 from tests.factories import make_listing, make_owner, tier_of
+from tests.photo_samples import jpeg_with_gps
 
 DESCRIPTION = "Una descripción suficientemente larga para pasar la revisión de staff."
 
@@ -55,36 +68,44 @@ def _entries(db, action: str) -> list[AuditEntry]:
     return db.exec(select(AuditEntry).where(AuditEntry.action == action)).all()
 
 
+def _listings(db, caller, **query):
+    return staff_listings.list_listings(session=db, actor_uid=caller.uid, query=TableQuery(**query))
+
+
+def _advertisers(db, caller, **query):
+    return staff_directory.list_advertisers(session=db, actor_uid=caller.uid, query=TableQuery(**query))
+
+
 def test_staff_see_listings_in_every_status_filtered_and_searched(db, secretary):
     owner = make_owner(db, "duena@example.cl")
     for status in ListingStatus:
         make_listing(db, owner, name=f"Aviso {status.value}", status=status.value)
     make_listing(db, owner, name="Trans", section="trans", city="valparaiso", tier="ruby", phone="+56 9 8765 4321")
-    every = staff_listings.list_listings(session=db, actor_uid=secretary.uid)
+    every = _listings(db, secretary)
     assert every.total == len(ListingStatus) + 1
     assert {row["owner_email"] for row in every.rows} == {"duena@example.cl"}
-    pending = staff_listings.list_listings(session=db, actor_uid=secretary.uid, status="pendiente")
+    pending = _listings(db, secretary, filters={"status": "pendiente"})
     assert [row["display_name"] for row in pending.rows] == ["Aviso pendiente"]
     assert pending.rows[0]["status_label"] == "En revisión"
     only = {"section": "trans", "city": "valparaiso", "tier": tier_of(db, "ruby").uid}
     for key, value in only.items():
-        found = staff_listings.list_listings(session=db, actor_uid=secretary.uid, **{key: value})
+        found = _listings(db, secretary, filters={key: value})
         assert [row["display_name"] for row in found.rows] == ["Trans"], key
-    by_phone = staff_listings.list_listings(session=db, actor_uid=secretary.uid, search="87654321")
+    by_phone = _listings(db, secretary, search="87654321")
     assert [row["display_name"] for row in by_phone.rows] == ["Trans"]
-    by_name = staff_listings.list_listings(session=db, actor_uid=secretary.uid, search="AVISO BORR")
+    by_name = _listings(db, secretary, search="AVISO BORR")
     assert [row["display_name"] for row in by_name.rows] == ["Aviso borrador"]
-    options = staff_listings.filter_options(session=db, actor_uid=secretary.uid)
-    assert ("pendiente", "En revisión") in options["status"] and len(options["tier"]) == 4
 
 
-def test_a_listing_page_holds_at_most_fifty_rows(db, admin):
+def test_listings_come_a_page_at_a_time(db, admin):
     owner = make_owner(db, "duena@example.cl")
     for i in range(55):
         make_listing(db, owner, name=f"N{i}", photos=0)
-    first = staff_listings.list_listings(session=db, actor_uid=admin.uid, page_size=1000)
+    first = _listings(db, admin)
     assert len(first.rows) == 50 and first.total == 55
-    assert len(staff_listings.list_listings(session=db, actor_uid=admin.uid, page=2).rows) == 5
+    second = _listings(db, admin, page=2)
+    assert len(second.rows) == 5 and not {r["uid"] for r in first.rows} & {r["uid"] for r in second.rows}
+    assert len(_listings(db, admin, page_size=10**6).rows) == 55  # one query reads at most MAX_QUERY_ROWS
 
 
 def test_non_staff_are_refused_and_the_secretary_cannot_delete(db, secretary, tmp_path):
@@ -92,11 +113,11 @@ def test_non_staff_are_refused_and_the_secretary_cannot_delete(db, secretary, tm
     listing = _published(db, owner)
     for caller in (owner.uid, "", None):
         with pytest.raises(ForbiddenError):
-            staff_listings.list_listings(session=db, actor_uid=caller)
+            staff_listings.list_listings(session=db, actor_uid=caller, query=TableQuery())
         with pytest.raises(ForbiddenError):
             staff_listings.unpublish_listing(session=db, actor_uid=caller, uid=listing.uid, reason="x")
         with pytest.raises(ForbiddenError):
-            staff_directory.list_advertisers(session=db, actor_uid=caller)
+            staff_directory.list_advertisers(session=db, actor_uid=caller, query=TableQuery())
     with pytest.raises(ForbiddenError):
         staff_listings.delete_listing(
             session=db, storage=LocalStorage(tmp_path), actor_uid=secretary.uid, uid=listing.uid
@@ -140,10 +161,105 @@ def test_only_what_the_lifecycle_allows_is_taken_down_or_republished(db, admin):
         staff_listings.republish_listing(
             session=db, actor_uid=admin.uid, uid=old.uid, now=utc_now() + timedelta(days=40)
         )
-    with pytest.raises(ConflictError, match="no puede pasar"):
+    with pytest.raises(ConflictError, match="Solo se republica una publicación que el equipo despublicó"):
         staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid=_published(db, owner).uid)
     with pytest.raises(NotFoundError):
         staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid="nada")
+
+
+def test_republishing_never_skips_the_review_queue(db, admin, tmp_path):
+    owner = make_owner(db, "duena@example.cl")
+    pending = make_listing(db, owner, status="pendiente")
+    with pytest.raises(ConflictError, match="Solo se republica una publicación que el equipo despublicó"):
+        staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid=pending.uid)
+    db.rollback()
+    db.expire_all()
+    stored = db.get(Listing, pending.uid)
+    assert (stored.status, stored.expires_at) == (ListingStatus.PENDIENTE, None)
+    assert _entries(db, "republicar") == []
+    # Taken down, sent again by the owner and refused at review: that refusal stands.
+    resent = _published(db, owner, name="Reenviada")
+    staff_listings.unpublish_listing(session=db, actor_uid=admin.uid, uid=resent.uid, reason="Teléfono falso")
+    db.get(Listing, resent.uid).status = ListingStatus.PENDIENTE  # the owner sent it again
+    db.commit()
+    reviews.reject_listing(
+        session=db,
+        storage=LocalStorage(tmp_path),
+        reviewer_uid=admin.uid,
+        listing_uid=resent.uid,
+        reason="Sigue el teléfono falso",
+    )
+    with pytest.raises(ConflictError, match="fue rechazada en la revisión"):
+        staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid=resent.uid)
+    db.rollback()
+    assert db.get(Listing, resent.uid).status == ListingStatus.RECHAZADA
+
+
+def _taken_down(db, staff, owner, name: str) -> Listing:
+    listing = _published(db, owner, name=name)
+    staff_listings.unpublish_listing(session=db, actor_uid=staff.uid, uid=listing.uid, reason="Teléfono falso")
+    return listing
+
+
+def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, admin, secretary, tmp_path):
+    owner = make_owner(db, "duena@example.cl")
+    storage = LocalStorage(tmp_path)
+    edited = _taken_down(db, secretary, owner, "Editada")
+    my_listings.save_step(
+        session=db, owner_uid=owner.uid, uid=edited.uid, step=8, values={"phone": "+56 9 5555 4444", "whatsapp": ""}
+    )
+    with_photo = _taken_down(db, secretary, owner, "Con foto")
+    listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=with_photo.uid, data=jpeg_with_gps())
+    assert db.exec(select(ListingPhoto).where(ListingPhoto.listing_uid == with_photo.uid)).all()[-1].approved
+    new_cover = _taken_down(db, secretary, owner, "Otra portada")
+    last = db.exec(
+        select(ListingPhoto).where(ListingPhoto.listing_uid == new_cover.uid).order_by(ListingPhoto.position.desc())
+    ).first()
+    listing_photos.set_cover(session=db, owner_uid=owner.uid, photo_uid=last.uid)
+    # The owner changes it, then staff edit it: the owner's change is still not reviewed.
+    edited_then_fixed = _taken_down(db, secretary, owner, "Corregida")
+    listing_photos.add_photo(
+        session=db, storage=storage, owner_uid=owner.uid, uid=edited_then_fixed.uid, data=jpeg_with_gps()
+    )
+    values = staff_listings.listing_form_values(session=db, actor_uid=admin.uid, uid=edited_then_fixed.uid)
+    staff_listings.update_listing(session=db, actor_uid=admin.uid, uid=edited_then_fixed.uid, data=values)
+    for listing in (edited, with_photo, new_cover, edited_then_fixed):
+        with pytest.raises(ConflictError, match="El anunciante cambió la publicación después de despublicarla"):
+            staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid=listing.uid)
+        db.rollback()
+        assert db.get(Listing, listing.uid).status == ListingStatus.RECHAZADA, listing.display_name
+    assert _entries(db, "republicar") == []
+    # Staff's own fix after the take-down does not stop them republishing.
+    fixed = _taken_down(db, secretary, owner, "Arreglada")
+    values = staff_listings.listing_form_values(session=db, actor_uid=admin.uid, uid=fixed.uid)
+    staff_listings.update_listing(
+        session=db, actor_uid=admin.uid, uid=fixed.uid, data={**values, "phone": "+56 9 7777 6666"}
+    )
+    staff_listings.republish_listing(session=db, actor_uid=secretary.uid, uid=fixed.uid)
+    db.expire_all()
+    assert (db.get(Listing, fixed.uid).status, db.get(Listing, fixed.uid).phone) == (
+        ListingStatus.PUBLICADA,
+        "+56 9 7777 6666",
+    )
+
+
+def test_staff_do_not_edit_over_an_owner_edit_waiting_for_review(db, secretary):
+    owner = make_owner(db, "duena@example.cl")
+    listing = _published(db, owner)
+    values = staff_listings.listing_form_values(session=db, actor_uid=secretary.uid, uid=listing.uid)
+    my_listings.save_step(
+        session=db, owner_uid=owner.uid, uid=listing.uid, step=8, values={"phone": "+56 9 5555 4444", "whatsapp": ""}
+    )
+    db.get(Listing, listing.uid).revision_at = utc_now()  # sent to review, as send_to_review does
+    db.commit()
+    with pytest.raises(ConflictError, match="Tiene cambios del anunciante esperando revisión"):
+        staff_listings.update_listing(
+            session=db, actor_uid=secretary.uid, uid=listing.uid, data={**values, "phone": "+56 9 7777 6666"}
+        )
+    db.rollback()
+    db.expire_all()
+    assert db.get(Listing, listing.uid).phone == "+56 9 1234 5678"
+    assert _entries(db, "editar") == []
 
 
 def test_staff_edit_a_listing_with_the_wizard_rules_and_the_edit_is_audited(db, secretary):
@@ -181,6 +297,25 @@ def test_an_administrator_deletes_a_listing_and_the_deletion_is_audited(db, admi
     assert deleted.entity == "publicacion" and json.loads(deleted.before_json)["uid"] == listing.uid
 
 
+def test_an_administrator_deletes_a_reported_listing_and_the_report_stays_for_the_desk(db, admin, tmp_path):
+    owner = make_owner(db, "duena@example.cl")
+    storage = LocalStorage(tmp_path)
+    listing = _published(db, owner, name="Reportada", photos=0)
+    listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=listing.uid, data=jpeg_with_gps())
+    report = Report(kind="trata", listing_uid=listing.uid, message="Parece trata de personas.")
+    db.add(report)
+    db.commit()
+    assert list(tmp_path.rglob("*.webp"))
+    staff_listings.delete_listing(session=db, storage=storage, actor_uid=admin.uid, uid=listing.uid)
+    db.expire_all()
+    assert db.get(Listing, listing.uid) is None
+    assert not list(tmp_path.rglob("*.webp"))
+    stored = db.get(Report, report.uid)
+    assert stored.listing_uid is None and f"«Reportada» ({listing.uid})" in stored.staff_notes
+    [row] = staff_reports.list_reports(session=db, actor_uid=admin.uid, query=TableQuery()).rows
+    assert (row.listing_name, row.listing_url) == ("", "") and "Se eliminó la publicación" in row.staff_notes
+
+
 # --------------------------------------------------------------------------- advertisers and agencies
 
 
@@ -200,12 +335,12 @@ def test_staff_see_advertisers_private_fields_and_edit_them(db, secretary, admin
     db.commit()
     first = _advertiser(db, "una@example.cl", display_name="Una", rut="11.111.111-1", nationality="Chile")
     _advertiser(db, "dos@example.cl", display_name="Dos", passport="AB12345", nationality="Perú", verified=True)
-    page = staff_directory.list_advertisers(session=db, actor_uid=secretary.uid, sort="display_name")
+    page = _advertisers(db, secretary, sort="display_name")
     assert [row["display_name"] for row in page.rows] == ["Dos", "Una"]
     assert page.rows[1]["email"] == "una@example.cl" and page.rows[1]["rut"] == "11.111.111-1"
     assert page.rows[0]["document"] == "pasaporte" and page.rows[0]["birth_date"] == "1990-05-01"
-    assert staff_directory.list_advertisers(session=db, actor_uid=secretary.uid, verified="si").total == 1
-    assert staff_directory.list_advertisers(session=db, actor_uid=secretary.uid, search="11.111").total == 1
+    assert _advertisers(db, secretary, filters={"verified": "si"}).total == 1
+    assert _advertisers(db, secretary, search="11.111").total == 1
     data = {
         "display_name": "Una Nueva",
         "document": "rut",
@@ -213,7 +348,7 @@ def test_staff_see_advertisers_private_fields_and_edit_them(db, secretary, admin
         "birth_date": "1991/02/03",
         "nationality": "Chile",
         "verified": "true",
-        "type": "independiente",
+        "type_uid": kind.uid,
     }
     staff_directory.update_advertiser(session=db, actor_uid=secretary.uid, uid=first.uid, data=data)
     assert staff_directory.get_advertiser(session=db, actor_uid=secretary.uid, uid=first.uid)["type"] == "Independiente"
@@ -226,7 +361,7 @@ def test_staff_see_advertisers_private_fields_and_edit_them(db, secretary, admin
         True,
         kind.uid,
     )
-    for field, value in (("rut", "12.345.678-9"), ("birth_date", "2015/01/01"), ("type", "nada")):
+    for field, value in (("rut", "12.345.678-9"), ("birth_date", "2015/01/01"), ("type_uid", "nada")):
         with pytest.raises(InvalidInputError) as refused:
             staff_directory.update_advertiser(
                 session=db, actor_uid=secretary.uid, uid=first.uid, data={**data, field: value}
@@ -247,19 +382,19 @@ def test_agencies_are_the_administrators_and_one_with_advertisers_stays(db, admi
     db.add(category)
     db.commit()
     with pytest.raises(ForbiddenError):
-        staff_directory.list_agencies(session=db, actor_uid=secretary.uid)
+        staff_directory.list_agencies(session=db, actor_uid=secretary.uid, query=TableQuery())
     with pytest.raises(ForbiddenError):
         staff_directory.create_agency(session=db, actor_uid=secretary.uid, data={"name": "X"})
     with pytest.raises(InvalidInputError) as bad:
         staff_directory.create_agency(session=db, actor_uid=admin.uid, data={"name": "X", "email": "no"})
     assert bad.value.field == "email"
     uid = staff_directory.create_agency(
-        session=db, actor_uid=admin.uid, data={"name": "Agencia Sur", "category": "grande", "email": "A@B.CL"}
+        session=db, actor_uid=admin.uid, data={"name": "Agencia Sur", "category_uid": category.uid, "email": "A@B.CL"}
     )
     stored = staff_directory.get_agency(session=db, actor_uid=admin.uid, uid=uid)
     assert (stored["category"], stored["email"]) == ("Grande", "a@b.cl")
     staff_directory.update_agency(session=db, actor_uid=admin.uid, uid=uid, data={"name": "Agencia Norte"})
-    page = staff_directory.list_agencies(session=db, actor_uid=admin.uid, search="norte")
+    page = staff_directory.list_agencies(session=db, actor_uid=admin.uid, query=TableQuery(search="norte"))
     assert page.rows[0]["name"] == "Agencia Norte" and page.rows[0]["category"] == ""
     _advertiser(db, "una@example.cl", agency_uid=uid)
     with pytest.raises(ConflictError, match=r"^Esta agencia tiene 1 anunciante\.$"):
@@ -276,4 +411,4 @@ def test_every_sortable_column_of_the_pages_sorts_in_the_service():
     assert {SORT_KEYS.get(key, key) for key in LISTINGS_SPEC.sort_keys} <= set(staff_listings.LISTING_SORTS)
     assert ADVERTISERS_SPEC.sort_keys <= set(staff_directory.ADVERTISER_SORTS)
     assert AGENCIES_SPEC.sort_keys <= set(staff_directory.AGENCY_SORTS)
-    assert {field.key for field in LISTINGS_SPEC.form_fields} == set(staff_listings.FORM_FIELDS) - {"tier_uid"}
+    assert {field.key for field in LISTINGS_SPEC.form_fields} == set(staff_listings.FORM_FIELDS)

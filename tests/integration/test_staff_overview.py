@@ -24,6 +24,7 @@ from app.models import (
     utc_now,
 )
 from app.routes import ADMIN_REVIEW_QUEUE
+from app.services import review_queue
 from app.services.errors import ForbiddenError
 from app.services.staff_overview import RECENT_REPORTS, bars, staff_overview, time_ago
 from app.services.users import create_user
@@ -66,15 +67,19 @@ def directory(db):
     ]
     listings.append(make_listing(db, other, name="Trans", city="valparaiso", section=Section.TRANS.value, tier="ruby"))
     pending = [make_listing(db, owner, name=f"Espera {i}", city="temuco", status="pendiente") for i in range(2)]
-    for status in ("borrador", "rechazada", "pausada", "expirada"):
-        make_listing(db, other, name=status.title(), city="temuco", status=status, tier="diamante")
+    others = {
+        status: make_listing(db, other, name=status.title(), city="temuco", status=status, tier="diamante")
+        for status in ("borrador", "rechazada", "pausada", "expirada")
+    }
     make_listing(db, other, name="Vacía", status="borrador", city=None)
-    # Two listings wait in the queue (one of them twice); a decided review is not waiting.
+    # Two listings wait in the queue; a decided review is not waiting, nor are the pending reviews left on
+    # a rejected and an expired listing (the queue page leaves them out too).
     db.add_all(
         [
             ListingReview(listing_uid=pending[0].uid, created_at=now - timedelta(hours=3, minutes=20)),
-            ListingReview(listing_uid=pending[0].uid, created_at=now - timedelta(hours=1)),
             ListingReview(listing_uid=pending[1].uid, created_at=now - timedelta(minutes=40)),
+            ListingReview(listing_uid=others["rechazada"].uid, created_at=now - timedelta(hours=5)),
+            ListingReview(listing_uid=others["expirada"].uid, created_at=now - timedelta(hours=6)),
             ListingReview(
                 listing_uid=listings[0].uid,
                 decision=ReviewDecision.APROBADA,
@@ -141,7 +146,9 @@ def test_the_overview_counts_the_directory(db, admin, directory):
     # Every tier in its order on the city page, published listings only.
     assert _figures(overview.by_tier) == [("Diamante", 1), ("Ruby", 3), ("Platino", 2), ("Chicas del día", 0)]
     assert [bar.percent for bar in overview.by_tier] == [33, 100, 67, 0]
-    assert overview.queue_size == 2 and overview.queue_oldest_age == "hace 3 horas"
+    # Two listings and one verification request: the queue page's own total.
+    assert overview.queue_size == 3 and overview.queue_oldest_age == "hace 3 horas"
+    assert overview.queue_size == review_queue.list_queue(session=db, viewer_uid=admin.uid, now=directory).total
     assert overview.pending_verifications == 1 and overview.pending_upgrades == 1
     assert overview.new_reports == 3 and overview.urgent_new_reports == 1
 
@@ -152,7 +159,7 @@ def test_the_key_figures_say_how_old_the_queue_is_and_where_to_act(db, admin, di
     assert headlines["Publicaciones"].note == "6 publicadas en 3 ciudades"
     queue = headlines["Por revisar"]
     assert (queue.figure, queue.note, queue.href, queue.alert) == (
-        "2",
+        "3",
         "La más antigua llegó hace 3 horas",
         ADMIN_REVIEW_QUEUE,
         True,
@@ -226,7 +233,7 @@ def test_a_banned_administrator_is_refused(db):
 def test_the_page_loader_fills_the_overview_for_an_administrator_and_refuses_a_secretary(db, admin, directory):
     state, _ = client_states(StaffOverviewState, open_session(db, admin.uid))
     invoke(state, "open_page")
-    assert state.loaded and state.overview.queue_size == 2 and state.overview.published == 6
+    assert state.loaded and state.overview.queue_size == 3 and state.overview.published == 6
 
     secretary = _user(db, "secre@example.cl", ProfileId.SECRETARIA)
     state, _ = client_states(StaffOverviewState, open_session(db, secretary.uid))

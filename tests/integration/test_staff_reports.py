@@ -16,6 +16,7 @@ from app.models import AuditEntry, ProfileId, Report, User, utc_now
 from app.services import mail, staff_reports
 from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.services.reports import create_report
+from app.services.staff import TableQuery
 from app.services.users import create_user
 from app.settings import get_settings
 from tests.factories import make_listing, make_owner
@@ -42,7 +43,7 @@ def _user(db, email: str, profile: ProfileId, **changes):
 def _report(db, kind: str, minutes_ago: int, status: str = "nuevo", **fields) -> Report:
     report = Report(
         kind=kind,
-        message=MESSAGE,
+        message=fields.pop("message", MESSAGE),
         status=status,
         created_at=utc_now() - timedelta(minutes=minutes_ago),
         **fields,
@@ -50,6 +51,11 @@ def _report(db, kind: str, minutes_ago: int, status: str = "nuevo", **fields) ->
     db.add(report)
     db.commit()
     return report
+
+
+def _reports(session, admin, status: str):
+    query = TableQuery(filters={"estado": status}, descending=True)
+    return staff_reports.list_reports(session=session, actor_uid=admin.uid, query=query)
 
 
 def test_trafficking_and_minor_reports_come_first_then_the_newest(both):
@@ -60,7 +66,7 @@ def test_trafficking_and_minor_reports_come_first_then_the_newest(both):
     consent = _report(both, "sin_consentimiento", 5)
     trata_old = _report(both, "trata", 60, listing_uid=listing.uid, contact="+56 9 1111 2222")
     menor = _report(both, "menor", 30)
-    page = staff_reports.list_reports(session=both, actor_uid=admin.uid)
+    page = staff_reports.list_reports(session=both, actor_uid=admin.uid, query=TableQuery(descending=True))
     assert [row.uid for row in page.rows] == [menor.uid, trata_old.uid, other_new.uid, consent.uid]
     assert page.total == 4
     row = page.rows[1]
@@ -77,7 +83,7 @@ def test_the_filter_shows_open_ones_by_default_each_state_apart_or_all(both):
     closed = _report(both, "trata", 3, status="cerrado")
 
     def uids(status: str) -> list[str]:
-        return [row.uid for row in staff_reports.list_reports(session=both, actor_uid=admin.uid, status=status).rows]
+        return [row.uid for row in _reports(both, admin, status).rows]
 
     assert uids("abiertos") == [new.uid, ongoing.uid]
     assert uids("nuevo") == [new.uid]
@@ -85,9 +91,7 @@ def test_the_filter_shows_open_ones_by_default_each_state_apart_or_all(both):
     assert uids("cerrado") == [closed.uid]
     assert uids("") == [closed.uid, new.uid, ongoing.uid]
     assert uids("'; drop table reporte; --") == [closed.uid, new.uid, ongoing.uid]
-    assert staff_reports.list_reports(session=both, actor_uid=admin.uid, status="en_revision").rows[0].status_label == (
-        "En curso"
-    )
+    assert _reports(both, admin, "en_revision").rows[0].status_label == ("En curso")
 
 
 def test_a_state_change_and_a_note_are_one_audited_write(both):
@@ -140,7 +144,7 @@ def test_a_secretary_and_an_advertiser_cannot_read_or_change_reports(both):
     report = _report(both, "trata", 1)
     for caller in (secretary, owner):
         with pytest.raises(ForbiddenError):
-            staff_reports.list_reports(session=both, actor_uid=caller.uid)
+            staff_reports.list_reports(session=both, actor_uid=caller.uid, query=TableQuery())
         with pytest.raises(ForbiddenError):
             staff_reports.update_report(
                 session=both, actor_uid=caller.uid, report_uid=report.uid, status="cerrado", note="No"
@@ -196,9 +200,24 @@ def test_search_looks_in_the_message_contact_and_notes_and_the_order_can_turn(bo
     newer = _report(both, "otro", 1, staff_notes="Pedimos más datos")
 
     def uids(**kwargs) -> list[str]:
-        return [row.uid for row in staff_reports.list_reports(session=both, actor_uid=admin.uid, **kwargs).rows]
+        return [
+            row.uid
+            for row in staff_reports.list_reports(session=both, actor_uid=admin.uid, query=TableQuery(**kwargs)).rows
+        ]
 
     assert uids(search="VECINA") == [older.uid]
     assert uids(search="más datos") == [newer.uid]
-    assert uids(search="voluntad") == [newer.uid, older.uid]
-    assert uids(newest_first=False) == [older.uid, newer.uid]
+    assert uids(search="voluntad", descending=True) == [newer.uid, older.uid]
+    assert uids(descending=False) == [older.uid, newer.uid]
+
+
+def test_the_table_shows_previews_and_the_desk_form_the_whole_report(both):
+    admin = _user(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    long_message = "Detalle del caso. " * 250  # 4,500 characters, under the form's 5,000
+    notes = "nota antigua " * 100 + "la nota más nueva"
+    report = _report(both, "otro", 1, message=long_message, staff_notes=notes)
+    (row,) = staff_reports.list_reports(session=both, actor_uid=admin.uid, query=TableQuery()).rows
+    assert len(row.message) == staff_reports.PREVIEW_CHARS and row.message.endswith("…")
+    assert row.staff_notes.startswith("…") and row.staff_notes.endswith("la nota más nueva")
+    whole = staff_reports.report_for_desk(session=both, actor_uid=admin.uid, report_uid=report.uid)
+    assert (whole["message"], whole["staff_notes"], whole["status"]) == (long_message, notes, "nuevo")

@@ -3,7 +3,8 @@
 The state holds one page of at most 50 rows; a sort key outside the spec's sortable columns
 sorts by the default; the search is trimmed; a filter value the spec does not offer clears the
 filter; the create/edit dialog shows the service's refusal; CSV export is the administrator's.
-The audit table shows filters whose options are read from the data.
+The audit table shows filters whose options are read from the data, and the forms' selects of
+linked records (an advertiser's agency, a listing's tier) offer the records that exist.
 """
 
 from __future__ import annotations
@@ -11,18 +12,21 @@ from __future__ import annotations
 import base64
 import csv
 import io
+from datetime import date
 
 import pytest
 from sqlmodel import Session, select
 
 from app.db import get_engine
 from app.identity.local import LocalProvider
-from app.models import ProfileId, User
+from app.models import Advertiser, AdvertiserType, Agency, Listing, ProfileId, User
 from app.services import staff_users
 from app.states.audit import AuditTableState, changes
-from app.states.staff_table import MAX_PAGE_SIZE, Column, FormField, TableSpec, csv_cell
+from app.states.staff_directory import AdvertisersTableState
+from app.states.staff_listings import StaffListingsState
+from app.states.staff_table import MAX_PAGE_SIZE, OPTION_MESSAGE, Column, FormField, TableSpec, csv_cell
 from app.states.staff_users import UsersTableState
-from tests.factories import actor_of, make_account, open_session
+from tests.factories import actor_of, make_account, make_listing, make_owner, open_session, tier_of
 from tests.handlers import client_states, invoke
 
 EXTRA_USERS = 57  # with the two staff accounts: 59 users, two pages
@@ -148,6 +152,12 @@ def test_a_spec_refuses_more_than_fifty_rows_a_page_or_an_unsortable_default():
         TableSpec(entity="x", title="X", columns=columns, default_sort="a", admin_only_actions=frozenset())
     assert FormField("n", "N", kind="number").clean("12") == (12, "")
     assert FormField("n", "N", kind="number").clean("١٢")[1]
+    # Too long is refused with the limit, never cut: nothing a person wrote is lost without a word.
+    assert FormField("t", "T", kind="textarea", max_length=5).clean("seis c") == (
+        None,
+        "Escribe como máximo 5 caracteres.",
+    )
+    assert FormField("t", "T", max_length=5).clean("  cinco  ") == ("cinco", "")
     assert csv_cell("+56 9 1234") == "'+56 9 1234" and csv_cell("hola") == "hola"
 
 
@@ -157,7 +167,7 @@ def test_the_audit_table_filters_by_person_entity_and_day_with_options_from_the_
     staff_users.set_active(session=db, actor=actor_of(admin), user_uid=target.uid, active=False)
     state, _ = client_states(AuditTableState, tokens["admin"])
     invoke(state, "open_admin")
-    assert state.filter_options == {"entidad": [["usuarios", "usuarios"]]}
+    assert state.options == {"entidad": [["usuarios", "usuarios"]]}
     assert state.total == 1
     (row,) = state.rows
     assert (row["persona"], row["accion"], row["registro"]) == ("admin@example.cl", "desactivar", target.uid)
@@ -173,3 +183,48 @@ def test_the_audit_table_filters_by_person_entity_and_day_with_options_from_the_
     invoke(state, "set_filter", key="desde", value="no-es-fecha")
     assert state.filters["desde"] == "" and state.total == 1
     assert changes("", '{"a": 1}') == "Creado" and changes('{"a": 1}', "") == "Eliminado"
+
+
+def test_linked_records_are_chosen_in_selects_whose_options_come_from_the_data(tokens, db):
+    """The advertiser's agency and type, and a listing's tier: selects of the records that exist;
+    a value outside them is refused under its field and changes nothing."""
+    agency, kind = Agency(name="Agencia Sur"), AdvertiserType(name="Independiente")
+    db.add_all([agency, kind])
+    owner = make_owner(db, "duena@example.cl")
+    advertiser = Advertiser(
+        user_uid=owner.uid, display_name="Dueña", rut="11.111.111-1", birth_date=date(1990, 5, 1), nationality="Chile"
+    )
+    db.add(advertiser)
+    db.commit()
+    listing = make_listing(db, owner, name="Con categoría", tier="platino")
+
+    state, _ = client_states(AdvertisersTableState, tokens["secre"])
+    invoke(state, "open_secretary")
+    invoke(state, "open_edit", uid=advertiser.uid)
+    assert state.options["agency_uid"] == [[agency.uid, "Agencia Sur"]]
+    assert [kind.uid, "Independiente"] in state.options["type_uid"]
+    form = {**state.form_values, "agency_uid": "otra-agencia", "type_uid": kind.uid}
+    invoke(state, "save", form_data=form)
+    assert state.field_errors == {"agency_uid": OPTION_MESSAGE}
+    db.expire_all()
+    assert db.get(Advertiser, advertiser.uid).agency_uid is None
+    invoke(state, "save", form_data={**form, "agency_uid": agency.uid})
+    assert state.dialog == "" and state.field_errors == {}
+    db.expire_all()
+    stored = db.get(Advertiser, advertiser.uid)
+    assert (stored.agency_uid, stored.type_uid) == (agency.uid, kind.uid)
+    assert state.rows[0]["agency"] == "Agencia Sur"
+
+    listings, _ = client_states(StaffListingsState, tokens["secre"])
+    invoke(listings, "open_secretary")
+    invoke(listings, "open_edit", uid=listing.uid)
+    ruby = tier_of(db, "ruby")
+    assert listings.form_values["tier_uid"] == tier_of(db, "platino").uid
+    assert [ruby.uid, ruby.name] in listings.options["tier_uid"]
+    invoke(listings, "save", form_data={**listings.form_values, "tier_uid": "no-existe"})
+    assert listings.field_errors == {"tier_uid": OPTION_MESSAGE}
+    about = "Una descripción con bastante detalle para la revisión."
+    invoke(listings, "save", form_data={**listings.form_values, "tier_uid": ruby.uid, "description": about})
+    assert listings.field_errors == {} and listings.dialog == ""
+    db.expire_all()
+    assert db.get(Listing, listing.uid).base_tier_uid == ruby.uid

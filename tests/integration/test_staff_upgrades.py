@@ -12,7 +12,8 @@ from sqlmodel import Session, select
 
 from app.models import AppService, AuditEntry, Listing, ListingUpgrade, ProfileId, UpgradeStatus
 from app.services import staff_upgrades, upgrades
-from app.services.errors import ForbiddenError, InvalidInputError
+from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
+from app.services.staff import TableQuery
 from app.services.users import create_user
 from tests.factories import make_listing, make_owner, tier_of
 
@@ -67,6 +68,10 @@ def _request(db, owner, listing, service, at: datetime):
     return stored
 
 
+def _upgrades(db, admin, estado: str):
+    return staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, query=TableQuery(filters={"estado": estado}))
+
+
 def test_pending_requests_oldest_first_with_listing_owner_service_price_and_dates(db, services, admin):
     first_owner, second_owner = make_owner(db, "primera@example.cl"), make_owner(db, "segunda@example.cl")
     now = datetime.now(UTC)
@@ -74,7 +79,7 @@ def test_pending_requests_oldest_first_with_listing_owner_service_price_and_date
     older = _request(
         db, second_owner, make_listing(db, second_owner, name="Antigua"), services["diamante"], now - timedelta(days=2)
     )
-    page = staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, status="solicitada")
+    page = _upgrades(db, admin, estado="solicitada")
     assert [row.uid for row in page.rows] == [older.uid, newer.uid]
     assert page.total == 2
     row = page.rows[0]
@@ -99,9 +104,10 @@ def test_the_filter_shows_approved_denied_and_ended_ones_apart(db, services, adm
     ended = _request(db, owner, make_listing(db, owner, name="C"), services["vip"], now)
     pending = _request(db, owner, make_listing(db, owner, name="D"), services["vip"], now)
     today = datetime.now(SANTIAGO).date()
-    for row, first, last in (
-        (approved, today, today + timedelta(days=3)),
-        (ended, today - timedelta(days=9), today - timedelta(days=5)),
+    # The ended one was approved while it ran, 8 days ago; the clock job has ended it since.
+    for row, first, last, approved_at in (
+        (approved, today, today + timedelta(days=3), now),
+        (ended, today - timedelta(days=9), today - timedelta(days=5), now - timedelta(days=8)),
     ):
         staff_upgrades.approve_request(
             session=db,
@@ -110,20 +116,22 @@ def test_the_filter_shows_approved_denied_and_ended_ones_apart(db, services, adm
             starts_on=first.strftime("%Y/%m/%d"),
             ends_on=last.strftime("%Y/%m/%d"),
             payment_reference="Transferencia 77",
+            now=approved_at,
         )
+    upgrades.apply_upgrades(session=db, now=now)
     upgrades.deny_upgrade(session=db, reviewer_uid=admin.uid, upgrade_uid=denied.uid, reason="Pago no recibido")
 
     def uids(status: str) -> list[str]:
-        return [row.uid for row in staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, status=status).rows]
+        return [row.uid for row in _upgrades(db, admin, estado=status).rows]
 
     assert uids("solicitada") == [pending.uid]
     assert uids("activa") == [approved.uid]
     assert uids("rechazada") == [denied.uid]
     assert uids("vencida") == [ended.uid]
     assert set(uids("")) == set(uids("cualquier-cosa")) == {pending.uid, approved.uid, denied.uid, ended.uid}
-    denied_row = staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, status="rechazada").rows[0]
+    denied_row = _upgrades(db, admin, estado="rechazada").rows[0]
     assert (denied_row.status_label, denied_row.reason) == ("Rechazada", "Pago no recibido")
-    approved_row = staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, status="activa").rows[0]
+    approved_row = _upgrades(db, admin, estado="activa").rows[0]
     assert approved_row.payment_reference == "Transferencia 77"
 
 
@@ -203,7 +211,7 @@ def test_a_secretary_cannot_list_approve_or_deny_upgrades(db, services, secretar
     row = _request(db, owner, make_listing(db, owner), services["vip"], datetime.now(UTC))
     now = datetime.now(UTC)
     with pytest.raises(ForbiddenError):
-        staff_upgrades.list_upgrades(session=db, actor_uid=secretary.uid)
+        staff_upgrades.list_upgrades(session=db, actor_uid=secretary.uid, query=TableQuery())
     with pytest.raises(ForbiddenError):
         staff_upgrades.approve_request(
             session=db,
@@ -238,9 +246,41 @@ def test_search_by_owner_email_or_listing_name_and_newest_first(db, services, ad
     new = _request(db, second_owner, make_listing(db, second_owner, name="Lucía 100%"), services["vip"], now)
 
     def uids(**kwargs) -> list[str]:
-        return [row.uid for row in staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, **kwargs).rows]
+        return [
+            row.uid
+            for row in staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, query=TableQuery(**kwargs)).rows
+        ]
 
     assert uids(search="LUCIA@") == [old.uid]
     assert uids(search="100%") == [new.uid]
     assert uids(search="%") == [new.uid]  # a wildcard is searched as text
-    assert uids(newest_first=True) == [new.uid, old.uid]
+    assert uids(descending=True) == [new.uid, old.uid]
+
+
+def test_a_period_already_over_or_a_listing_no_longer_public_is_not_approved(db, services, admin):
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner, name="Se fue")
+    request = _request(db, owner, listing, services["vip"], datetime.now(UTC))
+    today = datetime.now(SANTIAGO).date()
+
+    def approve(first: date, last: date) -> None:
+        staff_upgrades.approve_request(
+            session=db,
+            reviewer_uid=admin.uid,
+            upgrade_uid=request.uid,
+            starts_on=first.strftime("%Y/%m/%d"),
+            ends_on=last.strftime("%Y/%m/%d"),
+            payment_reference="Transferencia 9",
+        )
+
+    with pytest.raises(InvalidInputError) as over:
+        approve(today - timedelta(days=9), today - timedelta(days=2))
+    assert over.value.field == "ends_on"
+    listing.status = "expirada"
+    db.add(listing)
+    db.commit()
+    with pytest.raises(ConflictError, match="ya no está publicada"):
+        approve(today, today + timedelta(days=3))
+    db.rollback()
+    assert db.get(ListingUpgrade, request.uid).status == UpgradeStatus.SOLICITADA
+    assert db.exec(select(AuditEntry)).all() == []

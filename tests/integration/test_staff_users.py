@@ -13,6 +13,7 @@ from app.identity.local import LocalProvider
 from app.models import AuditEntry, ProfileId, User
 from app.services import listings, staff_users
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
+from app.services.staff import TableQuery
 from tests.factories import actor_of, check_session, make_account, make_listing, open_session
 
 
@@ -46,6 +47,11 @@ def people(db, local) -> dict[str, User]:
 def _entries(db, uid: str) -> list[AuditEntry]:
     db.expire_all()
     return list(db.exec(select(AuditEntry).where(AuditEntry.entity_uid == uid)).all())
+
+
+def _users(db, admin: User, **query) -> tuple[list, int]:
+    found = staff_users.list_users(session=db, actor_uid=admin.uid, query=TableQuery(**query))
+    return found.rows, found.total
 
 
 def _profile(db, uid: str) -> str:
@@ -123,7 +129,7 @@ def test_someone_not_staff_is_refused(db, local, people):
             )
         db.rollback()
         with pytest.raises(ForbiddenError):
-            staff_users.list_users(session=db, actor_uid=people[who].uid)
+            staff_users.list_users(session=db, actor_uid=people[who].uid, query=TableQuery())
 
 
 def test_a_ban_ends_every_session_at_once_hides_the_listings_and_is_audited(db, local, people):
@@ -168,14 +174,14 @@ def test_staff_cannot_change_their_own_account(db, local, people):
 
 def test_the_list_searches_by_e_mail_filters_and_sorts(db, people):
     admin = people["admin"]
-    rows, total = staff_users.list_users(session=db, actor_uid=admin.uid, search="SECRE")
+    rows, total = _users(db, admin, search="SECRE")
     assert total == 2 and {row.email for row in rows} == {"secre@example.cl", "secre2@example.cl"}
-    rows, total = staff_users.list_users(session=db, actor_uid=admin.uid, profile="administrador")
+    rows, total = _users(db, admin, filters={"perfil": "administrador"})
     assert total == 2
-    rows, _ = staff_users.list_users(session=db, actor_uid=admin.uid, sort_key="email", desc=False)
+    rows, _ = _users(db, admin, sort="email", descending=False)
     assert [row.email for row in rows] == sorted(row.email for row in rows)
     # A sort key outside the whitelist sorts by the default; LIKE wildcards are plain characters.
-    rows, total = staff_users.list_users(session=db, actor_uid=admin.uid, sort_key="password; drop", search="%")
+    rows, total = _users(db, admin, sort="password; drop", search="%")
     assert (rows, total) == ([], 0)
-    rows, total = staff_users.list_users(session=db, actor_uid=admin.uid, page=1, page_size=2)
+    rows, total = _users(db, admin, page=1, page_size=2)
     assert len(rows) == 2 and total == 6

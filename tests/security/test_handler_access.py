@@ -11,23 +11,34 @@ PostgreSQL, by an anonymous client, by a user of every profile it does not
 allow and by a banned user of a profile it allows: each must be refused
 (redirected home) with the database and the handler's state unchanged. A
 signed-in user of an allowed profile must get through.
+
+The callers are made once for the module; the database is compared before
+and after each call by a digest of every row of every table, and restored
+from a pristine copy whenever a test left it changed.
 """
 
 from __future__ import annotations
 
 import inspect
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
+import psycopg
 import pytest
 import reflex as rx
 from reflex_base.registry import RegistrationContext
-from sqlalchemy import text
-from sqlmodel import Session, SQLModel
+from sqlalchemy import text, update
+from sqlalchemy.engine import make_url
+from sqlmodel import Session, SQLModel, select
 
 from app.db import get_engine
 from app.identity.guards import HOME
 from app.identity.local import LocalProvider
-from app.models import ProfileId
+from app.models import ProfileId, User, UserSession, utc_now
+from app.settings import get_settings
 from app.states.auth import ACCESS_ATTR, PUBLIC, public
+from tests.conftest import pg_server_url
 from tests.factories import make_account, open_session
 from tests.handlers import client_states, invoke
 
@@ -197,24 +208,25 @@ def _redirects_home(events: list) -> bool:
     return False
 
 
-def _snapshot(session: Session) -> dict[str, list]:
-    tables = {}
-    for table in SQLModel.metadata.sorted_tables:
-        rows = session.execute(text(f'SELECT * FROM "{table.name}"')).all()
-        tables[table.name] = sorted(map(repr, rows))
-    return tables
+# Every table of the schema (as listed when it runs), with its row count and a digest of all its rows: one statement.
+FINGERPRINT = """
+SELECT tablename::text, (xpath('/row/n/text()', x))[1]::text, (xpath('/row/d/text()', x))[1]::text
+FROM pg_tables, LATERAL query_to_xml(format(
+    'SELECT count(*) AS n, md5(coalesce(string_agg(r::text, '','' ORDER BY r::text), '''')) AS d FROM %I.%I AS r',
+    schemaname, tablename), false, true, '') AS x
+WHERE schemaname = current_schema()
+"""
 
 
 def _state_values(state) -> dict:
     return {name: repr(getattr(state, name)) for name in state.base_vars}
 
 
-@pytest.fixture
-def callers(app_database) -> dict[str, str]:
+def _make_callers(engine) -> dict[str, str]:
     """A session token for one user of each profile, one banned user per profile, and none."""
-    provider = LocalProvider(engine=get_engine())
+    provider = LocalProvider(engine=engine)
     tokens = {"anonymous": ""}
-    with Session(get_engine(), expire_on_commit=False) as session:
+    with Session(engine, expire_on_commit=False) as session:
         for profile in ProfileId:
             user = make_account(session, provider, f"{profile.value}@example.cl", profile=profile)
             tokens[profile.value] = open_session(session, user.uid)
@@ -223,22 +235,138 @@ def callers(app_database) -> dict[str, str]:
     return tokens
 
 
+def _admin() -> psycopg.Connection:
+    server = make_url(pg_server_url()).set(drivername="postgresql").render_as_string(hide_password=False)
+    return psycopg.connect(server, autocommit=True, connect_timeout=5)
+
+
+def _database_url(name: str) -> str:
+    return make_url(pg_server_url()).set(database=name).render_as_string(hide_password=False)
+
+
+class SharedCallers:
+    """The callers, made once (passwords are hashed slowly) in a database every test of this module shares.
+
+    A pristine copy holds them. Before each test the shared database is compared
+    with how the last check left it; if a test (an allowed caller gets through
+    and may ban, end sessions, write rows…) changed anything, it is copied
+    again from the pristine one. Sessions are marked as just used from time to
+    time, so a guard never records a use (a write) during a test.
+    """
+
+    FRESH_FOR = timedelta(minutes=1)
+
+    def __init__(self, pristine: str, working: str, tokens: dict[str, str]) -> None:
+        self.pristine, self.working, self.tokens = pristine, working, tokens
+        self.expected: dict | None = None
+        self.refreshed_at = datetime.min.replace(tzinfo=UTC)
+
+    def fingerprint(self) -> dict[str, tuple[int, str]]:
+        """Row count and content digest of every table, in one round trip."""
+        with get_engine().connect() as connection:
+            return {name: (count, digest) for name, count, digest in connection.execute(text(FINGERPRINT))}
+
+    def _copy_pristine(self) -> None:
+        get_engine().dispose()
+        with _admin() as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{self.working}" WITH (FORCE)')
+            admin.execute(f'CREATE DATABASE "{self.working}" TEMPLATE "{self.pristine}"')
+
+    def ready(self) -> dict[str, str]:
+        """The callers' tokens, with the shared database as the callers left it and their sessions fresh."""
+        now = datetime.now(UTC)
+        if self.expected is not None and self.fingerprint() != self.expected:
+            self._copy_pristine()
+            self.refreshed_at = datetime.min.replace(tzinfo=UTC)
+        if now - self.refreshed_at > self.FRESH_FOR:
+            with Session(get_engine()) as session:
+                session.execute(update(UserSession).values(last_seen_at=utc_now()))
+                session.commit()
+            self.refreshed_at = now
+            self.expected = self.fingerprint()
+        return self.tokens
+
+
+@pytest.fixture(scope="module")
+def shared_callers(pg_template: str, tmp_path_factory) -> Iterator[SharedCallers]:
+    """The app pointed at a PostgreSQL database of this module's own, holding the callers."""
+    suffix = uuid.uuid4().hex[:12]
+    pristine, working = f"callers_{suffix}", f"access_{suffix}"
+    patch = pytest.MonkeyPatch()
+    try:
+        with _admin() as admin:
+            admin.execute(f'CREATE DATABASE "{pristine}" TEMPLATE "{pg_template}"')
+        patch.setenv("DATABASE_URL", _database_url(pristine))
+        patch.setenv("OUTBOX_DIR", str(tmp_path_factory.mktemp("outbox")))
+        patch.setenv("SMTP_HOST", "")
+        get_settings.cache_clear()
+        get_engine.cache_clear()
+        tokens = _make_callers(get_engine())
+        get_engine().dispose()
+        get_engine.cache_clear()
+        with _admin() as admin:
+            admin.execute(f'CREATE DATABASE "{working}" TEMPLATE "{pristine}"')
+        patch.setenv("DATABASE_URL", _database_url(working))
+        get_settings.cache_clear()
+        yield SharedCallers(pristine, working, tokens)
+    finally:
+        get_engine().dispose()
+        patch.undo()
+        get_settings.cache_clear()
+        get_engine.cache_clear()
+        with _admin() as admin:
+            for name in (working, pristine):
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def callers(shared_callers: SharedCallers) -> dict[str, str]:
+    """A session token for one user of each profile, one banned user per profile, and none ("")."""
+    return shared_callers.ready()
+
+
+def test_the_fingerprint_sees_every_change(shared_callers, callers):
+    """An insert, an update, a delete and a new table each change the fingerprint; nothing else does."""
+    tables = {table.name for table in SQLModel.metadata.sorted_tables}
+    assert tables <= set(shared_callers.fingerprint())
+    before = shared_callers.fingerprint()
+    assert shared_callers.fingerprint() == before
+    with Session(get_engine()) as session:
+        user = session.exec(select(User).where(User.email == "cliente@example.cl")).one()
+        for change in (
+            lambda: session.add(UserSession(token_hash="0" * 64, user_uid=user.uid, expires_at=utc_now())),
+            lambda: setattr(user, "display_name", "otra"),
+            lambda: session.delete(session.get(UserSession, "0" * 64)),
+            lambda: session.execute(text("CREATE TABLE stray (x integer)")),
+        ):
+            change()
+            session.add(user)
+            session.commit()
+            after = shared_callers.fingerprint()
+            assert after != before
+            before = after
+    # The next test gets the callers back as they were.
+    assert shared_callers.ready() == callers
+    assert shared_callers.fingerprint() == shared_callers.expected
+    with Session(get_engine()) as session:
+        assert session.exec(select(User).where(User.email == "cliente@example.cl")).one().display_name == "cliente"
+
+
 @pytest.mark.parametrize("item", GUARDED, ids=[_id(item) for item in GUARDED])
-def test_guarded_handler_refuses_every_wrong_caller(item, callers):
+def test_guarded_handler_refuses_every_wrong_caller(item, callers, shared_callers):
     state_cls, name, handler = item
+    before_db = shared_callers.fingerprint()
     allowed = getattr(handler.fn, ACCESS_ATTR)
     wrong = ["anonymous"] + [p.value for p in ProfileId if p.value not in allowed] + [f"banned-{p}" for p in allowed]
     for caller in wrong:
         state, auth = client_states(state_cls, callers[caller])
         auth.user = '{"uid": "shown-before"}'  # what the browser displayed before the call
         before_state = _state_values(state)
-        with Session(get_engine()) as session:
-            before_db = _snapshot(session)
         events = invoke(state, name, **_dummy_args(handler.fn))
-        with Session(get_engine()) as session:
-            after_db = _snapshot(session)
+        after_db = shared_callers.fingerprint()
+        changed = sorted(t for t in after_db.keys() | before_db.keys() if after_db.get(t) != before_db.get(t))
         assert _redirects_home(events), f"{_id(item)} did not refuse {caller}: {events}"
-        assert after_db == before_db, f"{_id(item)} changed the database for {caller}"
+        assert changed == [], f"{_id(item)} changed the database for {caller}: tables {changed}"
         assert _state_values(state) == before_state, f"{_id(item)} changed its state for {caller}"
         if caller.startswith("banned-"):
             assert auth.user == "", "a banned caller must be signed out"

@@ -1,0 +1,244 @@
+"""A reviewer decides on what they were shown, on both databases: every owner change made through the
+wizard or the photo services while an item waits changes its version, and a decision on the old
+version is refused; a deleted catalogue entry left in a pending edit does not break its approval."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlmodel import Session, select
+
+from app.models import (
+    AdvertiserService,
+    Listing,
+    ListingPhoto,
+    ListingReview,
+    ListingService,
+    ListingStatus,
+    ListingVerification,
+    ReviewDecision,
+    User,
+    VerificationStatus,
+)
+from app.services import listing_photos, my_listings, review_queue, reviews, verification
+from app.services.errors import ConflictError
+from app.services.users import create_user
+from app.storage.local import LocalStorage, PrivateLocalStorage
+from tests.factories import make_listing, make_owner, make_wizard_catalogue, tier_of, wizard_steps
+from tests.photo_samples import jpeg_with_gps
+
+
+@pytest.fixture
+def db(db_on_both: Session) -> Session:
+    """SQLite, then PostgreSQL."""
+    return db_on_both
+
+
+@pytest.fixture
+def storage(tmp_path) -> LocalStorage:
+    return LocalStorage(tmp_path / "media")
+
+
+@pytest.fixture
+def staff(db) -> User:
+    public = create_user(
+        session=db, data={"email": "revisora@example.cl", "display_name": "Revisora", "profile_uid": "secretaria"}
+    )
+    return db.get(User, public.uid)
+
+
+@pytest.fixture
+def catalogue(db) -> dict:
+    return make_wizard_catalogue(db)
+
+
+def _save(db, owner, uid, catalogue, step, **values) -> str:
+    return my_listings.save_step(
+        session=db,
+        owner_uid=owner.uid,
+        uid=uid,
+        step=step,
+        values={**wizard_steps(catalogue)[step], **values},
+        services=catalogue["services"][:2] if step == 4 else None,
+        schedule={"lun": "10:00-20:00"} if step == 6 else None,
+    )
+
+
+def _sent(db, owner, catalogue, storage) -> str:
+    """A listing filled through the wizard, with two photos, sent to review (pendiente)."""
+    uid = None
+    for step in range(1, 9):
+        if step == 7:
+            for _ in range(2):
+                listing_photos.add_photo(
+                    session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps()
+                )
+        uid = _save(db, owner, uid, catalogue, step)
+    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    return uid
+
+
+def _item(db, staff, listing_uid):
+    page = review_queue.list_queue(session=db, viewer_uid=staff.uid)
+    return next(item for item in page.items if item.listing_uid == listing_uid)
+
+
+def _photos(db, uid) -> list[ListingPhoto]:
+    return list(db.exec(select(ListingPhoto).where(ListingPhoto.listing_uid == uid).order_by(ListingPhoto.position)))
+
+
+def _change(change: str, db, owner, uid, catalogue, storage) -> None:
+    """What the owner does while the reviewer looks at the item."""
+    if change == "descripcion":
+        _save(db, owner, uid, catalogue, 4, description="Texto cambiado después de abrir la cola: llámame ya.")
+    elif change == "telefono":
+        _save(db, owner, uid, catalogue, 8, phone="+56 9 1111 2222", whatsapp="")
+    elif change == "foto_nueva":
+        listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
+    elif change == "foto_borrada":
+        listing_photos.delete_listing_photo(
+            session=db, storage=storage, owner_uid=owner.uid, photo_uid=_photos(db, uid)[0].uid
+        )
+    elif change == "foto_movida":
+        listing_photos.move_photo(session=db, owner_uid=owner.uid, photo_uid=_photos(db, uid)[1].uid, offset=-1)
+    else:
+        raise AssertionError(change)
+
+
+CHANGES = ["descripcion", "telefono", "foto_nueva", "foto_borrada", "foto_movida"]
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_pending_listing_changed_after_the_reviewer_saw_it_is_neither_approved_nor_rejected(
+    db, staff, catalogue, storage, change
+):
+    owner = make_owner(db, "duena@example.cl")
+    uid = _sent(db, owner, catalogue, storage)
+    shown = _item(db, staff, uid)
+    _change(change, db, owner, uid, catalogue, storage)
+
+    with pytest.raises(ConflictError) as refused:
+        reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid, expected_version=shown.version)
+    assert refused.value.message == "La publicación cambió mientras la revisabas. Revísala otra vez."
+    db.rollback()
+    with pytest.raises(ConflictError):
+        reviews.reject_listing(
+            session=db,
+            storage=storage,
+            reviewer_uid=staff.uid,
+            listing_uid=uid,
+            reason="Fotos que no corresponden",
+            expected_version=shown.version,
+        )
+    db.rollback()
+    listing = db.get(Listing, uid)
+    db.refresh(listing)
+    assert listing.status == ListingStatus.PENDIENTE and listing.published_at is None
+
+    again = _item(db, staff, uid)  # the reviewer sees the new content, and decides on it
+    assert again.version != shown.version
+    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid, expected_version=again.version)
+    db.refresh(listing)
+    assert listing.status == ListingStatus.PUBLICADA
+
+
+def test_an_unchanged_item_is_approved_and_its_version_does_not_depend_on_the_session(db, staff, catalogue, storage):
+    owner = make_owner(db, "duena@example.cl")
+    uid = _sent(db, owner, catalogue, storage)
+    shown = _item(db, staff, uid)
+    db.expire_all()  # read everything again, as the decision's own session does
+    assert _item(db, staff, uid).version == shown.version
+    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid, expected_version=shown.version)
+    assert db.get(Listing, uid).status == ListingStatus.PUBLICADA
+
+
+@pytest.mark.parametrize("change", ["descripcion", "foto_nueva"])
+def test_an_edit_changed_again_after_the_reviewer_saw_it_is_not_applied(db, staff, catalogue, storage, change):
+    owner = make_owner(db, "duena@example.cl")
+    uid = _sent(db, owner, catalogue, storage)
+    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
+    _save(db, owner, uid, catalogue, 4, display_name="Camila Nueva")
+    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    shown = _item(db, staff, uid)
+    assert shown.kind == review_queue.KIND_EDIT
+    _change(change, db, owner, uid, catalogue, storage)  # written into the revision (or a photo awaiting review)
+
+    with pytest.raises(ConflictError):
+        reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid, expected_version=shown.version)
+    db.rollback()
+    listing = db.get(Listing, uid)
+    db.refresh(listing)
+    assert listing.display_name == "Camila Rosa" and listing.revision_at is not None
+    if change == "foto_nueva":
+        assert [photo.approved for photo in _photos(db, uid)] == [True, True, False]
+
+
+def test_a_verification_whose_listing_photos_changed_is_not_decided(db, staff, tmp_path):
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner, name="Verificable", photos=3)
+    private = PrivateLocalStorage(tmp_path / "private")
+    verification.request_verification(
+        session=db, storage=private, owner_uid=owner.uid, listing_uid=listing.uid, data=jpeg_with_gps()
+    )
+    shown = _item(db, staff, listing.uid)
+    assert shown.kind == review_queue.KIND_VERIFICATION
+    # The owner swaps the cover the reviewer compared the person with.
+    photos = _photos(db, listing.uid)
+    listing_photos.set_cover(session=db, owner_uid=owner.uid, photo_uid=photos[2].uid)
+
+    with pytest.raises(ConflictError):
+        reviews.approve_verification(
+            session=db,
+            storage=private,
+            reviewer_uid=staff.uid,
+            verification_uid=shown.uid,
+            expected_version=shown.version,
+        )
+    db.rollback()
+    with pytest.raises(ConflictError):
+        reviews.reject_verification(
+            session=db,
+            storage=private,
+            reviewer_uid=staff.uid,
+            verification_uid=shown.uid,
+            reason="La foto no se ve bien",
+            expected_version=shown.version,
+        )
+    db.rollback()
+    request = db.get(ListingVerification, shown.uid)
+    db.refresh(request)
+    assert request.status == VerificationStatus.SOLICITADA and request.storage_key
+    again = _item(db, staff, listing.uid)
+    reviews.approve_verification(
+        session=db, storage=private, reviewer_uid=staff.uid, verification_uid=again.uid, expected_version=again.version
+    )
+    db.refresh(request)
+    assert request.status == VerificationStatus.APROBADA
+
+
+def test_a_pending_edit_naming_a_deleted_service_or_tier_is_approved_without_them(db, staff):
+    owner = make_owner(db, "duena@example.cl")
+    kept, gone = AdvertiserService(name="Masajes"), AdvertiserService(name="Borrado")
+    db.add_all([kept, gone])
+    db.commit()
+    listing = make_listing(db, owner, name="Con cambios", tier="platino")
+    platino = tier_of(db, "platino").uid
+    changes = {"listing": {"description": "Nueva descripción", "base_tier_uid": "categoria-borrada"}}
+    listing.revision = json.dumps({**changes, "services": [kept.uid, gone.uid]})
+    listing.revision_at = listing.updated_at
+    db.add(listing)
+    db.add(ListingReview(listing_uid=listing.uid))
+    db.commit()
+    db.delete(gone)  # nothing but the pending edit names it, so the catalogue lets it go
+    db.commit()
+
+    shown = _item(db, staff, listing.uid)
+    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=listing.uid, expected_version=shown.version)
+    db.refresh(listing)
+    assert listing.description == "Nueva descripción" and listing.revision is None
+    assert listing.base_tier_uid == platino and listing.tier_uid == platino
+    services = db.exec(select(ListingService.service_uid).where(ListingService.listing_uid == listing.uid)).all()
+    assert services == [kept.uid]
+    review = db.exec(select(ListingReview).where(ListingReview.listing_uid == listing.uid)).one()
+    assert review.decision == ReviewDecision.APROBADA
