@@ -3,6 +3,8 @@
 No db_url: the app opens its own engine (app.db) and Alembic owns the schema.
 """
 
+import os
+
 import reflex as rx
 from reflex.plugins.sitemap import SitemapPlugin
 from reflex_components_radix.plugin import RadixThemesPlugin
@@ -12,6 +14,12 @@ from app.settings import get_settings
 
 _settings = get_settings()
 
+# Backend worker processes: Reflex's production server (Granian) reads
+# GRANIAN_WORKERS. One without Redis (a memory state manager cannot be shared),
+# WEB_WORKERS with it; unset, Reflex's own choice with Redis (two per core plus one).
+if (_workers := _settings.backend_workers) is not None:
+    os.environ["GRANIAN_WORKERS"] = str(_workers)
+
 config = rx.Config(
     app_name="app",
     # Memory for one worker (nothing written to disk); Redis shared by several
@@ -19,6 +27,11 @@ config = rx.Config(
     # pickles every tab's state into .states/.
     state_manager_mode="redis" if _settings.redis_url else "memory",
     redis_url=_settings.redis_url or None,
+    # Websocket only (Reflex's default, stated here because several workers rely
+    # on it): a tab's whole connection stays on the worker that accepted it, so
+    # no sticky sessions are needed; long polling would spread one connection's
+    # requests over workers that do not know it.
+    transport="websocket",
     telemetry_enabled=False,
     # SITE_URL and ALLOWED_ORIGINS; in development and test also localhost,
     # 127.0.0.1, 0.0.0.0 and [::1] on SITE_URL's port (socket.io compares the

@@ -26,7 +26,8 @@ from app.models import Section
 from app.pages import ssg
 from app.private_api import ROUTES as PRIVATE_ROUTES
 from app.routes import SSG_HOME, SSG_PAGE_PARAM, resolve_ssg_city, resolve_ssg_page, safe_ssg_next, ssg_page_url
-from app.services import listing_photos, listings
+from app.seo_api import ROUTES as SEO_ROUTES
+from app.services import listing_photos, listings, page_cache
 from app.services.errors import NotFoundError
 from app.services.filter_tabs import DEFAULT_TAB
 from app.settings import Settings, get_settings
@@ -50,19 +51,30 @@ def _html(document: str) -> HTMLResponse:
 
 
 async def ssg_home(request: Request) -> Response:
-    """/escorts-ssg: cities and featured cards as plain HTML."""
-    featured = await run_in_threadpool(_featured_cards)
+    """/escorts-ssg: cities and featured cards as plain HTML (cached: :mod:`app.services.page_cache`)."""
+    adult_ok = _adult(request)
+    document = await page_cache.cached(
+        ("home", *_page_inputs(), adult_ok), get_engine(), lambda: _home_document(adult_ok)
+    )
+    return _html(document)
+
+
+def _page_inputs() -> tuple:
+    """The settings a page's HTML depends on besides its own parameters (part of every cache key)."""
+    settings = get_settings()
+    return (settings.site_url, settings.page_size)
+
+
+def _home_document(adult_ok: bool) -> str:
     site = get_settings().site_url
-    return _html(
-        ssg.render_page(
-            title="Escorts en Chile | Escorts Chile",
-            description="Avisos de escorts en las principales ciudades de Chile, revisados antes de publicarse.",
-            canonical=f"{site}{SSG_HOME}",
-            heading="Escorts en Chile",
-            body=ssg.home_body(featured),
-            adult_ok=_adult(request),
-            path=SSG_HOME,
-        )
+    return ssg.render_page(
+        title="Escorts en Chile | Escorts Chile",
+        description="Avisos de escorts en las principales ciudades de Chile, revisados antes de publicarse.",
+        canonical=f"{site}{SSG_HOME}",
+        heading="Escorts en Chile",
+        body=ssg.home_body(_featured_cards()),
+        adult_ok=adult_ok,
+        path=SSG_HOME,
     )
 
 
@@ -72,7 +84,7 @@ def _featured_cards() -> list:
 
 
 async def ssg_city(request: Request) -> Response:
-    """/escorts-ssg/{city}: one page of a city's cards as plain HTML.
+    """/escorts-ssg/{city}: one page of a city's cards as plain HTML (cached: :mod:`app.services.page_cache`).
 
     ``pagina`` follows :func:`resolve_ssg_page`; a page past the last is not found.
     """
@@ -86,21 +98,30 @@ async def ssg_city(request: Request) -> Response:
         return RedirectResponse(wanted.redirect_to, status_code=301)
     if not wanted.page:
         return _page_not_found(path, city.name)
-    result = await run_in_threadpool(_city_page, city_slug, wanted.page)
-    if result.page > result.page_count:
+    adult_ok = _adult(request)
+    key = ("city", *_page_inputs(), city_slug, wanted.page, adult_ok)
+    document = await page_cache.cached(key, get_engine(), lambda: _city_document(city_slug, wanted.page, adult_ok))
+    if document is None:
         return _page_not_found(path, city.name)
-    site = get_settings().site_url
+    return _html(document)
+
+
+def _city_document(city_slug: str, page: int, adult_ok: bool) -> str | None:
+    """The HTML of one page of a city, or None when the city has fewer pages."""
+    city = city_by_slug(city_slug)
+    path = f"{SSG_HOME}/{city_slug}"
+    result = _city_page(city_slug, page)
+    if result.page > result.page_count:
+        return None
     url = ssg_page_url(path, result.page)
-    return _html(
-        ssg.render_page(
-            title=f"Escorts en {city.name} | Escorts Chile",
-            description=f"Avisos de escorts en {city.name}: fotos, tarifas y contacto. {result.total} avisos publicados.",
-            canonical=f"{site}{url}",
-            heading=f"Escorts en {city.name}",
-            body=ssg.city_body(result.cards, result.total, result.page, result.page_count, city_slug),
-            adult_ok=_adult(request),
-            path=url,
-        )
+    return ssg.render_page(
+        title=f"Escorts en {city.name} | Escorts Chile",
+        description=f"Avisos de escorts en {city.name}: fotos, tarifas y contacto. {result.total} avisos publicados.",
+        canonical=f"{get_settings().site_url}{url}",
+        heading=f"Escorts en {city.name}",
+        body=ssg.city_body(result.cards, result.total, result.page, result.page_count, city_slug),
+        adult_ok=adult_ok,
+        path=url,
     )
 
 
@@ -251,5 +272,7 @@ def build_api() -> Starlette:
             Route("/media/{key:path}", media, methods=["GET"]),
             *SESSION_ROUTES,
             *PRIVATE_ROUTES,
+            # Last: robots.txt, sitemaps and the public pages' documents (app.seo_api).
+            *SEO_ROUTES,
         ]
     )

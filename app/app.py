@@ -8,7 +8,8 @@ from app.api import build_api
 from app.components.failures import APP_WRAPS
 from app.identity.cookies import handshake_middleware
 from app.identity.jobs import purge_sign_in_tables
-from app.middleware import SecurityMiddleware
+from app.jobs_lock import one_worker
+from app.middleware import CompressionMiddleware, SecurityMiddleware
 from app.route_table import PAGE_ROUTES
 from app.services.listing_jobs import listing_clock
 from app.states.failures import on_backend_exception
@@ -22,6 +23,7 @@ app = rx.App(
     api_transformer=[
         build_api(),
         handshake_middleware,
+        CompressionMiddleware,
         # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
         SecurityMiddleware,
     ],
@@ -30,8 +32,10 @@ app = rx.App(
     extra_app_wraps=APP_WRAPS,
     backend_exception_handler=on_backend_exception,
 )
-app.register_lifespan_task(purge_sign_in_tables)
-app.register_lifespan_task(listing_clock)
+# Periodic jobs: with several workers (REDIS_URL), only the one holding the job's
+# Redis lease runs it (app.jobs_lock); the jobs are idempotent besides.
+app.register_lifespan_task(one_worker(purge_sign_in_tables))
+app.register_lifespan_task(one_worker(listing_clock))
 
 # Every page from the one route table (app.route_table), in one loop.
 for page_route in PAGE_ROUTES:

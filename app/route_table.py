@@ -114,7 +114,9 @@ def _staff_table_route(path: str, page, title: str, state, profile: ProfileId) -
 PAGE_ROUTES: tuple[PageRoute, ...] = (
     # The public directory: one page for every shape; DirectoryState.load resolves the path.
     *(
-        PageRoute(path, directory_page, SITE_TITLE, on_load=_DIRECTORY_LOAD, description=SITE_DESCRIPTION)
+        PageRoute(
+            path, directory_page, DirectoryState.page_title, on_load=_DIRECTORY_LOAD, description=SITE_DESCRIPTION
+        )
         for path in PUBLIC_ROUTES
     ),
     *(

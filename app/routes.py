@@ -139,7 +139,8 @@ class PageRoute:
 
     path: str
     page: Callable[[], Any]
-    title: str
+    title: Any
+    """The document's title: text, or a state var the page sets when it loads."""
     profiles: frozenset[str] = frozenset()
     on_load: tuple[Any, ...] = ()
     description: str | None = None

@@ -78,6 +78,10 @@ class Settings(BaseSettings):
     # Redis: Reflex's state manager and the abuse limits when set (several
     # workers); otherwise state and limits live in this one process's memory.
     redis_url: str = ""
+    # Backend worker processes (WEB_WORKERS): 0 = Reflex's choice, two per core
+    # plus one with Redis and one without. More than one needs REDIS_URL, where
+    # tab state and the abuse counters are shared (README, "Several workers").
+    web_workers: int = 0
 
     # Outgoing e-mail: SMTP when SMTP_HOST is set, otherwise files in OUTBOX_DIR.
     smtp_host: str = ""
@@ -164,6 +168,13 @@ class Settings(BaseSettings):
             raise ValueError("DB_STATEMENT_TIMEOUT_MS and DB_POOL_TIMEOUT_S must be positive")
         return value
 
+    @field_validator("web_workers")
+    @classmethod
+    def _non_negative_workers(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError("WEB_WORKERS must be 0 (Reflex's choice) or a number of worker processes")
+        return value
+
     @field_validator("smtp_tls_ca_file")
     @classmethod
     def _readable_ca_file(cls, value: str) -> str:
@@ -187,6 +198,15 @@ class Settings(BaseSettings):
                     f"PRIVATE_MEDIA_DIR ({private}) must be apart from {public}: "
                     "that folder is served to anyone, and verification photos are for staff only"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _shared_state_for_several_workers(self) -> Settings:
+        if self.web_workers > 1 and not self.redis_url:
+            raise ValueError(
+                "WEB_WORKERS above 1 needs REDIS_URL: without Redis every worker keeps its own tabs' state and "
+                "abuse counters, and a tab whose requests reach two workers breaks"
+            )
         return self
 
     @model_validator(mode="after")
@@ -223,6 +243,13 @@ class Settings(BaseSettings):
     def is_https(self) -> bool:
         """True when the public address is https (cookies get Secure, HSTS is sent)."""
         return self.site_url.startswith("https://")
+
+    @property
+    def backend_workers(self) -> int | None:
+        """Worker processes to ask Reflex for: 1 without Redis, WEB_WORKERS with it (None = Reflex's choice)."""
+        if not self.redis_url:
+            return 1
+        return self.web_workers or None
 
     @property
     def is_sqlite(self) -> bool:

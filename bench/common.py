@@ -1,14 +1,17 @@
-"""Shared pieces of the benchmarks: a scratch PostgreSQL database and timing helpers."""
+"""Shared pieces of the benchmarks: a scratch PostgreSQL database with the demo data, the app served on it
+the way the end-to-end tests serve it, and timing helpers."""
 
 from __future__ import annotations
 
 import os
 import statistics
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -33,6 +36,78 @@ def scratch_database() -> Iterator[str]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@dataclass(frozen=True)
+class DemoData:
+    """A scratch database loaded with the demo data, and the folders the app writes to."""
+
+    url: str
+    folder: Path
+
+    @property
+    def media(self) -> Path:
+        return self.folder / "media"
+
+    @property
+    def server_log(self) -> Path:
+        """Where :func:`serve_demo` writes the app server's output."""
+        return self.folder / "server.log"
+
+
+@contextmanager
+def demo_database(listings: int, *, analyze: bool = True) -> Iterator[DemoData]:
+    """A scratch database migrated and loaded with ``listings`` demo listings (``app.seed``), dropped afterwards.
+
+    The app's settings point at it while it lasts (``DATABASE_URL``, ``MEDIA_DIR``); ``analyze`` gives the
+    planner the statistics a live database has.
+    """
+    with scratch_database() as url, tempfile.TemporaryDirectory() as tmp:
+        data = DemoData(url=url, folder=Path(tmp))
+        os.environ.update(DATABASE_URL=url, MEDIA_DIR=str(data.media), ENVIRONMENT="test", REDIS_URL="")
+        from sqlmodel import Session
+
+        from app.db import get_engine, migrate
+        from app.seed import seed
+        from app.settings import get_settings
+        from app.storage.local import LocalStorage
+
+        get_settings.cache_clear()
+        get_engine.cache_clear()
+        migrate(url)
+        with Session(get_engine()) as session:
+            started = time.perf_counter()
+            seed(session=session, listings=listings, storage=LocalStorage(data.media))
+            print(f"seed: {listings} listings in {time.perf_counter() - started:.1f} s")
+        if analyze:
+            with get_engine().connect() as connection:
+                connection.exec_driver_sql("ANALYZE")
+                connection.commit()
+        yield data
+        get_engine().dispose()
+
+
+@contextmanager
+def serve_demo(data: DemoData, *, workers: int = 1, project: Path | None = None) -> Iterator[str]:
+    """The app in production mode on ``data``, built and served as the end-to-end tests serve it (Redis state,
+    ``workers`` backend workers); yields its URL. ``project``: another copy of the project to serve."""
+    from tests.e2e.conftest import E2E_REDIS_URL, PROJECT, _app_env, _flush_redis, _serve
+    from tests.mailbox import free_port
+
+    _flush_redis(E2E_REDIS_URL)
+    env = _app_env(
+        DATABASE_URL=data.url,
+        MEDIA_DIR=str(data.media),
+        PRIVATE_MEDIA_DIR=str(data.folder / "private"),
+        OUTBOX_DIR=str(data.folder / "outbox"),
+        IDENTITY_PROVIDER="local",
+        REDIS_URL=E2E_REDIS_URL,
+        WEB_WORKERS=str(workers),
+    )
+    started = time.perf_counter()
+    with _serve(project or PROJECT, free_port(), env, data.server_log, workers=workers) as url:
+        print(f"app built and serving in {time.perf_counter() - started:.0f} s ({workers} worker(s))")
+        yield url
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     """(p50, p95) of the samples."""
     ordered = sorted(samples)
@@ -48,3 +123,9 @@ def timed(fn: Callable[[], object], runs: int) -> list[float]:
         fn()
         samples.append((time.perf_counter() - started) * 1000)
     return samples
+
+
+def quantile(samples: list[float], q: float) -> float:
+    """The ``q`` quantile of the samples (nearest rank, as ``percentiles``' p95)."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]

@@ -4,7 +4,7 @@
 # app built and served in production mode).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --test
 source scripts/env.sh
 
 # firebase-tools (the Auth emulator of the integration tests): reinstall when

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import Var
 
 from app.models import ListingCard
 
@@ -19,18 +20,47 @@ def badges(card) -> rx.Component:
     )
 
 
-def photo_strip(card) -> rx.Component:
-    """The card's photos in a horizontal strip that swipes on touch screens."""
+# The photo pipeline (app.services.photos.WIDTHS) stores a WebP 400, 800 and 1600 px wide, none wider than
+# the upload; a card's URL is the 800 one (listing_photos.DEFAULT_WIDTH) whenever the upload was at least
+# that wide, and then the 400 one exists too. Demo and narrower photos have no srcset: their one file.
+PIPELINE_DEFAULT, PIPELINE_NARROW = "-800.webp", "-400.webp"
+# A card's width: the grid's columns (assets/styles.css .grid) across the viewport.
+CARD_SIZES = (
+    "(min-width: 1920px) 17vw, (min-width: 1440px) 20vw, (min-width: 1024px) 25vw, (min-width: 600px) 33vw, 50vw"
+)
+
+
+def photo_srcset(src) -> Var[str]:
+    """The srcset of a card photo: its 400 and 800 px widths when the pipeline made both, else empty."""
+    return rx.cond(
+        src.endswith(PIPELINE_DEFAULT),
+        src.replace(PIPELINE_DEFAULT, PIPELINE_NARROW) + " 400w, " + src + " 800w",
+        "",
+    )
+
+
+def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
+    """The card's photos in a horizontal strip that swipes on touch screens.
+
+    The cover of the ``lead`` card (the page's first) is fetched at once with high
+    priority, as the likely largest paint; every other photo waits until it nears
+    the screen. Width and height give the 3:4 box before the file arrives; srcset lets a
+    small card take the 400 px file.
+    """
     return rx.el.div(
         rx.foreach(
             card.photos,
             lambda src, i: rx.el.img(
                 src=src,
+                src_set=photo_srcset(src),
+                sizes=CARD_SIZES,
                 alt="Foto de " + card.display_name,
-                loading="lazy",
+                loading=rx.cond((i == 0) & lead, "eager", "lazy"),
+                decoding="async",
                 class_name="strip-photo",
                 width="300",
                 height="400",
+                custom_attrs={"fetchPriority": rx.cond((i == 0) & lead, "high", "auto")},
             ),
         ),
         class_name="strip",
@@ -38,10 +68,10 @@ def photo_strip(card) -> rx.Component:
     )
 
 
-def listing_card(card: ListingCard) -> rx.Component:
-    """A listing card linking to its detail page."""
+def listing_card(card: ListingCard, lead: Var[bool] | bool = False) -> rx.Component:
+    """A listing card linking to its detail page (``lead``: the page's first card, see photo_strip)."""
     return rx.el.article(
-        photo_strip(card),
+        photo_strip(card, lead),
         rx.link(
             rx.el.h3(card.display_name, class_name="card-name"),
             rx.el.p(card.age.to_string() + " años · " + card.commune, class_name="card-meta"),
@@ -56,6 +86,6 @@ def listing_card(card: ListingCard) -> rx.Component:
     )
 
 
-def card_grid(cards) -> rx.Component:
-    """A responsive grid of cards."""
-    return rx.el.div(rx.foreach(cards, listing_card), class_name="grid")
+def card_grid(cards, lead: Var[bool] | bool = True) -> rx.Component:
+    """A responsive grid of cards; when ``lead``, its first card is the page's first (see photo_strip)."""
+    return rx.el.div(rx.foreach(cards, lambda card, i: listing_card(card, (i == 0) & lead)), class_name="grid")

@@ -74,10 +74,10 @@ def _tabs() -> rx.Component:
     )
 
 
-def _group(group: TierGroup) -> rx.Component:
+def _group(group: TierGroup, index) -> rx.Component:
     return rx.el.section(
         rx.el.h2(group.name, class_name="tier-heading tier-" + group.slug),
-        card_grid(group.cards),
+        card_grid(group.cards, lead=index == 0),
         class_name="tier-group",
     )
 

@@ -19,6 +19,7 @@ from concurrent.futures import wait as wait_futures
 import reflex as rx
 from pydantic import BaseModel
 
+from app import seo
 from app.core.geo import city_by_slug
 from app.db import session_scope
 from app.identity.sessions import resolve_session
@@ -155,6 +156,8 @@ class DirectoryState(rx.State):
     page_count: int = 1
     total: int = 0
     detail: ListingDetail | None = None
+    # The document's title once the page runs (the server-sent document carries the same; app.seo).
+    page_title: str = get_settings().site_name
 
     @rx.var
     def section_home(self) -> str:
@@ -194,18 +197,26 @@ class DirectoryState(rx.State):
             )
             for t in FILTER_TABS
         ]
+        settings = get_settings()
+        self.page_title = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name).title
         return await self._load_cards()
 
     async def _load_home(self):
+        settings = get_settings()
+        self.page_title = seo.home_tags(
+            section=self.section, site_url=settings.site_url, site_name=settings.site_name
+        ).title
         self.featured = await asyncio.to_thread(_featured, self.section)
         self.heading = "Escorts trans en Chile" if self.is_trans else "Escorts en Chile"
         self.view = "home"
 
     async def _load_detail(self, uid: str):
         detail = await asyncio.to_thread(_detail, uid)
+        settings = get_settings()
         if detail is None:
             self.view = "missing"
             self.heading = "Publicación no disponible"
+            self.page_title = seo.not_found_tags(site_name=settings.site_name).title
             return None
         path = self.router.url.path.rstrip("/")
         if is_pretty_detail_path(path) and path != detail.url:
@@ -216,6 +227,7 @@ class DirectoryState(rx.State):
         self.city_slug = detail.city_slug
         self.city_name = detail.city_name
         self.heading = detail.display_name
+        self.page_title = seo.detail_tags(detail=detail, site_url=settings.site_url, site_name=settings.site_name).title
         self.view = "detail"
         self._count(stats.VIEW)
         return None

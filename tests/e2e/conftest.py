@@ -4,6 +4,7 @@ Playwright. If the build or the server fails, the tests fail with its log."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -25,12 +26,14 @@ from sqlmodel import Session
 from app.db import make_engine, migrate
 from app.models import Listing, Section, utc_now
 from app.seed import demo_photos
+from app.services.abuse import REDIS_KEY_PREFIX
 from app.services.listings import clock
 from app.storage.local import LocalStorage
 from tests.conftest import fresh_pg_database
 from tests.factories import make_listing, make_owner
 from tests.firebase_emulator import FIREBASE_PROJECT
-from tests.mailbox import Mailbox, free_port
+from tests.mailbox import Mailbox
+from tests.ports import free_port
 
 PROJECT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -50,6 +53,10 @@ expect.set_options(timeout=15_000)
 # Reflex keeps tab state in this Redis database during the run (flushed first), so tests can
 # scan everything it stored; REDIS_URL overrides the server.
 E2E_REDIS_URL = os.environ.get("E2E_REDIS_URL", "redis://127.0.0.1:6379/7")
+# The Firebase server's own database: two apps sharing one would share their job leases.
+E2E_FIREBASE_REDIS_URL = os.environ.get("E2E_FIREBASE_REDIS_URL", "redis://127.0.0.1:6379/8")
+# Backend worker processes of each server (WEB_WORKERS): two, so the suite runs against several.
+E2E_WORKERS = int(os.environ.get("E2E_WORKERS", "2"))
 CITY = "temuco"
 PAGED_CITY = "osorno"
 PAGED_CITY_LISTINGS = 26  # more than one page of 24
@@ -127,8 +134,8 @@ def _app_env(**settings: str) -> dict[str, str]:
 
 
 @contextmanager
-def _serve(project: Path, port: int, env: dict[str, str], log_path: Path) -> Iterator[str]:
-    """Build the production frontend in ``project`` and serve the app on ``port``; yield its URL."""
+def _serve(project: Path, port: int, env: dict[str, str], log_path: Path, *, workers: int) -> Iterator[str]:
+    """Build the production frontend in ``project`` and serve the app on ``port`` with ``workers``; yield its URL."""
     url = f"http://localhost:{port}"
     with log_path.open("w") as log:
         process = subprocess.Popen(
@@ -151,6 +158,7 @@ def _serve(project: Path, port: int, env: dict[str, str], log_path: Path) -> Ite
         )
         try:
             _wait_until_up(url, process, log_path)
+            _check_workers(process.pid, port, workers, log_path)
             yield url
         finally:
             os.killpg(process.pid, signal.SIGTERM)
@@ -179,11 +187,12 @@ def site(tmp_path_factory, smtp_server) -> Site:
             SMTP_STARTTLS="false",
             IDENTITY_PROVIDER="local",
             REDIS_URL=E2E_REDIS_URL,
-            # With Redis, Reflex starts one worker per core and more; several workers are issue 10's.
-            GRANIAN_WORKERS="1",
+            # Two backend workers sharing Redis and PostgreSQL: a tab's websocket, its uploads and
+            # the jobs may each land on either worker.
+            WEB_WORKERS=str(E2E_WORKERS),
         )
         log_path = tmp / "server.log"
-        with _serve(PROJECT, free_port(), env, log_path) as url:
+        with _serve(PROJECT, free_port(), env, log_path, workers=E2E_WORKERS) as url:
             yield Site(
                 url=url,
                 database_url=database_url,
@@ -221,6 +230,7 @@ def firebase_site(site, firebase_emulator, tmp_path_factory) -> FirebaseSite:
         else:
             copy.mkdir(exist_ok=True)
             shutil.copy2(source, copy / name)
+    _flush_redis(E2E_FIREBASE_REDIS_URL)
     with fresh_pg_database("e2efb") as database_url:
         migrate(database_url)
         env = _app_env(
@@ -231,9 +241,10 @@ def firebase_site(site, firebase_emulator, tmp_path_factory) -> FirebaseSite:
             FIREBASE_PROJECT_ID=FIREBASE_PROJECT,
             FIREBASE_API_KEY="fake-api-key",
             FIREBASE_AUTH_EMULATOR_HOST=firebase_emulator,
-            REDIS_URL="",
+            REDIS_URL=E2E_FIREBASE_REDIS_URL,
+            WEB_WORKERS=str(E2E_WORKERS),
         )
-        with _serve(copy, free_port(), env, tmp / "server.log") as url:
+        with _serve(copy, free_port(), env, tmp / "server.log", workers=E2E_WORKERS) as url:
             yield FirebaseSite(url=url, database_url=database_url, emulator=firebase_emulator)
 
 
@@ -243,6 +254,51 @@ def _flush_redis(url: str) -> None:
         redis.Redis.from_url(url, socket_connect_timeout=5).flushdb()
     except redis.RedisError as exc:
         pytest.fail(f"Redis is not reachable at {url} (scripts/test.sh starts it): {exc}")
+
+
+def _listening_inodes(port: int) -> set[str]:
+    """Inodes of the sockets listening on ``port`` (IPv4 and IPv6)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A":  # 0A: LISTEN
+                inodes.add(fields[9])
+    return inodes
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    return inodes
+
+
+def _check_workers(supervisor: int, port: int, expected: int, log_path: Path) -> None:
+    """Granian's supervisor (the ``reflex run`` process) has ``expected`` worker children, each serving ``port``.
+
+    A worker is forked from the supervisor, so it has the supervisor's command line;
+    serving means holding the listening socket.
+    """
+    command = Path(f"/proc/{supervisor}/cmdline").read_bytes()
+    children = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if parent == supervisor and (entry / "cmdline").read_bytes() == command:
+                children.append(int(entry.name))
+    listening = _listening_inodes(port)
+    serving = [pid for pid in children if _socket_inodes(pid) & listening]
+    if len(serving) != expected:
+        pytest.fail(
+            f"expected {expected} backend workers serving port {port}, found {len(serving)} "
+            f"(worker processes {sorted(children)}):\n{log_path.read_text()[-3000:]}"
+        )
 
 
 def _wait_until_up(url: str, process: subprocess.Popen, log_path: Path) -> None:
@@ -259,6 +315,23 @@ def _wait_until_up(url: str, process: subprocess.Popen, log_path: Path) -> None:
             pass
         time.sleep(2)
     pytest.fail(f"the app did not start within {BUILD_TIMEOUT} s:\n{log_path.read_text()[-6000:]}")
+
+
+@pytest.fixture
+def db(site: Site) -> Iterator[Session]:
+    """A session on the running site's database (for seeding through services)."""
+    engine = make_engine(site.database_url)
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+    engine.dispose()
+
+
+@pytest.fixture
+def no_earlier_attempts(site: Site) -> None:
+    """Every test browses from 127.0.0.1: start without the failed sign-ins counted by the ones before."""
+    store = redis.Redis.from_url(site.redis_url)
+    for key in store.scan_iter(f"{REDIS_KEY_PREFIX}*"):
+        store.delete(key)
 
 
 @pytest.fixture(scope="session")

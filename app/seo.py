@@ -1,0 +1,360 @@
+"""What search engines and link previews read: head tags, robots.txt and sitemaps, as pure functions.
+
+- :func:`resolve_document` decides, from the path alone, whether a public URL
+  is a page (200), a canonical redirect (301) or does not exist (404). It
+  keeps every redirect rule of :func:`app.routes.resolve_public_path`, but
+  only the rules that rewrite a URL into its canonical spelling (an old city
+  slug, ``/todas``, the old ``/{city}`` URL, ``/``) stay redirects; the rules
+  that send a URL that does not exist somewhere else (an unknown city, tab or
+  path) become a 404 for crawlers. The app's page still runs its own
+  client-side redirect for a person who lands there.
+- :class:`HeadTags` and :func:`render_head`: title, description, canonical,
+  OpenGraph and JSON-LD breadcrumbs, every value escaped with MarkupSafe.
+- :func:`robots_txt`, :func:`sitemap_index_xml`, :func:`urlset_xml`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from xml.sax.saxutils import escape as xml_escape
+
+from markupsafe import Markup
+
+from app.core.geo import city_by_slug
+from app.models import ListingDetail, Section
+from app.routes import (
+    AREAS,
+    LOGIN,
+    PUBLIC_HOME,
+    SSG_HOME,
+    TRANS_HOME,
+    PublicView,
+    city_path,
+    resolve_public_path,
+)
+from app.services.filter_tabs import FILTER_TABS, TABS_BY_SLUG
+
+DESCRIPTION_MAX = 160
+MAX_CANONICAL_HOPS = 4
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+SITEMAP_PREFIX = "/sitemaps"
+# Paths no crawler has anything to do with: the guarded areas, sign-in, and POST-only endpoints.
+ROBOTS_DISALLOW: tuple[str, ...] = (
+    *(area.prefix for area in AREAS),
+    LOGIN,
+    "/sesion",
+    "/privado",
+    "/_upload",
+    "/_event",
+    f"{SSG_HOME}/confirmar-edad",
+)
+
+
+# --- Which public URLs exist -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocumentOutcome:
+    """The HTTP answer for a public path: 200 with ``view``, 301 to ``location``, or 404."""
+
+    status: int
+    view: PublicView | None = None
+    location: str = ""
+
+
+def _segments(path: str) -> list[str]:
+    return [part for part in path.split("?", 1)[0].split("/") if part]
+
+
+def _is_canonical_rewrite(source: str, target: str) -> bool:
+    """True when the redirect ``source`` → ``target`` only respells the same page.
+
+    Such rules keep every segment (a city written the old way), drop a
+    trailing ``todas``, or move the old ``/{city}`` (and ``/``) under
+    /escorts. A rule that drops anything else falls back to a home or a city
+    because the URL names nothing: that URL does not exist.
+    """
+    src, dst = _segments(source), _segments(target)
+    if target in (PUBLIC_HOME, TRANS_HOME):
+        return not src
+    if len(src) == 1 and src[0] != "escorts":
+        return True  # the old /{city} URL of a real city
+    if src and src[-1] == "todas" and len(dst) == len(src) - 1:
+        return True
+    return len(dst) == len(src)
+
+
+def resolve_document(path: str) -> DocumentOutcome:
+    """The status of a public path before any database lookup (a detail still needs its listing checked)."""
+    location = ""
+    current = path
+    for _ in range(MAX_CANONICAL_HOPS):
+        view = resolve_public_path(current)
+        if view.kind != "redirect":
+            return DocumentOutcome(301, location=location) if location else DocumentOutcome(200, view=view)
+        if not _is_canonical_rewrite(current, view.redirect_to):
+            return DocumentOutcome(404)
+        current = location = view.redirect_to
+    return DocumentOutcome(404)
+
+
+# --- Head tags -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HeadTags:
+    """Everything a page's <head> says about it; URLs are absolute."""
+
+    title: str
+    description: str
+    canonical: str = ""
+    og_type: str = "website"
+    image: str = ""
+    image_alt: str = ""
+    breadcrumbs: Sequence[tuple[str, str]] = field(default_factory=tuple)
+    noindex: bool = False
+
+
+def _section_words(section: str) -> str:
+    return "Escorts trans" if section == Section.TRANS else "Escorts"
+
+
+def _home_path(section: str) -> str:
+    return TRANS_HOME if section == Section.TRANS else PUBLIC_HOME
+
+
+def _home_name(section: str) -> str:
+    return f"{_section_words(section)} en Chile"
+
+
+def shorten(text: str, limit: int = DESCRIPTION_MAX) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters (with "…")."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,.;:")
+    return cut + "…"
+
+
+def home_tags(*, section: str, site_url: str, site_name: str) -> HeadTags:
+    """The home of a section (/escorts, /escorts/trans)."""
+    name = _home_name(section)
+    words = "escorts trans" if section == Section.TRANS else "escorts"
+    return HeadTags(
+        title=f"{name} | {site_name}",
+        description=f"Avisos de {words} en las principales ciudades de Chile, revisados antes de publicarse.",
+        canonical=site_url + _home_path(section),
+    )
+
+
+def city_tags(*, view: PublicView, site_url: str, site_name: str) -> HeadTags:
+    """A city page, one of its filter tabs, or its /all page: "Escorts en Talca: Verificadas"."""
+    city = city_by_slug(view.city_slug)
+    city_name = city.name if city else view.city_slug
+    base = f"{_section_words(view.section)} en {city_name}"
+    city_url = site_url + city_path(view.section, view.city_slug)
+    crumbs = [(_home_name(view.section), site_url + _home_path(view.section)), (base, city_url)]
+    words = "escorts trans" if view.section == Section.TRANS else "escorts"
+    if view.kind == "all":
+        heading = f"{base}: todos los avisos"
+        canonical = f"{city_url}/all"
+        description = f"Todos los avisos de {words} en {city_name}, del más nuevo al más antiguo."
+        crumbs.append(("Todos los avisos", canonical))
+    elif view.tab_slug != "todas" and view.tab_slug in TABS_BY_SLUG:
+        label = TABS_BY_SLUG[view.tab_slug].label
+        heading = f"{base}: {label}"
+        canonical = site_url + city_path(view.section, view.city_slug, view.tab_slug)
+        description = f"{label}: avisos de {words} en {city_name} con fotos, tarifas y contacto."
+        crumbs.append((label, canonical))
+    else:
+        heading = base
+        canonical = city_url
+        description = f"Avisos de {words} en {city_name}: fotos, tarifas y contacto, revisados antes de publicarse."
+    return HeadTags(
+        title=f"{heading} | {site_name}", description=description, canonical=canonical, breadcrumbs=tuple(crumbs)
+    )
+
+
+def detail_tags(*, detail: ListingDetail, site_url: str, site_name: str) -> HeadTags:
+    """A listing's detail page: its name, age and city, and its cover photo for link previews."""
+    kind = "escort trans" if detail.section == Section.TRANS else "escort"
+    place = ", ".join(part for part in (detail.commune, detail.city_name) if part)
+    summary = f"{detail.display_name}, {detail.age} años, {kind} en {place}. {detail.price} la hora."
+    canonical = site_url + detail.url
+    city_url = site_url + city_path(detail.section, detail.city_slug)
+    return HeadTags(
+        title=f"{detail.display_name}, {detail.age} años, {kind} en {detail.city_name} | {site_name}",
+        description=shorten(f"{summary} {detail.description}"),
+        canonical=canonical,
+        og_type="profile",
+        image=site_url + detail.photos[0] if detail.photos else "",
+        image_alt=f"Foto de {detail.display_name}" if detail.photos else "",
+        breadcrumbs=(
+            (_home_name(detail.section), site_url + _home_path(detail.section)),
+            (f"{_section_words(detail.section)} en {detail.city_name}", city_url),
+            (detail.display_name, canonical),
+        ),
+    )
+
+
+def not_found_tags(*, site_name: str) -> HeadTags:
+    """A URL that does not exist: never indexed."""
+    return HeadTags(
+        title=f"Página no encontrada | {site_name}",
+        description="La página que buscas no existe o ya no está publicada.",
+        noindex=True,
+    )
+
+
+def breadcrumb_json_ld(items: Sequence[tuple[str, str]]) -> str:
+    """A schema.org BreadcrumbList as JSON safe inside <script>: ``<``, ``>`` and ``&`` are escaped."""
+    data = {
+        "@context": "https://schema.org",
+        "@type": "BreadcrumbList",
+        "itemListElement": [
+            {"@type": "ListItem", "position": i, "name": name, "item": url} for i, (name, url) in enumerate(items, 1)
+        ],
+    }
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # JSON allows these escapes anywhere in a string; "</script>" can then never close the element.
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_head(tags: HeadTags, *, site_name: str) -> str:
+    """The <head> elements for ``tags``; every value is escaped."""
+    parts = [
+        Markup("<title>{}</title>").format(tags.title),
+        Markup('<meta name="description" content="{}">').format(tags.description),
+    ]
+    if tags.noindex:
+        parts.append(Markup('<meta name="robots" content="noindex">'))
+    if tags.canonical:
+        parts.append(Markup('<link rel="canonical" href="{}">').format(tags.canonical))
+    og = [
+        ("og:site_name", site_name),
+        ("og:locale", "es_CL"),
+        ("og:type", tags.og_type),
+        ("og:title", tags.title),
+        ("og:description", tags.description),
+    ]
+    if tags.canonical:
+        og.append(("og:url", tags.canonical))
+    if tags.image:
+        og += [("og:image", tags.image), ("og:image:alt", tags.image_alt)]
+    parts += [Markup('<meta property="{}" content="{}">').format(name, value) for name, value in og]
+    card = "summary_large_image" if tags.image else "summary"
+    parts.append(Markup('<meta name="twitter:card" content="{}">').format(card))
+    if tags.breadcrumbs:
+        # Already JSON-escaped for a script element; Markup keeps it as is.
+        parts.append(
+            Markup('<script type="application/ld+json">')
+            + Markup(breadcrumb_json_ld(tags.breadcrumbs))
+            + Markup("</script>")
+        )
+    return str(Markup("").join(parts))
+
+
+# --- The exported page, with this URL's tags -----------------------------------------------------
+
+# What Reflex's export writes into every page's head and this module replaces.
+_REFLEX_HEAD_TAGS = re.compile(
+    r"<title>[^<]*</title>"
+    r'|<meta content="[^"]*" name="description"\s*/?>'
+    r'|<meta content="[^"]*" property="og:[a-z:_]+"\s*/?>'
+    r'|<meta content="[^"]*" name="twitter:[a-z:_]+"\s*/?>',
+)
+_AFTER_CHARSET = re.compile(r"<meta charSet=\"utf-8\"\s*/?>", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Shell:
+    """An exported HTML document split where this URL's head tags go."""
+
+    before: str
+    after: str
+
+    def with_head(self, head: str) -> str:
+        """The document with ``head`` (already escaped markup) inserted."""
+        return self.before + head + self.after
+
+
+def split_shell(document: str) -> Shell:
+    """Strip the generic title, description and OpenGraph tags from an exported page and mark where ours go."""
+    head_end = document.find("</head>")
+    if head_end < 0:
+        return Shell(document, "")
+    head = _REFLEX_HEAD_TAGS.sub("", document[:head_end])
+    rest = document[head_end:]
+    charset = _AFTER_CHARSET.search(head)
+    if charset:
+        cut = charset.end()
+    else:
+        opening = head.find("<head>")
+        cut = opening + len("<head>") if opening >= 0 else len(head)
+    return Shell(head[:cut], head[cut:] + rest)
+
+
+FALLBACK_SHELL = Shell(
+    '<!DOCTYPE html><html lang="es-CL"><head><meta charset="utf-8">'
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    "</head><body></body></html>",
+)
+"""Used when no exported frontend is on disk (development: the pages come from the dev server)."""
+
+
+# --- robots.txt and sitemaps ---------------------------------------------------------------------
+
+
+def robots_txt(*, site_url: str) -> str:
+    """robots.txt: the public site (photos of public listings included) open, private areas closed.
+
+    /media stays open: it serves only approved photos of public listings to
+    anyone (everything else is a 404), and image search leads people to them.
+    """
+    lines = ["User-agent: *", "Allow: /", *(f"Disallow: {path}" for path in ROBOTS_DISALLOW), ""]
+    lines.append(f"Sitemap: {site_url}/sitemap.xml")
+    return "\n".join(lines) + "\n"
+
+
+SECTION_SITEMAP_SEGMENTS = {Section.MUJERES.value: "mujeres", Section.TRANS.value: "trans"}
+
+
+def city_sitemap_path(section: str, city_slug: str, page: int = 1) -> str:
+    """Where one city's sitemap of a section lives (page 2 onward only for very large cities)."""
+    base = f"{SITEMAP_PREFIX}/{SECTION_SITEMAP_SEGMENTS[section]}/{city_slug}"
+    return f"{base}.xml" if page == 1 else f"{base}/{page}.xml"
+
+
+def w3c_datetime(moment: datetime | None) -> str:
+    """A sitemap lastmod (UTC, seconds); naive datetimes are taken as UTC."""
+    if moment is None:
+        return ""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+
+
+def _lastmod(moment: datetime | None) -> str:
+    stamp = w3c_datetime(moment)
+    return f"<lastmod>{stamp}</lastmod>" if stamp else ""
+
+
+def sitemap_index_xml(entries: Iterable[tuple[str, datetime | None]]) -> str:
+    """A sitemap index of (absolute URL, lastmod)."""
+    body = "".join(f"<sitemap><loc>{xml_escape(url)}</loc>{_lastmod(moment)}</sitemap>" for url, moment in entries)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SITEMAP_NS}">{body}</sitemapindex>\n'
+
+
+def urlset_xml(entries: Iterable[tuple[str, datetime | None]]) -> str:
+    """A sitemap of (absolute URL, lastmod)."""
+    body = "".join(f"<url><loc>{xml_escape(url)}</loc>{_lastmod(moment)}</url>" for url, moment in entries)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}">{body}</urlset>\n'
+
+
+def city_page_urls(*, section: str, city_slug: str, site_url: str) -> list[str]:
+    """The city page and each of its filter tabs, absolute."""
+    return [site_url + city_path(section, city_slug, tab.slug) for tab in FILTER_TABS]

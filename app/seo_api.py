@@ -1,0 +1,323 @@
+"""HTTP routes for search engines and link previews: robots.txt, the sitemaps, and every public page's document.
+
+Public documents (/escorts…, /escort/{uid}, the old /{city}) are Reflex's
+exported HTML served here instead of by Reflex's static mount, with this URL's
+title, description, canonical, OpenGraph and JSON-LD in the head, and a real
+status: 301 for a canonical rewrite, 404 for a URL that does not exist (see
+:func:`app.seo.resolve_document`). The exported file is read once per process;
+the database is read off the event loop, and only for detail pages.
+
+Sitemaps are built from the database on every request (no server cache): a
+listing shows up in its city's sitemap as soon as it is published and leaves
+it as soon as it is not public any more. Responses say ``max-age=300``, so a
+shared cache in front of the site may lag five minutes at most.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from app import seo
+from app.content.legal import LEGAL_PAGES
+from app.core.geo import CITIES, city_by_slug
+from app.db import session_scope
+from app.models import Listing, ListingDetail
+from app.routes import (
+    AREAS,
+    LEGAL_PREFIX,
+    LOGIN,
+    NOT_FOUND,
+    PUBLIC_HOME,
+    SSG_HOME,
+    TRANS_HOME,
+    is_pretty_detail_path,
+    legal_path,
+)
+from app.services import listings
+from app.services.listings import _public_conditions  # the one definition of "public"
+from app.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+SITEMAP_CACHE = "public, max-age=300"
+# Sitemaps may hold 50,000 URLs; a city's first sitemap also lists its page and tabs.
+SITEMAP_LISTINGS = 45_000
+XML = "application/xml"
+GZIP_MIN_BYTES = 1024
+
+# First path segments that are not a city of the old /{city} URL: other pages, Reflex's
+# endpoints and the plain HTTP routes. Names with a dot (files) or a leading "_" never are.
+RESERVED_SEGMENTS = frozenset(
+    {
+        *(area.prefix.strip("/") for area in AREAS),
+        LOGIN.strip("/"),
+        LEGAL_PREFIX.strip("/"),
+        SSG_HOME.strip("/"),
+        NOT_FOUND,
+        "assets",
+        "auth-codespace",
+        "healthz",
+        "index",
+        "media",
+        "ping",
+        "privado",
+        "sesion",
+        seo.SITEMAP_PREFIX.strip("/"),
+    }
+)
+
+
+class _OldCitySegment(Convertor):
+    """One path segment that may be an old /{city} URL (never a reserved name, a file or a _endpoint)."""
+
+    regex = "(?!(?:" + "|".join(sorted(RESERVED_SEGMENTS)) + ")$)[^/._][^/.]*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("old_city", _OldCitySegment())
+
+
+# --- The exported documents ----------------------------------------------------------------------
+
+
+def frontend_dir() -> Path:
+    """Where Reflex's production build puts the pages (as reflex.utils.exec.get_frontend_mount)."""
+    from reflex.utils import prerequisites
+    from reflex_base import constants
+    from reflex_base.config import get_config
+
+    return prerequisites.get_web_dir() / constants.Dirs.STATIC / get_config().frontend_path.strip("/")
+
+
+# The prerendered page of each static public route; every dynamic route starts from the SPA fallback.
+_EXPORTED = {PUBLIC_HOME: "escorts.html", TRANS_HOME: "escorts/trans.html"}
+_SPA_FALLBACK = "404.html"
+
+
+@functools.lru_cache(maxsize=16)
+def _shell(directory: str, name: str) -> seo.Shell:
+    """The exported page ``name`` under ``directory``, split for head tags; read once per process."""
+    try:
+        document = (Path(directory) / name).read_text(encoding="utf-8")
+    except OSError:
+        log.warning("No exported page %s in %s: serving a bare document", name, directory)
+        return seo.FALLBACK_SHELL
+    return seo.split_shell(document)
+
+
+def shell_for(path: str, directory: Path | None = None) -> seo.Shell:
+    """The exported document Reflex serves for ``path`` (its prerendered page, or the SPA fallback)."""
+    return _shell(str(directory or frontend_dir()), _EXPORTED.get(path, _SPA_FALLBACK))
+
+
+def _document(request: Request, shell: seo.Shell, tags: seo.HeadTags, status: int = 200) -> Response:
+    body = shell.with_head(seo.render_head(tags, site_name=get_settings().site_name)).encode()
+    headers = {"Vary": "Accept-Encoding"}
+    if len(body) >= GZIP_MIN_BYTES and "gzip" in request.headers.get("accept-encoding", ""):
+        body = gzip.compress(body, compresslevel=6)
+        headers["Content-Encoding"] = "gzip"
+    if status == 404:
+        headers["X-Robots-Tag"] = "noindex"
+    return Response(body, status_code=status, media_type="text/html; charset=utf-8", headers=headers)
+
+
+def _not_found(request: Request) -> Response:
+    tags = seo.not_found_tags(site_name=get_settings().site_name)
+    return _document(request, shell_for(""), tags, status=404)
+
+
+def _public_detail(uid: str) -> ListingDetail | None:
+    with session_scope() as session:
+        return listings.public_listing(session=session, uid=uid)
+
+
+async def public_document(request: Request) -> Response:
+    """A public page's HTML: its own head tags, 301 to its canonical spelling, or 404."""
+    path = request.url.path
+    outcome = seo.resolve_document(path)
+    if outcome.status == 301:
+        query = request.url.query
+        return RedirectResponse(outcome.location + (f"?{query}" if query else ""), status_code=301)
+    if outcome.status == 404 or outcome.view is None:
+        return _not_found(request)
+    settings = get_settings()
+    view = outcome.view
+    if view.kind == "home":
+        tags = seo.home_tags(section=view.section, site_url=settings.site_url, site_name=settings.site_name)
+        return _document(request, shell_for(path.rstrip("/") or "/"), tags)
+    if view.kind == "detail":
+        detail = await run_in_threadpool(_public_detail, view.uid)
+        if detail is None:
+            return _not_found(request)
+        bare = path.rstrip("/")
+        if is_pretty_detail_path(bare) and bare != detail.url:
+            return RedirectResponse(detail.url, status_code=301)
+        tags = seo.detail_tags(detail=detail, site_url=settings.site_url, site_name=settings.site_name)
+        return _document(request, shell_for(path), tags)
+    tags = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name)
+    return _document(request, shell_for(path), tags)
+
+
+# --- robots.txt and sitemaps ---------------------------------------------------------------------
+
+
+async def robots(_: Request) -> Response:
+    """/robots.txt as text, naming the sitemap index by its absolute URL."""
+    text = seo.robots_txt(site_url=get_settings().site_url)
+    return PlainTextResponse(text, headers={"Cache-Control": "public, max-age=3600"})
+
+
+@dataclass(frozen=True)
+class CityStats:
+    """How many public listings a city has in a section, and when the newest change among them was."""
+
+    count: int
+    lastmod: datetime | None
+
+
+def _newest(*moments: datetime | None) -> datetime | None:
+    present = [moment for moment in moments if moment is not None]
+    return max(present) if present else None
+
+
+def city_stats(*, session: Session, section: str | None = None, city_slug: str | None = None) -> dict:
+    """{(section, city_slug): CityStats} of public listings, one GROUP BY over the status-led indexes."""
+    conditions = _public_conditions(section)
+    if city_slug is not None:
+        conditions.append(Listing.city_slug == city_slug)
+    rows = session.exec(
+        select(
+            Listing.section,
+            Listing.city_slug,
+            func.count(),
+            func.max(Listing.updated_at),
+            func.max(Listing.published_at),
+        )
+        .where(*conditions)
+        .group_by(Listing.section, Listing.city_slug)
+    ).all()
+    return {
+        (str(sec), city): CityStats(count, _newest(updated, published)) for sec, city, count, updated, published in rows
+    }
+
+
+def city_listing_urls(
+    *, session: Session, section: str, city_slug: str, page: int
+) -> list[tuple[str, datetime | None]]:
+    """(detail path, lastmod) of one page of a city's public listings, newest first (ix_publicacion_city_recent)."""
+    rows = session.exec(
+        select(Listing.uid, Listing.name_slug, Listing.updated_at, Listing.published_at)
+        .where(*_public_conditions(section), Listing.city_slug == city_slug)
+        .order_by(Listing.published_at.desc(), Listing.uid.desc())
+        .offset((page - 1) * SITEMAP_LISTINGS)
+        .limit(SITEMAP_LISTINGS)
+    ).all()
+    return [
+        (
+            listings.listing_path(section=section, city_slug=city_slug, name_slug=name_slug or "", uid=uid),
+            _newest(updated, published),
+        )
+        for uid, name_slug, updated, published in rows
+    ]
+
+
+def _xml(document: str) -> Response:
+    return Response(document, media_type=XML, headers={"Cache-Control": SITEMAP_CACHE})
+
+
+def _xml_not_found() -> Response:
+    return PlainTextResponse("No existe ese sitemap.", status_code=404, headers={"Cache-Control": "no-store"})
+
+
+def _index_entries() -> list[tuple[str, datetime | None]]:
+    site = get_settings().site_url
+    with session_scope() as session:
+        stats = city_stats(session=session)
+    entries: list[tuple[str, datetime | None]] = [(f"{site}{seo.SITEMAP_PREFIX}/paginas.xml", None)]
+    for section in seo.SECTION_SITEMAP_SEGMENTS:
+        for city in CITIES:
+            found = stats.get((section, city.slug), CityStats(0, None))
+            pages = max(1, -(-found.count // SITEMAP_LISTINGS))
+            entries += [
+                (site + seo.city_sitemap_path(section, city.slug, n), found.lastmod) for n in range(1, pages + 1)
+            ]
+    return entries
+
+
+async def sitemap_index(_: Request) -> Response:
+    """/sitemap.xml: the index of the site-pages sitemap and one sitemap per section and city."""
+    return _xml(seo.sitemap_index_xml(await run_in_threadpool(_index_entries)))
+
+
+async def pages_sitemap(_: Request) -> Response:
+    """The section homes and the information pages."""
+    site = get_settings().site_url
+    paths = [PUBLIC_HOME, TRANS_HOME, *(legal_path(page.slug) for page in LEGAL_PAGES)]
+    return _xml(seo.urlset_xml((site + path, None) for path in paths))
+
+
+def _city_entries(section: str, city_slug: str, page: int) -> list[tuple[str, datetime | None]] | None:
+    site = get_settings().site_url
+    with session_scope() as session:
+        stats = city_stats(session=session, section=section, city_slug=city_slug)
+        found = stats.get((section, city_slug), CityStats(0, None))
+        if page > 1 and (page - 1) * SITEMAP_LISTINGS >= found.count:
+            return None
+        details = city_listing_urls(session=session, section=section, city_slug=city_slug, page=page)
+    entries: list[tuple[str, datetime | None]] = []
+    if page == 1:
+        entries += [
+            (url, found.lastmod) for url in seo.city_page_urls(section=section, city_slug=city_slug, site_url=site)
+        ]
+    return entries + [(site + path, moment) for path, moment in details]
+
+
+_SECTIONS_BY_SEGMENT = {segment: section for section, segment in seo.SECTION_SITEMAP_SEGMENTS.items()}
+
+
+async def city_sitemap(request: Request) -> Response:
+    """/sitemaps/{section}/{city}.xml (and /{page}.xml): the city page, its tabs and its public listings."""
+    section = _SECTIONS_BY_SEGMENT.get(request.path_params["section"])
+    city = city_by_slug(request.path_params["city"])
+    page = request.path_params.get("page", 1)
+    if section is None or city is None or city.slug != request.path_params["city"] or page < 1:
+        return _xml_not_found()
+    entries = await run_in_threadpool(_city_entries, section, city.slug, page)
+    if entries is None:
+        return _xml_not_found()
+    return _xml(seo.urlset_xml(entries))
+
+
+ROUTES = [
+    Route("/robots.txt", robots, methods=["GET"]),
+    Route("/sitemap.xml", sitemap_index, methods=["GET"]),
+    Route(f"{seo.SITEMAP_PREFIX}/paginas.xml", pages_sitemap, methods=["GET"]),
+    Route(seo.SITEMAP_PREFIX + "/{section}/{city}.xml", city_sitemap, methods=["GET"]),
+    Route(seo.SITEMAP_PREFIX + "/{section}/{city}/{page:int}.xml", city_sitemap, methods=["GET"]),
+    # Public documents; they come after every other plain route, and "/{city}" never takes a
+    # reserved first segment, so the other pages and Reflex's own endpoints still answer.
+    Route("/", public_document, methods=["GET"]),
+    Route(PUBLIC_HOME, public_document, methods=["GET"]),
+    Route(PUBLIC_HOME + "/{rest:path}", public_document, methods=["GET"]),
+    Route("/escort/{rest:path}", public_document, methods=["GET"]),
+    Route("/{segment:old_city}", public_document, methods=["GET"]),
+]
+"""Added last to app.api.build_api's routes."""

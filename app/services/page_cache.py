@@ -1,0 +1,241 @@
+"""Rendered /escorts-ssg pages kept in memory and dropped as soon as anything they show may have changed.
+
+A page is stored under its inputs (which page, and whether the visitor has
+accepted the 18+ notice) together with the *change version* read before it was
+rendered, and is served again only while the version is unchanged and the
+entry is younger than ``PAGE_CACHE_SECONDS``. The pages hold nothing personal
+or secret (no session, no token): the same inputs give every visitor the same
+bytes.
+
+The version moves on every committed write that could change a page, however
+it was made: a listener on every SQLAlchemy engine sees each INSERT, UPDATE or
+DELETE statement on the tables the pages are built from (``WATCHED_TABLES``:
+listings, their photos, users and tiers), and when that database connection
+goes back to the pool, after its commit, the version is bumped. No write path
+can forget to invalidate, because none has to ask. The bump is coarse (any
+such write drops every cached page), which costs one re-render per page after
+a change and can never leave a page stale that a finer rule missed.
+
+Across processes the version lives in Redis (``REDIS_URL``, the same server as
+Reflex's state): a bump is an INCR, and every cached request reads it with one
+GET. Without Redis there is one web process and the version is this process's
+counter. A write made outside the app (psql, a process that failed between its
+commit and the INCR) is not seen; the age limit bounds how long such a page can
+be stale. When Redis cannot be read nothing is served from the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+
+import redis
+import redis.asyncio as aioredis
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.pool import Pool
+from starlette.concurrency import run_in_threadpool
+
+from app.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+# Every table whose rows reach a /escorts-ssg page: the listing, its approved photos,
+# its owner (banned or inactive owners hide their listings) and its tier (name and order).
+WATCHED_TABLES = frozenset({"publicacion", "publicacion_foto", "usuarios", "categoria_profesor"})
+MAX_ENTRIES = 1024  # ~15 KB a page: about 15 MB at most per process
+# The bound on staleness for writes the listener cannot see; 0 turns the cache off.
+# Read here rather than in Settings: it is an operator's knob of this module alone.
+MAX_AGE_SECONDS = float(os.environ.get("PAGE_CACHE_SECONDS", "30"))
+REDIS_TIMEOUT_S = 0.5
+REDIS_KEY = "ssg:version:{database}"
+_WRITE = re.compile(r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"?\w+"?\.)?"?(\w+)"?', re.IGNORECASE)
+_DIRTY = "ssg_page_cache_dirty"  # set in a pooled connection's info while it holds a watched write
+
+
+def database_key(url: str) -> str:
+    """A short name for a database (its URL without the password, hashed) for keys and version counters."""
+    return hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+def written_table(statement: str) -> str | None:
+    """The table an INSERT, UPDATE or DELETE statement writes, or None for anything else."""
+    match = _WRITE.match(statement)
+    return match.group(1).lower() if match else None
+
+
+class Versions:
+    """Change versions per database: this process's counter, and Redis's when REDIS_URL is set."""
+
+    def __init__(self) -> None:
+        self._local: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._sync_clients: dict[str, redis.Redis] = {}
+        self._async_clients: dict[tuple[str, int], aioredis.Redis] = {}
+
+    def bump(self, database: str) -> None:
+        """Record that ``database`` changed: here at once, and for every other process through Redis."""
+        with self._lock:
+            self._local[database] = self._local.get(database, 0) + 1
+        url = get_settings().redis_url
+        if not url:
+            return
+        try:
+            client = self._sync_clients.get(url)
+            if client is None:
+                client = redis.Redis.from_url(
+                    url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S
+                )
+                self._sync_clients[url] = client
+            client.incr(REDIS_KEY.format(database=database))
+        except redis.RedisError as exc:
+            log.warning("SSG page cache: could not publish a change to Redis (%s)", type(exc).__name__)
+
+    async def current(self, database: str) -> Hashable | None:
+        """The version of ``database`` now, or None when it cannot be known (Redis unreachable)."""
+        local = self._local.get(database, 0)
+        url = get_settings().redis_url
+        if not url:
+            return local
+        loop = id(asyncio.get_running_loop())
+        client = self._async_clients.get((url, loop))
+        if client is None:
+            client = aioredis.Redis.from_url(
+                url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S
+            )
+            self._async_clients[(url, loop)] = client
+        try:
+            shared = await client.get(REDIS_KEY.format(database=database))
+        except (redis.RedisError, OSError) as exc:
+            log.warning("SSG page cache: Redis unreachable, rendering without the cache (%s)", type(exc).__name__)
+            return None
+        return (local, shared)
+
+
+@dataclass
+class _Entry:
+    version: Hashable
+    stored_at: float
+    value: object
+
+
+class PageCache:
+    """A bounded LRU of rendered pages, each valid for one version and at most ``max_age`` seconds."""
+
+    def __init__(
+        self,
+        *,
+        max_entries: int = MAX_ENTRIES,
+        max_age: float = MAX_AGE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_entries = max_entries
+        self.max_age = max_age
+        self.clock = clock
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable, version: Hashable) -> object | None:
+        """The page stored under ``key`` for ``version`` and still young enough, else None."""
+        entry = self._entries.get(key)
+        if entry is None or entry.version != version or self.clock() - entry.stored_at >= self.max_age:
+            self.misses += 1
+            return None
+        self._entries.move_to_end(key)
+        self.hits += 1
+        return entry.value
+
+    def put(self, key: Hashable, version: Hashable, value: object) -> None:
+        """Store ``value`` for ``version`` (the one read before rendering it), dropping the least used past the bound."""
+        self._entries[key] = _Entry(version, self.clock(), value)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Forget every page."""
+        self._entries.clear()
+
+
+versions = Versions()
+pages = PageCache()
+
+
+def engine_database(engine: Engine) -> str:
+    """The :func:`database_key` of an engine's database, as the write listener names it."""
+    return database_key(engine.url.render_as_string(hide_password=True))
+
+
+# Renders under way in this process, by (key, version): requests for the same page at the same
+# version wait for that one render instead of each running the queries (after every change).
+_flights: dict[tuple, asyncio.Future] = {}
+
+
+async def cached(key: Hashable, engine: Engine, render: Callable[[], object]) -> object:
+    """The page for ``key``: from the cache while nothing changed, else ``render()`` (run in a thread) and stored.
+
+    Concurrent requests for a page being rendered share that render; if it fails, each renders its own.
+    """
+    if pages.max_age <= 0:
+        return await run_in_threadpool(render)
+    database = engine_database(engine)
+    version = await versions.current(database)
+    full_key = (database, key)
+    if version is None:
+        return await run_in_threadpool(render)
+    found = pages.get(full_key, version)
+    if found is not None:
+        return found
+    flight = (full_key, version)
+    loop = asyncio.get_running_loop()
+    leader = _flights.get(flight)
+    if leader is not None and leader.get_loop() is loop:
+        await asyncio.wait({leader})
+        if not leader.cancelled() and leader.exception() is None:
+            return leader.result()
+        return await run_in_threadpool(render)
+    future = loop.create_future()
+    _flights[flight] = future
+    try:
+        value = await run_in_threadpool(render)
+    except BaseException:
+        future.cancel()
+        raise
+    finally:
+        if _flights.get(flight) is future:
+            del _flights[flight]
+    pages.put(full_key, version, value)
+    future.set_result(value)
+    return value
+
+
+def _before_cursor_execute(conn, _cursor, statement, _parameters, _context, _executemany) -> None:
+    if written_table(statement) in WATCHED_TABLES:
+        conn.info[_DIRTY] = engine_database(conn.engine)
+
+
+def _checkin(_dbapi_connection, record) -> None:
+    # Back in the pool means committed or rolled back; a rollback's bump is only a wasted render.
+    if record is not None and _DIRTY in record.info:
+        versions.bump(record.info.pop(_DIRTY))
+
+
+def _listen() -> None:
+    if not event.contains(Engine, "before_cursor_execute", _before_cursor_execute):
+        event.listen(Engine, "before_cursor_execute", _before_cursor_execute)
+        event.listen(Pool, "checkin", _checkin)
+
+
+_listen()

@@ -1,0 +1,395 @@
+"""First listing on screen: the interactive pages against their own DOM frozen as static HTML.
+
+Loads the demo data (``app.seed``) into a scratch PostgreSQL database, serves
+the app in production mode the way the e2e tests do (``tests.e2e.conftest``:
+the production build, Redis for the state), and opens, in Debian's chromium
+through Playwright (the e2e tests' launch arguments), the busiest city's page
+(/escorts/{city}), the detail page of its first card, and /escorts-ssg/{city}
+for reference.
+
+The static copy of each page is the page's own DOM once it shows its listings:
+scripts and script preloads removed, Emotion's rules (inserted into the CSSOM,
+not the text of its <style> elements) written out as text, the stylesheets and
+images it uses copied next to it, all served by Python's http.server from a
+thread. So the copy looks like the page and only lacks what makes it
+interactive.
+
+Every run is a new (cold: empty cache, no connections) browser context of a
+returning visitor: the 18+ cookie (``AGE_COOKIE=1``, what AgeGateState.accept
+and /api/age set) is in the context before the page is asked for. Runs alternate
+between the app's page and its copy (the order flips each round).
+
+The figure: ``performance.now()`` (milliseconds since navigation start) when
+the first listing element is in the DOM. An init script, which Chromium runs when
+the document is created, before any byte of the page is parsed, installs a
+MutationObserver on the document; its callback (a microtask right after the
+insertion, whether by the HTML parser or by React) checks for the element:
+a card's link (``[data-testid=listing-card] a[href]``, on the SSG page
+``article.card a[href]``) on a city page, the
+listing's name (``.detail h1``) on a detail page. Rendering and images are not
+in that figure; first contentful paint is printed beside it. The same init
+script wraps the websocket to time its connection and socket.io frames, and the
+Resource Timing entries give the JavaScript's arrival, which is where the app's
+time goes (printed per page as medians).
+
+Target (issue 10): /escorts/{city} and a detail page within 1.3x of their static copies.
+Starts the full app: run it under ``flock /tmp/e2e.lock`` like the e2e tests.
+
+    flock /tmp/e2e.lock .venv/bin/python bench/bench_page_ratio.py [--listings 3000] [--runs 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import demo_database, serve_demo  # noqa: E402
+
+TARGET_RATIO = 1.3
+CARD_LINK = "[data-testid=listing-card] a[href]"
+DETAIL_NAME = ".detail h1"
+SSG_CARD_LINK = "article.card a[href]"  # app.pages.ssg's card
+# Reflex names a state field in a delta "<name>_rx_state_"; these carry the listings of a page.
+LISTING_DELTA = re.compile(r'"(?:groups|cards|detail|featured)_rx_state_"')
+
+# Runs before the page's own scripts: times the first listing element, the websocket and its socket.io frames.
+PROBE = """
+(() => {
+  const selector = %SELECTOR%;
+  const probe = (window.__probe = {listing: null, ws: []});
+  const mark = () => {
+    if (probe.listing === null && document.querySelector(selector)) {
+      probe.listing = performance.now();
+      observer.disconnect();
+    }
+  };
+  const observer = new MutationObserver(mark);
+  observer.observe(document, {childList: true, subtree: true});
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      probe.ws.push(['create', performance.now(), 0, '']);
+      this.addEventListener('open', () => probe.ws.push(['open', performance.now(), 0, '']));
+      this.addEventListener('message', (e) => {
+        if (typeof e.data === 'string' && e.data.startsWith('42'))
+          probe.ws.push(['recv', performance.now(), e.data.length, e.data.slice(0, 4000)]);
+      });
+    }
+    send(data) {
+      const text = typeof data === 'string' ? data : '';
+      if (!/^[23]$/.test(text)) probe.ws.push(['send', performance.now(), text.length, text.slice(0, 300)]);
+      return super.send(data);
+    }
+  };
+})();
+"""
+
+# Read once the listing is in the DOM (and the page has settled).
+READ = """
+() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const resources = performance.getEntriesByType('resource');
+  const js = resources.filter((r) => /\\.m?js(\\?|$)/.test(r.name));
+  const css = resources.filter((r) => /\\.css(\\?|$)/.test(r.name));
+  const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+  return {
+    listing: window.__probe.listing,
+    ws: window.__probe.ws,
+    doc: nav.responseEnd,
+    dcl: nav.domContentLoadedEventEnd,
+    fcp: fcp ? fcp.startTime : null,
+    js_count: js.length,
+    js_bytes: js.reduce((s, r) => s + r.transferSize, 0),
+    js_body: js.reduce((s, r) => s + r.decodedBodySize, 0),
+    js_end: js.length ? Math.max(...js.map((r) => r.responseEnd)) : null,
+    js_files: js.map((r) => [r.name.split('/').pop(), Math.round(r.startTime), Math.round(r.responseEnd),
+      r.transferSize]),
+    css_bytes: css.reduce((s, r) => s + r.transferSize, 0),
+    doc_bytes: nav.transferSize,
+  };
+}
+"""
+
+# The page's DOM as static HTML: no scripts, Emotion's CSSOM rules as text, and the same-origin files it uses.
+FREEZE = """
+() => {
+  for (const el of document.querySelectorAll(
+    'script, link[rel=modulepreload], link[rel=preload][as=script], link[rel=prefetch]'
+  )) el.remove();
+  for (const style of document.querySelectorAll('style')) {
+    if (!style.textContent.trim() && style.sheet)
+      style.textContent = Array.from(style.sheet.cssRules, (r) => r.cssText).join('\\n');
+  }
+  const files = new Set();
+  for (const link of document.querySelectorAll('link[rel=stylesheet]')) files.add(link.href);
+  for (const link of document.querySelectorAll('link[rel=icon], link[rel="shortcut icon"]')) files.add(link.href);
+  for (const img of document.querySelectorAll('img')) {
+    if (img.src) files.add(img.src);
+    for (const part of (img.srcset || '').split(',')) if (part.trim()) files.add(new URL(part.trim().split(/\\s+/)[0], location.href).href);
+  }
+  return {html: '<!DOCTYPE html>\\n' + document.documentElement.outerHTML, files: [...files]};
+}
+"""
+
+
+@dataclass
+class Target:
+    """One page of the app and its frozen copy."""
+
+    label: str
+    path: str
+    selector: str
+    static_name: str
+    app: list[dict] = field(default_factory=list)
+    static: list[dict] = field(default_factory=list)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+def file_server(directory: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
+    """A plain file server for ``directory`` on a free port, in a thread; returns its URL and the server."""
+    handler = functools.partial(_Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://localhost:{server.server_address[1]}", server
+
+
+def busiest_city(session) -> tuple[str, int]:
+    """The city with the most public listings in the women's section, and that count."""
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from app.models import Listing, ListingStatus, Section
+
+    return session.exec(
+        select(Listing.city_slug, func.count())
+        .where(Listing.status == ListingStatus.PUBLICADA.value, Listing.section == Section.MUJERES.value)
+        .group_by(Listing.city_slug)
+        .order_by(func.count().desc())
+        .limit(1)
+    ).one()
+
+
+def new_context(browser, url: str, cookie: tuple[str, str]):
+    """A cold context (own cache, no connections) holding the 18+ cookie for localhost."""
+    context = browser.new_context(locale="es-CL", viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(60_000)
+    host = urlsplit(url).hostname
+    context.add_cookies([{"name": cookie[0], "value": cookie[1], "domain": host, "path": "/", "sameSite": "Lax"}])
+    return context
+
+
+def measure(browser, url: str, selector: str, cookie: tuple[str, str]) -> dict:
+    """One cold load of ``url``: the probe's timings once ``selector`` is in the DOM and the page is loaded."""
+    context = new_context(browser, url, cookie)
+    try:
+        page = context.new_page()
+        page.add_init_script(PROBE.replace("%SELECTOR%", repr(selector)))
+        page.goto(url, wait_until="load")
+        page.wait_for_function("window.__probe && window.__probe.listing !== null")
+        page.wait_for_timeout(300)  # late resource timings and frames
+        return page.evaluate(READ)
+    finally:
+        context.close()
+
+
+def freeze(browser, app_url: str, target: Target, directory: Path, cookie: tuple[str, str]) -> str | None:
+    """Write ``target``'s DOM (as the app renders it) and its files under ``directory``; the first card's href."""
+    import httpx
+
+    context = new_context(browser, app_url, cookie)
+    try:
+        page = context.new_page()
+        page.goto(app_url + target.path, wait_until="networkidle")
+        page.wait_for_selector(target.selector, state="attached")
+        page.wait_for_load_state("networkidle")
+        first_card = page.locator(CARD_LINK).first.get_attribute("href") if page.locator(CARD_LINK).count() else None
+        frozen = page.evaluate(FREEZE)
+    finally:
+        context.close()
+    origin = urlsplit(app_url).netloc
+    for url in frozen["files"]:
+        parts = urlsplit(url)
+        if parts.netloc != origin or not parts.path.strip("/"):
+            continue
+        destination = directory / parts.path.lstrip("/")
+        if destination.exists():
+            continue
+        response = httpx.get(url, cookies={cookie[0]: cookie[1]}, timeout=30)
+        response.raise_for_status()
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_bytes(response.content)
+    (directory / target.static_name).write_text(frozen["html"], encoding="utf-8")
+    return first_card
+
+
+def breakdown(samples: list[dict]) -> str:
+    """Medians of where an app page's time goes, in milliseconds from navigation start."""
+
+    def med(values) -> str:
+        values = [v for v in values if v is not None]
+        return f"{statistics.median(values):.0f}" if values else "-"
+
+    def first(sample: dict, kind: str, pattern: re.Pattern | None = None) -> float | None:
+        for entry in sample["ws"]:
+            if entry[0] == kind and (pattern is None or pattern.search(entry[3])):
+                return entry[1]
+        return None
+
+    fields = {
+        "doc": [s["doc"] for s in samples],
+        "js in": [s["js_end"] for s in samples],
+        "DCL": [s["dcl"] for s in samples],
+        "ws new": [first(s, "create") for s in samples],
+        "ws open": [first(s, "open") for s in samples],
+        "1st event": [first(s, "send") for s in samples],
+        "1st delta": [first(s, "recv") for s in samples],
+        "listings delta": [first(s, "recv", LISTING_DELTA) for s in samples],
+        "in DOM": [s["listing"] for s in samples],
+        "FCP": [s["fcp"] for s in samples],
+    }
+    sizes = (
+        f"document {statistics.median(s['doc_bytes'] for s in samples) / 1024:.1f} KB, "
+        f"JS {statistics.median(s['js_count'] for s in samples):.0f} files "
+        f"{statistics.median(s['js_bytes'] for s in samples) / 1024:.0f} KB transferred "
+        f"({statistics.median(s['js_body'] for s in samples) / 1024:.0f} KB decoded), "
+        f"CSS {statistics.median(s['css_bytes'] for s in samples) / 1024:.0f} KB"
+    )
+    return "    " + ", ".join(f"{name} {med(values)}" for name, values in fields.items()) + "\n    " + sizes
+
+
+@contextmanager
+def demo_site(listings: int, workers: int, revision: str | None = None) -> Iterator[tuple[str, str, Path]]:
+    """The app in production mode on the demo data in a scratch database; yields its URL, busiest city, log.
+
+    With ``revision``, a copy of the project whose ``app`` and ``assets`` are the ones committed there is served.
+    """
+    with demo_database(listings) as data:
+        from sqlmodel import Session
+
+        from app.db import get_engine
+
+        with Session(get_engine()) as session:
+            city, count = busiest_city(session)
+            print(f"busiest city: {city}, {count} public listings")
+        get_engine().dispose()
+
+        project = None
+        if revision:
+            from bench.bench_ssg_throughput import _project_at
+            from tests.e2e.conftest import PROJECT
+
+            project = _project_at(PROJECT, revision, data.folder / "project")
+            archive = subprocess.run(
+                ["git", "archive", revision, "assets"], cwd=PROJECT, capture_output=True, check=True
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(project)], input=archive, check=True)  # its stylesheet too
+        with serve_demo(data, workers=workers, project=project) as site:
+            yield site, city, data.server_log
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--listings", type=int, default=3000)
+    parser.add_argument("--runs", type=int, default=8, help="cold loads of each page and of its copy (at least 8)")
+    parser.add_argument("--workers", type=int, default=1, help="backend workers (WEB_WORKERS)")
+    parser.add_argument("--revision", help="serve app/ as committed at this revision (to measure an earlier one)")
+    args = parser.parse_args()
+    print(f"date: {time.strftime('%Y-%m-%d %H:%M %Z')}, cores: {os.cpu_count()}")
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+    with (
+        demo_site(args.listings, args.workers, args.revision) as (site, city, log_path),
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        from playwright.sync_api import sync_playwright
+
+        from app.states.public import AGE_COOKIE
+        from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+
+        frozen = Path(tmp)
+        cookie = (AGE_COOKIE, "1")
+        static_url, server = file_server(frozen)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                city_page = Target("city", f"/escorts/{city}", CARD_LINK, "city.html")
+                detail_path = freeze(browser, site, city_page, frozen, cookie)
+                targets = [
+                    city_page,
+                    Target("detail", urlsplit(detail_path).path, DETAIL_NAME, "detail.html"),
+                    Target("ssg city", f"/escorts-ssg/{city}", SSG_CARD_LINK, "ssg-city.html"),
+                ]
+                for target in targets[1:]:
+                    freeze(browser, site, target, frozen, cookie)
+                for target in targets:  # one warm-up of each (server caches, chromium's own start-up)
+                    measure(browser, site + target.path, target.selector, cookie)
+                    measure(browser, f"{static_url}/{target.static_name}", target.selector, cookie)
+                for run in range(args.runs):
+                    for target in targets:
+                        pair = [
+                            (target.app, site + target.path),
+                            (target.static, f"{static_url}/{target.static_name}"),
+                        ]
+                        for samples, page_url in pair if run % 2 == 0 else reversed(pair):
+                            samples.append(measure(browser, page_url, target.selector, cookie))
+            except Exception:
+                print(f"server log tail:\n{log_path.read_text()[-3000:]}")
+                raise
+            finally:
+                browser.close()
+                server.shutdown()
+
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{args.runs} alternating cold runs each; ms from navigation start to the first listing in the DOM")
+    print(f"{'page':<10} {'path':<44} {'app':>7} {'static':>7} {'ratio':>6}  app FCP / static FCP")
+    verdict = True
+    for target in targets:
+        app = statistics.median(s["listing"] for s in target.app)
+        static = statistics.median(s["listing"] for s in target.static)
+        ratio = app / static
+        fcp_app = statistics.median(s["fcp"] or 0 for s in target.app)
+        fcp_static = statistics.median(s["fcp"] or 0 for s in target.static)
+        print(
+            f"{target.label:<10} {target.path:<44} {app:>7.0f} {static:>7.0f} {ratio:>5.2f}x"
+            f"  {fcp_app:.0f} / {fcp_static:.0f}"
+        )
+        print("    app runs:", " ".join(f"{s['listing']:.0f}" for s in target.app))
+        print("    static runs:", " ".join(f"{s['listing']:.0f}" for s in target.static))
+        print("  app, where the time goes (median ms from navigation start):")
+        print(breakdown(target.app))
+        if target.app[0]["js_files"]:
+            last = target.app[len(target.app) // 2]
+            print(
+                "    JS of one run (file, start, end ms, bytes):",
+                "; ".join(f"{n} {a}-{b} {z}" for n, a, b, z in last["js_files"]),
+            )
+            print("    websocket of that run:", "; ".join(f"{k} {t:.0f} {n}B {x[:60]!r}" for k, t, n, x in last["ws"]))
+        if target.label in ("city", "detail"):
+            verdict = verdict and ratio <= TARGET_RATIO
+    print(f"target: city and detail within {TARGET_RATIO}x of their static copies: {'met' if verdict else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

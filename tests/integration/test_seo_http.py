@@ -1,0 +1,264 @@
+"""robots.txt, the sitemaps and the public pages' documents over HTTP, in process, on a real database.
+
+The exported Reflex pages are stand-ins written to tmp_path with the same head
+Reflex writes; tests/e2e/test_seo.py checks the real build in a browser.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import pytest
+from sqlmodel import Session
+from starlette.responses import PlainTextResponse
+from starlette.testclient import TestClient
+
+from app import seo_api
+from app.api import build_api
+from app.db import make_engine
+from app.models import Listing, Section
+from app.settings import get_settings
+from tests.factories import make_listing, make_owner
+
+pytestmark = pytest.mark.integration
+
+SITE = "https://escorts.example.cl"
+NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+REFLEX_HEAD = (
+    '<!DOCTYPE html><html lang="es-CL"><head><meta charSet="utf-8"/>'
+    '<meta content="width=device-width, initial-scale=1" name="viewport"/>'
+)
+EXPORTED = {
+    "escorts.html": REFLEX_HEAD + '<title>Escorts Chile</title><meta content="Directorio" name="description"/>'
+    '<meta content="favicon.ico" property="og:image"/></head><body><div id="home-page">home</div></body></html>',
+    "404.html": REFLEX_HEAD + '</head><body><div id="spa-fallback"></div></body></html>',
+}
+
+
+class _Head(HTMLParser):
+    """The title, metas, links and JSON-LD of a document."""
+
+    def __init__(self, document: str):
+        super().__init__()
+        self.title, self.meta, self.links, self.json_ld = "", {}, {}, []
+        self._in = ""
+        self.feed(document)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "meta" and "content" in attrs:
+            self.meta[attrs.get("property") or attrs.get("name")] = attrs["content"]
+        elif tag == "link" and attrs.get("rel") == "canonical":
+            self.links["canonical"] = attrs["href"]
+        elif tag in ("title", "script"):
+            self._in = tag if tag == "title" or attrs.get("type") == "application/ld+json" else ""
+
+    def handle_endtag(self, tag):
+        self._in = ""
+
+    def handle_data(self, data):
+        if self._in == "title":
+            self.title += data
+        elif self._in == "script":
+            self.json_ld.append(json.loads(data))
+
+
+@pytest.fixture
+def site(app_database, tmp_path, monkeypatch):
+    """The API (with a stand-in for Reflex's mount behind it) on a database with listings in Talca."""
+    monkeypatch.setenv("SITE_URL", SITE)
+    get_settings.cache_clear()
+    exported = tmp_path / "client"
+    exported.mkdir()
+    for name, document in EXPORTED.items():
+        (exported / name).write_text(document)
+    monkeypatch.setattr(seo_api, "frontend_dir", lambda: exported)
+    engine = make_engine(app_database)
+    with Session(engine, expire_on_commit=False) as session:
+        owner = make_owner(session, "duena@example.cl")
+        banned = make_owner(session, "vetada@example.cl", ban=True)
+        listings = {
+            "ana": make_listing(session, owner, name="Ana Talquina", city="talca", verified=True),
+            "trans": make_listing(session, owner, name="Bea", city="talca", section=Section.TRANS.value),
+            "pending": make_listing(session, owner, name="Pendiente", city="talca", status="pendiente"),
+            "banned": make_listing(session, banned, name="Vetada", city="talca"),
+        }
+    api = build_api()
+    # What Reflex mounts behind the plain routes: its pages, endpoints and static files.
+    api.mount("", PlainTextResponse("reflex"))
+    with TestClient(api, base_url="http://localhost") as client:
+        client.engine = engine
+        client.listings = listings
+        yield client
+    engine.dispose()
+
+
+def _get(client, path, **kwargs):
+    return client.get(path, follow_redirects=False, **kwargs)
+
+
+def test_robots_is_text_and_names_the_sitemap(site):
+    response = _get(site, "/robots.txt")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    lines = response.text.splitlines()
+    assert {"User-agent: *", "Disallow: /admin", "Disallow: /bbitamia", "Disallow: /my", "Disallow: /login"} <= set(
+        lines
+    )
+    assert f"Sitemap: {SITE}/sitemap.xml" in lines
+
+
+def _locs(response) -> list[str]:
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/xml")
+    return [loc.text for loc in ET.fromstring(response.content).iter(f"{{{NS['s']}}}loc")]
+
+
+def test_sitemap_index_lists_one_sitemap_per_city_and_section(site):
+    locs = _locs(_get(site, "/sitemap.xml"))
+    assert len(locs) == 1 + 2 * 25
+    assert f"{SITE}/sitemaps/mujeres/talca.xml" in locs and f"{SITE}/sitemaps/trans/talca.xml" in locs
+    root = ET.fromstring(_get(site, "/sitemap.xml").content)
+    dated = {entry.find("s:loc", NS).text: entry.find("s:lastmod", NS) for entry in root.findall("s:sitemap", NS)}
+    assert dated[f"{SITE}/sitemaps/mujeres/talca.xml"] is not None  # Talca has public listings
+    assert dated[f"{SITE}/sitemaps/mujeres/osorno.xml"] is None
+    pages = _locs(_get(site, "/sitemaps/paginas.xml"))
+    assert f"{SITE}/escorts" in pages and f"{SITE}/disclaimer/terminos" in pages
+
+
+def test_city_sitemap_has_tabs_and_public_listings_and_follows_publishing(site):
+    url = "/sitemaps/mujeres/talca.xml"
+    listing = site.listings
+    locs = _locs(_get(site, url))
+    assert locs[:2] == [f"{SITE}/escorts/talca", f"{SITE}/escorts/talca/lo-nuevo"]
+    assert f"{SITE}/escorts/talca/verificadas" in locs
+    assert f"{SITE}/escorts/talca/ana-talquina/{listing['ana'].uid}" in locs
+    for hidden in ("trans", "pending", "banned"):
+        assert not any(listing[hidden].uid in loc for loc in locs), hidden
+    assert f"{SITE}/escorts/trans/talca/bea-{listing['trans'].uid}" in _locs(_get(site, "/sitemaps/trans/talca.xml"))
+
+    with Session(site.engine, expire_on_commit=False) as session:
+        new = make_listing(session, make_owner(session, "nueva@example.cl"), name="Recién Llegada", city="talca")
+    assert f"{SITE}/escorts/talca/recien-llegada/{new.uid}" in _locs(_get(site, url))
+
+    with Session(site.engine) as session:
+        session.get(Listing, listing["ana"].uid).status = "pausada"
+        session.commit()
+    assert not any(listing["ana"].uid in loc for loc in _locs(_get(site, url)))
+
+
+@pytest.mark.parametrize(
+    "path", ["/sitemaps/otra/talca.xml", "/sitemaps/mujeres/atlantida.xml", "/sitemaps/mujeres/talca/2.xml"]
+)
+def test_unknown_sitemaps_are_not_found(site, path):
+    assert _get(site, path).status_code == 404
+
+
+def _head(site, path) -> _Head:
+    response = _get(site, path)
+    assert response.status_code == 200, (path, response.status_code)
+    assert response.headers["content-type"].startswith("text/html")
+    assert response.text.count("<title>") == 1
+    return _Head(response.text)
+
+
+def test_home_document_has_its_own_tags_in_reflex_page(site):
+    response = _get(site, "/escorts")
+    assert '<div id="home-page">home</div>' in response.text and "favicon.ico" not in response.text
+    head = _Head(response.text)
+    assert head.title == "Escorts en Chile | Escorts Chile"
+    assert head.links["canonical"] == f"{SITE}/escorts"
+    assert head.meta["og:url"] == f"{SITE}/escorts" and head.meta["og:type"] == "website"
+    assert head.meta["description"].startswith("Avisos de escorts")
+
+
+def test_city_and_tab_documents_name_city_and_tab(site):
+    city = _head(site, "/escorts/talca")
+    assert city.title == "Escorts en Talca | Escorts Chile"
+    assert city.links["canonical"] == f"{SITE}/escorts/talca"
+    tab = _head(site, "/escorts/talca/verificadas")
+    assert tab.title == "Escorts en Talca: Verificadas | Escorts Chile"
+    assert tab.meta["og:title"] == tab.title
+    assert tab.links["canonical"] == tab.meta["og:url"] == f"{SITE}/escorts/talca/verificadas"
+    (crumbs,) = tab.json_ld
+    assert crumbs["@type"] == "BreadcrumbList"
+    assert [item["name"] for item in crumbs["itemListElement"]] == [
+        "Escorts en Chile",
+        "Escorts en Talca",
+        "Verificadas",
+    ]
+    assert _head(site, "/escorts/trans/talca").title == "Escorts trans en Talca | Escorts Chile"
+
+
+def test_detail_document_names_the_listing_with_its_cover(site):
+    ana = site.listings["ana"]
+    canonical = f"{SITE}/escorts/talca/ana-talquina/{ana.uid}"
+    for path in (f"/escorts/talca/ana-talquina/{ana.uid}", f"/escort/{ana.uid}"):
+        head = _head(site, path)
+        assert head.title == "Ana Talquina, 25 años, escort en Talca | Escorts Chile"
+        assert head.links["canonical"] == head.meta["og:url"] == canonical
+        assert head.meta["og:image"] == f"{SITE}/media/photos/demo/placeholder-00.jpg"
+        assert head.meta["og:type"] == "profile"
+        (crumbs,) = head.json_ld
+        assert [i["name"] for i in crumbs["itemListElement"]] == [
+            "Escorts en Chile",
+            "Escorts en Talca",
+            "Ana Talquina",
+        ]
+        assert crumbs["itemListElement"][1]["item"] == f"{SITE}/escorts/talca"
+
+
+def test_documents_are_gzipped_only_when_asked(site):
+    plain = _get(site, "/escorts/talca", headers={"Accept-Encoding": "identity"})
+    zipped = _get(site, "/escorts/talca", headers={"Accept-Encoding": "gzip, br"})
+    assert "content-encoding" not in plain.headers
+    assert zipped.headers["content-encoding"] == "gzip" and zipped.text == plain.text
+    assert int(zipped.headers["content-length"]) < len(plain.content)
+    assert "Accept-Encoding" in zipped.headers["vary"]
+
+
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/", "/escorts"),
+        ("/talca", "/escorts/talca"),
+        ("/escorts/talca/todas", "/escorts/talca"),
+        ("/escorts/Talca/vip?utm_source=x", "/escorts/talca/vip?utm_source=x"),
+    ],
+)
+def test_canonical_rewrites_are_permanent_redirects(site, path, location):
+    response = _get(site, path)
+    assert (response.status_code, response.headers["location"]) == (301, location)
+
+
+def test_a_stale_name_in_a_detail_url_moves_to_the_canonical_one(site):
+    uid = site.listings["ana"].uid
+    response = _get(site, f"/escorts/talca/otro-nombre/{uid}")
+    assert (response.status_code, response.headers["location"]) == (301, f"/escorts/talca/ana-talquina/{uid}")
+
+
+def test_urls_that_do_not_exist_are_404_with_the_app_page(site):
+    pending, banned = site.listings["pending"].uid, site.listings["banned"].uid
+    for path in (
+        "/escorts/atlantida",
+        "/escorts/talca/no-es-seccion",
+        "/escorts/trans/atlantida/vip",
+        f"/escorts/talca/pendiente/{pending}",
+        f"/escort/{banned}",
+        "/escort/no-existe",
+        "/no-existe",
+        "/escorts/talca/a/b/c",
+    ):
+        response = _get(site, path)
+        assert response.status_code == 404, path
+        assert '<div id="spa-fallback"></div>' in response.text
+        head = _Head(response.text)
+        assert head.meta["robots"] == "noindex" and head.title.startswith("Página no encontrada")
+
+
+def test_other_pages_and_endpoints_still_reach_reflex(site):
+    for path in ("/login", "/ping", "/_health", "/site.js", "/favicon.ico", "/admin/escorts", "/my", "/404", "/assets"):
+        response = _get(site, path)
+        assert (response.status_code, response.text) == (200, "reflex"), path

@@ -1,0 +1,222 @@
+"""Head tags, robots.txt, sitemaps and the status of every public URL shape, as pure functions."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+from app.models import ListingDetail
+from app.route_table import PAGE_ROUTES
+from app.routes import PUBLIC_ROUTES, PublicView
+from app.seo import (
+    HeadTags,
+    breadcrumb_json_ld,
+    city_tags,
+    detail_tags,
+    render_head,
+    resolve_document,
+    robots_txt,
+    shorten,
+    sitemap_index_xml,
+    split_shell,
+    urlset_xml,
+)
+from app.seo_api import RESERVED_SEGMENTS, _OldCitySegment
+
+SITE = "https://ejemplo.cl"
+UID = "AbCdEfGhIjKlMnOpQrSt"
+
+
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/", "/escorts"),
+        ("/santiago", "/escorts/santiago-de-chile"),
+        ("/temuco", "/escorts/temuco"),
+        ("/escorts/santiago", "/escorts/santiago-de-chile"),
+        ("/escorts/santiago/vip", "/escorts/santiago-de-chile/vip"),
+        ("/escorts/temuco/todas", "/escorts/temuco"),
+        ("/escorts/santiago/todas", "/escorts/santiago-de-chile"),
+        ("/escorts/trans/santiago/vip", "/escorts/trans/santiago-de-chile/vip"),
+    ],
+)
+def test_canonical_rewrites_stay_redirects(path, location):
+    assert resolve_document(path) == resolve_document(path).__class__(301, location=location)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/no-existe",
+        "/login-viejo/otra/cosa",
+        "/escorts/atlantida",
+        "/escorts/atlantida/vip",
+        "/escorts/temuco/no-es-seccion",
+        "/escorts/santiago/no-es-seccion",
+        "/escorts/temuco/a/b/c",
+        "/escorts/trans/atlantida",
+        "/escorts/trans/temuco/sincodigo",
+        "/escorts/inicio/generated",
+        f"/escort/{UID}/de-mas",
+    ],
+)
+def test_urls_that_name_nothing_are_not_found(path):
+    assert resolve_document(path).status == 404
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("/escorts", "home"),
+        ("/escorts/trans", "home"),
+        ("/escorts/temuco", "city"),
+        ("/escorts/temuco/verificadas", "city"),
+        ("/escorts/temuco/all", "all"),
+        (f"/escorts/temuco/valentina/{UID}", "detail"),
+        (f"/escort/{UID}", "detail"),
+        (f"/escorts/trans/temuco/maria-{UID}", "detail"),
+    ],
+)
+def test_pages_are_served(path, kind):
+    outcome = resolve_document(path)
+    assert (outcome.status, outcome.view.kind) == (200, kind)
+
+
+def test_city_tab_title_names_city_and_tab_with_breadcrumbs():
+    view = PublicView(kind="city", city_slug="talca", tab_slug="verificadas")
+    tags = city_tags(view=view, site_url=SITE, site_name="Escorts Chile")
+    assert tags.title == "Escorts en Talca: Verificadas | Escorts Chile"
+    assert tags.canonical == f"{SITE}/escorts/talca/verificadas"
+    assert [name for name, _ in tags.breadcrumbs] == ["Escorts en Chile", "Escorts en Talca", "Verificadas"]
+    trans = city_tags(view=PublicView(kind="city", section="trans", city_slug="talca"), site_url=SITE, site_name="X")
+    assert (trans.title, trans.canonical) == ("Escorts trans en Talca | X", f"{SITE}/escorts/trans/talca")
+
+
+def _detail(**changes) -> ListingDetail:
+    fields = dict(
+        uid=UID,
+        section="mujeres",
+        city_slug="temuco",
+        city_name="Temuco",
+        commune="Centro",
+        display_name="Valentina",
+        age=25,
+        tier_name="Platino",
+        tier_slug="platino",
+        verified=False,
+        has_video=False,
+        porn_actress=False,
+        available_now=False,
+        price="$80.000",
+        url=f"/escorts/temuco/valentina/{UID}",
+        photos=["/media/ab/cover-800.webp", "/media/ab/other-800.webp"],
+        description="Hola " * 100,
+        services=[],
+        rates=[],
+        phone="",
+        whatsapp_url="",
+        tel_url="",
+        available_until="",
+        visiting="",
+        published="",
+    )
+    return ListingDetail(**{**fields, **changes})
+
+
+def test_detail_tags_name_the_listing_and_show_the_cover():
+    tags = detail_tags(detail=_detail(), site_url=SITE, site_name="Escorts Chile")
+    assert tags.title == "Valentina, 25 años, escort en Temuco | Escorts Chile"
+    assert tags.image == f"{SITE}/media/ab/cover-800.webp"
+    assert tags.canonical == f"{SITE}/escorts/temuco/valentina/{UID}"
+    assert tags.description.startswith("Valentina, 25 años, escort en Centro, Temuco. $80.000 la hora. Hola")
+    assert len(tags.description) <= 160 and tags.description.endswith("…")
+    assert tags.breadcrumbs[-1] == ("Valentina", tags.canonical)
+    assert detail_tags(detail=_detail(photos=[]), site_url=SITE, site_name="X").image == ""
+
+
+def test_user_text_is_escaped_in_tags_and_json_ld():
+    hostile = 'Ana "</title><script>alert(1)</script>'
+    tags = detail_tags(detail=_detail(display_name=hostile, description="<b>&</b>"), site_url=SITE, site_name="X")
+    head = render_head(tags, site_name="X")
+    assert "<script>alert" not in head and "</title><script>" not in head
+    assert "&lt;/title&gt;&lt;script&gt;" in head and "&#34;" in head
+    ld = re.search(r'<script type="application/ld\+json">(.*?)</script>', head, re.S).group(1)
+    assert "</" not in ld
+    assert json.loads(ld)["itemListElement"][-1]["name"] == hostile
+
+
+def test_breadcrumb_json_ld_parses():
+    data = json.loads(breadcrumb_json_ld([("A & B", f"{SITE}/a"), ("C", f"{SITE}/c")]))
+    assert data["@type"] == "BreadcrumbList"
+    assert [(i["position"], i["name"], i["item"]) for i in data["itemListElement"]] == [
+        (1, "A & B", f"{SITE}/a"),
+        (2, "C", f"{SITE}/c"),
+    ]
+
+
+def test_render_head_has_canonical_og_and_noindex_only_when_asked():
+    head = render_head(HeadTags(title="T", description="D", canonical=f"{SITE}/x"), site_name="S")
+    for tag in (
+        "<title>T</title>",
+        '<meta name="description" content="D">',
+        f'<link rel="canonical" href="{SITE}/x">',
+        '<meta property="og:title" content="T">',
+        f'<meta property="og:url" content="{SITE}/x">',
+        '<meta property="og:type" content="website">',
+    ):
+        assert tag in head
+    assert "noindex" not in head and "og:image" not in head and "ld+json" not in head
+    assert 'content="noindex"' in render_head(HeadTags(title="T", description="D", noindex=True), site_name="S")
+
+
+def test_split_shell_replaces_reflex_title_description_and_og_image():
+    exported = (
+        '<!DOCTYPE html><html lang="es-CL"><head><meta charSet="utf-8"/><meta content="width=device-width" '
+        'name="viewport"/><title>Escorts Chile</title><meta content="Directorio" name="description"/>'
+        '<meta content="favicon.ico" property="og:image"/><link rel="modulepreload" href="/a.js"/></head>'
+        "<body><div>app</div></body></html>"
+    )
+    document = split_shell(exported).with_head("<title>Mine</title>")
+    assert document.startswith('<!DOCTYPE html><html lang="es-CL"><head><meta charSet="utf-8"/><title>Mine</title>')
+    assert document.count("<title>") == 1 and "Directorio" not in document and "favicon.ico" not in document
+    assert document.endswith('<link rel="modulepreload" href="/a.js"/></head><body><div>app</div></body></html>')
+
+
+def test_shorten_cuts_at_a_word():
+    assert shorten("uno  dos\ntres") == "uno dos tres"
+    assert shorten("palabra " * 40, 20) == "palabra palabra…"
+
+
+def test_robots_closes_private_areas_and_names_the_sitemap():
+    text = robots_txt(site_url=SITE)
+    lines = text.splitlines()
+    for line in ("User-agent: *", "Disallow: /admin", "Disallow: /bbitamia", "Disallow: /my", "Disallow: /login"):
+        assert line in lines
+    disallowed = [line.split(": ", 1)[1] for line in lines if line.startswith("Disallow:")]
+    for public in ("/media/ab/cover-800.webp", "/escorts", "/escorts/temuco", "/escort/x", "/disclaimer/terminos"):
+        assert not any(public.startswith(prefix) for prefix in disallowed), public
+    assert text.splitlines()[-1] == f"Sitemap: {SITE}/sitemap.xml"
+
+
+def test_sitemaps_escape_and_date_their_urls():
+    moment = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    index = sitemap_index_xml([(f"{SITE}/sitemaps/a.xml", moment), (f"{SITE}/b?x=1&y=2", None)])
+    assert "<sitemap><loc>https://ejemplo.cl/sitemaps/a.xml</loc><lastmod>2026-01-02T03:04:05+00:00</lastmod>" in index
+    assert "<loc>https://ejemplo.cl/b?x=1&amp;y=2</loc></sitemap>" in index
+    assert urlset_xml([]).rstrip().endswith('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>')
+
+
+def test_old_city_route_never_takes_another_page_or_endpoint():
+    regex = re.compile(f"^{_OldCitySegment.regex}$")
+    for route in PAGE_ROUTES:
+        first = route.path.strip("/").split("/")[0]
+        if route.path in PUBLIC_ROUTES or not first:
+            continue
+        assert not regex.match(first), route.path
+        assert first in RESERVED_SEGMENTS
+    for name in ("ping", "_event", "_upload", "_health", "healthz", "media", "site.js", "robots.txt", "404"):
+        assert not regex.match(name), name
+    assert regex.match("temuco") and regex.match("no-existe")
