@@ -1,11 +1,18 @@
-"""Rendered /escorts-ssg pages kept in memory and dropped as soon as anything they show may have changed.
+"""Public pages kept in memory and dropped as soon as anything they show may have changed.
 
-A page is stored under its inputs (which page, and whether the visitor has
-accepted the 18+ notice) together with the *change version* read before it was
-rendered, and is served again only while the version is unchanged and the
-entry is younger than ``PAGE_CACHE_SECONDS``. The pages hold nothing personal
-or secret (no session, no token): the same inputs give every visitor the same
-bytes.
+Two kinds of page use it: the rendered /escorts-ssg documents (app.api) and the
+cards of the interactive directory's home and city pages (app.states.public).
+A page is stored under its inputs (which page, tab and section, the settings it
+depends on, and for the documents whether the visitor has accepted the 18+
+notice) together with the *change version* read before it was rendered, and is
+served again only while the version is unchanged and the entry is younger than
+``PAGE_CACHE_SECONDS``. The pages hold nothing personal or secret (no session,
+no token): the same inputs give every visitor the same page. A cached value is
+shared: callers that hand it on to be changed must copy it.
+
+The age limit also bounds what only the clock changes: a card's "available
+now" window closing, or a listing ageing out of a time-based tab ("Lo nuevo",
+"Disponible AHORA", an expired VIP) shows within ``PAGE_CACHE_SECONDS``.
 
 The version moves on every committed write that could change a page, however
 it was made: a listener on every SQLAlchemy engine sees each INSERT, UPDATE or
@@ -48,10 +55,10 @@ from app.settings import get_settings
 
 log = logging.getLogger(__name__)
 
-# Every table whose rows reach a /escorts-ssg page: the listing, its approved photos,
+# Every table whose rows reach a cached page: the listing, its approved photos,
 # its owner (banned or inactive owners hide their listings) and its tier (name and order).
 WATCHED_TABLES = frozenset({"publicacion", "publicacion_foto", "usuarios", "categoria_profesor"})
-MAX_ENTRIES = 1024  # ~15 KB a page: about 15 MB at most per process
+MAX_ENTRIES = 1024  # ~15 KB a document, ~50 KB a page of 24 cards: at most ~50 MB per process
 # The bound on staleness for writes the listener cannot see; 0 turns the cache off.
 # Read here rather than in Settings: it is an operator's knob of this module alone.
 MAX_AGE_SECONDS = float(os.environ.get("PAGE_CACHE_SECONDS", "30"))
@@ -128,7 +135,7 @@ class _Entry:
 
 
 class PageCache:
-    """A bounded LRU of rendered pages, each valid for one version and at most ``max_age`` seconds."""
+    """A bounded LRU of pages (documents or cards), each valid for one version and at most ``max_age`` seconds."""
 
     def __init__(
         self,
@@ -185,6 +192,8 @@ _flights: dict[tuple, asyncio.Future] = {}
 
 async def cached(key: Hashable, engine: Engine, render: Callable[[], object]) -> object:
     """The page for ``key``: from the cache while nothing changed, else ``render()`` (run in a thread) and stored.
+
+    ``key`` names every input of ``render`` and is unique across callers (each starts it with its own word).
 
     Concurrent requests for a page being rendered share that render; if it fails, each renders its own.
     """

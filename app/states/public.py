@@ -3,6 +3,10 @@
 Everything here is public data; handlers still validate every input (the
 path, the page number) because any client can call them with anything.
 
+The cards of the home and city pages come from the versioned cache of
+app.services.page_cache (shared with /escorts-ssg): a query runs once per
+page after each change of the listings, not on every load and paging event.
+
 The detail page counts its views and contact clicks (app.services.stats) on
 threads of their own, after the handler has returned: counting never holds
 up the page, and a failure is logged and dropped.
@@ -11,6 +15,7 @@ up the page, and a failure is logged and dropped.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,11 +26,11 @@ from pydantic import BaseModel
 
 from app import seo
 from app.core.geo import city_by_slug
-from app.db import session_scope
+from app.db import get_engine, session_scope
 from app.identity.sessions import resolve_session
 from app.models import ListingCard, ListingDetail, Section
 from app.routes import city_path, is_pretty_detail_path, resolve_public_path
-from app.services import listings, stats
+from app.services import listings, page_cache, stats
 from app.services.abuse import client_key
 from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab, tab_by_slug
 from app.settings import get_settings
@@ -37,9 +42,23 @@ AGE_COOKIE = "mayor_de_edad"
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
 
 
-def _featured(section: str) -> list[ListingCard]:
-    with session_scope() as session:
-        return listings.featured_cards(session=session, section=section)
+def _copies(cards: list[ListingCard]) -> list[ListingCard]:
+    """Cards of the page's own: what is cached is shared by every visitor and must never change.
+
+    Every field but ``photos`` is a str, int or bool, so copying that list is enough (and 4x cheaper than deep).
+    """
+    return [card.model_copy(update={"photos": list(card.photos)}) for card in cards]
+
+
+async def _featured(section: str) -> list[ListingCard]:
+    """The home page's featured cards, from the versioned cache (app.services.page_cache) while nothing changed."""
+
+    def query() -> list[ListingCard]:
+        with session_scope() as session:
+            return listings.featured_cards(session=session, section=section)
+
+    key = ("featured", section)
+    return _copies(await page_cache.cached(key, get_engine(), query))
 
 
 def _detail(uid: str) -> ListingDetail | None:
@@ -47,11 +66,19 @@ def _detail(uid: str) -> ListingDetail | None:
         return listings.public_listing(session=session, uid=uid)
 
 
-def _city_cards(section: str, city_slug: str, tab: FilterTab, page: int, grouped: bool) -> listings.CardPage:
-    with session_scope() as session:
-        return listings.city_cards(
-            session=session, section=section, city_slug=city_slug, tab=tab, page=page, group_by_tier=grouped
-        )
+async def _city_cards(section: str, city_slug: str, tab: FilterTab, page: int, grouped: bool) -> listings.CardPage:
+    """One page of a city's cards, from the versioned cache (app.services.page_cache) while nothing changed."""
+
+    def query() -> listings.CardPage:
+        with session_scope() as session:
+            return listings.city_cards(
+                session=session, section=section, city_slug=city_slug, tab=tab, page=page, group_by_tier=grouped
+            )
+
+    settings = get_settings()
+    key = ("city_cards", section, city_slug, tab.slug, page, grouped, settings.page_size, settings.timezone)
+    result = await page_cache.cached(key, get_engine(), query)
+    return dataclasses.replace(result, cards=_copies(result.cards))
 
 
 # Counting has threads of its own (a stalled database must not take the threads the page
@@ -206,7 +233,7 @@ class DirectoryState(rx.State):
         self.page_title = seo.home_tags(
             section=self.section, site_url=settings.site_url, site_name=settings.site_name
         ).title
-        self.featured = await asyncio.to_thread(_featured, self.section)
+        self.featured = await _featured(self.section)
         self.heading = "Escorts trans en Chile" if self.is_trans else "Escorts en Chile"
         self.view = "home"
 
@@ -250,7 +277,7 @@ class DirectoryState(rx.State):
     async def _load_cards(self):
         tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
         grouped = self.view == "city"
-        result = await asyncio.to_thread(_city_cards, self.section, self.city_slug, tab, self.page, grouped)
+        result = await _city_cards(self.section, self.city_slug, tab, self.page, grouped)
         self.total = result.total
         self.page_count = result.page_count
         prefix = "Escorts trans" if self.is_trans else "Escorts"
