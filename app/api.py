@@ -25,7 +25,15 @@ from app.identity.cookies import request_session_hash, session_actor
 from app.models import Section
 from app.pages import ssg
 from app.private_api import ROUTES as PRIVATE_ROUTES
-from app.routes import SSG_HOME, SSG_PAGE_PARAM, resolve_ssg_city, resolve_ssg_page, safe_ssg_next, ssg_page_url
+from app.routes import (
+    AGE_FORM_PATH,
+    SSG_HOME,
+    SSG_PAGE_PARAM,
+    resolve_ssg_city,
+    resolve_ssg_page,
+    safe_age_next,
+    ssg_page_url,
+)
 from app.seo_api import ROUTES as SEO_ROUTES
 from app.services import listing_photos, listings, page_cache
 from app.services.errors import NotFoundError
@@ -151,7 +159,8 @@ async def confirm_age(request: Request) -> Response:
     """The no-JavaScript 18+ confirmation: sets the shared cookie and goes back.
 
     Accepts only a small urlencoded form (415 otherwise, 413 past
-    AGE_FORM_MAX_BYTES, never reading further) and returns only to an SSG page.
+    AGE_FORM_MAX_BYTES, never reading further) and returns only to an SSG or public
+    directory page (:func:`app.routes.safe_age_next`).
     """
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != FORM_URLENCODED:
         return PlainTextResponse("Formato de formulario no admitido.", status_code=415)
@@ -159,7 +168,7 @@ async def confirm_age(request: Request) -> Response:
     if body is None:
         return PlainTextResponse("El formulario es demasiado grande.", status_code=413)
     fields = parse_qs(body.decode("utf-8", errors="replace"))
-    target = safe_ssg_next(fields.get("next", [SSG_HOME])[0])
+    target = safe_age_next(fields.get("next", [SSG_HOME])[0])
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(AGE_COOKIE, "1", max_age=AGE_COOKIE_MAX_AGE, samesite="lax", path="/")
     return response
@@ -266,7 +275,7 @@ def build_api() -> Starlette:
     return Starlette(
         routes=[
             Route(SSG_HOME, ssg_home, methods=["GET"]),
-            Route(f"{SSG_HOME}/confirmar-edad", confirm_age, methods=["POST"]),
+            Route(AGE_FORM_PATH, confirm_age, methods=["POST"]),
             Route(SSG_HOME + "/{city}", ssg_city, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
             Route("/media/{key:path}", media, methods=["GET"]),

@@ -281,13 +281,24 @@ def resolve_ssg_page(path: str, values: Sequence[str]) -> SsgPage:
     return SsgPage(page=page)
 
 
-def safe_ssg_next(target: str) -> str:
+# The form of the 18+ notice that works without JavaScript (SSG pages, and the preview of app.pages.preview).
+AGE_FORM_PATH = f"{SSG_HOME}/confirmar-edad"
+_PUBLIC_NEXT = re.compile(r"(/[A-Za-z0-9_-]+)+")
+
+
+def safe_age_next(target: str) -> str:
     """Where the no-JavaScript age confirmation may send the browser back to.
 
-    Only an SSG page (the home, a city, a city's page): anything else,
-    ``//evil.example`` or ``/escorts-ssg.evil.com`` included, goes to the SSG home.
+    An SSG page (the home, a city, a city's page), or a page of the public
+    directory that exists by its path (a home, a city, a tab, a listing):
+    anything else, ``//evil.example`` or ``/escorts-ssg.evil.com`` included,
+    goes to the SSG home.
     """
-    return target if _SSG_NEXT.fullmatch(target) else SSG_HOME
+    if _SSG_NEXT.fullmatch(target):
+        return target
+    if _PUBLIC_NEXT.fullmatch(target) and resolve_public_path(target).kind != "redirect":
+        return target
+    return SSG_HOME
 
 
 def city_path(section: str, city_slug: str, tab_slug: str = "todas") -> str:

@@ -27,10 +27,10 @@ from markupsafe import Markup
 from app.core.geo import city_by_slug
 from app.models import ListingDetail, Section
 from app.routes import (
+    AGE_FORM_PATH,
     AREAS,
     LOGIN,
     PUBLIC_HOME,
-    SSG_HOME,
     TRANS_HOME,
     PublicView,
     city_path,
@@ -50,7 +50,7 @@ ROBOTS_DISALLOW: tuple[str, ...] = (
     "/privado",
     "/_upload",
     "/_event",
-    f"{SSG_HOME}/confirmar-edad",
+    AGE_FORM_PATH,
 )
 
 
@@ -270,16 +270,26 @@ _REFLEX_HEAD_TAGS = re.compile(
 _AFTER_CHARSET = re.compile(r"<meta charSet=\"utf-8\"\s*/?>", re.IGNORECASE)
 
 
+# The Radix Themes root React renders into; a preview copies its look (accent, gray, radius…).
+_THEME_ROOT = re.compile(r'<div data-is-root-theme="true"([^>]*?)\s*class="radix-themes[^"]*"[^>]*>')
+
+
 @dataclass(frozen=True)
 class Shell:
-    """An exported HTML document split where this URL's head tags go."""
+    """An exported HTML document split where this URL's head tags and body preview go."""
 
     before: str
     after: str
+    # Where in ``after`` the body ends: a preview goes last in the body, after everything React hydrates
+    # (it leaves such trailing elements alone); -1: no body to put one in.
+    body_end: int = -1
+    theme_attributes: str = ""  # the theme root's data attributes, for a preview (app.pages.preview)
 
-    def with_head(self, head: str) -> str:
-        """The document with ``head`` (already escaped markup) inserted."""
-        return self.before + head + self.after
+    def with_head(self, head: str, preview: str = "") -> str:
+        """The document with ``head`` and ``preview`` (both already escaped markup) inserted."""
+        if not preview or self.body_end < 0:
+            return self.before + head + self.after
+        return self.before + head + self.after[: self.body_end] + preview + self.after[self.body_end :]
 
 
 def split_shell(document: str) -> Shell:
@@ -295,13 +305,21 @@ def split_shell(document: str) -> Shell:
     else:
         opening = head.find("<head>")
         cut = opening + len("<head>") if opening >= 0 else len(head)
-    return Shell(head[:cut], head[cut:] + rest)
+    after = head[cut:] + rest
+    theme = _THEME_ROOT.search(rest)
+    return Shell(
+        head[:cut],
+        after,
+        body_end=after.rfind("</body>"),
+        theme_attributes=theme.group(1) if theme else "",
+    )
 
 
 FALLBACK_SHELL = Shell(
     '<!DOCTYPE html><html lang="es-CL"><head><meta charset="utf-8">'
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     "</head><body></body></html>",
+    body_end=len("</head><body>"),
 )
 """Used when no exported frontend is on disk (development: the pages come from the dev server)."""
 

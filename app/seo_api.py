@@ -35,6 +35,7 @@ from app.content.legal import LEGAL_PAGES
 from app.core.geo import CITIES, city_by_slug
 from app.db import session_scope
 from app.models import Listing, ListingDetail
+from app.pages import preview
 from app.routes import (
     AREAS,
     LEGAL_PREFIX,
@@ -43,12 +44,16 @@ from app.routes import (
     PUBLIC_HOME,
     SSG_HOME,
     TRANS_HOME,
+    PublicView,
+    city_name,
     is_pretty_detail_path,
     legal_path,
 )
-from app.services import listings
+from app.services import directory_cards, directory_view, listings
+from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.services.listings import _public_conditions  # the one definition of "public"
 from app.settings import get_settings
+from app.states.public import AGE_COOKIE
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +133,8 @@ def shell_for(path: str, directory: Path | None = None) -> seo.Shell:
     return _shell(str(directory or frontend_dir()), _EXPORTED.get(path, _SPA_FALLBACK))
 
 
-def _document(request: Request, shell: seo.Shell, tags: seo.HeadTags, status: int = 200) -> Response:
-    body = shell.with_head(seo.render_head(tags, site_name=get_settings().site_name)).encode()
+def _document(request: Request, shell: seo.Shell, tags: seo.HeadTags, status: int = 200, preview: str = "") -> Response:
+    body = shell.with_head(seo.render_head(tags, site_name=get_settings().site_name), preview).encode()
     headers = {"Vary": "Accept-Encoding"}
     if len(body) >= GZIP_MIN_BYTES and "gzip" in request.headers.get("accept-encoding", ""):
         body = gzip.compress(body, compresslevel=6)
@@ -149,8 +154,47 @@ def _public_detail(uid: str) -> ListingDetail | None:
         return listings.public_listing(session=session, uid=uid)
 
 
+def _returning_visitor(request: Request) -> bool:
+    """True once this device accepted the 18+ notice: only then may listings show before the app runs."""
+    return request.cookies.get(AGE_COOKIE) == "1"
+
+
+async def _first_screen(request: Request, view: PublicView, path: str, shell: seo.Shell) -> str:
+    """The preview of a home or city page (app.pages.preview): its first cards, or the 18+ notice on a first visit.
+
+    The cards come from the same cache as the running page's (app.services.directory_cards).
+    """
+    adult = _returning_visitor(request)
+    if view.kind == "home":
+        return preview.home_preview(
+            section=view.section,
+            heading=directory_view.home_heading(view.section),
+            featured=await directory_cards.featured(view.section) if adult else None,
+            path=path,
+            theme_attributes=shell.theme_attributes,
+        )
+    tab = tab_by_slug(view.tab_slug) or DEFAULT_TAB
+    shown = None
+    if adult:
+        grouped = view.kind == "city"
+        result = await directory_cards.city_page(view.section, view.city_slug, tab, 1, grouped)
+        groups = directory_view.tier_groups(result.cards) if grouped else None
+        shown = preview.CityListings(total=result.total, cards=result.cards, groups=groups)
+    return preview.city_preview(
+        section=view.section,
+        city_slug=view.city_slug,
+        heading=directory_view.city_heading(
+            section=view.section, city_name=city_name(view.city_slug), kind=view.kind, tab=tab
+        ),
+        tabs=directory_view.tab_links(section=view.section, city_slug=view.city_slug, active_slug=tab.slug),
+        path=path,
+        listings=shown,
+        theme_attributes=shell.theme_attributes,
+    )
+
+
 async def public_document(request: Request) -> Response:
-    """A public page's HTML: its own head tags, 301 to its canonical spelling, or 404."""
+    """A public page's HTML: its own head tags and first screen, 301 to its canonical spelling, or 404."""
     path = request.url.path
     outcome = seo.resolve_document(path)
     if outcome.status == 301:
@@ -160,9 +204,6 @@ async def public_document(request: Request) -> Response:
         return _not_found(request)
     settings = get_settings()
     view = outcome.view
-    if view.kind == "home":
-        tags = seo.home_tags(section=view.section, site_url=settings.site_url, site_name=settings.site_name)
-        return _document(request, shell_for(path.rstrip("/") or "/"), tags)
     if view.kind == "detail":
         detail = await run_in_threadpool(_public_detail, view.uid)
         if detail is None:
@@ -171,9 +212,18 @@ async def public_document(request: Request) -> Response:
         if is_pretty_detail_path(bare) and bare != detail.url:
             return RedirectResponse(detail.url, status_code=301)
         tags = seo.detail_tags(detail=detail, site_url=settings.site_url, site_name=settings.site_name)
-        return _document(request, shell_for(path), tags)
-    tags = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name)
-    return _document(request, shell_for(path), tags)
+        shell = shell_for(path)
+        first_screen = preview.detail_preview(
+            detail, adult=_returning_visitor(request), path=detail.url, theme_attributes=shell.theme_attributes
+        )
+        return _document(request, shell, tags, preview=first_screen)
+    if view.kind == "home":
+        path = path.rstrip("/") or "/"
+        tags = seo.home_tags(section=view.section, site_url=settings.site_url, site_name=settings.site_name)
+    else:
+        tags = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name)
+    shell = shell_for(path)
+    return _document(request, shell, tags, preview=await _first_screen(request, view, path, shell))
 
 
 # --- robots.txt and sitemaps ---------------------------------------------------------------------

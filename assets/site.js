@@ -4,9 +4,28 @@
 //   previous/next buttons; swiping is native scroll snapping;
 // - when another tab signs in or out (the "user" record in local storage
 //   changes), this tab reloads, so its websocket reconnects with the
-//   browser's current session cookie.
+//   browser's current session cookie;
+// - the server's preview of a page's first screen (#vista-previa,
+//   app/pages/preview.py) goes away as soon as the app shows its own
+//   listings of the same path (data-vista-lista) or the 18+ notice.
 (function () {
   "use strict";
+
+  var preview = document.getElementById("vista-previa");
+  if (preview) {
+    // The app's own listings of this very path (data-vista-lista holds the path it shows), or its notice.
+    var ready = function () {
+      var shown = '[data-is-root-theme] [data-vista-lista="' + CSS.escape(window.location.pathname) + '"]';
+      return document.querySelector(shown + ", [data-is-root-theme] .age-gate");
+    };
+    var watcher = new MutationObserver(function () {
+      if (!ready()) return;
+      watcher.disconnect();
+      preview.remove();
+    });
+    if (ready()) preview.remove();
+    else watcher.observe(document.body, { childList: true, subtree: true });
+  }
 
   function toTop() { window.scrollTo(0, 0); }
   var push = history.pushState;

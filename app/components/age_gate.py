@@ -6,23 +6,24 @@ import reflex as rx
 
 from app.states.public import AgeGateState
 
+AGE_TITLE = "Contenido para personas adultas"
+AGE_TEXT = (
+    "Este sitio contiene avisos de servicios para adultos. Para continuar, confirma que tienes "
+    "18 años o más y que aceptas ver este contenido. Tu respuesta se recordará en este dispositivo."
+)
+AGE_ACCEPT = "Tengo 18 años o más, entrar"
+AGE_LEAVE_URL = "https://www.google.cl"
+
 
 def age_notice() -> rx.Component:
     """The notice itself: confirm being of age, or leave."""
     return rx.el.section(
         rx.el.div(
-            rx.el.h2("Contenido para personas adultas", id="age-title"),
-            rx.el.p(
-                "Este sitio contiene avisos de servicios para adultos. Para continuar, confirma que tienes "
-                "18 años o más y que aceptas ver este contenido. Tu respuesta se recordará en este dispositivo."
-            ),
+            rx.el.h2(AGE_TITLE, id="age-title"),
+            rx.el.p(AGE_TEXT),
             rx.el.div(
-                rx.el.button(
-                    "Tengo 18 años o más, entrar",
-                    on_click=AgeGateState.accept,
-                    class_name="btn btn-primary",
-                ),
-                rx.el.a("Salir", href="https://www.google.cl", class_name="btn btn-ghost", rel="noopener"),
+                rx.el.button(AGE_ACCEPT, on_click=AgeGateState.accept, class_name="btn btn-primary"),
+                rx.el.a("Salir", href=AGE_LEAVE_URL, class_name="btn btn-ghost", rel="noopener"),
                 class_name="age-actions",
             ),
             class_name="age-box",

@@ -11,6 +11,7 @@ from app.components.cards import badges, card_grid
 from app.components.carousel import carousel
 from app.components.layout import page_frame
 from app.core.geo import cities_by_region
+from app.pages.preview import READY_ATTRIBUTE
 from app.routes import ALL_SEGMENT, REPORT_LISTING_PARAM, REPORT_PATH
 from app.states.public import DirectoryState, TierGroup
 
@@ -20,7 +21,7 @@ def _city_links() -> rx.Component:
     return rx.el.nav(
         *[
             rx.el.div(
-                rx.el.h3(region.name, class_name="region-name"),
+                rx.el.h2(region.name, class_name="region-name"),
                 rx.el.ul(
                     *[
                         rx.el.li(rx.link(city.name, href=DirectoryState.section_home + "/" + city.slug))
@@ -44,10 +45,13 @@ def _home() -> rx.Component:
         _city_links(),
         rx.el.h2("Destacadas"),
         adults_only(
-            rx.cond(
-                DirectoryState.featured.length() > 0,
-                card_grid(DirectoryState.featured),
-                rx.el.p("Aún no hay avisos destacados.", class_name="empty"),
+            rx.el.div(
+                rx.cond(
+                    DirectoryState.featured.length() > 0,
+                    card_grid(DirectoryState.featured),
+                    rx.el.p("Aún no hay avisos destacados.", class_name="empty"),
+                ),
+                custom_attrs={READY_ATTRIBUTE: DirectoryState.shown_path},
             )
         ),
     )
@@ -105,7 +109,9 @@ def _pager() -> rx.Component:
 def _listing_area() -> rx.Component:
     return rx.fragment(
         rx.el.p(
-            DirectoryState.total.to_string() + " avisos", class_name="muted", custom_attrs={"data-testid": "total"}
+            DirectoryState.total.to_string() + " avisos",
+            class_name="muted",
+            custom_attrs={"data-testid": "total", READY_ATTRIBUTE: DirectoryState.shown_path},
         ),
         rx.cond(
             DirectoryState.total == 0,
@@ -198,6 +204,7 @@ def _detail() -> rx.Component:
                     class_name="detail-info",
                 ),
                 class_name="detail",
+                custom_attrs={READY_ATTRIBUTE: DirectoryState.shown_path},
             )
         ),
     )
@@ -205,7 +212,7 @@ def _detail() -> rx.Component:
 
 def _missing() -> rx.Component:
     return rx.fragment(
-        rx.el.h1("Publicación no disponible"),
+        rx.el.h1("Publicación no disponible", custom_attrs={READY_ATTRIBUTE: DirectoryState.shown_path}),
         rx.el.p("Este aviso no existe o ya no está publicado."),
         rx.link("Volver al inicio", href=DirectoryState.section_home, class_name="btn btn-primary"),
     )

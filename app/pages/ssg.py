@@ -9,6 +9,7 @@ from html import escape
 
 from app.core.geo import cities_by_region
 from app.models import ListingCard
+from app.routes import AGE_FORM_PATH
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:0;background:#111;color:#eee}
@@ -40,7 +41,7 @@ def _age_notice(next_path: str) -> str:
         '<div class="age" role="dialog" aria-modal="true" aria-labelledby="age-title"><div>'
         '<h2 id="age-title">Contenido para personas adultas</h2>'
         "<p>Este sitio contiene avisos de servicios para adultos. Confirma que tienes 18 años o más.</p>"
-        f'<form method="post" action="/escorts-ssg/confirmar-edad"><input type="hidden" name="next" value="{escape(next_path)}">'
+        f'<form method="post" action="{AGE_FORM_PATH}"><input type="hidden" name="next" value="{escape(next_path)}">'
         '<button type="submit">Tengo 18 años o más, entrar</button></form>'
         '<p><a href="https://www.google.cl">Salir</a></p></div></div>'
     )

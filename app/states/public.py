@@ -15,24 +15,23 @@ up the page, and a failure is logged and dropped.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 
 import reflex as rx
-from pydantic import BaseModel
 
 from app import seo
 from app.core.geo import city_by_slug
-from app.db import get_engine, session_scope
+from app.db import session_scope
 from app.identity.sessions import resolve_session
 from app.models import ListingCard, ListingDetail, Section
-from app.routes import city_path, is_pretty_detail_path, resolve_public_path
-from app.services import listings, page_cache, stats
+from app.routes import PublicView, is_pretty_detail_path, resolve_public_path
+from app.services import directory_cards, directory_view, listings, stats
 from app.services.abuse import client_key
-from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab, tab_by_slug
+from app.services.directory_view import TabLink, TierGroup
+from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.settings import get_settings
 from app.states.auth import connection_session_hash, public
 
@@ -42,43 +41,9 @@ AGE_COOKIE = "mayor_de_edad"
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
 
 
-def _copies(cards: list[ListingCard]) -> list[ListingCard]:
-    """Cards of the page's own: what is cached is shared by every visitor and must never change.
-
-    Every field but ``photos`` is a str, int or bool, so copying that list is enough (and 4x cheaper than deep).
-    """
-    return [card.model_copy(update={"photos": list(card.photos)}) for card in cards]
-
-
-async def _featured(section: str) -> list[ListingCard]:
-    """The home page's featured cards, from the versioned cache (app.services.page_cache) while nothing changed."""
-
-    def query() -> list[ListingCard]:
-        with session_scope() as session:
-            return listings.featured_cards(session=session, section=section)
-
-    key = ("featured", section)
-    return _copies(await page_cache.cached(key, get_engine(), query))
-
-
 def _detail(uid: str) -> ListingDetail | None:
     with session_scope() as session:
         return listings.public_listing(session=session, uid=uid)
-
-
-async def _city_cards(section: str, city_slug: str, tab: FilterTab, page: int, grouped: bool) -> listings.CardPage:
-    """One page of a city's cards, from the versioned cache (app.services.page_cache) while nothing changed."""
-
-    def query() -> listings.CardPage:
-        with session_scope() as session:
-            return listings.city_cards(
-                session=session, section=section, city_slug=city_slug, tab=tab, page=page, group_by_tier=grouped
-            )
-
-    settings = get_settings()
-    key = ("city_cards", section, city_slug, tab.slug, page, grouped, settings.page_size, settings.timezone)
-    result = await page_cache.cached(key, get_engine(), query)
-    return dataclasses.replace(result, cards=_copies(result.cards))
 
 
 # Counting has threads of its own (a stalled database must not take the threads the page
@@ -133,23 +98,6 @@ def wait_for_counts(timeout: float = 30.0) -> None:
     wait_futures(pending, timeout=timeout)
 
 
-class TierGroup(BaseModel):
-    """Cards of one tier on a city page."""
-
-    name: str
-    slug: str
-    cards: list[ListingCard]
-
-
-class TabLink(BaseModel):
-    """A filter tab as shown on a city page."""
-
-    slug: str
-    label: str
-    url: str
-    active: bool
-
-
 class AgeGateState(rx.State):
     """The 18+ notice: accepted once per device (a cookie the SSG pages share)."""
 
@@ -185,6 +133,9 @@ class DirectoryState(rx.State):
     detail: ListingDetail | None = None
     # The document's title once the page runs (the server-sent document carries the same; app.seo).
     page_title: str = get_settings().site_name
+    # The path whose content is shown (set when it is loaded): the server's preview of this path's
+    # first screen (app.pages.preview) leaves only once the app shows the same path.
+    shown_path: str = ""
 
     @rx.var
     def section_home(self) -> str:
@@ -211,30 +162,30 @@ class DirectoryState(rx.State):
         self.detail = None
         self.featured, self.groups, self.cards, self.tabs = [], [], [], []
         if view.kind == "home":
-            return await self._load_home()
-        if view.kind == "detail":
-            return await self._load_detail(view.uid)
+            await self._load_home()
+        elif view.kind == "detail":
+            redirect = await self._load_detail(view.uid)
+            if redirect is not None:
+                return redirect
+        else:
+            await self._load_city(view)
+        self.shown_path = self.router.url.path
+        return None
+
+    async def _load_city(self, view: PublicView):
         self.view = view.kind
-        self.tabs = [
-            TabLink(
-                slug=t.slug,
-                label=t.label,
-                url=city_path(self.section, self.city_slug, t.slug),
-                active=t.slug == self.tab_slug,
-            )
-            for t in FILTER_TABS
-        ]
+        self.tabs = directory_view.tab_links(section=self.section, city_slug=self.city_slug, active_slug=self.tab_slug)
         settings = get_settings()
         self.page_title = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name).title
-        return await self._load_cards()
+        await self._load_cards()
 
     async def _load_home(self):
         settings = get_settings()
         self.page_title = seo.home_tags(
             section=self.section, site_url=settings.site_url, site_name=settings.site_name
         ).title
-        self.featured = await _featured(self.section)
-        self.heading = "Escorts trans en Chile" if self.is_trans else "Escorts en Chile"
+        self.featured = await directory_cards.featured(self.section)
+        self.heading = directory_view.home_heading(self.section)
         self.view = "home"
 
     async def _load_detail(self, uid: str):
@@ -277,23 +228,14 @@ class DirectoryState(rx.State):
     async def _load_cards(self):
         tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
         grouped = self.view == "city"
-        result = await _city_cards(self.section, self.city_slug, tab, self.page, grouped)
+        result = await directory_cards.city_page(self.section, self.city_slug, tab, self.page, grouped)
         self.total = result.total
         self.page_count = result.page_count
-        prefix = "Escorts trans" if self.is_trans else "Escorts"
-        if self.view == "all":
-            self.heading = f"Todas las {prefix.lower()} en {self.city_name}"
-        elif tab.slug == DEFAULT_TAB.slug:
-            self.heading = f"{prefix} en {self.city_name}"
-        else:
-            self.heading = f"{prefix} en {self.city_name}: {tab.label}"
+        self.heading = directory_view.city_heading(
+            section=self.section, city_name=self.city_name, kind=self.view, tab=tab
+        )
         if grouped:
-            groups: list[TierGroup] = []
-            for card in result.cards:
-                if not groups or groups[-1].slug != card.tier_slug:
-                    groups.append(TierGroup(name=card.tier_name, slug=card.tier_slug, cards=[]))
-                groups[-1].cards.append(card)
-            self.groups = groups
+            self.groups = directory_view.tier_groups(result.cards)
             self.cards = []
         else:
             self.cards = result.cards

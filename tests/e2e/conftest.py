@@ -26,6 +26,7 @@ from sqlmodel import Session
 from app.db import make_engine, migrate
 from app.models import Listing, Section, utc_now
 from app.seed import demo_photos
+from app.services import page_cache
 from app.services.abuse import REDIS_KEY_PREFIX
 from app.services.listings import clock
 from app.storage.local import LocalStorage
@@ -326,6 +327,29 @@ def db(site: Site) -> Iterator[Session]:
     engine.dispose()
 
 
+@pytest.fixture(autouse=True)
+def writes_reach_the_site_cache(monkeypatch) -> Iterator[None]:
+    """Publish this process's writes to the sites' page caches, as the sites' own workers do.
+
+    Tests seed and change the sites' databases from this process, as another worker of the
+    site would. The write listener of app.services.page_cache sees them here; like a worker
+    with the site's REDIS_URL, each change is then counted in the sites' Redis, so the pages
+    they serve show it at once (and not after PAGE_CACHE_SECONDS).
+    """
+    bump = page_cache.versions.bump
+    clients = [redis.Redis.from_url(url) for url in (E2E_REDIS_URL, E2E_FIREBASE_REDIS_URL)]
+
+    def bump_everywhere(database: str) -> None:
+        bump(database)
+        for client in clients:
+            client.incr(page_cache.REDIS_KEY.format(database=database))
+
+    monkeypatch.setattr(page_cache.versions, "bump", bump_everywhere)
+    yield
+    for client in clients:
+        client.close()
+
+
 @pytest.fixture
 def no_earlier_attempts(site: Site) -> None:
     """Every test browses from 127.0.0.1: start without the failed sign-ins counted by the ones before."""
@@ -353,6 +377,12 @@ def page(browser: Browser, site: Site) -> Page:
 
 
 def accept_age(page: Page) -> None:
-    """Confirm the 18+ notice (this also proves the page has hydrated)."""
+    """Confirm the 18+ notice, and wait until the app runs the page.
+
+    Before the app has hydrated, the notice is the server's preview (app.pages.preview), whose
+    form reloads the page with the cookie set; either way the page then shows the app's own
+    listings, once the preview has left.
+    """
     page.get_by_role("button", name="Tengo 18 años o más, entrar").click()
     page.get_by_role("dialog").wait_for(state="detached")
+    page.locator("#vista-previa").wait_for(state="detached")

@@ -120,6 +120,7 @@ def test_all_page_and_trans_section(page: Page, site):
     expect(page.get_by_role("heading", level=1)).to_contain_text("Todas")
     expect(page.get_by_test_id("listing-card")).to_have_count(11)
     page.goto(f"/escorts/trans/{CITY}")
+    expect(page.get_by_test_id("total")).to_be_visible()  # the app's own page, not the document's preview
     expect(page.get_by_test_id("listing-card")).to_have_count(1)
     assert _card_names(page) == {site.names["trans"]}
     page.goto(f"/escorts/trans/{CITY}/all")

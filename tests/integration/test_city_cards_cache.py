@@ -1,4 +1,4 @@
-"""The directory's card pages (app.states.public) from the versioned page cache (app.services.page_cache):
+"""The directory's card pages (app.services.directory_cards, read by app.states.public) from the versioned page cache (app.services.page_cache):
 a second identical load runs no SQL at all; a publication, a pause and a tier change made through the app's
 services show at the very next load; every input (section, city, tab, page, grouping, page size) is its own
 entry, so pages never mix; and what a page does with its cards never reaches the cache."""
@@ -14,11 +14,11 @@ from sqlmodel import Session
 
 from app.db import get_engine
 from app.models import AppService, ProfileId, Section, utc_now
-from app.services import listings, my_listings, page_cache, reviews, upgrades
+from app.services import directory_cards, listings, my_listings, page_cache, reviews, upgrades
 from app.services.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
 from app.services.users import create_user
 from app.settings import get_settings
-from app.states.public import DirectoryState, _city_cards, _featured
+from app.states.public import DirectoryState
 from tests.factories import make_listing, make_owner, tier_of
 from tests.handlers import client_states, invoke, run_async
 
@@ -73,7 +73,7 @@ class Statements:
 
 
 def _cards(section: str = MUJERES, city: str = CITY, tab: str = "todas", page: int = 1, grouped: bool = True):
-    return run_async(_city_cards(section, city, TABS_BY_SLUG[tab], page, grouped))
+    return run_async(directory_cards.city_page(section, city, TABS_BY_SLUG[tab], page, grouped))
 
 
 def _uncached(section: str = MUJERES, city: str = CITY, tab: str = "todas", page: int = 1, grouped: bool = True):
@@ -90,11 +90,11 @@ def _names(result: listings.CardPage) -> list[str]:
 def test_a_second_identical_load_runs_no_sql(site):
     with Statements() as first:
         cards = _cards()
-        featured = run_async(_featured(MUJERES))
+        featured = run_async(directory_cards.featured(MUJERES))
     assert first.count > 0
     with Statements() as second:
         assert _cards() == cards
-        assert run_async(_featured(MUJERES)) == featured
+        assert run_async(directory_cards.featured(MUJERES)) == featured
     assert second.count == 0
     assert cards == _uncached()
     assert _names(cards) == ["Antonia", "Camila", "Bernarda"]
@@ -109,22 +109,22 @@ def test_a_published_listing_shows_at_the_next_load(site):
             data={"email": "revisora@example.cl", "display_name": "Equipo", "profile_uid": "secretaria"},
         )
     assert _names(_cards()) == ["Antonia", "Camila", "Bernarda"]
-    assert "Fernanda" not in [card.display_name for card in run_async(_featured(MUJERES))]
+    assert "Fernanda" not in [card.display_name for card in run_async(directory_cards.featured(MUJERES))]
     with Session(get_engine()) as session:
         reviews.approve_listing(session=session, reviewer_uid=staff.uid, listing_uid=pending.uid)
     assert "Fernanda" in _names(_cards())
-    assert "Fernanda" in [card.display_name for card in run_async(_featured(MUJERES))]
+    assert "Fernanda" in [card.display_name for card in run_async(directory_cards.featured(MUJERES))]
 
 
 def test_a_paused_listing_leaves_at_the_next_load_and_comes_back(site):
     owner, shown = site
     assert "Antonia" in _names(_cards()) and "Antonia" in _names(_cards(tab="verificadas"))
-    assert "Antonia" in [card.display_name for card in run_async(_featured(MUJERES))]
+    assert "Antonia" in [card.display_name for card in run_async(directory_cards.featured(MUJERES))]
     with Session(get_engine()) as session:
         my_listings.pause_listing(session=session, owner_uid=owner.uid, uid=shown["Antonia"].uid)
     assert _names(_cards()) == ["Camila", "Bernarda"]
     assert _names(_cards(tab="verificadas")) == []
-    assert "Antonia" not in [card.display_name for card in run_async(_featured(MUJERES))]
+    assert "Antonia" not in [card.display_name for card in run_async(directory_cards.featured(MUJERES))]
     with Session(get_engine()) as session:
         my_listings.resume_listing(session=session, owner_uid=owner.uid, uid=shown["Antonia"].uid)
     assert _names(_cards()) == ["Antonia", "Camila", "Bernarda"]
@@ -201,11 +201,11 @@ def test_what_a_page_does_with_its_cards_never_reaches_the_cache(site):
     first.cards[0].photos.append("/media/otra.webp")
     first.cards[0].display_name = "Cambiada"
     first.cards.append(first.cards[1])
-    featured = run_async(_featured(MUJERES))
+    featured = run_async(directory_cards.featured(MUJERES))
     featured[0].photos.clear()
     featured.clear()
     assert _cards() == expected
-    assert run_async(_featured(MUJERES))[0].photos
+    assert run_async(directory_cards.featured(MUJERES))[0].photos
 
 
 def _city_page(path: str) -> DirectoryState:

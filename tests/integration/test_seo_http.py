@@ -20,6 +20,7 @@ from app.api import build_api
 from app.db import make_engine
 from app.models import Listing, Section
 from app.settings import get_settings
+from app.states.public import AGE_COOKIE
 from tests.factories import make_listing, make_owner
 
 pytestmark = pytest.mark.integration
@@ -33,8 +34,11 @@ REFLEX_HEAD = (
 EXPORTED = {
     "escorts.html": REFLEX_HEAD + '<title>Escorts Chile</title><meta content="Directorio" name="description"/>'
     '<meta content="favicon.ico" property="og:image"/></head><body><div id="home-page">home</div></body></html>',
-    "404.html": REFLEX_HEAD + '</head><body><div id="spa-fallback"></div></body></html>',
+    "404.html": REFLEX_HEAD + '</head><body><section aria-label="Notifications"></section>'
+    '<div data-is-root-theme="true" data-accent-color="pink" data-radius="medium" class="radix-themes css-0"></div>'
+    '<div id="spa-fallback"></div></body></html>',
 }
+ADULT = {AGE_COOKIE: "1"}
 
 
 class _Head(HTMLParser):
@@ -262,3 +266,94 @@ def test_other_pages_and_endpoints_still_reach_reflex(site):
     for path in ("/login", "/ping", "/_health", "/site.js", "/favicon.ico", "/admin/escorts", "/my", "/404", "/assets"):
         response = _get(site, path)
         assert (response.status_code, response.text) == (200, "reflex"), path
+
+
+# --- The first screen of a city or detail page, in the document (app.pages.preview) -------------
+
+
+def _body(site, path, **kwargs) -> str:
+    response = _get(site, path, **kwargs)
+    assert response.status_code == 200
+    return response.text.split("<body>", 1)[1]
+
+
+def test_returning_visitor_gets_the_city_first_screen_before_the_app(site):
+    listing = site.listings
+    body = _body(site, "/escorts/talca", cookies=ADULT)
+    app_part, preview = body.split('<div id="vista-previa"', 1)
+    assert preview.startswith(' class="radix-themes" data-accent-color="pink" data-radius="medium">')
+    assert preview.endswith("</div></body></html>")
+    assert "<h1>Escorts en Talca</h1>" in preview
+    assert f'href="/escorts/talca/ana-talquina/{listing["ana"].uid}"' in preview
+    assert '<h2 class="tier-heading tier-platino">Platino</h2>' in preview
+    assert '<p class="muted">1 avisos</p>' in preview
+    for hidden in ("Bea", "Pendiente", "Vetada"):
+        assert hidden not in preview, hidden
+    assert app_part.count('data-is-root-theme="true"') == 1  # the app's own root comes first, untouched
+    tab = _body(site, "/escorts/talca/verificadas", cookies=ADULT)
+    assert "<h1>Escorts en Talca: Verificadas</h1>" in tab and "Ana Talquina" in tab
+    assert 'class="tab tab-active" aria-current="page">Verificadas</a>' in tab
+    trans = _body(site, "/escorts/trans/talca", cookies=ADULT)
+    assert "<h1>Escorts trans en Talca</h1>" in trans and "Bea" in trans and "Ana Talquina" not in trans
+
+
+def test_first_visit_gets_the_18_notice_and_no_listing(site):
+    detail = f"/escorts/talca/ana-talquina/{site.listings['ana'].uid}"
+    for path in ("/escorts", "/escorts/talca", "/escorts/talca/verificadas", detail):
+        body = _body(site, path)
+        preview = body.split('<div id="vista-previa"', 1)[1]
+        assert '<section class="age-gate" role="dialog"' in preview, path
+        form = (
+            '<form method="post" action="/escorts-ssg/confirmar-edad" class="age-actions">'
+            f'<input type="hidden" name="next" value="{path}">'
+        )
+        assert form in preview, path
+        assert "Ana Talquina" not in body and "card" not in preview, path
+    assert "<h1>Escorts en Talca: Verificadas</h1>" in _body(site, "/escorts/talca/verificadas")
+    assert "age-gate" in _body(site, "/escorts/talca", cookies={AGE_COOKIE: "0"})
+
+
+def test_the_notice_form_brings_the_visitor_back_with_listings(site):
+    response = site.post("/escorts-ssg/confirmar-edad", data={"next": "/escorts/talca"}, follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/escorts/talca"
+    assert f"{AGE_COOKIE}=1" in response.headers["set-cookie"]
+    body = _body(site, "/escorts/talca", cookies=ADULT)
+    assert "Ana Talquina" in body and "age-gate" not in body
+    tampered = site.post("/escorts-ssg/confirmar-edad", data={"next": "//evil.example"}, follow_redirects=False)
+    assert tampered.headers["location"] == "/escorts-ssg"
+
+
+def test_returning_visitor_gets_the_home_with_featured_cards(site):
+    body = _body(site, "/escorts", cookies=ADULT)
+    preview = body.split('<div id="home-page">home</div>', 1)[1]
+    assert preview.startswith('<div id="vista-previa"') and "<h1>Escorts en Chile</h1>" in preview
+    assert '<a href="/escorts/talca">Talca</a>' in preview and "age-gate" not in preview
+    assert "<h1>Escorts trans en Chile</h1>" in _body(site, "/escorts/trans", cookies=ADULT)
+
+
+def test_returning_visitor_gets_the_detail_first_screen(site):
+    ana = site.listings["ana"]
+    body = _body(site, f"/escorts/talca/ana-talquina/{ana.uid}", cookies=ADULT)
+    preview = body.split('<div id="vista-previa"', 1)[1]
+    assert "age-gate" not in preview and '<article class="detail">' in preview and "<h1>Ana Talquina</h1>" in preview
+    assert "Hola, soy Ana Talquina." in preview
+    assert 'loading="eager"' in preview and 'fetchpriority="high"' in preview
+
+
+def test_city_preview_follows_publishing_and_escapes_names(site):
+    ana = site.listings["ana"]
+    assert "Ana Talquina" in _body(site, "/escorts/talca", cookies=ADULT)
+    with Session(site.engine) as session:
+        stored = session.get(Listing, ana.uid)
+        stored.display_name = "Ana <b>Talquina</b>"
+        session.add(stored)
+        session.commit()
+    body = _body(site, "/escorts/talca", cookies=ADULT)
+    assert "Ana &lt;b&gt;Talquina&lt;/b&gt;" in body and "<b>Talquina" not in body
+    with Session(site.engine) as session:
+        stored = session.get(Listing, ana.uid)
+        stored.status = "pausada"
+        session.add(stored)
+        session.commit()
+    body = _body(site, "/escorts/talca", cookies=ADULT)
+    assert "Talquina" not in body and "No hay avisos que coincidan con este filtro." in body

@@ -106,7 +106,9 @@ def test_age_confirmation_sets_the_cookie_and_returns(client):
     assert response.cookies.get(AGE_COOKIE) == "1"
 
 
-@pytest.mark.parametrize("target", ["//evil.example", "/escorts-ssg.evil.com", "https://evil.example/", "/escorts"])
+@pytest.mark.parametrize(
+    "target", ["//evil.example", "/escorts-ssg.evil.com", "https://evil.example/", "/login", "/escorts/atlantida"]
+)
 def test_age_confirmation_never_sends_the_browser_elsewhere(client, target):
     response = client.post("/escorts-ssg/confirmar-edad", data={"next": target}, follow_redirects=False)
     assert (response.status_code, response.headers["location"]) == (303, "/escorts-ssg")

@@ -185,6 +185,22 @@ def test_split_shell_replaces_reflex_title_description_and_og_image():
     assert document.endswith('<link rel="modulepreload" href="/a.js"/></head><body><div>app</div></body></html>')
 
 
+def test_split_shell_puts_a_preview_last_in_the_body_with_the_app_theme():
+    exported = (
+        '<!DOCTYPE html><html><head><meta charSet="utf-8"/></head><body><section aria-label="Avisos"></section>'
+        '<div data-is-root-theme="true" data-accent-color="pink" data-radius="medium" class="radix-themes css-0">'
+        "</div><script>app()</script></body></html>"
+    )
+    shell = split_shell(exported)
+    assert shell.theme_attributes == ' data-accent-color="pink" data-radius="medium"'
+    document = shell.with_head("<title>T</title>", '<div id="vista-previa">P</div>')
+    assert document.endswith('<script>app()</script><div id="vista-previa">P</div></body></html>')
+    assert shell.with_head("<title>T</title>") == shell.with_head("<title>T</title>", "")
+    assert "vista-previa" not in shell.with_head("<title>T</title>")
+    bare = split_shell("<html><head></head><p>sin body</p></html>")
+    assert bare.with_head("", "<div>P</div>") == "<html><head></head><p>sin body</p></html>"
+
+
 def test_shorten_cuts_at_a_word():
     assert shorten("uno  dos\ntres") == "uno dos tres"
     assert shorten("palabra " * 40, 20) == "palabra palabra…"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.routes import SsgPage, resolve_ssg_page, safe_ssg_next, ssg_page_url
+from app.routes import SsgPage, resolve_ssg_page, safe_age_next, ssg_page_url
 
 CITY = "/escorts-ssg/temuco"
 
@@ -44,9 +44,22 @@ def test_canonical_urls_leave_out_the_first_page():
     assert ssg_page_url(CITY, 3) == f"{CITY}?pagina=3"
 
 
-@pytest.mark.parametrize("target", ["/escorts-ssg", "/escorts-ssg/temuco", "/escorts-ssg/temuco?pagina=12"])
-def test_the_age_form_returns_to_ssg_pages(target):
-    assert safe_ssg_next(target) == target
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/escorts-ssg",
+        "/escorts-ssg/temuco",
+        "/escorts-ssg/temuco?pagina=12",
+        "/escorts",
+        "/escorts/trans",
+        "/escorts/temuco",
+        "/escorts/temuco/verificadas",
+        "/escorts/trans/temuco/lo-nuevo",
+        "/escorts/temuco/catalina/abc123",
+    ],
+)
+def test_the_age_form_returns_to_ssg_and_directory_pages(target):
+    assert safe_age_next(target) == target
 
 
 @pytest.mark.parametrize(
@@ -62,9 +75,17 @@ def test_the_age_form_returns_to_ssg_pages(target):
         "/escorts-ssg/temuco?pagina=0",
         "/escorts-ssg/temuco?next=//evil.example",
         "/escorts-ssg/temuco\r\nSet-Cookie: x=1",
-        "/escorts",
+        "/escorts/atlantida",
+        "/escorts/temuco/no-es-seccion/otra/mas",
+        "/escorts/../login",
+        "/escorts//evil.example",
+        "/escorts/temuco?next=//evil.example",
+        "/escorts/temuco\r\nSet-Cookie: x=1",
+        "/login",
+        "/admin",
+        "/my",
         "",
     ],
 )
-def test_the_age_form_never_leaves_the_ssg_pages(target):
-    assert safe_ssg_next(target) == "/escorts-ssg"
+def test_the_age_form_never_leaves_the_public_pages(target):
+    assert safe_age_next(target) == "/escorts-ssg"

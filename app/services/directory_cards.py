@@ -1,0 +1,51 @@
+"""The directory's cards from the versioned page cache (app.services.page_cache).
+
+One place for both readers: the interactive pages' state (app.states.public)
+and the preview of their first screen in the served document (app.seo_api).
+A query runs once per page after each change of the listings, not on every
+load, paging event or document.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from app.db import get_engine, session_scope
+from app.models import ListingCard
+from app.services import listings, page_cache
+from app.services.filter_tabs import FilterTab
+from app.settings import get_settings
+
+
+def _copies(cards: list[ListingCard]) -> list[ListingCard]:
+    """Cards of the caller's own: what is cached is shared by every visitor and must never change.
+
+    Every field but ``photos`` is a str, int or bool, so copying that list is enough (and 4x cheaper than deep).
+    """
+    return [card.model_copy(update={"photos": list(card.photos)}) for card in cards]
+
+
+async def featured(section: str) -> list[ListingCard]:
+    """A section home's featured cards, from the cache while nothing changed."""
+
+    def query() -> list[ListingCard]:
+        with session_scope() as session:
+            return listings.featured_cards(session=session, section=section)
+
+    key = ("featured", section)
+    return _copies(await page_cache.cached(key, get_engine(), query))
+
+
+async def city_page(section: str, city_slug: str, tab: FilterTab, page: int, grouped: bool) -> listings.CardPage:
+    """One page of a city's cards, from the cache while nothing changed."""
+
+    def query() -> listings.CardPage:
+        with session_scope() as session:
+            return listings.city_cards(
+                session=session, section=section, city_slug=city_slug, tab=tab, page=page, group_by_tier=grouped
+            )
+
+    settings = get_settings()
+    key = ("city_cards", section, city_slug, tab.slug, page, grouped, settings.page_size, settings.timezone)
+    result = await page_cache.cached(key, get_engine(), query)
+    return dataclasses.replace(result, cards=_copies(result.cards))

@@ -1,0 +1,54 @@
+"""The city page's heading, tabs and tier groups (app.services.directory_view), shared by the app and its preview."""
+
+from __future__ import annotations
+
+from app.models import ListingCard, Section
+from app.services.directory_view import city_heading, tab_links, tier_groups
+from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, TABS_BY_SLUG
+
+
+def _card(name: str, tier: str) -> ListingCard:
+    return ListingCard(
+        uid=name,
+        section=Section.MUJERES.value,
+        city_slug="talca",
+        city_name="Talca",
+        commune="Talca",
+        display_name=name,
+        age=25,
+        tier_name=tier.title(),
+        tier_slug=tier,
+        verified=False,
+        has_video=False,
+        porn_actress=False,
+        available_now=False,
+        price="$80.000",
+        url=f"/escorts/talca/{name}",
+        photos=[],
+    )
+
+
+def test_headings_name_section_city_and_tab():
+    verified = TABS_BY_SLUG["verificadas"]
+    assert city_heading(section="mujeres", city_name="Talca", kind="city", tab=DEFAULT_TAB) == "Escorts en Talca"
+    assert city_heading(section="mujeres", city_name="Talca", kind="city", tab=verified) == (
+        "Escorts en Talca: Verificadas"
+    )
+    assert city_heading(section="trans", city_name="Talca", kind="all", tab=DEFAULT_TAB) == (
+        "Todas las escorts trans en Talca"
+    )
+
+
+def test_tab_links_mark_the_active_tab_only():
+    links = tab_links(section="trans", city_slug="talca", active_slug="verificadas")
+    assert [link.slug for link in links] == [tab.slug for tab in FILTER_TABS]
+    assert [link.slug for link in links if link.active] == ["verificadas"]
+    assert links[0].url == "/escorts/trans/talca"
+    assert dict((link.slug, link.url) for link in links)["verificadas"] == "/escorts/trans/talca/verificadas"
+
+
+def test_tier_groups_keep_order_and_group_consecutive_tiers():
+    cards = [_card("a", "diamante"), _card("b", "diamante"), _card("c", "oro"), _card("d", "oro")]
+    groups = tier_groups(cards)
+    assert [(g.slug, [c.uid for c in g.cards]) for g in groups] == [("diamante", ["a", "b"]), ("oro", ["c", "d"])]
+    assert tier_groups([]) == []
