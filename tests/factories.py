@@ -13,6 +13,8 @@ from app.models import (
     AdvertiserService,
     AdvertiserType,
     Listing,
+    ListingCard,
+    ListingDetail,
     ListingPhoto,
     ListingStatus,
     ProfileId,
@@ -178,3 +180,46 @@ def wizard_steps(catalogue: dict, city: str = "talca") -> dict[int, dict]:
         7: {},
         8: {"phone": "+56 9 8765 4321", "whatsapp": "987654321"},
     }
+
+
+VIEW_UID = "AbCdEfGhIjKlMnOpQrSt"
+
+
+def card_view(**changes) -> ListingCard:
+    """A public card as the listing services return it (no database); any field can be overridden."""
+    fields = dict(
+        uid=VIEW_UID,
+        section=Section.MUJERES.value,
+        city_slug="temuco",
+        city_name="Temuco",
+        commune="Centro",
+        display_name="Valentina",
+        age=25,
+        tier_name="Platino",
+        tier_slug="platino",
+        verified=False,
+        has_video=False,
+        porn_actress=False,
+        available_now=False,
+        price="$80.000",
+        url=f"/escorts/temuco/valentina/{VIEW_UID}",
+        photos=["/media/ab/cover-800.webp", "/media/ab/other-800.webp"],
+    )
+    return ListingCard(**{**fields, **changes})
+
+
+def detail_view(**changes) -> ListingDetail:
+    """A public detail page's data (no database); any field can be overridden."""
+    fields = dict(
+        card_view().model_dump(),
+        description="Hola " * 100,
+        services=[],
+        rates=[],
+        phone="",
+        whatsapp_url="",
+        tel_url="",
+        available_until="",
+        visiting="",
+        published="",
+    )
+    return ListingDetail(**{**fields, **changes})

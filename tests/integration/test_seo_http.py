@@ -340,20 +340,21 @@ def test_returning_visitor_gets_the_detail_first_screen(site):
     assert 'loading="eager"' in preview and 'fetchpriority="high"' in preview
 
 
+def _change(site, listing: Listing, **changes) -> None:
+    with Session(site.engine) as session:
+        stored = session.get(Listing, listing.uid)
+        for name, value in changes.items():
+            setattr(stored, name, value)
+        session.add(stored)
+        session.commit()
+
+
 def test_city_preview_follows_publishing_and_escapes_names(site):
     ana = site.listings["ana"]
     assert "Ana Talquina" in _body(site, "/escorts/talca", cookies=ADULT)
-    with Session(site.engine) as session:
-        stored = session.get(Listing, ana.uid)
-        stored.display_name = "Ana <b>Talquina</b>"
-        session.add(stored)
-        session.commit()
+    _change(site, ana, display_name="Ana <b>Talquina</b>")
     body = _body(site, "/escorts/talca", cookies=ADULT)
     assert "Ana &lt;b&gt;Talquina&lt;/b&gt;" in body and "<b>Talquina" not in body
-    with Session(site.engine) as session:
-        stored = session.get(Listing, ana.uid)
-        stored.status = "pausada"
-        session.add(stored)
-        session.commit()
+    _change(site, ana, status="pausada")
     body = _body(site, "/escorts/talca", cookies=ADULT)
     assert "Talquina" not in body and "No hay avisos que coincidan con este filtro." in body

@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-from app.models import ListingCard, Section
+from app.models import ListingCard
 from app.services.directory_view import city_heading, tab_links, tier_groups
 from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, TABS_BY_SLUG
+from tests.factories import card_view
 
 
 def _card(name: str, tier: str) -> ListingCard:
-    return ListingCard(
-        uid=name,
-        section=Section.MUJERES.value,
-        city_slug="talca",
-        city_name="Talca",
-        commune="Talca",
-        display_name=name,
-        age=25,
-        tier_name=tier.title(),
-        tier_slug=tier,
-        verified=False,
-        has_video=False,
-        porn_actress=False,
-        available_now=False,
-        price="$80.000",
-        url=f"/escorts/talca/{name}",
-        photos=[],
-    )
+    return card_view(uid=name, display_name=name, tier_name=tier.title(), tier_slug=tier)
 
 
 def test_headings_name_section_city_and_tab():

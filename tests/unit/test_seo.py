@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.models import ListingDetail
 from app.route_table import PAGE_ROUTES
 from app.routes import PUBLIC_ROUTES, PublicView
 from app.seo import (
@@ -25,9 +24,10 @@ from app.seo import (
     urlset_xml,
 )
 from app.seo_api import RESERVED_SEGMENTS, _OldCitySegment
+from tests.factories import VIEW_UID, detail_view
 
 SITE = "https://ejemplo.cl"
-UID = "AbCdEfGhIjKlMnOpQrSt"
+UID = VIEW_UID
 
 
 @pytest.mark.parametrize(
@@ -95,51 +95,20 @@ def test_city_tab_title_names_city_and_tab_with_breadcrumbs():
     assert (trans.title, trans.canonical) == ("Escorts trans en Talca | X", f"{SITE}/escorts/trans/talca")
 
 
-def _detail(**changes) -> ListingDetail:
-    fields = dict(
-        uid=UID,
-        section="mujeres",
-        city_slug="temuco",
-        city_name="Temuco",
-        commune="Centro",
-        display_name="Valentina",
-        age=25,
-        tier_name="Platino",
-        tier_slug="platino",
-        verified=False,
-        has_video=False,
-        porn_actress=False,
-        available_now=False,
-        price="$80.000",
-        url=f"/escorts/temuco/valentina/{UID}",
-        photos=["/media/ab/cover-800.webp", "/media/ab/other-800.webp"],
-        description="Hola " * 100,
-        services=[],
-        rates=[],
-        phone="",
-        whatsapp_url="",
-        tel_url="",
-        available_until="",
-        visiting="",
-        published="",
-    )
-    return ListingDetail(**{**fields, **changes})
-
-
 def test_detail_tags_name_the_listing_and_show_the_cover():
-    tags = detail_tags(detail=_detail(), site_url=SITE, site_name="Escorts Chile")
+    tags = detail_tags(detail=detail_view(), site_url=SITE, site_name="Escorts Chile")
     assert tags.title == "Valentina, 25 años, escort en Temuco | Escorts Chile"
     assert tags.image == f"{SITE}/media/ab/cover-800.webp"
     assert tags.canonical == f"{SITE}/escorts/temuco/valentina/{UID}"
     assert tags.description.startswith("Valentina, 25 años, escort en Centro, Temuco. $80.000 la hora. Hola")
     assert len(tags.description) <= 160 and tags.description.endswith("…")
     assert tags.breadcrumbs[-1] == ("Valentina", tags.canonical)
-    assert detail_tags(detail=_detail(photos=[]), site_url=SITE, site_name="X").image == ""
+    assert detail_tags(detail=detail_view(photos=[]), site_url=SITE, site_name="X").image == ""
 
 
 def test_user_text_is_escaped_in_tags_and_json_ld():
     hostile = 'Ana "</title><script>alert(1)</script>'
-    tags = detail_tags(detail=_detail(display_name=hostile, description="<b>&</b>"), site_url=SITE, site_name="X")
+    tags = detail_tags(detail=detail_view(display_name=hostile, description="<b>&</b>"), site_url=SITE, site_name="X")
     head = render_head(tags, site_name="X")
     assert "<script>alert" not in head and "</title><script>" not in head
     assert "&lt;/title&gt;&lt;script&gt;" in head and "&#34;" in head
