@@ -8,9 +8,11 @@ same header, heading, tabs and first page of cards for a returning visitor
 (18+ notice accepted), or the 18+ notice for a first visit, with the same
 markup and classes as the components in app.components and app.pages.public,
 so it looks the same and every link works without JavaScript (the notice is
-a form posting to the same confirmation as the SSG pages). It comes last in
-<body>, after everything React hydrates, which React leaves alone; the app's
-own page stays hidden while it is there (assets/styles.css) until
+a form posting to the same confirmation as the SSG pages). It comes first in
+<body>, so the browser parses it before the body's inline scripts (which wait
+for the stylesheet), and React's hydration skips it (an element React did not
+render, in <body>); the app's own page stays hidden while it is there
+(assets/styles.css) until
 assets/site.js sees the app's listings or notice in place
 (``READY_ATTRIBUTE``, ``.age-gate``) and removes the preview.
 

@@ -19,6 +19,7 @@ a{color:#f5a3c7}header,main,footer{max-width:1200px;margin:0 auto;padding:12px}
 .card div{padding:8px}.badge{font-size:12px;margin-right:4px;padding:2px 6px;border-radius:4px;background:#333}
 .age{position:fixed;inset:0;background:rgba(0,0,0,.95);display:flex;align-items:center;justify-content:center}
 .age div{max-width:480px;background:#222;padding:24px;border-radius:8px}
+header a,footer a,nav a,li a{display:inline-block;min-height:24px;min-width:24px;padding:4px 2px}
 """
 
 
@@ -86,4 +87,7 @@ def city_body(cards: list[ListingCard], total: int, page: int, page_count: int, 
         pager.append(f'<a rel="prev" href="/escorts-ssg/{escape(city_slug)}?pagina={page - 1}">Anterior</a>')
     if page < page_count:
         pager.append(f'<a rel="next" href="/escorts-ssg/{escape(city_slug)}?pagina={page + 1}">Siguiente</a>')
-    return f'<p>{total} avisos · página {page} de {page_count}</p><div class="grid">{grid}</div><nav>{" ".join(pager)}</nav>'
+    return (
+        f"<p>{total} avisos · página {page} de {page_count}</p>"
+        f'<h2>Avisos</h2><div class="grid">{grid}</div><nav aria-label="Páginas">{" ".join(pager)}</nav>'
+    )
