@@ -269,8 +269,6 @@ _REFLEX_HEAD_TAGS = re.compile(
 )
 _AFTER_CHARSET = re.compile(r"<meta charSet=\"utf-8\"\s*/?>", re.IGNORECASE)
 _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
-# The build's one stylesheet (Radix Themes and the site's own, 714 KB, 85 KB gzip). The head also preloads it.
-_GLOBAL_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"]+\.css)" rel="stylesheet"[^>]*>')
 
 
 # The Radix Themes root React renders into; a preview copies its look (accent, gray, radius…).
@@ -295,25 +293,12 @@ class Shell:
         return self.before + head + self.after[: self.body_at] + preview + self.after[self.body_at :]
 
 
-def split_shell(document: str, site_css: str = "") -> Shell:
-    """Strip the generic title, description and OpenGraph tags from an exported page and mark where ours go.
-
-    With ``site_css`` (assets/styles.css), the page's first paint waits for no stylesheet: that CSS
-    goes inline, enough for the preview of app.pages.preview, and the build's large stylesheet
-    loads without blocking rendering (``media="print"`` until assets/site.js sets it to ``all``;
-    the head's preload still fetches it at once).
-    """
+def split_shell(document: str) -> Shell:
+    """Strip the generic title, description and OpenGraph tags from an exported page and mark where ours go."""
     head_end = document.find("</head>")
     if head_end < 0:
         return Shell(document, "")
     head = _REFLEX_HEAD_TAGS.sub("", document[:head_end])
-    if site_css and _GLOBAL_STYLESHEET.search(head):
-        inline = str(Markup("<style>{}</style>").format(Markup(site_css.replace("</", "<\\/"))))
-        head = _GLOBAL_STYLESHEET.sub(
-            lambda link: inline + f'<link href="{link.group(1)}" rel="stylesheet" media="print" data-media="all">',
-            head,
-            count=1,
-        )
     rest = document[head_end:]
     charset = _AFTER_CHARSET.search(head)
     if charset:

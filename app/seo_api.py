@@ -115,7 +115,6 @@ def frontend_dir() -> Path:
 # The prerendered page of each static public route; every dynamic route starts from the SPA fallback.
 _EXPORTED = {PUBLIC_HOME: "escorts.html", TRANS_HOME: "escorts/trans.html"}
 _SPA_FALLBACK = "404.html"
-SITE_CSS = "styles.css"  # assets/styles.css, copied into the build
 
 
 @functools.lru_cache(maxsize=16)
@@ -126,11 +125,7 @@ def _shell(directory: str, name: str) -> seo.Shell:
     except OSError:
         log.warning("No exported page %s in %s: serving a bare document", name, directory)
         return seo.FALLBACK_SHELL
-    try:
-        site_css = (Path(directory) / SITE_CSS).read_text(encoding="utf-8")
-    except OSError:
-        site_css = ""  # then the build's stylesheet stays render-blocking, as Reflex wrote it
-    return seo.split_shell(document, site_css)
+    return seo.split_shell(document)
 
 
 def shell_for(path: str, directory: Path | None = None) -> seo.Shell:

@@ -5,18 +5,11 @@
 // - when another tab signs in or out (the "user" record in local storage
 //   changes), this tab reloads, so its websocket reconnects with the
 //   browser's current session cookie;
-// - the build's stylesheet, served as media="print" so it does not hold up
-//   the first paint, applies to the page;
 // - the server's preview of a page's first screen (#vista-previa,
 //   app/pages/preview.py) goes away as soon as the app shows its own
 //   listings of the same path (data-vista-lista) or the 18+ notice.
 (function () {
   "use strict";
-
-  // The build's stylesheet, loaded without blocking the first paint (app/seo.py split_shell).
-  document.querySelectorAll("link[data-media]").forEach(function (link) {
-    link.media = link.getAttribute("data-media");
-  });
 
   var preview = document.getElementById("vista-previa");
   if (preview) {

@@ -170,23 +170,6 @@ def test_split_shell_puts_a_preview_first_in_the_body_with_the_app_theme():
     assert bare.with_head("", "<div>P</div>") == "<html><head></head><p>sin body</p></html>"
 
 
-def test_split_shell_inlines_the_site_css_and_stops_the_build_css_blocking_the_first_paint():
-    build_css = "/assets/__reflex_global_styles-X.css"
-    exported = (
-        f'<html><head><meta charSet="utf-8"/><link as="style" href="{build_css}" rel="preload"/>'
-        f'<link href="{build_css}" rel="stylesheet" type="text/css"/></head><body></body></html>'
-    )
-    document = split_shell(exported, ".card { color: red; }").with_head("")
-    assert f'<link as="style" href="{build_css}" rel="preload"/>' in document  # still fetched at once
-    assert (
-        f'<style>.card {{ color: red; }}</style><link href="{build_css}" rel="stylesheet" media="print" '
-        'data-media="all"></head>'
-    ) in document
-    assert 'rel="stylesheet" type="text/css"' not in document
-    assert "</style><script>" not in split_shell(exported, "a{}</style><script>").with_head("")
-    assert split_shell(exported).with_head("") == exported  # no site CSS found: left as Reflex wrote it
-
-
 def test_shorten_cuts_at_a_word():
     assert shorten("uno  dos\ntres") == "uno dos tres"
     assert shorten("palabra " * 40, 20) == "palabra palabra…"
