@@ -59,7 +59,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import demo_database, serve_demo  # noqa: E402
+from bench.common import busiest_city, demo_database, serve_demo  # noqa: E402
 
 TARGET_RATIO = 1.3
 CARD_LINK = "[data-testid=listing-card] a[href]"
@@ -172,22 +172,6 @@ def file_server(directory: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://localhost:{server.server_address[1]}", server
-
-
-def busiest_city(session) -> tuple[str, int]:
-    """The city with the most public listings in the women's section, and that count."""
-    from sqlalchemy import func
-    from sqlmodel import select
-
-    from app.models import Listing, ListingStatus, Section
-
-    return session.exec(
-        select(Listing.city_slug, func.count())
-        .where(Listing.status == ListingStatus.PUBLICADA.value, Listing.section == Section.MUJERES.value)
-        .group_by(Listing.city_slug)
-        .order_by(func.count().desc())
-        .limit(1)
-    ).one()
 
 
 def new_context(browser, url: str, cookie: tuple[str, str]):

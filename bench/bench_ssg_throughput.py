@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import demo_database, serve_demo  # noqa: E402
+from bench.common import busiest_city, demo_database, serve_demo  # noqa: E402
 
 TARGET_RATIO = 0.5
 REQUESTS_PER_SECOND = re.compile(r"Requests/sec:\s+([\d.]+)")
@@ -106,22 +106,6 @@ def check_invalidation(site: str, city: str, redis_url: str, requests: int) -> N
     get_engine().dispose()
     if stale:
         raise RuntimeError("a worker served a page cached before the change")
-
-
-def busiest_city(session) -> tuple[str, int]:
-    """The city with the most public listings in the women's section, and that count."""
-    from sqlalchemy import func
-    from sqlmodel import select
-
-    from app.models import Listing, ListingStatus, Section
-
-    return session.exec(
-        select(Listing.city_slug, func.count())
-        .where(Listing.status == ListingStatus.PUBLICADA.value, Listing.section == Section.MUJERES.value)
-        .group_by(Listing.city_slug)
-        .order_by(func.count().desc())
-        .limit(1)
-    ).one()
 
 
 def main() -> int:

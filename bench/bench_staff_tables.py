@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import demo_database, percentiles  # noqa: E402
+from bench.common import admin_token, demo_database, percentiles  # noqa: E402
 
 SEARCHES = ("a", "ana", "demo", "temuco", "zzzz-nada")
 
@@ -36,24 +36,7 @@ def main() -> int:
     args = parser.parse_args()
 
     with demo_database(args.listings, analyze=False):
-        from sqlalchemy import func
-        from sqlmodel import Session, select
-
-        from app.db import get_engine
-        from app.models import Listing, ProfileId, User
-        from app.services.users import create_user
-
-        with Session(get_engine()) as session:
-            admin = create_user(
-                session=session,
-                data={"email": "admin@bench.example", "display_name": "Admin", "profile_uid": ProfileId.ADMINISTRADOR},
-            )
-            users = session.exec(select(func.count()).select_from(User)).one()
-            listings = session.exec(select(func.count()).select_from(Listing)).one()
-            print(f"directory: {users} users, {listings} listings")
-            from tests.factories import open_session
-
-            token = open_session(session, admin.uid)
+        token = admin_token()
 
         from app.states.staff_table import StaffTableState
         from tests.handlers import client_states, invoke

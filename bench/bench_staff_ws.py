@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import demo_database, percentiles, serve_demo  # noqa: E402
+from bench.common import admin_token, demo_database, percentiles, serve_demo  # noqa: E402
 
 # socket.io over engine.io: a message (4) of type event (2), in Reflex's namespace, named "event".
 EVENT_FRAME = re.compile(r'42(?:/[^,\[]*,)?(\["event",.*)', re.DOTALL)
@@ -214,25 +214,9 @@ def main() -> int:
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     with demo_database(args.listings, analyze=False) as data:
-        from sqlalchemy import func
-        from sqlmodel import Session, select
-
-        from app.db import get_engine
         from app.identity.cookies import SESSION_COOKIE
-        from app.models import Listing, ProfileId, User
-        from app.services.users import create_user
-        from tests.factories import open_session
 
-        with Session(get_engine()) as session:
-            admin = create_user(
-                session=session,
-                data={"email": "admin@bench.example", "display_name": "Admin", "profile_uid": ProfileId.ADMINISTRADOR},
-            )
-            users = session.exec(select(func.count()).select_from(User)).one()
-            listings = session.exec(select(func.count()).select_from(Listing)).one()
-            print(f"directory: {users} users, {listings} listings")
-            token = open_session(session, admin.uid)
-        get_engine().dispose()
+        token = admin_token()
 
         from playwright.sync_api import sync_playwright
 

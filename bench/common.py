@@ -129,3 +129,42 @@ def quantile(samples: list[float], q: float) -> float:
     """The ``q`` quantile of the samples (nearest rank, as ``percentiles``' p95)."""
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def busiest_city(session) -> tuple[str, int]:
+    """The city with the most public listings in the women's section, and that count."""
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from app.models import Listing, ListingStatus, Section
+
+    return session.exec(
+        select(Listing.city_slug, func.count())
+        .where(Listing.status == ListingStatus.PUBLICADA.value, Listing.section == Section.MUJERES.value)
+        .group_by(Listing.city_slug)
+        .order_by(func.count().desc())
+        .limit(1)
+    ).one()
+
+
+def admin_token() -> str:
+    """A new administrator on the demo database and a session token for them; prints the directory's size."""
+    from sqlalchemy import func
+    from sqlmodel import Session, select
+
+    from app.db import get_engine
+    from app.models import Listing, ProfileId, User
+    from app.services.users import create_user
+    from tests.factories import open_session
+
+    with Session(get_engine()) as session:
+        admin = create_user(
+            session=session,
+            data={"email": "admin@bench.example", "display_name": "Admin", "profile_uid": ProfileId.ADMINISTRADOR},
+        )
+        users = session.exec(select(func.count()).select_from(User)).one()
+        listings = session.exec(select(func.count()).select_from(Listing)).one()
+        print(f"directory: {users} users, {listings} listings")
+        token = open_session(session, admin.uid)
+    get_engine().dispose()
+    return token
