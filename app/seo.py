@@ -248,14 +248,23 @@ def render_head(tags: HeadTags, *, site_name: str) -> str:
     parts += [Markup('<meta property="{}" content="{}">').format(name, value) for name, value in og]
     card = "summary_large_image" if tags.image else "summary"
     parts.append(Markup('<meta name="twitter:card" content="{}">').format(card))
-    if tags.breadcrumbs:
-        # Already JSON-escaped for a script element; Markup keeps it as is.
-        parts.append(
-            Markup('<script type="application/ld+json">')
-            + Markup(breadcrumb_json_ld(tags.breadcrumbs))
-            + Markup("</script>")
-        )
     return str(Markup("").join(parts))
+
+
+def render_structured_data(tags: HeadTags) -> str:
+    """The JSON-LD breadcrumbs of ``tags`` as a script element, or "" when it has none.
+
+    It goes in the <body>: React hydrates the <head> too, and an inline script there that its
+    tree does not render fails hydration (error #418); extra elements in the body it leaves alone.
+    """
+    if not tags.breadcrumbs:
+        return ""
+    # Already JSON-escaped for a script element; Markup keeps it as is.
+    return str(
+        Markup('<script type="application/ld+json">')
+        + Markup(breadcrumb_json_ld(tags.breadcrumbs))
+        + Markup("</script>")
+    )
 
 
 # --- The exported page, with this URL's tags -----------------------------------------------------
@@ -269,6 +278,10 @@ _REFLEX_HEAD_TAGS = re.compile(
 )
 _AFTER_CHARSET = re.compile(r"<meta charSet=\"utf-8\"\s*/?>", re.IGNORECASE)
 _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
+# The build's one stylesheet (Radix Themes and the app's styles, 714 KB, 85 KB gzip).
+_BUILD_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"]+\.css)" rel="stylesheet"[^>]*>')
+# The head's hints to fetch that stylesheet and the app's modules (about 250 KB) at high priority, at once.
+_PRELOADS = re.compile(r'<link (?:as="style" href="[^"]+" rel="preload"|rel="modulepreload" href="[^"]+")\s*/?>')
 
 
 # The Radix Themes root React renders into; a preview copies its look (accent, gray, radius…).
@@ -282,23 +295,39 @@ class Shell:
     before: str
     after: str
     # Where in ``after`` the body's content starts: a preview goes first, so the parser reaches it
-    # before the body's inline scripts, which wait for the stylesheet; -1: no body to put one in.
+    # before the body's inline scripts; -1: no body to put one in.
     body_at: int = -1
     theme_attributes: str = ""  # the theme root's data attributes, for a preview (app.pages.preview)
 
-    def with_head(self, head: str, preview: str = "") -> str:
-        """The document with ``head`` and ``preview`` (both already escaped markup) inserted."""
-        if not preview or self.body_at < 0:
+    def with_head(self, head: str, body_start: str = "") -> str:
+        """The document with ``head`` in its head and ``body_start`` first in its body (both escaped markup)."""
+        if not body_start or self.body_at < 0:
             return self.before + head + self.after
-        return self.before + head + self.after[: self.body_at] + preview + self.after[self.body_at :]
+        return self.before + head + self.after[: self.body_at] + body_start + self.after[self.body_at :]
 
 
-def split_shell(document: str) -> Shell:
-    """Strip the generic title, description and OpenGraph tags from an exported page and mark where ours go."""
+def split_shell(document: str, site_css: str = "") -> Shell:
+    """Strip the generic title, description and OpenGraph tags from an exported page and mark where ours go.
+
+    With ``site_css`` (assets/styles.css, which styles the preview of app.pages.preview on its own),
+    the first paint waits for nothing but the document: that CSS goes inline, the build's stylesheet
+    comes as ``media="print"``, and the preload hints go, so the app's stylesheet and modules no
+    longer compete with the document for a slow connection (the app's own scripts still fetch them
+    as soon as the parser reaches them). assets/site.js applies that stylesheet when the preview
+    leaves, so the preview is never restyled while it shows, and the app never shows unstyled.
+    """
     head_end = document.find("</head>")
     if head_end < 0:
         return Shell(document, "")
     head = _REFLEX_HEAD_TAGS.sub("", document[:head_end])
+    if site_css and _BUILD_STYLESHEET.search(head):
+        head = _PRELOADS.sub("", head)
+        inline = str(Markup("<style>{}</style>").format(Markup(site_css.replace("</", "<\\/"))))
+        head = _BUILD_STYLESHEET.sub(
+            lambda link: inline + f'<link href="{link.group(1)}" rel="stylesheet" media="print" data-media="all">',
+            head,
+            count=1,
+        )
     rest = document[head_end:]
     charset = _AFTER_CHARSET.search(head)
     if charset:

@@ -34,7 +34,7 @@ from app import seo
 from app.content.legal import LEGAL_PAGES
 from app.core.geo import CITIES, city_by_slug
 from app.db import session_scope
-from app.models import Listing, ListingDetail
+from app.models import Listing
 from app.pages import preview
 from app.routes import (
     AREAS,
@@ -115,26 +115,38 @@ def frontend_dir() -> Path:
 # The prerendered page of each static public route; every dynamic route starts from the SPA fallback.
 _EXPORTED = {PUBLIC_HOME: "escorts.html", TRANS_HOME: "escorts/trans.html"}
 _SPA_FALLBACK = "404.html"
+SITE_CSS = "styles.css"  # assets/styles.css, copied into the build
 
 
 @functools.lru_cache(maxsize=16)
-def _shell(directory: str, name: str) -> seo.Shell:
-    """The exported page ``name`` under ``directory``, split for head tags; read once per process."""
+def _shell(directory: str, name: str, preview: bool) -> seo.Shell:
+    """The exported page ``name`` under ``directory``, split for head tags; read once per process.
+
+    ``preview``: the document will carry a preview of its first screen, so its first paint need not
+    wait for the build's stylesheet (app.seo.split_shell); without one, the app must not show unstyled.
+    """
     try:
         document = (Path(directory) / name).read_text(encoding="utf-8")
     except OSError:
         log.warning("No exported page %s in %s: serving a bare document", name, directory)
         return seo.FALLBACK_SHELL
-    return seo.split_shell(document)
+    site_css = ""  # then the build's stylesheet stays render-blocking, as Reflex wrote it
+    if preview:
+        try:
+            site_css = (Path(directory) / SITE_CSS).read_text(encoding="utf-8")
+        except OSError:
+            log.warning("No %s in %s: the first paint waits for the build's stylesheet", SITE_CSS, directory)
+    return seo.split_shell(document, site_css)
 
 
 def shell_for(path: str, directory: Path | None = None) -> seo.Shell:
-    """The exported document Reflex serves for ``path`` (its prerendered page, or the SPA fallback)."""
-    return _shell(str(directory or frontend_dir()), _EXPORTED.get(path, _SPA_FALLBACK))
+    """The exported document of public ``path`` (its prerendered page, or the SPA fallback), for a preview."""
+    return _shell(str(directory or frontend_dir()), _EXPORTED.get(path, _SPA_FALLBACK), preview=True)
 
 
 def _document(request: Request, shell: seo.Shell, tags: seo.HeadTags, status: int = 200, preview: str = "") -> Response:
-    body = shell.with_head(seo.render_head(tags, site_name=get_settings().site_name), preview).encode()
+    head = seo.render_head(tags, site_name=get_settings().site_name)
+    body = shell.with_head(head, preview + seo.render_structured_data(tags)).encode()
     headers = {"Vary": "Accept-Encoding"}
     if len(body) >= GZIP_MIN_BYTES and "gzip" in request.headers.get("accept-encoding", ""):
         body = gzip.compress(body, compresslevel=6)
@@ -146,12 +158,7 @@ def _document(request: Request, shell: seo.Shell, tags: seo.HeadTags, status: in
 
 def _not_found(request: Request) -> Response:
     tags = seo.not_found_tags(site_name=get_settings().site_name)
-    return _document(request, shell_for(""), tags, status=404)
-
-
-def _public_detail(uid: str) -> ListingDetail | None:
-    with session_scope() as session:
-        return listings.public_listing(session=session, uid=uid)
+    return _document(request, _shell(str(frontend_dir()), _SPA_FALLBACK, preview=False), tags, status=404)
 
 
 def _returning_visitor(request: Request) -> bool:
@@ -205,7 +212,7 @@ async def public_document(request: Request) -> Response:
     settings = get_settings()
     view = outcome.view
     if view.kind == "detail":
-        detail = await run_in_threadpool(_public_detail, view.uid)
+        detail = await directory_cards.detail(view.uid)  # the running page's cache
         if detail is None:
             return _not_found(request)
         bare = path.rstrip("/")

@@ -7,9 +7,31 @@
 //   browser's current session cookie;
 // - the server's preview of a page's first screen (#vista-previa,
 //   app/pages/preview.py) goes away as soon as the app shows its own
-//   listings of the same path (data-vista-lista) or the 18+ notice.
+//   listings of the same path (data-vista-lista) or the 18+ notice;
+// - the build's stylesheet, which public documents bring as media="print"
+//   so that the first paint waits only for the site's inline CSS
+//   (app/seo.py split_shell), applies once loaded and the preview leaves,
+//   in the same frame: the preview is never restyled while it shows.
 (function () {
   "use strict";
+
+  var deferred = Array.prototype.slice.call(document.querySelectorAll("link[data-media]"));
+
+  // Run ``then`` with the deferred stylesheets loaded and applied.
+  function withStyles(then) {
+    var waiting = deferred.filter(function (link) { return !link.sheet; });
+    var left = waiting.length;
+    function apply() {
+      deferred.forEach(function (link) { link.media = link.getAttribute("data-media"); });
+      then();
+    }
+    if (!left) { apply(); return; }
+    waiting.forEach(function (link) {
+      function settled() { if (--left === 0) apply(); }
+      link.addEventListener("load", settled, { once: true });
+      link.addEventListener("error", settled, { once: true });
+    });
+  }
 
   var preview = document.getElementById("vista-previa");
   if (preview) {
@@ -18,13 +40,16 @@
       var shown = '[data-is-root-theme] [data-vista-lista="' + CSS.escape(window.location.pathname) + '"]';
       return document.querySelector(shown + ", [data-is-root-theme] .age-gate");
     };
+    var leave = function () { withStyles(function () { preview.remove(); }); };
     var watcher = new MutationObserver(function () {
       if (!ready()) return;
       watcher.disconnect();
-      preview.remove();
+      leave();
     });
-    if (ready()) preview.remove();
+    if (ready()) leave();
     else watcher.observe(document.body, { childList: true, subtree: true });
+  } else {
+    withStyles(function () {});
   }
 
   function toTop() { window.scrollTo(0, 0); }

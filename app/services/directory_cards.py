@@ -1,9 +1,9 @@
-"""The directory's cards from the versioned page cache (app.services.page_cache).
+"""The directory's cards and listing details from the versioned page cache (app.services.page_cache).
 
 One place for both readers: the interactive pages' state (app.states.public)
 and the preview of their first screen in the served document (app.seo_api).
-A query runs once per page after each change of the listings, not on every
-load, paging event or document.
+A query runs once per page or listing after each change of the listings, not
+on every load, paging event or document.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from app.db import get_engine, session_scope
-from app.models import ListingCard
+from app.models import ListingCard, ListingDetail
 from app.services import listings, page_cache
 from app.services.filter_tabs import FilterTab
 from app.settings import get_settings
@@ -49,3 +49,25 @@ async def city_page(section: str, city_slug: str, tab: FilterTab, page: int, gro
     key = ("city_cards", section, city_slug, tab.slug, page, grouped, settings.page_size, settings.timezone)
     result = await page_cache.cached(key, get_engine(), query)
     return dataclasses.replace(result, cards=_copies(result.cards))
+
+
+async def detail(uid: str) -> ListingDetail | None:
+    """A public listing's detail page, from the cache while nothing changed; None when it is absent or not public.
+
+    The copy is the caller's own: its lists (``photos``, ``services``, ``rates``) are copied too; every other
+    field, and each rate's (label, price) tuple, is immutable. "Not public" is not cached: it is asked every time.
+    """
+
+    def query() -> ListingDetail | None:
+        with session_scope() as session:
+            return listings.public_listing(session=session, uid=uid)
+
+    settings = get_settings()
+    # The WhatsApp greeting names the site; "available until" is in the site's time zone.
+    key = ("detail", uid, settings.site_name, settings.timezone)
+    found = await page_cache.cached(key, get_engine(), query)
+    if found is None:
+        return None
+    return found.model_copy(
+        update={"photos": list(found.photos), "services": list(found.services), "rates": list(found.rates)}
+    )

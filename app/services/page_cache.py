@@ -1,7 +1,7 @@
 """Public pages kept in memory and dropped as soon as anything they show may have changed.
 
 Two kinds of page use it: the rendered /escorts-ssg documents (app.api) and the
-cards of the interactive directory's home and city pages (app.states.public).
+cards and listing details of the interactive directory (app.services.directory_cards).
 A page is stored under its inputs (which page, tab and section, the settings it
 depends on, and for the documents whether the visitor has accepted the 18+
 notice) together with the *change version* read before it was rendered, and is
@@ -17,11 +17,12 @@ now" window closing, or a listing ageing out of a time-based tab ("Lo nuevo",
 The version moves on every committed write that could change a page, however
 it was made: a listener on every SQLAlchemy engine sees each INSERT, UPDATE or
 DELETE statement on the tables the pages are built from (``WATCHED_TABLES``:
-listings, their photos, users and tiers), and when that database connection
-goes back to the pool, after its commit, the version is bumped. No write path
-can forget to invalidate, because none has to ask. The bump is coarse (any
-such write drops every cached page), which costs one re-render per page after
-a change and can never leave a page stale that a finer rule missed.
+listings, their photos and services, users, tiers and the services' names),
+and when that database connection goes back to the pool, after its commit, the
+version is bumped. No write path can forget to invalidate, because none has
+to ask. The bump is coarse (any such write drops every cached page), which
+costs one re-render per page after a change and can never leave a page stale
+that a finer rule missed.
 
 Across processes the version lives in Redis (``REDIS_URL``, the same server as
 Reflex's state): a bump is an INCR, and every cached request reads it with one
@@ -56,8 +57,11 @@ from app.settings import get_settings
 log = logging.getLogger(__name__)
 
 # Every table whose rows reach a cached page: the listing, its approved photos,
-# its owner (banned or inactive owners hide their listings) and its tier (name and order).
-WATCHED_TABLES = frozenset({"publicacion", "publicacion_foto", "usuarios", "categoria_profesor"})
+# its owner (banned or inactive owners hide their listings), its tier (name and order)
+# and, on the detail page, its services (which ones, and their names in the catalogue).
+WATCHED_TABLES = frozenset(
+    {"publicacion", "publicacion_foto", "usuarios", "categoria_profesor", "publicacion_servicio", "servicio_profesor"}
+)
 MAX_ENTRIES = 1024  # ~15 KB a document, ~50 KB a page of 24 cards: at most ~50 MB per process
 # The bound on staleness for writes the listener cannot see; 0 turns the cache off.
 # Read here rather than in Settings: it is an operator's knob of this module alone.

@@ -3,9 +3,10 @@
 Everything here is public data; handlers still validate every input (the
 path, the page number) because any client can call them with anything.
 
-The cards of the home and city pages come from the versioned cache of
-app.services.page_cache (shared with /escorts-ssg): a query runs once per
-page after each change of the listings, not on every load and paging event.
+The cards of the home and city pages and the listing details come from the
+versioned cache of app.services.page_cache (shared with /escorts-ssg): a
+query runs once per page or listing after each change of the listings, not on
+every load and paging event.
 
 The detail page counts its views and contact clicks (app.services.stats) on
 threads of their own, after the handler has returned: counting never holds
@@ -14,7 +15,6 @@ up the page, and a failure is logged and dropped.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -39,11 +39,6 @@ log = logging.getLogger(__name__)
 
 AGE_COOKIE = "mayor_de_edad"
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
-
-
-def _detail(uid: str) -> ListingDetail | None:
-    with session_scope() as session:
-        return listings.public_listing(session=session, uid=uid)
 
 
 # Counting has threads of its own (a stalled database must not take the threads the page
@@ -189,7 +184,7 @@ class DirectoryState(rx.State):
         self.view = "home"
 
     async def _load_detail(self, uid: str):
-        detail = await asyncio.to_thread(_detail, uid)
+        detail = await directory_cards.detail(uid)
         settings = get_settings()
         if detail is None:
             self.view = "missing"

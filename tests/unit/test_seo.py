@@ -16,6 +16,7 @@ from app.seo import (
     city_tags,
     detail_tags,
     render_head,
+    render_structured_data,
     resolve_document,
     robots_txt,
     shorten,
@@ -112,7 +113,9 @@ def test_user_text_is_escaped_in_tags_and_json_ld():
     head = render_head(tags, site_name="X")
     assert "<script>alert" not in head and "</title><script>" not in head
     assert "&lt;/title&gt;&lt;script&gt;" in head and "&#34;" in head
-    ld = re.search(r'<script type="application/ld\+json">(.*?)</script>', head, re.S).group(1)
+    ld = re.fullmatch(r'<script type="application/ld\+json">(.*?)</script>', render_structured_data(tags), re.S).group(
+        1
+    )
     assert "</" not in ld
     assert json.loads(ld)["itemListElement"][-1]["name"] == hostile
 
@@ -137,7 +140,8 @@ def test_render_head_has_canonical_og_and_noindex_only_when_asked():
         '<meta property="og:type" content="website">',
     ):
         assert tag in head
-    assert "noindex" not in head and "og:image" not in head and "ld+json" not in head
+    assert "noindex" not in head and "og:image" not in head
+    assert render_structured_data(HeadTags(title="T", description="D")) == ""
     assert 'content="noindex"' in render_head(HeadTags(title="T", description="D", noindex=True), site_name="S")
 
 
@@ -168,6 +172,24 @@ def test_split_shell_puts_a_preview_first_in_the_body_with_the_app_theme():
     assert "vista-previa" not in shell.with_head("<title>T</title>")
     bare = split_shell("<html><head></head><p>sin body</p></html>")
     assert bare.with_head("", "<div>P</div>") == "<html><head></head><p>sin body</p></html>"
+
+
+def test_split_shell_inlines_the_site_css_and_lets_nothing_else_hold_up_the_first_paint():
+    build_css = "/assets/__reflex_global_styles-X.css"
+    exported = (
+        f'<html><head><meta charSet="utf-8"/><link as="style" href="{build_css}" rel="preload"/>'
+        '<link rel="modulepreload" href="/assets/root-A.js"/>'
+        f'<link href="{build_css}" rel="stylesheet" type="text/css"/></head><body></body></html>'
+    )
+    document = split_shell(exported, ".card { color: red; }").with_head("")
+    assert 'rel="preload"' not in document and "modulepreload" not in document
+    assert (
+        f'<style>.card {{ color: red; }}</style><link href="{build_css}" rel="stylesheet" media="print" '
+        'data-media="all"></head>'
+    ) in document
+    assert 'rel="stylesheet" type="text/css"' not in document
+    assert "</style><script>" not in split_shell(exported, "a{}</style><script>").with_head("")
+    assert split_shell(exported).with_head("") == exported  # no site CSS found: left as Reflex wrote it
 
 
 def test_shorten_cuts_at_a_word():
