@@ -12,6 +12,7 @@ from app.models import (
     WIZARD_DONE,
     AdvertiserService,
     AdvertiserType,
+    AppService,
     Listing,
     ListingCard,
     ListingDetail,
@@ -45,9 +46,23 @@ def make_owner(session: Session, email: str, **changes) -> User:
     return _with_changes(session, public.uid, changes)
 
 
+def make_staff(session: Session, email: str, profile: str, **changes) -> User:
+    """A user of ``profile`` (a ProfileId, or a profile staff created) named after the e-mail's local part;
+    ``changes`` (activo, ban) are applied after creation."""
+    data = {"email": email, "display_name": email.split("@")[0], "profile_uid": str(profile)}
+    return _with_changes(session, create_user(session=session, data=data).uid, changes)
+
+
 def tier_of(session: Session, slug: str) -> Tier:
     """The tier with this slug."""
     return session.exec(select(Tier).where(Tier.slug == slug)).one()
+
+
+def tier_upgrade(session: Session, slug: str, *, name: str, price_clp: int) -> AppService:
+    """A 30-day upgrade to the tier ``slug``, like app/seed.py's; not yet added to the session."""
+    return AppService(
+        name=name, price_clp=price_clp, duration_days=30, effect="nivel", tier_uid=tier_of(session, slug).uid
+    )
 
 
 def make_listing(

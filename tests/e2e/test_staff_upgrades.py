@@ -16,11 +16,11 @@ from sqlmodel import Session
 
 from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
-from app.models import AppService, ListingUpgrade, ProfileId, UpgradeStatus, utc_now
+from app.models import ListingUpgrade, ProfileId, UpgradeStatus, utc_now
 from app.services import upgrades
 from app.services.listings import clock
 from tests.e2e.conftest import Site, accept_age
-from tests.factories import make_account, make_listing, make_owner, open_session, tier_of
+from tests.factories import make_account, make_listing, make_owner, open_session, tier_upgrade
 
 pytestmark = pytest.mark.e2e
 DESK = "/admin/mejorasPublicacion"
@@ -42,13 +42,7 @@ def test_an_upgrade_approved_today_moves_the_listing_up_and_back_when_it_ends(pa
         db, owner, name="Soledad Sube", city=CITY, tier=LOW_TIER, published_at=now - timedelta(days=9)
     )
     make_listing(db, owner, name="Rebeca Reciente", city=CITY, tier=LOW_TIER, published_at=now - timedelta(days=1))
-    service = AppService(
-        name="Subir a Platino (prueba)",
-        price_clp=24990,
-        duration_days=30,
-        effect="nivel",
-        tier_uid=tier_of(db, "platino").uid,
-    )
+    service = tier_upgrade(db, "platino", name="Subir a Platino (prueba)", price_clp=24990)
     db.add(service)
     db.commit()
     request = upgrades.request_upgrade(

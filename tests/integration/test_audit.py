@@ -8,14 +8,14 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
-from app.models import AuditEntry, Listing
+from app.models import AuditEntry, Listing, ProfileId
 from app.services import audit, reviews
 from app.services.errors import ForbiddenError
 from app.services.listings import clock
 from app.services.staff import TableQuery
 from app.services.users import create_user
 from app.storage.local import LocalStorage
-from tests.factories import make_listing, make_owner
+from tests.factories import make_listing, make_owner, make_staff
 
 
 @pytest.fixture
@@ -24,13 +24,9 @@ def db(db_on_both: Session) -> Session:
     return db_on_both
 
 
-def _staff(db, email: str):
-    return create_user(session=db, data={"email": email, "display_name": "Equipo", "profile_uid": "secretaria"})
-
-
 def test_a_review_decision_is_recorded_with_the_values_before_and_after(db, tmp_path):
     owner = make_owner(db, "duena@example.cl")
-    staff = _staff(db, "revisora@example.cl")
+    staff = make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
     approved = make_listing(db, owner, status="pendiente", name="Una")
     refused = make_listing(db, owner, status="pendiente", name="Dos")
     reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=approved.uid)
@@ -46,7 +42,7 @@ def test_a_review_decision_is_recorded_with_the_values_before_and_after(db, tmp_
 
 def test_a_failed_write_leaves_no_entry(db):
     owner = make_owner(db, "duena@example.cl")
-    staff = _staff(db, "revisora@example.cl")
+    staff = make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
     listing = make_listing(db, owner, status="publicada")
     with pytest.raises(Exception, match="no está esperando revisión"):
         reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=listing.uid)
@@ -56,8 +52,8 @@ def test_a_failed_write_leaves_no_entry(db):
 
 
 def test_entries_are_listed_newest_first_and_filtered_by_person_entity_and_day(db):
-    first = _staff(db, "uno@example.cl")
-    second = _staff(db, "dos@example.cl")
+    first = make_staff(db, "uno@example.cl", ProfileId.SECRETARIA)
+    second = make_staff(db, "dos@example.cl", ProfileId.SECRETARIA)
     now = clock().now
     for i, actor in enumerate((first, second, first)):
         audit.record(

@@ -38,8 +38,7 @@ from app.services.catalogues import (
 )
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.services.staff import TableQuery
-from app.services.users import create_user
-from tests.factories import make_listing, make_owner, tier_of
+from tests.factories import make_listing, make_owner, make_staff, tier_of
 
 
 @pytest.fixture
@@ -48,18 +47,14 @@ def db(db_on_both: Session) -> Session:
     return db_on_both
 
 
-def _user(db, email: str, profile: str):
-    return create_user(session=db, data={"email": email, "display_name": "Equipo", "profile_uid": profile})
-
-
 @pytest.fixture
 def admin(db):
-    return _user(db, "admin@example.cl", "administrador")
+    return make_staff(db, "admin@example.cl", "administrador")
 
 
 @pytest.fixture
 def secretary(db):
-    return _user(db, "secretaria@example.cl", "secretaria")
+    return make_staff(db, "secretaria@example.cl", "secretaria")
 
 
 def _service_in_use(db, name: str = "Masajes") -> AdvertiserService:
@@ -154,7 +149,7 @@ def test_profiles_are_created_labelled_and_deleted_when_nobody_holds_them(db, ad
     assert created["name"] == "moderador"
     update_entry(session=db, actor_uid=admin.uid, catalogue=PROFILES, uid="moderador", data={"label": "Moderadora"})
     assert db.get(Profile, "moderador").label == "Moderadora"
-    _user(db, "mod@example.cl", "moderador")
+    make_staff(db, "mod@example.cl", "moderador")
     with pytest.raises(ConflictError, match=r"^Este perfil lo tiene 1 usuario\.$"):
         delete_entry(session=db, actor_uid=admin.uid, catalogue=PROFILES, uid="moderador")
     with pytest.raises(InvalidInputError) as clash:

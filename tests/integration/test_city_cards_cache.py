@@ -1,7 +1,8 @@
-"""The directory's card pages (app.services.directory_cards, read by app.states.public) from the versioned page cache (app.services.page_cache):
-a second identical load runs no SQL at all; a publication, a pause and a tier change made through the app's
-services show at the very next load; every input (section, city, tab, page, grouping, page size) is its own
-entry, so pages never mix; and what a page does with its cards never reaches the cache."""
+"""The directory's card pages and listing details (app.services.directory_cards, read by app.states.public and
+app.seo_api) from the versioned page cache (app.services.page_cache): a second identical load runs no SQL at all;
+a publication, a pause, a take-down, a ban, an approved edit, a renamed service and a tier change made through
+the app's services show at the very next load; every input (section, city, tab, page, grouping, page size) is
+its own entry, so pages never mix; and what a page does with its cards or detail never reaches the cache."""
 
 from __future__ import annotations
 
@@ -10,16 +11,35 @@ from datetime import timedelta
 import pytest
 from reflex_base.constants import RouteVar
 from sqlalchemy import event
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from app.db import get_engine
-from app.models import AppService, ProfileId, Section, utc_now
-from app.services import directory_cards, listings, my_listings, page_cache, reviews, upgrades
+from app.identity.local import LocalProvider
+from app.models import AdvertiserService, ListingService, ProfileId, Section, utc_now
+from app.services import (
+    catalogues,
+    directory_cards,
+    listings,
+    my_listings,
+    page_cache,
+    reviews,
+    staff_listings,
+    staff_users,
+    upgrades,
+)
 from app.services.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
 from app.services.users import create_user
 from app.settings import get_settings
-from app.states.public import DirectoryState
-from tests.factories import make_listing, make_owner, tier_of
+from app.states.public import DirectoryState, wait_for_counts
+from tests.factories import (
+    actor_of,
+    make_listing,
+    make_owner,
+    make_staff,
+    make_wizard_catalogue,
+    tier_upgrade,
+    wizard_steps,
+)
 from tests.handlers import client_states, invoke, run_async
 
 pytestmark = pytest.mark.integration
@@ -104,10 +124,7 @@ def test_a_published_listing_shows_at_the_next_load(site):
     owner, _ = site
     with Session(get_engine(), expire_on_commit=False) as session:
         pending = make_listing(session, owner, name="Fernanda", city=CITY, status="pendiente")
-        staff = create_user(
-            session=session,
-            data={"email": "revisora@example.cl", "display_name": "Equipo", "profile_uid": "secretaria"},
-        )
+        staff = make_staff(session, "revisora@example.cl", ProfileId.SECRETARIA)
     assert _names(_cards()) == ["Antonia", "Camila", "Bernarda"]
     assert "Fernanda" not in [card.display_name for card in run_async(directory_cards.featured(MUJERES))]
     with Session(get_engine()) as session:
@@ -133,13 +150,7 @@ def test_a_paused_listing_leaves_at_the_next_load_and_comes_back(site):
 def test_a_tier_upgrade_shows_at_the_next_load(site):
     owner, shown = site
     with Session(get_engine(), expire_on_commit=False) as session:
-        diamante = AppService(
-            name="Subir a Diamante",
-            price_clp=59990,
-            duration_days=30,
-            effect="nivel",
-            tier_uid=tier_of(session, "diamante").uid,
-        )
+        diamante = tier_upgrade(session, "diamante", name="Subir a Diamante", price_clp=59990)
         session.add(diamante)
         session.commit()
         admin = create_user(
@@ -208,7 +219,7 @@ def test_what_a_page_does_with_its_cards_never_reaches_the_cache(site):
     assert run_async(directory_cards.featured(MUJERES))[0].photos
 
 
-def _city_page(path: str) -> DirectoryState:
+def _visitor(path: str) -> DirectoryState:
     state, _ = client_states(DirectoryState)
     root = state._get_root_state()
     root.router_data = root._update_router_vars({RouteVar.PATH: path, RouteVar.ORIGIN: path, RouteVar.QUERY: {}}, {})
@@ -218,11 +229,11 @@ def _city_page(path: str) -> DirectoryState:
 def test_the_city_page_and_its_paging_query_once_for_every_visitor(site, monkeypatch):
     monkeypatch.setenv("PAGE_SIZE", "2")
     get_settings.cache_clear()
-    first = _city_page(f"/escorts/{CITY}")
+    first = _visitor(f"/escorts/{CITY}")
     invoke(first, "load")
     invoke(first, "next_page")
     with Statements() as statements:
-        second = _city_page(f"/escorts/{CITY}")
+        second = _visitor(f"/escorts/{CITY}")
         invoke(second, "load")
         assert [card.display_name for group in second.groups for card in group.cards] == ["Antonia", "Camila"]
         invoke(second, "next_page")
@@ -230,3 +241,140 @@ def test_the_city_page_and_its_paging_query_once_for_every_visitor(site, monkeyp
         assert (second.page, second.page_count, second.total) == (2, 2, 3)
     assert statements.count == 0
     assert first.tab_slug == second.tab_slug == DEFAULT_TAB.slug
+
+
+@pytest.fixture
+def antonia(site) -> str:
+    """Antonia's uid; her listing offers two services of the catalogue ("Masajes" and "Cena")."""
+    _, shown = site
+    with Session(get_engine()) as session:
+        offered = [AdvertiserService(name=name) for name in ("Masajes", "Cena")]
+        session.add_all(offered)
+        session.flush()
+        session.add_all([ListingService(listing_uid=shown["Antonia"].uid, service_uid=s.uid) for s in offered])
+        session.commit()
+    return shown["Antonia"].uid
+
+
+def _staff(email: str = "revisora@example.cl", profile: ProfileId = ProfileId.SECRETARIA):
+    with Session(get_engine(), expire_on_commit=False) as session:
+        return make_staff(session, email, profile)
+
+
+def _detail(uid: str):
+    return run_async(directory_cards.detail(uid))
+
+
+def _uncached_detail(uid: str):
+    with Session(get_engine()) as session:
+        return listings.public_listing(session=session, uid=uid)
+
+
+def test_a_second_detail_load_runs_no_sql_and_listings_never_mix(site, antonia):
+    _, shown = site
+    with Statements() as first:
+        detail = _detail(antonia)
+    assert first.count > 0
+    with Statements() as second:
+        assert _detail(antonia) == detail
+    assert second.count == 0
+    assert detail == _uncached_detail(antonia)
+    assert (detail.display_name, detail.services, detail.rates) == (
+        "Antonia",
+        ["Cena", "Masajes"],
+        [("1 hora", "$80.000")],
+    )
+    assert _detail(shown["Bernarda"].uid) == _uncached_detail(shown["Bernarda"].uid)
+    assert _detail(shown["Bernarda"].uid).display_name == "Bernarda"
+
+
+def test_a_paused_taken_down_or_banned_listing_is_missing_at_the_next_detail_load(site, antonia):
+    owner, shown = site
+    staff = _staff()
+    assert _detail(antonia).display_name == "Antonia"
+    with Session(get_engine()) as session:
+        my_listings.pause_listing(session=session, owner_uid=owner.uid, uid=antonia)
+    assert _detail(antonia) is None
+    with Session(get_engine()) as session:
+        my_listings.resume_listing(session=session, owner_uid=owner.uid, uid=antonia)
+    assert _detail(antonia).display_name == "Antonia"
+    with Session(get_engine()) as session:
+        staff_listings.unpublish_listing(session=session, actor_uid=staff.uid, uid=antonia, reason="Fotos ajenas")
+    assert _detail(antonia) is None
+    assert _detail(shown["Bernarda"].uid).display_name == "Bernarda"
+    with Session(get_engine()) as session:
+        staff_users.set_ban(
+            session=session,
+            provider=LocalProvider(engine=get_engine()),
+            actor=actor_of(staff),
+            user_uid=owner.uid,
+            banned=True,
+        )
+    assert _detail(shown["Bernarda"].uid) is None
+
+
+def test_an_approved_edit_shows_at_the_next_detail_load_and_a_pending_one_does_not(site, antonia):
+    owner, _ = site
+    with Session(get_engine()) as session:
+        catalogue = make_wizard_catalogue(session)
+    staff = _staff()
+    before = _detail(antonia)
+    steps = {**wizard_steps(catalogue, CITY), 2: {"city_slug": CITY, "commune": "Temuco", "section": MUJERES}}
+    values = dict(steps[4], display_name="Antonia Nueva")
+    with Session(get_engine()) as session:
+        for step in (1, 2, 3):  # what sending to review checks: the owner's identity, a commune of Temuco
+            my_listings.save_step(session=session, owner_uid=owner.uid, uid=antonia, step=step, values=steps[step])
+        my_listings.save_step(
+            session=session, owner_uid=owner.uid, uid=antonia, step=4, values=values, services=catalogue["services"][:1]
+        )
+        my_listings.send_to_review(session=session, owner_uid=owner.uid, uid=antonia)
+    assert _detail(antonia) == before
+    with Session(get_engine()) as session:
+        reviews.approve_listing(session=session, reviewer_uid=staff.uid, listing_uid=antonia)
+    after = _detail(antonia)
+    assert (after.display_name, after.description, after.services) == (
+        "Antonia Nueva",
+        values["description"],
+        ["Servicio 0"],
+    )
+    assert after == _uncached_detail(antonia)
+
+
+def test_a_renamed_service_shows_at_the_next_detail_load(site, antonia):
+    admin = _staff("admin@example.cl", ProfileId.ADMINISTRADOR)
+    assert _detail(antonia).services == ["Cena", "Masajes"]
+    with Session(get_engine()) as session:
+        masajes = session.exec(select(AdvertiserService).where(AdvertiserService.name == "Masajes")).one()
+        catalogues.update_entry(
+            session=session,
+            actor_uid=admin.uid,
+            catalogue=catalogues.ADVERTISER_SERVICES,
+            uid=masajes.uid,
+            data={"name": "Masaje relajante"},
+        )
+    assert _detail(antonia).services == ["Cena", "Masaje relajante"]
+
+
+def test_what_a_page_does_with_its_detail_never_reaches_the_cache(site, antonia):
+    expected = _uncached_detail(antonia)
+    for _round in range(2):  # the first detail is the one stored, the second one served from the cache
+        detail = _detail(antonia)
+        detail.photos.append("/media/otra.webp")
+        detail.services.clear()
+        detail.rates.append(("Fin de semana", "$500.000"))
+        detail.display_name = "Cambiada"
+    assert _detail(antonia) == expected
+
+
+def test_the_detail_page_says_no_disponible_at_once_after_a_pause(site, antonia):
+    owner, _ = site
+    url = _detail(antonia).url
+    first = _visitor(url)
+    invoke(first, "load")
+    assert (first.view, first.heading, first.detail.uid) == ("detail", "Antonia", antonia)
+    with Session(get_engine()) as session:
+        my_listings.pause_listing(session=session, owner_uid=owner.uid, uid=antonia)
+    second = _visitor(url)
+    invoke(second, "load")
+    assert (second.view, second.heading) == ("missing", "Publicación no disponible")
+    wait_for_counts()

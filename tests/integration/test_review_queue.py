@@ -25,10 +25,9 @@ from app.models.reports import Report
 from app.services import my_listings, review_queue, reviews, verification
 from app.services.errors import ForbiddenError, InvalidInputError
 from app.services.review_queue import KIND_EDIT, KIND_NEW, KIND_VERIFICATION
-from app.services.users import create_user
 from app.states.review_queue import ReviewQueueState
 from app.storage.local import LocalStorage, PrivateLocalStorage
-from tests.factories import make_account, make_listing, make_owner, open_session
+from tests.factories import make_account, make_listing, make_owner, make_staff, open_session
 from tests.handlers import client_states, invoke
 from tests.photo_samples import jpeg_with_gps
 
@@ -41,10 +40,7 @@ def db(db_on_both: Session) -> Session:
 
 @pytest.fixture
 def staff(db) -> User:
-    public = create_user(
-        session=db, data={"email": "revisora@example.cl", "display_name": "Revisora", "profile_uid": "secretaria"}
-    )
-    return db.get(User, public.uid)
+    return make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
 
 
 def _pending(db, owner, name, *, minutes_ago: int, **fields) -> Listing:

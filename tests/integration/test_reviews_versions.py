@@ -17,15 +17,15 @@ from app.models import (
     ListingService,
     ListingStatus,
     ListingVerification,
+    ProfileId,
     ReviewDecision,
     User,
     VerificationStatus,
 )
 from app.services import listing_photos, my_listings, review_queue, reviews, verification
 from app.services.errors import ConflictError
-from app.services.users import create_user
 from app.storage.local import LocalStorage, PrivateLocalStorage
-from tests.factories import make_listing, make_owner, make_wizard_catalogue, tier_of, wizard_steps
+from tests.factories import make_listing, make_owner, make_staff, make_wizard_catalogue, tier_of, wizard_steps
 from tests.photo_samples import jpeg_with_gps
 
 
@@ -42,10 +42,7 @@ def storage(tmp_path) -> LocalStorage:
 
 @pytest.fixture
 def staff(db) -> User:
-    public = create_user(
-        session=db, data={"email": "revisora@example.cl", "display_name": "Revisora", "profile_uid": "secretaria"}
-    )
-    return db.get(User, public.uid)
+    return make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
 
 
 @pytest.fixture

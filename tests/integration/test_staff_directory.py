@@ -11,18 +11,13 @@ from sqlmodel import Session, select
 from app.models import Advertiser, AuditEntry, ProfileId
 from app.services import staff_directory
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
-from app.services.users import create_user
-from tests.factories import make_listing, make_owner
+from tests.factories import make_listing, make_owner, make_staff
 
 
 @pytest.fixture
 def db(db_on_both: Session) -> Session:
     """SQLite, then PostgreSQL."""
     return db_on_both
-
-
-def _staff(db, email: str, profile: ProfileId):
-    return create_user(session=db, data={"email": email, "display_name": "Equipo", "profile_uid": profile})
 
 
 IDENTITY = {
@@ -35,9 +30,9 @@ IDENTITY = {
 
 
 def test_staff_create_the_record_of_an_advertiser_account_that_has_none(db):
-    secretary = _staff(db, "secre@example.cl", ProfileId.SECRETARIA)
+    secretary = make_staff(db, "secre@example.cl", ProfileId.SECRETARIA)
     owner = make_owner(db, "Sin.Ficha@example.cl")
-    client = _staff(db, "cliente@example.cl", ProfileId.CLIENTE)
+    client = make_staff(db, "cliente@example.cl", ProfileId.CLIENTE)
     for email, message in (
         ("nadie@example.cl", "No hay una cuenta de anunciante con ese correo."),
         (client.email, "No hay una cuenta de anunciante con ese correo."),
@@ -68,7 +63,7 @@ def test_staff_create_the_record_of_an_advertiser_account_that_has_none(db):
 
 @pytest.mark.parametrize("status", ["publicada", "pausada", "pendiente"])
 def test_the_record_behind_a_live_listing_is_not_deleted(db, status):
-    admin = _staff(db, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    admin = make_staff(db, "admin@example.cl", ProfileId.ADMINISTRADOR)
     owner = make_owner(db, "duena@example.cl")
     advertiser = Advertiser(user_uid=owner.uid, display_name="Dueña", rut="11.111.111-1", birth_date=date(1990, 5, 1))
     db.add(advertiser)

@@ -24,9 +24,8 @@ from app.models import (
 from app.services import listing_photos, my_listings, reviews, staff_directory, staff_listings, staff_reports
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.staff import TableQuery
-from app.services.users import create_user
 from app.storage.local import LocalStorage
-from tests.factories import make_listing, make_owner, tier_of
+from tests.factories import make_listing, make_owner, make_staff, tier_of
 from tests.photo_samples import jpeg_with_gps
 
 DESCRIPTION = "Una descripción suficientemente larga para pasar la revisión de staff."
@@ -38,18 +37,14 @@ def db(db_on_both: Session) -> Session:
     return db_on_both
 
 
-def _user(db, email: str, profile: str):
-    return create_user(session=db, data={"email": email, "display_name": "Equipo", "profile_uid": profile})
-
-
 @pytest.fixture
 def admin(db):
-    return _user(db, "admin@example.cl", "administrador")
+    return make_staff(db, "admin@example.cl", "administrador")
 
 
 @pytest.fixture
 def secretary(db):
-    return _user(db, "secretaria@example.cl", "secretaria")
+    return make_staff(db, "secretaria@example.cl", "secretaria")
 
 
 def _published(db, owner, **fields) -> Listing:

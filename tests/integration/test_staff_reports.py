@@ -12,14 +12,13 @@ from email.header import decode_header, make_header
 import pytest
 from sqlmodel import Session, select
 
-from app.models import AuditEntry, ProfileId, Report, User, utc_now
+from app.models import AuditEntry, ProfileId, Report, utc_now
 from app.services import mail, staff_reports
 from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.services.reports import create_report
 from app.services.staff import TableQuery
-from app.services.users import create_user
 from app.settings import get_settings
-from tests.factories import make_listing, make_owner
+from tests.factories import make_listing, make_owner, make_staff
 
 MESSAGE = "Creo que la persona del aviso no está trabajando por su propia voluntad."
 
@@ -28,16 +27,6 @@ MESSAGE = "Creo que la persona del aviso no está trabajando por su propia volun
 def both(db_on_both: Session) -> Session:
     """SQLite, then PostgreSQL."""
     return db_on_both
-
-
-def _user(db, email: str, profile: ProfileId, **changes):
-    public = create_user(session=db, data={"email": email, "display_name": email.split("@")[0], "profile_uid": profile})
-    user = db.get(User, public.uid)
-    for key, value in changes.items():
-        setattr(user, key, value)
-    db.add(user)
-    db.commit()
-    return user
 
 
 def _report(db, kind: str, minutes_ago: int, status: str = "nuevo", **fields) -> Report:
@@ -59,7 +48,7 @@ def _reports(session, admin, status: str):
 
 
 def test_trafficking_and_minor_reports_come_first_then_the_newest(both):
-    admin = _user(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    admin = make_staff(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
     owner = make_owner(both, "duena@example.cl")
     listing = make_listing(both, owner, name="Denunciada", city="temuco")
     other_new = _report(both, "otro", 1)
@@ -77,7 +66,7 @@ def test_trafficking_and_minor_reports_come_first_then_the_newest(both):
 
 
 def test_the_filter_shows_open_ones_by_default_each_state_apart_or_all(both):
-    admin = _user(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    admin = make_staff(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
     new = _report(both, "otro", 1)
     ongoing = _report(both, "otro", 2, status="en_revision")
     closed = _report(both, "trata", 3, status="cerrado")
@@ -95,7 +84,7 @@ def test_the_filter_shows_open_ones_by_default_each_state_apart_or_all(both):
 
 
 def test_a_state_change_and_a_note_are_one_audited_write(both):
-    admin = _user(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    admin = make_staff(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
     report = _report(both, "trata", 1, contact="testigo@correo.cl")
     row = staff_reports.update_report(
         session=both, actor_uid=admin.uid, report_uid=report.uid, status="en_revision", note=" Llamé a la PDI. "
@@ -123,7 +112,7 @@ def test_a_state_change_and_a_note_are_one_audited_write(both):
 
 
 def test_wrong_updates_are_refused_and_change_nothing(both):
-    admin = _user(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    admin = make_staff(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
     report = _report(both, "otro", 1)
     for status, note, field in (("archivado", "", "status"), ("nuevo", "  ", "note"), ("nuevo", "x" * 2001, "note")):
         with pytest.raises(InvalidInputError) as error:
@@ -139,7 +128,7 @@ def test_wrong_updates_are_refused_and_change_nothing(both):
 
 
 def test_a_secretary_and_an_advertiser_cannot_read_or_change_reports(both):
-    secretary = _user(both, "secre@example.cl", ProfileId.SECRETARIA)
+    secretary = make_staff(both, "secre@example.cl", ProfileId.SECRETARIA)
     owner = make_owner(both, "duena@example.cl")
     report = _report(both, "trata", 1)
     for caller in (secretary, owner):
@@ -163,10 +152,10 @@ def _subject(message) -> str:
 
 
 def test_an_urgent_report_is_emailed_to_every_active_administrator_without_the_reporters_contact(db, mailbox):
-    admins = [_user(db, f"admin-{uuid.uuid4().hex[:8]}@example.cl", ProfileId.ADMINISTRADOR) for _ in range(2)]
-    banned = _user(db, f"vetado-{uuid.uuid4().hex[:8]}@example.cl", ProfileId.ADMINISTRADOR, ban=True)
-    inactive = _user(db, f"inactivo-{uuid.uuid4().hex[:8]}@example.cl", ProfileId.ADMINISTRADOR, activo=False)
-    secretary = _user(db, f"secre-{uuid.uuid4().hex[:8]}@example.cl", ProfileId.SECRETARIA)
+    admins = [make_staff(db, f"admin-{uuid.uuid4().hex[:8]}@example.cl", ProfileId.ADMINISTRADOR) for _ in range(2)]
+    banned = make_staff(db, f"vetado-{uuid.uuid4().hex[:8]}@example.cl", ProfileId.ADMINISTRADOR, ban=True)
+    inactive = make_staff(db, f"inactivo-{uuid.uuid4().hex[:8]}@example.cl", ProfileId.ADMINISTRADOR, activo=False)
+    secretary = make_staff(db, f"secre-{uuid.uuid4().hex[:8]}@example.cl", ProfileId.SECRETARIA)
     owner = make_owner(db, f"duena-{uuid.uuid4().hex[:8]}@example.cl")
     listing = make_listing(db, owner, name="Aviso Dudoso", city="temuco")
 
@@ -195,7 +184,7 @@ def test_an_urgent_report_is_emailed_to_every_active_administrator_without_the_r
 
 
 def test_search_looks_in_the_message_contact_and_notes_and_the_order_can_turn(both):
-    admin = _user(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    admin = make_staff(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
     older = _report(both, "otro", 10, contact="vecina@correo.cl")
     newer = _report(both, "otro", 1, staff_notes="Pedimos más datos")
 
@@ -212,7 +201,7 @@ def test_search_looks_in_the_message_contact_and_notes_and_the_order_can_turn(bo
 
 
 def test_the_table_shows_previews_and_the_desk_form_the_whole_report(both):
-    admin = _user(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    admin = make_staff(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
     long_message = "Detalle del caso. " * 250  # 4,500 characters, under the form's 5,000
     notes = "nota antigua " * 100 + "la nota más nueva"
     report = _report(both, "otro", 1, message=long_message, staff_notes=notes)

@@ -14,8 +14,7 @@ from app.models import AppService, AuditEntry, Listing, ListingUpgrade, ProfileI
 from app.services import staff_upgrades, upgrades
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.services.staff import TableQuery
-from app.services.users import create_user
-from tests.factories import make_listing, make_owner, tier_of
+from tests.factories import make_listing, make_owner, make_staff, tier_of, tier_upgrade
 
 SANTIAGO = ZoneInfo("America/Santiago")
 
@@ -29,13 +28,7 @@ def db(db_on_both: Session) -> Session:
 @pytest.fixture
 def services(db) -> dict[str, AppService]:
     found = {
-        "diamante": AppService(
-            name="Subir a Diamante",
-            price_clp=59990,
-            duration_days=30,
-            effect="nivel",
-            tier_uid=tier_of(db, "diamante").uid,
-        ),
+        "diamante": tier_upgrade(db, "diamante", name="Subir a Diamante", price_clp=59990),
         "vip": AppService(name="VIP", price_clp=19990, duration_days=15, effect="vip"),
     }
     db.add_all(found.values())
@@ -43,18 +36,14 @@ def services(db) -> dict[str, AppService]:
     return found
 
 
-def _user(db, email: str, profile: ProfileId):
-    return create_user(session=db, data={"email": email, "display_name": email.split("@")[0], "profile_uid": profile})
-
-
 @pytest.fixture
 def admin(db):
-    return _user(db, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    return make_staff(db, "admin@example.cl", ProfileId.ADMINISTRADOR)
 
 
 @pytest.fixture
 def secretary(db):
-    return _user(db, "secre@example.cl", ProfileId.SECRETARIA)
+    return make_staff(db, "secre@example.cl", ProfileId.SECRETARIA)
 
 
 def _request(db, owner, listing, service, at: datetime):
@@ -66,6 +55,19 @@ def _request(db, owner, listing, service, at: datetime):
     db.add(stored)
     db.commit()
     return stored
+
+
+def _approve(db, admin, upgrade_uid: str, first: date, last: date, reference: str, now: datetime | None = None):
+    """Approve as the administrator would from the form: Chilean days written as the date fields send them."""
+    return staff_upgrades.approve_request(
+        session=db,
+        reviewer_uid=admin.uid,
+        upgrade_uid=upgrade_uid,
+        starts_on=first.strftime("%Y/%m/%d"),
+        ends_on=last.strftime("%Y/%m/%d"),
+        payment_reference=reference,
+        now=now,
+    )
 
 
 def _upgrades(db, admin, estado: str):
@@ -109,15 +111,7 @@ def test_the_filter_shows_approved_denied_and_ended_ones_apart(db, services, adm
         (approved, today, today + timedelta(days=3), now),
         (ended, today - timedelta(days=9), today - timedelta(days=5), now - timedelta(days=8)),
     ):
-        staff_upgrades.approve_request(
-            session=db,
-            reviewer_uid=admin.uid,
-            upgrade_uid=row.uid,
-            starts_on=first.strftime("%Y/%m/%d"),
-            ends_on=last.strftime("%Y/%m/%d"),
-            payment_reference="Transferencia 77",
-            now=approved_at,
-        )
+        _approve(db, admin, row.uid, first, last, "Transferencia 77", now=approved_at)
     upgrades.apply_upgrades(session=db, now=now)
     upgrades.deny_upgrade(session=db, reviewer_uid=admin.uid, upgrade_uid=denied.uid, reason="Pago no recibido")
 
@@ -141,14 +135,7 @@ def test_approval_from_chilean_days_runs_from_the_first_midnight_to_the_one_afte
     row = _request(db, owner, listing, services["diamante"], datetime.now(UTC))
     today = datetime.now(SANTIAGO).date()
     last = today + timedelta(days=6)
-    staff_upgrades.approve_request(
-        session=db,
-        reviewer_uid=admin.uid,
-        upgrade_uid=row.uid,
-        starts_on=today.strftime("%Y/%m/%d"),
-        ends_on=last.strftime("%Y/%m/%d"),
-        payment_reference="  Depósito 12  ",
-    )
+    _approve(db, admin, row.uid, today, last, "  Depósito 12  ")
     stored = db.get(ListingUpgrade, row.uid)
     db.refresh(stored)
     assert stored.status == UpgradeStatus.ACTIVA and stored.payment_reference == "Depósito 12"
@@ -264,14 +251,7 @@ def test_a_period_already_over_or_a_listing_no_longer_public_is_not_approved(db,
     today = datetime.now(SANTIAGO).date()
 
     def approve(first: date, last: date) -> None:
-        staff_upgrades.approve_request(
-            session=db,
-            reviewer_uid=admin.uid,
-            upgrade_uid=request.uid,
-            starts_on=first.strftime("%Y/%m/%d"),
-            ends_on=last.strftime("%Y/%m/%d"),
-            payment_reference="Transferencia 9",
-        )
+        _approve(db, admin, request.uid, first, last, "Transferencia 9")
 
     with pytest.raises(InvalidInputError) as over:
         approve(today - timedelta(days=9), today - timedelta(days=2))

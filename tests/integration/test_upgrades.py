@@ -12,8 +12,7 @@ from app.models import AppService, ListingUpgrade, ProfileId, Section, UpgradeSt
 from app.services import listings, upgrades
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.filter_tabs import TABS_BY_SLUG
-from app.services.users import create_user
-from tests.factories import make_listing, make_owner, tier_of
+from tests.factories import make_listing, make_owner, make_staff, tier_of, tier_upgrade
 
 CITY = "valparaiso"
 
@@ -28,20 +27,8 @@ def db(db_on_both: Session) -> Session:
 def catalogue(db) -> dict[str, AppService]:
     """The demo upgrade catalogue (app/seed.py) plus one inactive service and one sold by hand."""
     services = {
-        "diamante": AppService(
-            name="Subir a Diamante",
-            price_clp=59990,
-            duration_days=30,
-            effect="nivel",
-            tier_uid=tier_of(db, "diamante").uid,
-        ),
-        "platino": AppService(
-            name="Subir a Platino",
-            price_clp=24990,
-            duration_days=30,
-            effect="nivel",
-            tier_uid=tier_of(db, "platino").uid,
-        ),
+        "diamante": tier_upgrade(db, "diamante", name="Subir a Diamante", price_clp=59990),
+        "platino": tier_upgrade(db, "platino", name="Subir a Platino", price_clp=24990),
         "vip": AppService(name="VIP", price_clp=19990, duration_days=15, effect="vip"),
         "subir": AppService(name="Subir", price_clp=4990, duration_days=3, effect="subir"),
         "inactive": AppService(name="Antigua", price_clp=1000, duration_days=3, effect="vip", activo=False),
@@ -54,10 +41,7 @@ def catalogue(db) -> dict[str, AppService]:
 
 @pytest.fixture
 def staff(db):
-    return create_user(
-        session=db,
-        data={"email": "staff@example.cl", "display_name": "Staff", "profile_uid": ProfileId.ADMINISTRADOR.value},
-    )
+    return make_staff(db, "staff@example.cl", ProfileId.ADMINISTRADOR)
 
 
 @pytest.fixture

@@ -18,12 +18,11 @@ from app.identity.cookies import SESSION_COOKIE
 from app.models import Listing, ListingVerification, ProfileId, User, VerificationStatus, utc_now
 from app.services import listings, my_listings, verification
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PhotoRejectedError
-from app.services.users import create_user
 from app.settings import Settings, get_settings
 from app.storage import NoPublicUrlError, get_private_storage
 from app.storage.local import PrivateLocalStorage
 from app.storage.s3 import PrivateS3Storage
-from tests.factories import make_listing, make_owner, open_session
+from tests.factories import make_listing, make_owner, make_staff, open_session
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import TEXT_AS_JPG, assert_no_metadata, heic_with_gps, jpeg_with_gps
 
@@ -63,11 +62,6 @@ def _public_files() -> list[str]:
     return [path.as_posix() for path in Path(settings.media_dir).rglob("*") if path.is_file()]
 
 
-def _user(db: Session, email: str, profile: ProfileId) -> User:
-    public = create_user(session=db, data={"email": email, "display_name": "Alguien", "profile_uid": profile.value})
-    return db.get(User, public.uid)
-
-
 @pytest.fixture
 def owner(db) -> User:
     return make_owner(db, "duena@example.cl")
@@ -75,7 +69,7 @@ def owner(db) -> User:
 
 @pytest.fixture
 def staff(db) -> User:
-    return _user(db, "staff@example.cl", ProfileId.ADMINISTRADOR)
+    return make_staff(db, "staff@example.cl", ProfileId.ADMINISTRADOR)
 
 
 def _send(db, storage, owner, listing, data=None):
@@ -193,7 +187,7 @@ def test_rejection_keeps_the_reason_and_deletes_the_photo(db, private, owner, st
 def test_only_staff_decide_and_see_the_photo(db, private, owner, staff):
     listing = make_listing(db, owner)
     request = _send(db, private, owner, listing)
-    client = _user(db, "cliente@example.cl", ProfileId.CLIENTE)
+    client = make_staff(db, "cliente@example.cl", ProfileId.CLIENTE)
     for outsider in (owner, client):
         with pytest.raises(ForbiddenError):
             verification.approve_verification(
@@ -221,7 +215,7 @@ def test_only_staff_decide_and_see_the_photo(db, private, owner, staff):
 def test_the_route_serves_the_photo_to_staff_only(db, private, owner, staff):
     listing = make_listing(db, owner)
     request = _send(db, private, owner, listing)
-    secretary = _user(db, "secretaria@example.cl", ProfileId.SECRETARIA)
+    secretary = make_staff(db, "secretaria@example.cl", ProfileId.SECRETARIA)
     other = make_owner(db, "otra@example.cl")
     url = f"/privado/verificacion/{request.uid}"
     with TestClient(Starlette(routes=private_api.ROUTES), base_url="http://testserver") as http:
