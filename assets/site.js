@@ -7,7 +7,8 @@
 //   browser's current session cookie;
 // - the server's preview of a page's first screen (#vista-previa,
 //   app/pages/preview.py) goes away as soon as the app shows its own
-//   listings of the same path (data-vista-lista) or the 18+ notice;
+//   listings of the same path (data-vista-lista) or the 18+ notice, but
+//   never during a press on it: a tap on its 18+ button is not lost;
 // - the build's stylesheet, which public documents bring as media="print"
 //   so that the first paint waits only for the site's inline CSS
 //   (app/seo.py split_shell), applies once loaded and the preview leaves,
@@ -40,7 +41,24 @@
       var shown = '[data-is-root-theme] [data-vista-lista="' + CSS.escape(window.location.pathname) + '"]';
       return document.querySelector(shown + ", [data-is-root-theme] .age-gate");
     };
-    var leave = function () { withStyles(function () { preview.remove(); }); };
+    // A press on the preview (its 18+ button) keeps it until the press ends and its click
+    // has run: swapped between pointerdown and pointerup, the click would reach neither button.
+    // Once its form is sent, the preview stays until the next document replaces it.
+    var pressed = false, held = false, sent = false;
+    var leave = function () {
+      if (sent) return;
+      if (pressed) { held = true; return; }
+      withStyles(function () { preview.remove(); });
+    };
+    preview.addEventListener("pointerdown", function () { pressed = true; });
+    preview.addEventListener("submit", function () { sent = true; });
+    ["pointerup", "pointercancel"].forEach(function (name) {
+      document.addEventListener(name, function () {
+        if (!pressed) return;
+        pressed = false;
+        if (held) setTimeout(leave, 0);  // after the click this press makes
+      }, true);
+    });
     var watcher = new MutationObserver(function () {
       if (!ready()) return;
       watcher.disconnect();

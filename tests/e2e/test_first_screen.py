@@ -110,6 +110,35 @@ def test_the_notice_button_is_where_it_was_when_the_app_takes_over(browser: Brow
     assert preview == app
 
 
+def test_a_press_on_the_notice_during_the_swap_is_not_lost(browser: Browser, site):
+    """The app gets ready between the press and the release on the preview's 18+ button: the tap still counts."""
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    held = []
+    page.route("**/assets/__reflex_global_styles-*.css", lambda route: held.append(route))
+    try:
+        page.goto(f"/escorts/{CITY}", wait_until="commit")
+        button = page.locator(PREVIEW).get_by_role("button", name="Tengo 18 años o más, entrar")
+        box = button.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        # While the button is pressed, the app shows its own notice and its stylesheet arrives:
+        # everything the preview waits for to leave.
+        page.locator("[data-is-root-theme] .age-gate").wait_for(state="attached")
+        for route in held:
+            route.continue_()
+        page.unroute_all()  # the next document's stylesheet comes as usual
+        page.wait_for_function("[...document.querySelectorAll('link[data-media]')].every((link) => link.sheet)")
+        page.evaluate("new Promise((done) => setTimeout(() => requestAnimationFrame(done), 0))")
+        expect(page.locator(PREVIEW)).to_have_count(1)
+        page.mouse.up()
+        expect(page.get_by_role("dialog")).to_have_count(0)
+        expect(page.get_by_test_id("total")).to_be_visible()
+    finally:
+        context.close()
+
+
 def test_listings_and_their_links_are_in_the_document_without_javascript(browser: Browser, site):
     page = _returning_visitor(browser, site, javascript=False)
     try:
