@@ -14,10 +14,21 @@ images it uses copied next to it, all served by Python's http.server from a
 thread. So the copy looks like the page and only lacks what makes it
 interactive.
 
+Each page is measured four ways (``VARIANTS``): the app's page; the issue's
+static copy; the same copy from a file server that adds the response headers
+the app sends (``SITE_HEADERS``, app.middleware), which shows what those
+headers cost (Cross-Origin-Opener-Policy puts a page opened from a blank tab in
+a new browsing context group, a new renderer process); and the app's own
+document, as it serves it, from that dressed file server, which separates what
+the document costs from what serving it costs. The target is against the
+static copy.
+
 Every run is a new (cold: empty cache, no connections) browser context of a
-returning visitor: the 18+ cookie (``AGE_COOKIE=1``, what AgeGateState.accept
-and /api/age set) is in the context before the page is asked for. Runs alternate
-between the app's page and its copy (the order flips each round).
+returning visitor, its tab blank (or, with ``--from-another-site``, on a page
+of another site, as a visitor from a search engine arrives): the 18+ cookie
+(``AGE_COOKIE=1``, what AgeGateState.accept and /api/age set) is in the context
+before the page is asked for. Runs alternate between the four (the order turns
+each round).
 
 The figure: ``performance.now()`` (milliseconds since navigation start) when
 the first listing element is in the DOM. An init script, which Chromium runs when
@@ -65,6 +76,16 @@ TARGET_RATIO = 1.3
 CARD_LINK = "[data-testid=listing-card] a[href]"
 DETAIL_NAME = ".detail h1"
 SSG_CARD_LINK = "article.card a[href]"  # app.pages.ssg's card
+# What app.middleware sends with every response, the security headers of the site.
+SITE_HEADERS = (
+    "content-security-policy",
+    "cross-origin-opener-policy",
+    "permissions-policy",
+    "referrer-policy",
+    "x-content-type-options",
+)
+# The page of another site (127.0.0.1, where the pages are on localhost) that --from-another-site starts from.
+ELSEWHERE = "<!DOCTYPE html><html lang=es><title>Resultados</title><p>Resultados de búsqueda</p></html>"
 # Reflex names a state field in a delta "<name>_rx_state_"; these carry the listings of a page.
 LISTING_DELTA = re.compile(r'"(?:groups|cards|detail|featured)_rx_state_"')
 
@@ -157,18 +178,42 @@ class Target:
     path: str
     selector: str
     static_name: str
-    app: list[dict] = field(default_factory=list)
-    static: list[dict] = field(default_factory=list)
+    runs: dict[str, list[dict]] = field(default_factory=lambda: {variant: [] for variant in VARIANTS})
+
+    @property
+    def document_name(self) -> str:
+        """The file holding the app's own document of this page, as the app serves it."""
+        return self.static_name.replace(".html", "-document.html")
+
+
+# What each page is measured as, in the printed table's order.
+VARIANTS = {
+    "app": "the app's page, served by the app",
+    "static": "its DOM frozen, on a plain file server (the issue's static copy)",
+    "dressed": "the same frozen copy, the file server adding the app's response headers",
+    "document": "the app's own document (its preview; the JS files are missing there), on that dressed file server",
+}
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extra_headers: dict[str, str] = {}
+
+    def end_headers(self) -> None:
+        for name, value in self.extra_headers.items():
+            self.send_header(name, value)
+        super().end_headers()
+
     def log_message(self, *args) -> None:
         pass
 
 
-def file_server(directory: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
-    """A plain file server for ``directory`` on a free port, in a thread; returns its URL and the server."""
-    handler = functools.partial(_Quiet, directory=str(directory))
+def file_server(directory: Path, headers: dict[str, str] | None = None) -> tuple[str, http.server.ThreadingHTTPServer]:
+    """A plain file server for ``directory`` on a free port, in a thread; returns its URL and the server.
+
+    ``headers``: sent with every response besides the file server's own.
+    """
+    handler_class = type("_Dressed", (_Quiet,), {"extra_headers": dict(headers or {})})
+    handler = functools.partial(handler_class, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://localhost:{server.server_address[1]}", server
@@ -183,12 +228,17 @@ def new_context(browser, url: str, cookie: tuple[str, str]):
     return context
 
 
-def measure(browser, url: str, selector: str, cookie: tuple[str, str]) -> dict:
-    """One cold load of ``url``: the probe's timings once ``selector`` is in the DOM and the page is loaded."""
+def measure(browser, url: str, selector: str, cookie: tuple[str, str], elsewhere: str | None = None) -> dict:
+    """One cold load of ``url``: the probe's timings once ``selector`` is in the DOM and the page is loaded.
+
+    ``elsewhere``: a page of another site the tab shows first, as a search engine's results would be.
+    """
     context = new_context(browser, url, cookie)
     try:
         page = context.new_page()
         page.add_init_script(PROBE.replace("%SELECTOR%", repr(selector)))
+        if elsewhere:
+            page.goto(elsewhere, wait_until="load")
         page.goto(url, wait_until="load")
         page.wait_for_function("window.__probe && window.__probe.listing !== null")
         page.wait_for_timeout(300)  # late resource timings and frames
@@ -225,6 +275,24 @@ def freeze(browser, app_url: str, target: Target, directory: Path, cookie: tuple
         destination.write_bytes(response.content)
     (directory / target.static_name).write_text(frozen["html"], encoding="utf-8")
     return first_card
+
+
+def site_headers(app_url: str, path: str, cookie: tuple[str, str]) -> dict[str, str]:
+    """The security headers (``SITE_HEADERS``) the app sends with the document of ``path``."""
+    import httpx
+
+    response = httpx.get(app_url + path, cookies={cookie[0]: cookie[1]}, timeout=30)
+    response.raise_for_status()
+    return {name: response.headers[name] for name in SITE_HEADERS if name in response.headers}
+
+
+def app_document(app_url: str, path: str, cookie: tuple[str, str]) -> str:
+    """The HTML document the app serves for ``path`` to a returning visitor."""
+    import httpx
+
+    response = httpx.get(app_url + path, cookies={cookie[0]: cookie[1]}, timeout=30)
+    response.raise_for_status()
+    return response.text
 
 
 def breakdown(samples: list[dict]) -> str:
@@ -298,6 +366,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=8, help="cold loads of each page and of its copy (at least 8)")
     parser.add_argument("--workers", type=int, default=1, help="backend workers (WEB_WORKERS)")
     parser.add_argument("--revision", help="serve app/ as committed at this revision (to measure an earlier one)")
+    parser.add_argument(
+        "--from-another-site",
+        action="store_true",
+        help="open every page from a page of another site (127.0.0.1), as visitors from a search engine arrive",
+    )
     args = parser.parse_args()
     print(f"date: {time.strftime('%Y-%m-%d %H:%M %Z')}, cores: {os.cpu_count()}")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -314,6 +387,9 @@ def main() -> int:
         frozen = Path(tmp)
         cookie = (AGE_COOKIE, "1")
         static_url, server = file_server(frozen)
+        (frozen / "elsewhere.html").write_text(ELSEWHERE, encoding="utf-8")
+        elsewhere = static_url.replace("localhost", "127.0.0.1") + "/elsewhere.html" if args.from_another_site else None
+        dressed_url, dressed_server = None, None
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             try:
@@ -326,44 +402,59 @@ def main() -> int:
                 ]
                 for target in targets[1:]:
                     freeze(browser, site, target, frozen, cookie)
-                for target in targets:  # one warm-up of each (server caches, chromium's own start-up)
-                    measure(browser, site + target.path, target.selector, cookie)
-                    measure(browser, f"{static_url}/{target.static_name}", target.selector, cookie)
-                for run in range(args.runs):
+                for target in targets:
+                    (frozen / target.document_name).write_text(app_document(site, target.path, cookie), "utf-8")
+                headers = site_headers(site, city_page.path, cookie)
+                print("the app's headers on the dressed file server:", ", ".join(sorted(headers)) or "none")
+                dressed_url, dressed_server = file_server(frozen, headers)
+                for run in range(-1, args.runs):  # run -1: one warm-up of each (server caches, chromium's start-up)
                     for target in targets:
-                        pair = [
-                            (target.app, site + target.path),
-                            (target.static, f"{static_url}/{target.static_name}"),
-                        ]
-                        for samples, page_url in pair if run % 2 == 0 else reversed(pair):
-                            samples.append(measure(browser, page_url, target.selector, cookie))
+                        urls = {
+                            "app": site + target.path,
+                            "static": f"{static_url}/{target.static_name}",
+                            "dressed": f"{dressed_url}/{target.static_name}",
+                            "document": f"{dressed_url}/{target.document_name}",
+                        }
+                        order = list(VARIANTS)
+                        turn = run % len(order)
+                        for variant in order[turn:] + order[:turn]:
+                            sample = measure(browser, urls[variant], target.selector, cookie, elsewhere)
+                            if run >= 0:
+                                target.runs[variant].append(sample)
             except Exception:
                 print(f"server log tail:\n{log_path.read_text()[-3000:]}")
                 raise
             finally:
                 browser.close()
                 server.shutdown()
+                if dressed_server:
+                    dressed_server.shutdown()
 
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{args.runs} alternating cold runs each; ms from navigation start to the first listing in the DOM")
-    print(f"{'page':<10} {'path':<44} {'app':>7} {'static':>7} {'ratio':>6}  app FCP / static FCP")
-    verdict = True
+    print("each page opened from", "a page of another site" if args.from_another_site else "a blank tab")
+    for variant, meaning in VARIANTS.items():
+        print(f"  {variant}: {meaning}")
+    print(f"{'page':<10} " + " ".join(f"{variant:>9}" for variant in VARIANTS) + "  app/static app/dressed  FCPs")
+    verdict = dressed_verdict = True
     for target in targets:
-        app = statistics.median(s["listing"] for s in target.app)
-        static = statistics.median(s["listing"] for s in target.static)
-        ratio = app / static
-        fcp_app = statistics.median(s["fcp"] or 0 for s in target.app)
-        fcp_static = statistics.median(s["fcp"] or 0 for s in target.static)
+        listing = {variant: statistics.median(s["listing"] for s in runs) for variant, runs in target.runs.items()}
+        fcp = {variant: statistics.median(s["fcp"] or 0 for s in runs) for variant, runs in target.runs.items()}
+        ratio, dressed_ratio = listing["app"] / listing["static"], listing["app"] / listing["dressed"]
         print(
-            f"{target.label:<10} {target.path:<44} {app:>7.0f} {static:>7.0f} {ratio:>5.2f}x"
-            f"  {fcp_app:.0f} / {fcp_static:.0f}"
+            f"{target.label:<10} "
+            + " ".join(f"{value:>9.0f}" for value in listing.values())
+            + f"  {ratio:>9.2f}x {dressed_ratio:>10.2f}x  "
+            + " / ".join(f"{value:.0f}" for value in fcp.values())
         )
-        print("    app runs:", " ".join(f"{s['listing']:.0f}" for s in target.app))
-        print("    static runs:", " ".join(f"{s['listing']:.0f}" for s in target.static))
+        print(f"    {target.path}")
+        for variant, runs in target.runs.items():
+            print(f"    {variant} runs:", " ".join(f"{s['listing']:.0f}" for s in runs))
+        app_runs = target.runs["app"]
         print("  app, where the time goes (median ms from navigation start):")
-        print(breakdown(target.app))
-        if target.app[0]["js_files"]:
-            last = target.app[len(target.app) // 2]
+        print(breakdown(app_runs))
+        if app_runs[0]["js_files"]:
+            last = app_runs[len(app_runs) // 2]
             print(
                 "    JS of one run (file, start, end ms, bytes):",
                 "; ".join(f"{n} {a}-{b} {z}" for n, a, b, z in last["js_files"]),
@@ -371,7 +462,11 @@ def main() -> int:
             print("    websocket of that run:", "; ".join(f"{k} {t:.0f} {n}B {x[:60]!r}" for k, t, n, x in last["ws"]))
         if target.label in ("city", "detail"):
             verdict = verdict and ratio <= TARGET_RATIO
+            dressed_verdict = dressed_verdict and dressed_ratio <= TARGET_RATIO
     print(f"target: city and detail within {TARGET_RATIO}x of their static copies: {'met' if verdict else 'NOT met'}")
+    print(
+        f"  against the copies with the app's headers: {'within' if dressed_verdict else 'NOT within'} {TARGET_RATIO}x"
+    )
     return 0
 
 
