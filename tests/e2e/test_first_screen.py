@@ -120,6 +120,7 @@ def test_a_press_on_the_notice_during_the_swap_is_not_lost(browser: Browser, sit
     try:
         page.goto(f"/escorts/{CITY}", wait_until="commit")
         button = page.locator(PREVIEW).get_by_role("button", name="Tengo 18 años o más, entrar")
+        expect(button).to_be_visible()
         box = button.bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.down()
