@@ -277,22 +277,13 @@ def freeze(browser, app_url: str, target: Target, directory: Path, cookie: tuple
     return first_card
 
 
-def site_headers(app_url: str, path: str, cookie: tuple[str, str]) -> dict[str, str]:
-    """The security headers (``SITE_HEADERS``) the app sends with the document of ``path``."""
+def app_document(app_url: str, path: str, cookie: tuple[str, str]) -> tuple[str, dict[str, str]]:
+    """The HTML document the app serves for ``path`` to a returning visitor, and its ``SITE_HEADERS``."""
     import httpx
 
     response = httpx.get(app_url + path, cookies={cookie[0]: cookie[1]}, timeout=30)
     response.raise_for_status()
-    return {name: response.headers[name] for name in SITE_HEADERS if name in response.headers}
-
-
-def app_document(app_url: str, path: str, cookie: tuple[str, str]) -> str:
-    """The HTML document the app serves for ``path`` to a returning visitor."""
-    import httpx
-
-    response = httpx.get(app_url + path, cookies={cookie[0]: cookie[1]}, timeout=30)
-    response.raise_for_status()
-    return response.text
+    return response.text, {name: response.headers[name] for name in SITE_HEADERS if name in response.headers}
 
 
 def breakdown(samples: list[dict]) -> str:
@@ -403,8 +394,8 @@ def main() -> int:
                 for target in targets[1:]:
                     freeze(browser, site, target, frozen, cookie)
                 for target in targets:
-                    (frozen / target.document_name).write_text(app_document(site, target.path, cookie), "utf-8")
-                headers = site_headers(site, city_page.path, cookie)
+                    document, headers = app_document(site, target.path, cookie)  # the same headers on every page
+                    (frozen / target.document_name).write_text(document, "utf-8")
                 print("the app's headers on the dressed file server:", ", ".join(sorted(headers)) or "none")
                 dressed_url, dressed_server = file_server(frozen, headers)
                 for run in range(-1, args.runs):  # run -1: one warm-up of each (server caches, chromium's start-up)
