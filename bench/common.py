@@ -154,17 +154,35 @@ def admin_token() -> str:
 
     from app.db import get_engine
     from app.models import Listing, ProfileId, User
+
+    with Session(get_engine()) as session:
+        users = session.exec(select(func.count()).select_from(User)).one()
+        listings = session.exec(select(func.count()).select_from(Listing)).one()
+    print(f"directory: {users} users, {listings} listings")
+    return session_token(ProfileId.ADMINISTRADOR)
+
+
+def session_token(profile, *, owner_of_listings: bool = False) -> str:
+    """A session token on the demo database for a new user of ``profile``, or, with ``owner_of_listings``,
+    for the demo advertiser who owns the most listings."""
+    from sqlalchemy import func
+    from sqlmodel import Session, select
+
+    from app.db import get_engine
+    from app.models import Listing
     from app.services.users import create_user
     from tests.factories import open_session
 
     with Session(get_engine()) as session:
-        admin = create_user(
-            session=session,
-            data={"email": "admin@bench.example", "display_name": "Admin", "profile_uid": ProfileId.ADMINISTRADOR},
-        )
-        users = session.exec(select(func.count()).select_from(User)).one()
-        listings = session.exec(select(func.count()).select_from(Listing)).one()
-        print(f"directory: {users} users, {listings} listings")
-        token = open_session(session, admin.uid)
+        if owner_of_listings:
+            uid = session.exec(
+                select(Listing.owner_uid).group_by(Listing.owner_uid).order_by(func.count().desc()).limit(1)
+            ).one()
+        else:
+            email = f"{profile.name.lower()}@bench.example"
+            uid = create_user(
+                session=session, data={"email": email, "display_name": profile.name.title(), "profile_uid": profile}
+            ).uid
+        token = open_session(session, uid)
     get_engine().dispose()
     return token

@@ -1,10 +1,12 @@
-"""Lighthouse (mobile) scores of the home, a city and a detail page, first visit and returning visitor.
+"""Lighthouse (mobile) scores of the public pages (first visit and returning visitor) and of signed-in pages.
 
 Serves the app on the demo data the way bench/bench_page_ratio.py does (production
 build, scratch PostgreSQL) and runs bench/lighthouse.mjs once per page and mode, each
 in a fresh chromium profile (Debian's /usr/bin/chromium). "first": the 18+ notice
 shows; "returning": the 18+ cookie is set before the run. The SSG city page is
-measured too, for reference. Prints the four category scores, first contentful
+measured too, for reference. "signed-in": the wizard's first step and "my listings"
+as the demo advertiser with the most listings, and /admin/publicacion as an
+administrator, each with a session opened through the session service. Prints the four category scores, first contentful
 paint, largest contentful paint, total blocking time and layout shift, and every
 audit scored under 1 in accessibility, best practices and SEO.
 
@@ -28,7 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.models import ProfileId  # noqa: E402
+from app.routes import ADMIN_LISTINGS, ADVERTISER_HOME, ADVERTISER_NEW_LISTING  # noqa: E402
 from bench.bench_page_ratio import demo_site  # noqa: E402
+from bench.common import session_token  # noqa: E402
 
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 METRICS = {
@@ -40,11 +45,18 @@ METRICS = {
 FIRST_CARD = re.compile(r'<article class="card"><a href="([^"]+)"')
 
 
-def run(lh_dir: Path, url: str, mode: str, out: Path) -> dict:
-    """One Lighthouse run; its JSON report."""
+def run(lh_dir: Path, url: str, mode: str, out: Path, token: str = "") -> dict:
+    """One Lighthouse run (``token``: the session of a "signed-in" run); its JSON report."""
+    from app.identity.cookies import SESSION_COOKIE
     from app.states.public import AGE_COOKIE
 
-    env = {**os.environ, "CHROME_PATH": "/usr/bin/chromium", "AGE_COOKIE": AGE_COOKIE}
+    env = {
+        **os.environ,
+        "CHROME_PATH": "/usr/bin/chromium",
+        "AGE_COOKIE": AGE_COOKIE,
+        "SESSION_COOKIE": SESSION_COOKIE,
+        "SESSION_TOKEN": token,
+    }
     for _ in range(3):  # a trace Lighthouse failed to record (NO_NAVSTART, a loaded machine) is tried again
         subprocess.run(
             ["node", str(lh_dir / "lighthouse.mjs"), url, mode, str(out)], cwd=lh_dir, env=env, check=True, timeout=300
@@ -103,6 +115,18 @@ def main() -> int:
                 report = run(args.lh_dir, site + path, mode, out)
                 load = os.getloadavg()[0]
                 print(f"{label:<9} {mode:<10} {summary(report)}  (load {load:.1f})", flush=True)
+        advertiser = session_token(ProfileId.PROFESOR, owner_of_listings=True)
+        administrator = session_token(ProfileId.ADMINISTRADOR)
+        signed_in = {
+            "wizard": (ADVERTISER_NEW_LISTING, advertiser),
+            "my list": (ADVERTISER_HOME, advertiser),
+            "admin": (ADMIN_LISTINGS, administrator),
+        }
+        for label, (path, token) in signed_in.items():
+            out = args.out / f"{label.replace(' ', '-')}-signed-in.json"
+            report = run(args.lh_dir, site + path, "signed-in", out, token)
+            load = os.getloadavg()[0]
+            print(f"{label:<9} {'signed-in':<10} {summary(report)}  (load {load:.1f})", flush=True)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

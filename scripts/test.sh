@@ -7,14 +7,18 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 source scripts/env.sh
 
-# firebase-tools (the Auth emulator of the integration tests): reinstall when
-# package-lock.json changed since the last install.
-fb_stamp=tools/firebase/node_modules/.package-lock.sha256
-fb_wanted="$(sha256sum tools/firebase/package-lock.json | cut -d' ' -f1)"
-if [ ! -f "$fb_stamp" ] || [ "$(cat "$fb_stamp")" != "$fb_wanted" ]; then
-  npm ci --prefix tools/firebase --no-audit --no-fund
-  echo "$fb_wanted" > "$fb_stamp"
-fi
+# The npm tools of the tests, each pinned in tools/NAME/package-lock.json: firebase-tools
+# (the Auth emulator), axe-core (the accessibility checks). Reinstalled when a lock file
+# changed since the last install.
+for lock in tools/*/package-lock.json; do
+  tool="$(dirname "$lock")"
+  stamp="$tool/node_modules/.package-lock.sha256"
+  wanted="$(sha256sum "$lock" | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
+    npm ci --prefix "$tool" --no-audit --no-fund
+    echo "$wanted" > "$stamp"
+  fi
+done
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_updated=0
