@@ -4,12 +4,14 @@ The site's Content-Security-Policy refuses injected scripts, so the contexts tha
 are opened with ``bypass_csp=True``; no other test does that. The rules are WCAG 2.0, 2.1
 and 2.2 A and AA plus axe's best practices, and ``label-content-name-mismatch`` (WCAG
 2.5.3, still marked experimental in axe, so off unless asked for). What fails a test is
-every violation of impact serious or critical.
+every violation of impact serious or critical. Running animations (a dialog fading in)
+finish first, so colours are read as they end up.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Page
 
@@ -19,6 +21,7 @@ EXTRA_RULES = ("label-content-name-mismatch",)
 FAILING_IMPACTS = ("serious", "critical")
 
 RUN = """async ([tags, extra]) => {
+  await Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => null)));
   const rules = Object.fromEntries(extra.map((id) => [id, {enabled: true}]));
   const result = await axe.run(document, {runOnly: {type: "tag", values: tags}, rules, resultTypes: ["violations"]});
   return result.violations.map((v) => ({
@@ -30,15 +33,16 @@ RUN = """async ([tags, extra]) => {
 }"""
 
 
-def serious_violations(page: Page) -> list[str]:
-    """Every serious or critical axe violation on the page now, one readable line per element."""
+def serious_violations(page: Page, where: str = "") -> list[str]:
+    """Every serious or critical axe violation on the page now, one readable line per element, each naming the
+    page's path and ``where`` (the state audited, when the path does not say it)."""
     if not AXE_JS.is_file():
         raise AssertionError(f"axe-core is not installed at {AXE_JS}: run scripts/test.sh (npm ci in tools/axe)")
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE_JS))
     found = page.evaluate(RUN, [list(TAGS), list(EXTRA_RULES)])
     return [
-        f"{page.url} [{violation['impact']}] {violation['id']}: {violation['help']} at {node['target']}: "
+        f"{urlsplit(page.url).path} {where} [{violation['impact']}] {violation['id']}: {violation['help']} at {node['target']}: "
         + " ".join(node["summary"].split())
         for violation in found
         if violation["impact"] in FAILING_IMPACTS

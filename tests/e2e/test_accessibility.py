@@ -118,7 +118,7 @@ def _assert_none(found: list[str]) -> None:
 
 
 def test_public_pages_first_visit_and_returning(audited: BrowserContext, site: Site):
-    pages = [
+    directory = [
         "/",
         "/escorts",
         f"/escorts/{CITY}",
@@ -126,18 +126,17 @@ def test_public_pages_first_visit_and_returning(audited: BrowserContext, site: S
         "/escorts/trans",
         f"/escorts/trans/{CITY}",
         f"/escort/{site.uids['diamante']}",
-        "/disclaimer/report",
-        "/disclaimer/privacidad",
     ]
+    legal = ["/disclaimer/report", "/disclaimer/privacidad"]
     found: list[str] = []
     page = audited.new_page()
-    for path in pages:
+    for path in directory:  # a first visit: the 18+ notice is open
         page.goto(path)
         _live(page)
         expect(page.get_by_role("dialog")).to_be_visible()
-        found += serious_violations(page)
+        found += serious_violations(page, "primera visita")
     audited.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
-    for path in pages:
+    for path in directory + legal:
         page.goto(path)
         _live(page)
         found += serious_violations(page)
@@ -162,7 +161,7 @@ def test_the_first_screen_before_any_script(browser: Browser, site: Site):
             for path in ("/escorts", f"/escorts/{CITY}", "/escorts/trans"):
                 page.goto(path)
                 expect(page.locator("#vista-previa")).to_be_attached()
-                found += serious_violations(page)
+                found += serious_violations(page, "sin scripts")
         finally:
             context.close()
     _assert_none(found)
@@ -191,27 +190,27 @@ def test_every_wizard_step_with_and_without_errors(audited: BrowserContext, site
     # A new listing: step 1 as it opens, then sent empty, with its messages.
     page.goto(WIZARD)
     expect(page.get_by_text("Paso 1 de 9")).to_be_visible()
-    found += serious_violations(page)
+    found += serious_violations(page, "paso 1")
     page.get_by_role("button", name=SAVE).click()
     expect(page.locator("[aria-invalid=true]").first).to_be_visible()
-    found += serious_violations(page)
+    found += serious_violations(page, "paso 1 con errores")
 
     # A draft saved through step 8: every step, reached through the list of steps.
     uid = _draft(db, site, owner, f"Axe {viewport.capitalize()}")
     page.goto(f"{WIZARD}?{WIZARD_LISTING_PARAM}={uid}")
     expect(page.get_by_text("Paso 9 de 9")).to_be_visible()
-    found += serious_violations(page)
+    found += serious_violations(page, "paso 9")
     steps = page.get_by_role("navigation", name="Pasos de la publicación")
     for number in range(1, 9):
         steps.get_by_role("button").nth(number - 1).click()
         expect(page.get_by_text(f"Paso {number} de 9")).to_be_visible()
-        found += serious_violations(page)
+        found += serious_violations(page, f"paso {number}")
         if number == 4:  # with its messages: the texts emptied, then sent
             page.get_by_label("Nombre del aviso").fill("")
             page.get_by_label("Descripción").fill("")
             page.get_by_role("button", name=SAVE).click()
             expect(page.locator("[aria-invalid=true]").first).to_be_visible()
-            found += serious_violations(page)
+            found += serious_violations(page, "paso 4 con errores")
     _assert_none(found)
 
 
@@ -229,7 +228,7 @@ def test_my_listings_with_its_dialogs(audited: BrowserContext, site: Site, db: S
         card.get_by_role("button", name=button).click()
         dialog = page.get_by_role("dialog")
         expect(dialog).to_be_visible()
-        found += serious_violations(page)
+        found += serious_violations(page, f"diálogo {button}")
         dialog.get_by_role("button", name="Cerrar").click()
         expect(dialog).to_have_count(0)
     _assert_none(found)
@@ -255,7 +254,7 @@ def test_a_staff_table_with_its_dialog_and_the_review_queue(audited: BrowserCont
     found += serious_violations(page)
     row.get_by_role("button", name="Editar").click()
     expect(page.get_by_role("dialog")).to_be_visible()
-    found += serious_violations(page)
+    found += serious_violations(page, "diálogo Editar")
 
     page.goto("/admin/revisarPublicacion")
     expect(page.get_by_role("article", name=f"Axe Cola {viewport.capitalize()}")).to_be_visible()
