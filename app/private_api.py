@@ -1,4 +1,10 @@
-"""Authorized HTTP routes for private files: verification photos, for staff only.
+"""Authorized HTTP routes: the documents of the guarded pages, and verification photos for staff only.
+
+A guarded page's document (every page of /admin, /bbitamia and /my) is its exported page with
+the first screen the app shows until the server has accepted the caller (app.pages.preview), so
+the frame paints before the app's files arrive. It names nothing of the caller: the app's own
+guard decides who sees what. To anyone without a live session, which is every crawler, it says
+"noindex" (app.seo.private_tags); never cached.
 
 ``GET /privado/verificacion/{uid}`` answers the photo of an open verification
 request to a browser whose session cookie belongs to staff (administrador or
@@ -14,10 +20,15 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from app import seo
 from app.db import session_scope
-from app.identity.cookies import request_session_hash, session_actor
+from app.identity.cookies import request_session_hash, session_actor, signed_in
+from app.pages.preview import private_preview
+from app.route_table import PAGE_ROUTES
+from app.seo_api import document_response, exported_shell
 from app.services.errors import ForbiddenError, NotFoundError
 from app.services.verification import verification_photo
+from app.settings import get_settings
 from app.storage import get_private_storage
 
 NO_STORE = {"Cache-Control": "private, no-store"}
@@ -48,4 +59,22 @@ async def verification_photo_route(request: Request) -> Response:
     return Response(data, media_type="image/webp", headers=NO_STORE)
 
 
-ROUTES = [Route("/privado/verificacion/{uid}", verification_photo_route, methods=["GET"])]
+# Every guarded page, by path, with its title.
+PRIVATE_TITLES = {route.path: route.title for route in PAGE_ROUTES if route.profiles}
+
+
+async def private_document(request: Request) -> Response:
+    """A guarded page's document: its exported page, its first screen, and "noindex" without a session."""
+    path = request.url.path
+    token_hash = request_session_hash(request)
+    has_session = bool(token_hash) and await run_in_threadpool(signed_in, token_hash)
+    shell = exported_shell(path.lstrip("/") + ".html")
+    tags = seo.private_tags(title=PRIVATE_TITLES[path], site_name=get_settings().site_name, signed_in=has_session)
+    first_screen = private_preview(signed_in=has_session, theme_attributes=shell.theme_attributes)
+    return document_response(request, shell, tags, preview=first_screen, headers=NO_STORE)
+
+
+ROUTES = [
+    Route("/privado/verificacion/{uid}", verification_photo_route, methods=["GET"]),
+    *(Route(path, private_document, methods=["GET"]) for path in PRIVATE_TITLES),
+]

@@ -28,7 +28,6 @@ from app.core.geo import city_by_slug
 from app.models import ListingDetail, Section
 from app.routes import (
     AGE_FORM_PATH,
-    AREAS,
     LOGIN,
     PUBLIC_HOME,
     TRANS_HOME,
@@ -42,9 +41,10 @@ DESCRIPTION_MAX = 160
 MAX_CANONICAL_HOPS = 4
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 SITEMAP_PREFIX = "/sitemaps"
-# Paths no crawler has anything to do with: the guarded areas, sign-in, and POST-only endpoints.
+# Paths no crawler has anything to do with: sign-in, and POST-only endpoints. The guarded areas are
+# not here: their documents say "noindex" to anyone without a session (app.private_api), which a
+# crawler can only read if robots.txt lets it in, and this file would only advertise them.
 ROBOTS_DISALLOW: tuple[str, ...] = (
-    *(area.prefix for area in AREAS),
     LOGIN,
     "/sesion",
     "/privado",
@@ -208,6 +208,12 @@ def not_found_tags(*, site_name: str) -> HeadTags:
         description="La página que buscas no existe o ya no está publicada.",
         noindex=True,
     )
+
+
+def private_tags(*, title: str, site_name: str, signed_in: bool) -> HeadTags:
+    """A page of a guarded area: "noindex" to anyone without a session (``signed_in`` False), which is
+    every crawler; the app itself sends such a visitor away."""
+    return HeadTags(title=title, description=f"Área privada de {site_name}, solo con tu cuenta.", noindex=not signed_in)
 
 
 def breadcrumb_json_ld(items: Sequence[tuple[str, str]]) -> str:

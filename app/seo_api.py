@@ -144,21 +144,34 @@ def shell_for(path: str, directory: Path | None = None) -> seo.Shell:
     return _shell(str(directory or frontend_dir()), _EXPORTED.get(path, _SPA_FALLBACK), preview=True)
 
 
-def _document(request: Request, shell: seo.Shell, tags: seo.HeadTags, status: int = 200, preview: str = "") -> Response:
+def exported_shell(name: str) -> seo.Shell:
+    """The exported page ``name`` (its file under the build, e.g. "admin/publicacion.html"), for a preview."""
+    return _shell(str(frontend_dir()), name, preview=True)
+
+
+def document_response(
+    request: Request,
+    shell: seo.Shell,
+    tags: seo.HeadTags,
+    status: int = 200,
+    preview: str = "",
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """``shell`` with ``tags`` in its head and ``preview`` first in its body, gzipped when the client takes it."""
     head = seo.render_head(tags, site_name=get_settings().site_name)
     body = shell.with_head(head, preview + seo.render_structured_data(tags)).encode()
-    headers = {"Vary": "Accept-Encoding"}
+    headers = {"Vary": "Accept-Encoding", **(headers or {})}
     if len(body) >= GZIP_MIN_BYTES and "gzip" in request.headers.get("accept-encoding", ""):
         body = gzip.compress(body, compresslevel=6)
         headers["Content-Encoding"] = "gzip"
-    if status == 404:
+    if status == 404 or tags.noindex:
         headers["X-Robots-Tag"] = "noindex"
     return Response(body, status_code=status, media_type="text/html; charset=utf-8", headers=headers)
 
 
 def _not_found(request: Request) -> Response:
     tags = seo.not_found_tags(site_name=get_settings().site_name)
-    return _document(request, _shell(str(frontend_dir()), _SPA_FALLBACK, preview=False), tags, status=404)
+    return document_response(request, _shell(str(frontend_dir()), _SPA_FALLBACK, preview=False), tags, status=404)
 
 
 def _returning_visitor(request: Request) -> bool:
@@ -223,14 +236,14 @@ async def public_document(request: Request) -> Response:
         first_screen = preview.detail_preview(
             detail, adult=_returning_visitor(request), path=detail.url, theme_attributes=shell.theme_attributes
         )
-        return _document(request, shell, tags, preview=first_screen)
+        return document_response(request, shell, tags, preview=first_screen)
     if view.kind == "home":
         path = path.rstrip("/") or "/"
         tags = seo.home_tags(section=view.section, site_url=settings.site_url, site_name=settings.site_name)
     else:
         tags = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name)
     shell = shell_for(path)
-    return _document(request, shell, tags, preview=await _first_screen(request, view, path, shell))
+    return document_response(request, shell, tags, preview=await _first_screen(request, view, path, shell))
 
 
 # --- robots.txt and sitemaps ---------------------------------------------------------------------

@@ -12,6 +12,10 @@ from app.states.account import PasswordDialogState
 from app.states.auth import AuthState
 
 SITE_NAME = "Escorts Chile"
+# Set by a page, to the path it shows, on an element that appears once that path's content is in:
+# then the first screen the document brought (app.pages.preview) leaves (assets/site.js).
+READY_ATTRIBUTE = "data-vista-lista"
+ACCESS_CHECK = "Comprobando tu acceso…"
 
 
 def header() -> rx.Component:
@@ -108,4 +112,14 @@ def page_frame(*children: rx.Component) -> rx.Component:
         footer(),
         password_dialog(),
         class_name="site",
+    )
+
+
+def guarded_content(ready: rx.Var, content: rx.Component) -> rx.Component:
+    """A guarded page's ``content`` once the server accepted the caller and read its data (``ready``);
+    until then, the access check. The content is marked ready for the document's first screen."""
+    return rx.cond(
+        ready,
+        rx.el.div(content, class_name="area-ready", custom_attrs={READY_ATTRIBUTE: rx.State.router.url.path}),
+        rx.el.p(ACCESS_CHECK, class_name="loading"),
     )

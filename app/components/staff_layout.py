@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.components.layout import page_frame
+from app.components.layout import guarded_content, page_frame
 from app.models import ProfileId
 from app.routes import ADMIN_PAGES, SECRETARY_PAGES
 from app.states.areas import AreaState
@@ -49,11 +49,7 @@ def staff_frame(content: rx.Component, area: ProfileId) -> rx.Component:
         rx.el.div(
             staff_nav(area),
             rx.el.div(
-                rx.cond(
-                    AreaState.ready,
-                    content,
-                    rx.el.p("Comprobando tu acceso…", class_name="loading"),
-                ),
+                guarded_content(AreaState.ready, content),
                 class_name="staff-content",
             ),
             class_name="staff-frame",

@@ -195,7 +195,8 @@ def session_actor(session: Session, token_hash: str) -> Actor | None:
     ).actor
 
 
-def _signed_in(token_hash: str) -> bool:
+def signed_in(token_hash: str) -> bool:
+    """True when the session digest belongs to a live session (a blocking database read)."""
     with session_scope() as session:
         return session_actor(session, token_hash) is not None
 
@@ -214,7 +215,7 @@ async def upload_with_session(request: Request) -> Response:
         return JSONResponse({"error": UPLOAD_LENGTH_REQUIRED}, status_code=411)
     if int(declared) > MAX_UPLOAD_BYTES:
         return JSONResponse({"error": UPLOAD_TOO_LARGE}, status_code=413)
-    if not await run_in_threadpool(_signed_in, request_session_hash(request)):
+    if not await run_in_threadpool(signed_in, request_session_hash(request)):
         return JSONResponse({"error": UPLOAD_SIGNED_OUT}, status_code=403)
     from app.app import app as reflex_app  # app.app imports this module
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.components.layout import page_frame
+from app.components.layout import guarded_content, page_frame
 from app.components.stats_chart import stats_chart
 from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
 from app.routes import ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
@@ -266,10 +266,4 @@ def _listings() -> rx.Component:
 
 def my_listings_page() -> rx.Component:
     """The page, shown once the server accepted the advertiser and read their listings."""
-    return page_frame(
-        rx.cond(
-            AreaState.ready & MyListingsState.loaded,
-            _listings(),
-            rx.el.p("Comprobando tu acceso…", class_name="loading"),
-        )
-    )
+    return page_frame(guarded_content(AreaState.ready & MyListingsState.loaded, _listings()))

@@ -28,15 +28,13 @@ from markupsafe import Markup
 from app.components.age_gate import AGE_ACCEPT, AGE_LEAVE_URL, AGE_TEXT, AGE_TITLE
 from app.components.cards import CARD_SIZES, PIPELINE_DEFAULT, PIPELINE_NARROW
 from app.components.carousel import SLIDE_SIZES
-from app.components.layout import SITE_NAME
+from app.components.layout import ACCESS_CHECK, SITE_NAME
 from app.core.geo import cities_by_region
 from app.models import ListingCard, ListingDetail, Section
 from app.routes import AGE_FORM_PATH, LOGIN, PUBLIC_HOME, REPORT_LISTING_PARAM, REPORT_PATH, TRANS_HOME
 from app.services.directory_view import TabLink, TierGroup
 
 PREVIEW_ID = "vista-previa"
-# Set by the app's page (app.pages.public), to the path it shows, on an element shown with that path's listings.
-READY_ATTRIBUTE = "data-vista-lista"
 ALL_TAB_LABEL = "Ver todas"
 
 
@@ -131,15 +129,18 @@ def age_notice(path: str) -> Markup:
     ).format(title=AGE_TITLE, text=AGE_TEXT, action=AGE_FORM_PATH, path=path, accept=AGE_ACCEPT, leave=AGE_LEAVE_URL)
 
 
-def _frame(content: Markup, theme_attributes: str) -> str:
-    """As app.components.layout.page_frame's header and main, inside the app's theme."""
+def _frame(content: Markup, theme_attributes: str, *, signed_in: bool = False) -> str:
+    """As app.components.layout.page_frame's header and main, inside the app's theme.
+
+    ``signed_in``: the visitor has a session, so no "Ingresar" (their account menu comes with the app).
+    """
+    login = "" if signed_in else Markup('<a href="{}" class="nav-link">Ingresar</a>').format(LOGIN)
     header = Markup(
         '<header class="site-header"><nav class="nav" aria-label="Principal">'
         '<a href="{home}" class="brand">{site}</a><div class="nav-links">'
         '<a href="{home}" class="nav-link">Escorts</a><a href="{trans}" class="nav-link">Trans</a>'
-        '<a href="{report}" class="nav-link nav-report">Denunciar</a>'
-        '<a href="{login}" class="nav-link">Ingresar</a></div></nav></header>'
-    ).format(home=PUBLIC_HOME, site=SITE_NAME, trans=TRANS_HOME, report=REPORT_PATH, login=LOGIN)
+        '<a href="{report}" class="nav-link nav-report">Denunciar</a>{login}</div></nav></header>'
+    ).format(home=PUBLIC_HOME, site=SITE_NAME, trans=TRANS_HOME, report=REPORT_PATH, login=login)
     return str(
         Markup('<div id="{id}" class="radix-themes"{theme}><div class="site">{header}<main class="site-main">').format(
             id=PREVIEW_ID, theme=Markup(theme_attributes), header=header
@@ -302,3 +303,9 @@ def _detail_article(detail: ListingDetail) -> Markup:
         verified=verified,
         report=f"{REPORT_PATH}?{REPORT_LISTING_PARAM}={detail.uid}",
     )
+
+
+def private_preview(*, signed_in: bool, theme_attributes: str = "") -> str:
+    """The first screen of a guarded page: the frame and the access check, as the app shows it until the
+    server has accepted the caller; nothing of the caller's data (the app brings that)."""
+    return _frame(Markup('<p class="loading">{}</p>').format(ACCESS_CHECK), theme_attributes, signed_in=signed_in)

@@ -9,9 +9,8 @@ import reflex as rx
 from app.components.age_gate import adults_only
 from app.components.cards import badges, card_grid
 from app.components.carousel import carousel
-from app.components.layout import page_frame
+from app.components.layout import READY_ATTRIBUTE, page_frame
 from app.core.geo import cities_by_region
-from app.pages.preview import READY_ATTRIBUTE
 from app.routes import ALL_SEGMENT, REPORT_LISTING_PARAM, REPORT_PATH
 from app.states.public import DirectoryState, TierGroup
 

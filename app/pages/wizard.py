@@ -12,7 +12,7 @@ from app.components.forms import (
     text_field,
     textarea_field,
 )
-from app.components.layout import page_frame
+from app.components.layout import guarded_content, page_frame
 from app.routes import ADVERTISER_HOME
 from app.services.listing_form import STEP_BY_NUMBER, STEPS
 from app.services.listing_photos import MAX_PHOTOS
@@ -407,10 +407,4 @@ def _wizard() -> rx.Component:
 
 def wizard_page() -> rx.Component:
     """The wizard, shown once the server accepted the advertiser and read the draft."""
-    return page_frame(
-        rx.cond(
-            AreaState.ready & WizardState.loaded,
-            _wizard(),
-            rx.el.p("Comprobando tu acceso…", class_name="loading"),
-        )
-    )
+    return page_frame(guarded_content(AreaState.ready & WizardState.loaded, _wizard()))

@@ -13,8 +13,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from app.identity.cookies import SESSION_COOKIE
+from app.identity.local import LocalProvider
+from app.models import ProfileId
+from app.routes import ADMIN_LISTINGS, ADVERTISER_NEW_LISTING
 from app.states.public import AGE_COOKIE
 from tests.e2e.conftest import CITY
+from tests.factories import make_account, open_session
 
 pytestmark = pytest.mark.e2e
 
@@ -188,3 +193,43 @@ def test_the_app_replaces_the_preview_without_a_mismatch_or_a_double(browser: Br
         assert errors == []
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize(
+    ("profile", "path", "heading"),
+    [
+        (ProfileId.PROFESOR, ADVERTISER_NEW_LISTING, "Nueva publicación"),
+        (ProfileId.ADMINISTRADOR, ADMIN_LISTINGS, "Publicaciones"),
+    ],
+)
+def test_a_guarded_page_paints_its_frame_first_then_the_app_takes_over(
+    browser: Browser, site, db, profile, path, heading
+):
+    """The document of a guarded page brings its frame (app.private_api), styled before the app's stylesheet
+    arrives; once the app has accepted the caller and shows the page, the frame leaves, with no script error."""
+    user = make_account(db, LocalProvider(engine=db.get_bind()), f"marco-{profile.value}@example.cl", profile=profile)
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 390, "height": 844})
+    context.set_default_timeout(20_000)
+    context.add_cookies([{"name": SESSION_COOKIE, "value": open_session(db, user.uid), "url": site.url}])
+    page = context.new_page()
+    page.add_init_script(MARK_SERVED_ROOT)
+    errors = _script_errors(page)
+    held = []
+    page.route("**/assets/__reflex_global_styles-*.css", lambda route: held.append(route))
+    try:
+        page.goto(path, wait_until="commit")
+        frame = page.locator(PREVIEW)
+        expect(frame.get_by_text("Comprobando tu acceso…")).to_be_visible()
+        expect(frame.locator(".site-header .brand")).to_have_css("font-weight", "800")
+        expect(frame.get_by_role("link", name="Ingresar")).to_have_count(0)
+        page.locator(f'[data-is-root-theme] [data-vista-lista="{path}"]').wait_for(state="attached")
+        expect(frame).to_be_visible()  # the app is in, its stylesheet is not: the frame stays
+        for route in held:
+            route.continue_()
+        expect(frame).to_have_count(0)
+        expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
+        expect(page.locator("body > [data-is-root-theme]")).to_have_attribute("data-servido", "1")
+        page.wait_for_load_state("networkidle")
+        assert errors == []
+    finally:
+        context.close()

@@ -19,10 +19,12 @@ from starlette.testclient import TestClient
 from app import seo_api
 from app.api import build_api
 from app.db import make_engine
+from app.identity.cookies import SESSION_COOKIE
 from app.models import Listing, Section
+from app.routes import ADVERTISER_NEW_LISTING
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
-from tests.factories import make_listing, make_owner
+from tests.factories import make_listing, make_owner, open_session
 
 pytestmark = pytest.mark.integration
 
@@ -38,6 +40,10 @@ EXPORTED = {
     "404.html": REFLEX_HEAD + '</head><body><section aria-label="Notifications"></section>'
     '<div data-is-root-theme="true" data-accent-color="pink" data-radius="medium" class="radix-themes css-0"></div>'
     '<div id="spa-fallback"></div></body></html>',
+    "my/publicacion/nuevaPublicacion.html": REFLEX_HEAD + "<title>Nueva publicación | Escorts Chile</title>"
+    '<meta content="favicon.ico" property="og:image"/></head><body>'
+    '<div data-is-root-theme="true" class="radix-themes css-0"><p class="loading">Comprobando tu acceso…</p></div>'
+    "</body></html>",
 }
 ADULT = {AGE_COOKIE: "1"}
 
@@ -78,6 +84,7 @@ def site(app_database, tmp_path, monkeypatch):
     exported = tmp_path / "client"
     exported.mkdir()
     for name, document in EXPORTED.items():
+        (exported / name).parent.mkdir(parents=True, exist_ok=True)
         (exported / name).write_text(document)
     monkeypatch.setattr(seo_api, "frontend_dir", lambda: exported)
     engine = make_engine(app_database)
@@ -109,9 +116,9 @@ def test_robots_is_text_and_names_the_sitemap(site):
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
     lines = response.text.splitlines()
-    assert {"User-agent: *", "Disallow: /admin", "Disallow: /bbitamia", "Disallow: /my", "Disallow: /login"} <= set(
-        lines
-    )
+    assert {"User-agent: *", "Disallow: /login"} <= set(lines)
+    # The guarded areas say "noindex" themselves, which a crawler kept out would never read.
+    assert not {"Disallow: /admin", "Disallow: /bbitamia", "Disallow: /my"} & set(lines)
     assert f"Sitemap: {SITE}/sitemap.xml" in lines
 
 
@@ -271,7 +278,7 @@ def test_urls_that_do_not_exist_are_404_with_the_app_page(site):
 
 
 def test_other_pages_and_endpoints_still_reach_reflex(site):
-    for path in ("/login", "/ping", "/_health", "/site.js", "/favicon.ico", "/admin/escorts", "/my", "/404", "/assets"):
+    for path in ("/login", "/ping", "/_health", "/site.js", "/favicon.ico", "/admin", "/my", "/404", "/assets"):
         response = _get(site, path)
         assert (response.status_code, response.text) == (200, "reflex"), path
 
@@ -367,3 +374,34 @@ def test_city_preview_follows_publishing_and_escapes_names(site):
     _change(site, ana, status="pausada")
     body = _body(site, "/escorts/talca", cookies=ADULT)
     assert "Talquina" not in body and "No hay avisos que coincidan con este filtro." in body
+
+
+# --- The documents of the guarded pages (app.private_api) -----------------------------------------
+
+
+def test_a_guarded_page_without_a_session_is_its_frame_and_never_indexed(site):
+    response = _get(site, ADVERTISER_NEW_LISTING)
+    assert response.status_code == 200
+    assert response.headers["x-robots-tag"] == "noindex"
+    assert response.headers["cache-control"] == "private, no-store"
+    head = _Head(response.text)
+    assert head.meta["robots"] == "noindex" and head.title == "Nueva publicación | Escorts Chile"
+    assert head.meta["description"] and "og:image" not in head.meta
+    body = response.text.split("<body>", 1)[1]
+    preview = body.split('<div data-is-root-theme="true"', 1)[0]
+    assert 'id="vista-previa"' in preview and "Comprobando tu acceso…" in preview and "Ingresar" in preview
+
+
+def test_a_guarded_page_with_a_session_is_indexable_frame_without_sign_in_link(site):
+    with Session(site.engine) as session:
+        token = open_session(session, make_owner(session, "anunciante@example.cl").uid)
+    response = _get(site, ADVERTISER_NEW_LISTING, cookies={SESSION_COOKIE: token})
+    assert response.status_code == 200
+    assert "x-robots-tag" not in response.headers
+    assert response.headers["cache-control"] == "private, no-store"
+    head = _Head(response.text)
+    assert "robots" not in head.meta and head.title == "Nueva publicación | Escorts Chile"
+    preview = response.text.split("<body>", 1)[1].split('<div data-is-root-theme="true"', 1)[0]
+    assert "Comprobando tu acceso…" in preview and "Ingresar" not in preview
+    # Nothing of the caller: the app's own guard decides what shows.
+    assert "anunciante@example.cl" not in response.text

@@ -197,11 +197,14 @@ def test_shorten_cuts_at_a_word():
     assert shorten("palabra " * 40, 20) == "palabra palabra…"
 
 
-def test_robots_closes_private_areas_and_names_the_sitemap():
+def test_robots_closes_sign_in_leaves_private_areas_to_their_noindex_and_names_the_sitemap():
     text = robots_txt(site_url=SITE)
     lines = text.splitlines()
-    for line in ("User-agent: *", "Disallow: /admin", "Disallow: /bbitamia", "Disallow: /my", "Disallow: /login"):
+    for line in ("User-agent: *", "Disallow: /login", "Disallow: /sesion", "Disallow: /privado"):
         assert line in lines
+    # A crawler must be let in to read the guarded pages' "noindex" (app.private_api).
+    for line in ("Disallow: /admin", "Disallow: /bbitamia", "Disallow: /my"):
+        assert line not in lines
     disallowed = [line.split(": ", 1)[1] for line in lines if line.startswith("Disallow:")]
     for public in ("/media/ab/cover-800.webp", "/escorts", "/escorts/temuco", "/escort/x", "/disclaimer/terminos"):
         assert not any(public.startswith(prefix) for prefix in disallowed), public
