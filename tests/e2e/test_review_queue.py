@@ -31,6 +31,7 @@ pytestmark = pytest.mark.e2e
 
 QUEUE = "/bbitamia/revisarPublicacion"
 MY_LISTINGS = "/my/publicacion/misPublicaciones"
+WIZARD = "/my/publicacion/nuevaPublicacion"
 
 
 @pytest.fixture
@@ -206,7 +207,7 @@ def test_the_same_photo_sent_by_two_accounts_is_flagged_in_the_queue(page: Page,
 
 
 def test_a_changed_identity_is_shown_beside_the_approved_one_and_applied_with_its_listing(
-    page: Page, site: Site, db, media
+    page: Page, site: Site, db, media, browser
 ):
     owner = _advertiser(db, "cola-identidad@correo.cl")
     staff = _signed_in(db, site, page, "secretaria-identidad@correo.cl", ProfileId.SECRETARIA)
@@ -227,21 +228,35 @@ def test_a_changed_identity_is_shown_beside_the_approved_one_and_applied_with_it
     )
     advertiser = db.exec(select(Advertiser).where(Advertiser.user_uid == owner.uid)).one()
     assert advertiser.rut == "11.111.111-1"  # nothing applies before the review
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 1280, "height": 900})
+    mine = context.new_page()
+    try:
+        context.add_cookies(
+            [{"name": SESSION_COOKIE, "value": open_session(db, owner.uid), "url": site.url, "httpOnly": True}]
+        )
+        mine.goto(WIZARD)
+        notice = mine.get_by_role("note").filter(has_text="Estos datos de identidad esperan revisión.")
+        expect(notice).to_contain_text("Si rechazamos la publicación con la que los envías, se descartan.")
 
-    page.goto(QUEUE)
-    item = _item(page, "Ignacia Segunda")
-    expect(item.get_by_role("heading", name="Identidad: aprobada y nueva")).to_be_visible()
-    identity = item.get_by_role("table", name="Identidad")
-    for row, approved, new in (
-        ("Documento", "RUT 11.111.111-1", "RUT 12.345.678-5"),
-        ("Nacionalidad", "Chile", "Perú"),
-        ("Fecha de nacimiento", f"15/01/{date.today().year - 30}", f"02/03/{date.today().year - 35}"),
-    ):
-        cells = identity.get_by_role("row").filter(has=page.get_by_role("rowheader", name=row)).get_by_role("cell")
-        expect(cells.nth(0)).to_contain_text(approved)
-        expect(cells.nth(1)).to_contain_text(new)
-    item.get_by_role("button", name="Aprobar").click()
-    expect(page.get_by_text("Aprobaste «Ignacia Segunda».")).to_be_visible()
+        page.goto(QUEUE)
+        item = _item(page, "Ignacia Segunda")
+        expect(item.get_by_role("heading", name="Identidad: aprobada y nueva")).to_be_visible()
+        identity = item.get_by_role("table", name="Identidad")
+        for row, approved, new in (
+            ("Documento", "RUT 11.111.111-1", "RUT 12.345.678-5"),
+            ("Nacionalidad", "Chile", "Perú"),
+            ("Fecha de nacimiento", f"15/01/{date.today().year - 30}", f"02/03/{date.today().year - 35}"),
+        ):
+            cells = identity.get_by_role("row").filter(has=page.get_by_role("rowheader", name=row)).get_by_role("cell")
+            expect(cells.nth(0)).to_contain_text(approved)
+            expect(cells.nth(1)).to_contain_text(new)
+        item.get_by_role("button", name="Aprobar").click()
+        expect(page.get_by_text("Aprobaste «Ignacia Segunda».")).to_be_visible()
 
-    db.refresh(advertiser)
-    assert (advertiser.rut, advertiser.nationality) == ("12.345.678-5", "Perú")
+        db.refresh(advertiser)
+        assert (advertiser.rut, advertiser.nationality) == ("12.345.678-5", "Perú")
+        mine.reload()
+        expect(mine.get_by_role("note").filter(has_text="Tu identidad ya fue revisada.")).to_be_visible()
+        expect(mine.get_by_label("RUT", exact=True)).to_have_value("12.345.678-5")
+    finally:
+        context.close()
