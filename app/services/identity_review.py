@@ -4,7 +4,8 @@ The first identity is written as given and reviewed with the advertiser's first 
 any of their listings marks it reviewed. A change to a reviewed identity waits in the advertiser's
 ``pending_*`` columns; the next listing the owner sends to review carries it, and staff's decision
 on that listing applies it (approved) or discards it (rejected). Staff pages and the published
-listings keep the approved identity meanwhile. Inner helpers: they flush nothing and commit nothing.
+listings keep the approved identity meanwhile. A decision on a change is audited on the advertiser
+(``profesor``). Inner helpers: they commit nothing; the review service commits.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from app.models import Advertiser, ListingReview, ReviewDecision
+from app.services import audit
 
 FIELDS = ("rut", "passport", "birth_date", "nationality")
 STATUS_NONE = ""
@@ -126,11 +128,27 @@ def advertiser_of(session: Session, owner_uid: str, *, for_update: bool = False)
     return session.exec(query.with_for_update() if for_update else query).first()
 
 
-def on_approved(session: Session, owner_uid: str, listing_uid: str, now: datetime) -> None:
+def _decided(session: Session, advertiser: Advertiser, reviewer_uid: str, action: str, before: dict, now) -> None:
+    advertiser.updated_at = now
+    session.add(advertiser)
+    audit.record(
+        session,
+        actor_uid=reviewer_uid,
+        action=action,
+        entity=Advertiser.__tablename__,
+        entity_uid=advertiser.uid,
+        before=before,
+        after=audit.snapshot(advertiser),
+        now=now,
+    )
+
+
+def on_approved(session: Session, owner_uid: str, listing_uid: str, reviewer_uid: str, now: datetime) -> None:
     """Staff approved ``listing_uid``: the first identity is now reviewed; a change it carries applies."""
     advertiser = advertiser_of(session, owner_uid, for_update=True)
     if advertiser is None:
         return
+    before = audit.snapshot(advertiser) or {}
     if advertiser.identity_reviewed_at is None:
         advertiser.identity_reviewed_at = now
     elif status(advertiser, listing_uid) == STATUS_CHANGED:
@@ -141,15 +159,14 @@ def on_approved(session: Session, owner_uid: str, listing_uid: str, now: datetim
         advertiser.identity_reviewed_at = now
     else:
         return
-    advertiser.updated_at = now
-    session.add(advertiser)
+    _decided(session, advertiser, reviewer_uid, "aprobar identidad", before, now)
 
 
-def on_rejected(session: Session, owner_uid: str, listing_uid: str, now: datetime) -> None:
+def on_rejected(session: Session, owner_uid: str, listing_uid: str, reviewer_uid: str, now: datetime) -> None:
     """Staff rejected ``listing_uid``: a change of the identity it carries is discarded."""
     advertiser = advertiser_of(session, owner_uid, for_update=True)
     if advertiser is None or status(advertiser, listing_uid) != STATUS_CHANGED:
         return
+    before = audit.snapshot(advertiser) or {}
     _clear_pending(advertiser)
-    advertiser.updated_at = now
-    session.add(advertiser)
+    _decided(session, advertiser, reviewer_uid, "descartar identidad", before, now)

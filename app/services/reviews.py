@@ -233,7 +233,7 @@ def approve_listing(
     else:
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
-    identity_review.on_approved(session, listing.owner_uid, listing.uid, now)
+    identity_review.on_approved(session, listing.owner_uid, listing.uid, reviewer_uid, now)
     _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.APROBADA, "", now)
     session.add(listing)
     audit.record(
@@ -287,7 +287,7 @@ def reject_listing(
     else:
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
-    identity_review.on_rejected(session, listing.owner_uid, listing.uid, now)
+    identity_review.on_rejected(session, listing.owner_uid, listing.uid, reviewer_uid, now)
     _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.RECHAZADA, reason, now)
     session.add(listing)
     after = {**(audit.snapshot(listing) or {}), "motivo": reason}

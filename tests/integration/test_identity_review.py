@@ -6,12 +6,13 @@ the change travels with the next listing sent, and staff's decision on it applie
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
 import pytest
 from sqlmodel import Session, select
 
-from app.models import Advertiser, Listing, ListingStatus, ProfileId, User
+from app.models import Advertiser, AuditEntry, Listing, ListingStatus, ProfileId, User
 from app.services import listing_photos, my_listings, review_queue, reviews, staff_directory
 from app.services.errors import ConflictError
 from app.services.listings import public_listing
@@ -177,6 +178,9 @@ def test_approving_the_listing_sent_with_the_change_applies_it(db, staff, catalo
 
     assert _approved_identity(db, owner) == (NEW_RUT, date(THIS_YEAR - 40, 6, 20), "Perú")
     assert _directory_row(db, staff, owner)["rut"] == NEW_RUT
+    entry = db.exec(select(AuditEntry).where(AuditEntry.action == "aprobar identidad")).all()[-1]
+    assert entry.actor_uid == staff.uid and entry.entity == "profesor"
+    assert (json.loads(entry.before_json)["rut"], json.loads(entry.after_json)["rut"]) == (FIRST_RUT, NEW_RUT)
     assert my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=second).identity == (
         my_listings.IDENTITY_REVIEWED
     )
@@ -189,6 +193,10 @@ def test_rejecting_the_listing_sent_with_the_change_discards_it(db, staff, catal
     _reject(db, staff, storage, second)
 
     assert _approved_identity(db, owner) == (FIRST_RUT, date(THIS_YEAR - 30, 1, 15), "Chile")
+    entry = db.exec(select(AuditEntry).where(AuditEntry.action == "descartar identidad")).one()
+    assert (
+        json.loads(entry.before_json)["pending_rut"] == NEW_RUT and json.loads(entry.after_json)["pending_rut"] is None
+    )
     draft = my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=second)
     assert draft.values["rut"] == FIRST_RUT and draft.identity == my_listings.IDENTITY_REVIEWED
     assert db.get(Listing, first).status == ListingStatus.PUBLICADA
