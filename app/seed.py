@@ -6,6 +6,10 @@ photos drawn locally (abstract illustrations, shared by many listings).
 Rows go in with bulk INSERTs in batches, fast enough for benchmark-sized
 databases (tens of thousands of listings). ``--if-empty`` does nothing when
 listings already exist, so the run command can call it every time.
+
+The demo data keeps the rules real data keeps: every listing in review has its
+item in the review queue, and an advertiser with a listing that went public has
+a reviewed identity.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from sqlalchemy import func, insert
 from sqlmodel import Session, select
 
 from app.core.geo import CITIES, commune_names_for_city
+from app.core.rut import format_rut, rut_check_digit
 from app.core.text import slugify
 from app.db import get_engine
 from app.models import (
@@ -32,9 +37,11 @@ from app.models import (
     AppService,
     Listing,
     ListingPhoto,
+    ListingReview,
     ListingService,
     ListingStatus,
     ProfileId,
+    ReviewDecision,
     Section,
     Tier,
     User,
@@ -164,6 +171,11 @@ def _phone(rng: random.Random) -> str:
     return f"+56 9 {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"
 
 
+def _demo_rut(index: int) -> str:
+    body = str(10_000_000 + index * 7_919 % 89_999_989)
+    return format_rut(f"{body}-{rut_check_digit(body)}")
+
+
 def _bulk(session: Session, model, rows: list[dict]) -> None:
     """Core executemany (multi-row INSERTs), bypassing the ORM's per-row work."""
     connection = session.connection()
@@ -221,7 +233,9 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
                 "agency_uid": rng.choice(agencies)["uid"] if i % 10 == 0 else None,
                 "type_uid": rng.choice(catalogues["types"]),
                 "display_name": name,
-                "rut": None,
+                "rut": _demo_rut(i),
+                "nationality": "Chile",
+                "identity_reviewed_at": None,
                 "birth_date": date(today.year - rng.randint(19, 45), rng.randint(1, 12), rng.randint(1, 28)),
                 "phone": _phone(rng),
                 "consent_at": now - timedelta(days=rng.randint(1, 300)),
@@ -231,7 +245,7 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
             }
         )
 
-    rows, photo_rows, service_rows = [], [], []
+    rows, photo_rows, service_rows, review_rows = [], [], [], []
     communes = {city.slug: commune_names_for_city(city.slug) or [city.name] for city in CITIES}
     for i in range(listings):
         city = CITIES[i % len(CITIES)]
@@ -290,6 +304,20 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
                 "expires_at": published + timedelta(days=60),
             }
         )
+        if status == ListingStatus.PENDIENTE.value:
+            review_rows.append(
+                {
+                    "uid": new_uid(),
+                    "listing_uid": uid,
+                    "reviewer_uid": None,
+                    "decision": ReviewDecision.PENDIENTE.value,
+                    "reason": "",
+                    "created_at": published,
+                    "decided_at": None,
+                }
+            )
+        else:
+            advertisers[i // LISTINGS_PER_OWNER]["identity_reviewed_at"] = published
         first = rng.randrange(PHOTO_POOL)
         for position in range(rng.randint(2, 4)):
             path, width, height = photos[(first + position * 5) % PHOTO_POOL]
@@ -313,6 +341,7 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
     _bulk(session, Listing, rows)
     _bulk(session, ListingPhoto, photo_rows)
     _bulk(session, ListingService, service_rows)
+    _bulk(session, ListingReview, review_rows)
     session.commit()
     return listings
 

@@ -6,6 +6,13 @@ adulthood (the service layer refuses anyone under 18); ``consent_at`` is when
 the advertiser accepted the advertiser agreement; ``verified`` is set by
 staff after checking identity. Chileans give a RUT, foreigners a passport
 number; both, the birth date and the nationality are private (staff only).
+
+Identity is reviewed: the first one with the advertiser's first listing
+(``identity_reviewed_at`` is set when staff approve it). Once reviewed, a
+change made in the wizard waits in the ``pending_*`` columns
+(``identity_pending_at`` says one waits) and travels with the next listing the
+owner sends (``identity_listing_uid``): approving that listing applies it,
+rejecting it discards it. Until then staff pages show the approved identity.
 """
 
 from __future__ import annotations
@@ -49,5 +56,14 @@ class Advertiser(SQLModel, table=True):
     phone: str = Field(default="", max_length=30)
     consent_at: datetime | None = Field(default=None, description="Agreement accepted at.")
     verified: bool = False
+    identity_reviewed_at: datetime | None = Field(default=None, description="Staff approved the identity at.")
+    pending_rut: str | None = Field(default=None, max_length=12)
+    pending_passport: str | None = Field(default=None, max_length=20)
+    pending_nationality: str | None = Field(default=None, max_length=60)
+    pending_birth_date: date | None = None
+    identity_pending_at: datetime | None = Field(default=None, description="A change of a reviewed identity waits.")
+    identity_listing_uid: str | None = Field(
+        default=None, max_length=40, description="The listing sent to review with the pending identity."
+    )
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)

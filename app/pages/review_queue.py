@@ -9,6 +9,8 @@ import reflex as rx
 from app.components.forms import form_alert
 from app.components.staff_layout import staff_frame
 from app.models import ProfileId
+from app.services.identity_review import STATUS_CHANGED as IDENTITY_CHANGED
+from app.services.identity_review import STATUS_NEW as IDENTITY_NEW
 from app.services.reviews import REASON_MAX
 from app.states.areas import AreaState
 from app.states.review_queue import ReviewQueueState
@@ -47,6 +49,51 @@ def _change(row: rx.Var) -> rx.Component:
     )
 
 
+def _identity(item: rx.Var) -> rx.Component:
+    """The owner's identity to check: as one column, or the approved values beside the new ones."""
+    changed = item.identity_status == IDENTITY_CHANGED
+    return rx.cond(
+        item.identity.length() > 0,
+        rx.el.section(
+            rx.el.h3(item.identity_label),
+            rx.cond(
+                changed,
+                rx.el.table(
+                    rx.el.thead(
+                        rx.el.tr(
+                            rx.el.th("Dato", scope="col"),
+                            rx.el.th("Aprobada", scope="col"),
+                            rx.el.th("Nueva", scope="col"),
+                        )
+                    ),
+                    rx.el.tbody(rx.foreach(item.identity, _change)),
+                    class_name="queue-table",
+                    aria_label="Identidad",
+                ),
+                rx.el.table(
+                    rx.el.tbody(rx.foreach(item.identity, _field)), class_name="queue-table", aria_label="Identidad"
+                ),
+            ),
+            rx.match(
+                item.identity_status,
+                (
+                    IDENTITY_CHANGED,
+                    rx.el.p(
+                        "Si apruebas la publicación, se aplica la identidad nueva; si la rechazas, se descarta.",
+                        class_name="muted",
+                    ),
+                ),
+                (
+                    IDENTITY_NEW,
+                    rx.el.p("Primera identidad de la cuenta: se aprueba con esta publicación.", class_name="muted"),
+                ),
+                rx.fragment(),
+            ),
+            class_name="queue-section",
+        ),
+    )
+
+
 def _content(item: rx.Var) -> rx.Component:
     return rx.match(
         item.kind,
@@ -66,7 +113,14 @@ def _content(item: rx.Var) -> rx.Component:
                     class_name="queue-table",
                     aria_label="Cambios propuestos",
                 ),
-                rx.el.p("Sin cambios en los datos; revisa las fotos nuevas.", class_name="muted"),
+                rx.el.p(
+                    rx.cond(
+                        item.identity_status == IDENTITY_CHANGED,
+                        "Sin cambios en los datos de la publicación; revisa la identidad.",
+                        "Sin cambios en los datos; revisa las fotos nuevas.",
+                    ),
+                    class_name="muted",
+                ),
             ),
         ),
         (
@@ -117,6 +171,7 @@ def _item(item: rx.Var) -> rx.Component:
             class_name="queue-head",
         ),
         _signals(item),
+        _identity(item),
         _content(item),
         _photos(item),
         rx.el.div(

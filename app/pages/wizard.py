@@ -16,6 +16,7 @@ from app.components.layout import guarded_content, page_frame
 from app.routes import ADVERTISER_HOME
 from app.services.listing_form import STEP_BY_NUMBER, STEPS
 from app.services.listing_photos import MAX_PHOTOS
+from app.services.my_listings import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.photos import MAX_BYTES
 from app.states.areas import AreaState
 from app.states.wizard import WizardState
@@ -141,6 +142,28 @@ def _identity() -> rx.Component:
         rx.el.p(
             "Estos datos son privados: los ve solo el equipo del sitio para comprobar que eres mayor de edad.",
             class_name="muted",
+        ),
+        rx.match(
+            WizardState.identity,
+            (
+                IDENTITY_PENDING,
+                rx.el.p(
+                    "Estos datos de identidad esperan revisión. Hasta que el equipo los apruebe, tus publicaciones "
+                    "mantienen los datos aprobados. Si rechazamos la publicación con la que los envías, se descartan.",
+                    role="note",
+                    class_name="form-notice",
+                ),
+            ),
+            (
+                IDENTITY_REVIEWED,
+                rx.el.p(
+                    "Tu identidad ya fue revisada. Si la cambias, el cambio espera la revisión del equipo junto con "
+                    "la próxima publicación que envíes.",
+                    role="note",
+                    class_name="form-notice",
+                ),
+            ),
+            rx.fragment(),
         ),
         _choices("Documento", "document", [["rut", "RUT chileno"], ["pasaporte", "Pasaporte"]]),
         _text("RUT", "rut", placeholder="12.345.678-5", max_length=12),

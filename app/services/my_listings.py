@@ -9,7 +9,8 @@ Drafts: the wizard saves after every step, into the ``publicacion`` row itself
 has been public (publicada, pausada) writes the changes into ``revision`` (JSON)
 instead, so the public version stays as it is until staff approve the changes
 (``app.services.reviews``). Identity (step 1) belongs to the advertiser record,
-which only staff see.
+which only staff see; once reviewed, a change to it waits for review too
+(``app.services.identity_review``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import listing_photos, stats
+from app.services import identity_review, listing_photos, stats
 from app.services.errors import ConflictError, InvalidInputError, StorageError
 from app.services.listing_form import (
     DOCUMENT_PASSPORT,
@@ -147,12 +148,17 @@ class WizardOptions(BaseModel):
     weekdays: list[tuple[str, str]]
 
 
+IDENTITY_PENDING = "pendiente"
+IDENTITY_REVIEWED = "revisada"
+
+
 class WizardDraft(BaseModel):
-    """Where the wizard resumes, with every field as a form string."""
+    """Where the wizard resumes, with every field as a form string; ``identity`` is IDENTITY_* or ""."""
 
     uid: str
     step: int
     editing_published: bool
+    identity: str
     values: dict[str, str]
     services: list[str]
     schedule: dict[str, str]
@@ -287,12 +293,13 @@ def _form_values(advertiser: Advertiser | None, columns: dict[str, Any]) -> dict
     values.pop("name_slug", None)
     values.pop("schedule", None)
     if advertiser is not None:
+        identity = identity_review.proposed(advertiser)
         values.update(
-            document=DOCUMENT_PASSPORT if advertiser.passport and not advertiser.rut else DOCUMENT_RUT,
-            rut=advertiser.rut or "",
-            passport=advertiser.passport or "",
-            birth_date=_as_text(advertiser.birth_date),
-            nationality=advertiser.nationality or "",
+            document=DOCUMENT_PASSPORT if identity.passport and not identity.rut else DOCUMENT_RUT,
+            rut=identity.rut or "",
+            passport=identity.passport or "",
+            birth_date=_as_text(identity.birth_date),
+            nationality=identity.nationality or "",
             type_uid=advertiser.type_uid or "",
         )
     else:
@@ -302,6 +309,14 @@ def _form_values(advertiser: Advertiser | None, columns: dict[str, Any]) -> dict
 
 def _has_identity(advertiser: Advertiser | None) -> bool:
     return bool(advertiser and (advertiser.rut or advertiser.passport) and advertiser.birth_date)
+
+
+def _identity_state(advertiser: Advertiser | None) -> str:
+    if advertiser is None:
+        return ""
+    if advertiser.identity_pending_at is not None:
+        return IDENTITY_PENDING
+    return IDENTITY_REVIEWED if advertiser.identity_reviewed_at is not None else ""
 
 
 # ---------------------------------------------------------------- the wizard
@@ -329,6 +344,7 @@ def load_wizard(*, session: Session, owner_uid: str, uid: str | None) -> WizardD
             uid="",
             step=1,
             editing_published=False,
+            identity=_identity_state(advertiser),
             values=_form_values(advertiser, blank),
             services=[],
             schedule=parse_schedule(""),
@@ -341,6 +357,7 @@ def load_wizard(*, session: Session, owner_uid: str, uid: str | None) -> WizardD
         uid=listing.uid,
         step=step,
         editing_published=listing.status in REVISED_STATUSES,
+        identity=_identity_state(advertiser),
         values=_form_values(advertiser, columns),
         services=services,
         schedule=parse_schedule(columns["schedule"] or ""),
@@ -348,7 +365,8 @@ def load_wizard(*, session: Session, owner_uid: str, uid: str | None) -> WizardD
 
 
 def _write_identity(session: Session, owner_uid: str, fields: dict[str, Any], now: datetime) -> None:
-    advertiser = _advertiser(session, owner_uid)
+    """A new advertiser's identity, or a change kept pending when the identity was already reviewed."""
+    advertiser = identity_review.advertiser_of(session, owner_uid, for_update=True)
     if advertiser is None:
         user = session.get(User, owner_uid)
         advertiser = Advertiser(
@@ -357,9 +375,7 @@ def _write_identity(session: Session, owner_uid: str, fields: dict[str, Any], no
             birth_date=fields["birth_date"],
             consent_at=now,
         )
-    for name, value in fields.items():
-        setattr(advertiser, name, value)
-    advertiser.updated_at = now
+    identity_review.save(advertiser, fields, now)
     session.add(advertiser)
 
 
@@ -542,8 +558,13 @@ def send_to_review(*, session: Session, owner_uid: str, uid: str, now: datetime 
     now = now or utc_now()
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
     _validate_all(session, listing, now)
+    advertiser = identity_review.advertiser_of(session, owner_uid, for_update=True)
     if listing.status in REVISED_STATUSES:
-        if not listing.revision and listing.revision_at is None:
+        if (
+            not listing.revision
+            and listing.revision_at is None
+            and not identity_review.has_unsent_change(session, advertiser)
+        ):
             raise ConflictError("No hay cambios que enviar: tu publicación ya está publicada así.")
         listing.revision_at = now
     elif listing.status != ListingStatus.PENDIENTE:
@@ -551,6 +572,8 @@ def send_to_review(*, session: Session, owner_uid: str, uid: str, now: datetime 
     listing.wizard_step = WIZARD_DONE
     listing.updated_at = now
     _open_review(session, listing.uid, now)
+    session.flush()
+    identity_review.attach(session, advertiser, listing.uid)
     session.add(listing)
     _commit(session)
 

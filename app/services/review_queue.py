@@ -24,6 +24,10 @@ Signals are computed for one page of items at a time, in a handful of queries:
 - the owner's history: rejected reviews of any of their listings, a current ban,
   and bans recorded in the audit log (action ``banear`` on ``usuarios``);
 - reports against the listing, or against the owner's other listings.
+
+A listing's item also shows the owner's identity, what staff check before anything goes public
+(RUT or passport, birth date and age, nationality; nothing more): new, already approved, or the
+approved one beside the change this listing carries (``app.services.identity_review``).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from app.core.dates import format_date
 from app.core.geo import city_by_slug
 from app.core.money import format_currency
 from app.models import (
+    Advertiser,
     AdvertiserService,
     AuditEntry,
     Listing,
@@ -58,8 +63,9 @@ from app.models import (
     utc_now,
 )
 from app.models.reports import Report, ReportStatus
-from app.services.listing_form import schedule_text
-from app.services.listings import photo_url
+from app.services import identity_review
+from app.services.listing_form import schedule_text, years_between
+from app.services.listings import clock, photo_url
 from app.services.my_listings import REVISED_STATUSES, revision_changes
 from app.services.reviews import listing_version, verification_version
 from app.services.staff import ensure_staff
@@ -109,6 +115,13 @@ class QueueRow(BaseModel):
     proposed: str
 
 
+IDENTITY_LABELS = {
+    identity_review.STATUS_NEW: "Identidad: nueva",
+    identity_review.STATUS_APPROVED: "Identidad: aprobada",
+    identity_review.STATUS_CHANGED: "Identidad: aprobada y nueva",
+}
+
+
 class QueuePhoto(BaseModel):
     url: str
     label: str
@@ -127,6 +140,9 @@ class QueueItem(BaseModel):
     subtitle: str
     waiting: str
     rows: list[QueueRow]
+    identity_status: str
+    identity_label: str
+    identity: list[QueueRow]
     photos: list[QueuePhoto]
     verification_photo_url: str
     signals: list[QueueSignal]
@@ -260,7 +276,7 @@ FIELDS: tuple[tuple[str, str, Any], ...] = (
     ("phone", "Teléfono", _text),
     ("whatsapp", "WhatsApp", _text),
     ("porn_actress", "Actriz porno", _text),
-    ("curvy", "Curvy", _text),
+    ("curvy", "Culonas", _text),
     ("has_video", "Video", _text),
 )
 
@@ -275,6 +291,7 @@ class _Context:
     service_names: dict[str, str]
     tier_names: dict[str, str]
     owners: dict[str, User]
+    advertisers: dict[str, Advertiser]
 
 
 def _context(session: Session, listing_uids: set[str]) -> _Context:
@@ -299,6 +316,9 @@ def _context(session: Session, listing_uids: set[str]) -> _Context:
         service_names=dict(session.exec(select(AdvertiserService.uid, AdvertiserService.name)).all()),
         tier_names=dict(session.exec(select(Tier.uid, Tier.name)).all()),
         owners={user.uid: user for user in session.exec(select(User).where(User.uid.in_(owner_uids)))},
+        advertisers={
+            row.user_uid: row for row in session.exec(select(Advertiser).where(Advertiser.user_uid.in_(owner_uids)))
+        },
     )
 
 
@@ -333,6 +353,37 @@ def _rows(ctx: _Context, listing: Listing, edit: bool) -> list[QueueRow]:
     return rows
 
 
+def _identity_values(identity: identity_review.Identity, today: date) -> list[tuple[str, str]]:
+    born = identity.birth_date
+    return [
+        (
+            "Documento",
+            f"Pasaporte {identity.passport}"
+            if identity.passport and not identity.rut
+            else f"RUT {_text(identity.rut)}",
+        ),
+        (
+            "Fecha de nacimiento",
+            f"{format_date(born, 'DD/MM/YYYY')} · {years_between(born, today)} años" if born else "—",
+        ),
+        ("Nacionalidad", _text(identity.nationality)),
+    ]
+
+
+def _identity_rows(advertiser: Advertiser | None, state: str, today: date) -> list[QueueRow]:
+    """The identity to check; for a change, the approved values beside the new ones."""
+    if advertiser is None:
+        return []
+    approved = _identity_values(identity_review.approved(advertiser), today)
+    if state != identity_review.STATUS_CHANGED:
+        return [QueueRow(label=label, published=value, proposed="") for label, value in approved]
+    new = _identity_values(identity_review.proposed(advertiser), today)
+    return [
+        QueueRow(label=label, published=value, proposed=proposed)
+        for (label, value), (_, proposed) in zip(approved, new, strict=True)
+    ]
+
+
 def _subtitle(listing: Listing, owner: User | None) -> str:
     city = city_by_slug(listing.city_slug)
     section = "Trans" if listing.section == Section.TRANS else "Mujeres"
@@ -351,6 +402,7 @@ def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime
     listing_uids = {row.listing_uid for row in reviews.values()} | {row.listing_uid for row in verifications.values()}
     ctx = _context(session, listing_uids)
     signals = _signals(session, ctx)
+    today = clock(now).today
     items = []
     for kind, uid in entries:
         source = reviews.get(uid) if kind == KIND_NEW else verifications.get(uid)
@@ -361,11 +413,19 @@ def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime
             kind = KIND_EDIT
         flagged = signals.flagged_photos
         photos = ctx.photos.get(listing.uid, [])
+        advertiser = ctx.advertisers.get(listing.owner_uid)
+        identity_state = ""
         if kind == KIND_VERIFICATION:
             version = verification_version(uid, listing, photos)
             photos = [photo for photo in photos if photo.approved]
         else:
-            version = listing_version(listing, ctx.services.get(listing.uid, []), photos)
+            identity_state = identity_review.status(advertiser, listing.uid)
+            version = listing_version(
+                listing,
+                ctx.services.get(listing.uid, []),
+                photos,
+                identity_review.stamp(advertiser, listing.uid),
+            )
         items.append(
             QueueItem(
                 uid=uid,
@@ -377,6 +437,9 @@ def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime
                 subtitle=_subtitle(listing, ctx.owners.get(listing.owner_uid)),
                 waiting=waiting_label(source.created_at, now),
                 rows=[] if kind == KIND_VERIFICATION else _rows(ctx, listing, kind == KIND_EDIT),
+                identity_status=identity_state,
+                identity_label=IDENTITY_LABELS.get(identity_state, ""),
+                identity=_identity_rows(advertiser, identity_state, today) if identity_state else [],
                 photos=[
                     QueuePhoto(
                         url=photo_url(photo.path),

@@ -4,6 +4,7 @@ The queue is made of the pending ``revisar_publicacion`` rows that
 ``app.services.my_listings`` opens when an owner sends a listing: a new or
 renewed listing (status pendiente), or the edit of one that has been public
 (its ``revision``, and photos added since, waiting while the public version stays).
+The owner's identity is decided with it (``app.services.identity_review``).
 The staff screens of the next issue call these; until then the tests do.
 """
 
@@ -31,7 +32,7 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import ListingBase
-from app.services import audit, listing_photos, verification
+from app.services import audit, identity_review, listing_photos, verification
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_lifecycle import ensure_transition
 from app.services.my_listings import REVISED_STATUSES, revision_changes, set_base_tier
@@ -98,10 +99,21 @@ def _photo_order(photo: ListingPhoto) -> tuple:
     return (photo.position, photo.uid)
 
 
-def listing_version(listing: Listing, services: Iterable[str], photos: Iterable[ListingPhoto]) -> str:
-    """A short stamp of what a reviewer sees of a listing: it changes whenever any of it changes."""
+def listing_version(listing: Listing, services: Iterable[str], photos: Iterable[ListingPhoto], identity: list) -> str:
+    """A short stamp of what a reviewer sees of a listing (with ``identity_review.stamp``): it changes
+    whenever any of it changes."""
     columns = [_stamp_value(getattr(listing, column)) for column in CONTENT_COLUMNS]
-    return _digest(["listing", columns, sorted(services), _photo_stamp(photos)])
+    return _digest(["listing", columns, sorted(services), _photo_stamp(photos), identity])
+
+
+def _current_version(session: Session, listing: Listing) -> str:
+    advertiser = identity_review.advertiser_of(session, listing.owner_uid)
+    return listing_version(
+        listing,
+        _services(session, listing.uid),
+        _photos(session, listing.uid),
+        identity_review.stamp(advertiser, listing.uid),
+    )
 
 
 def verification_version(request_uid: str, listing: Listing, photos: Iterable[ListingPhoto]) -> str:
@@ -198,7 +210,8 @@ def approve_listing(
     expected_version: str | None = None,
     now: datetime | None = None,
 ) -> None:
-    """Publish a pending listing (for LISTING_DAYS days), or apply the reviewed edit of a public one.
+    """Publish a pending listing (for LISTING_DAYS days), or apply the reviewed edit of a public one;
+    the owner's identity is reviewed with it (a change it carries applies).
 
     ``expected_version`` is the item's ``version`` the reviewer was shown (QueueItem); ConflictError when
     the listing changed since. None skips the check (scripts and tests that decide without a queue).
@@ -206,9 +219,7 @@ def approve_listing(
     now = now or utc_now()
     ensure_staff(session, reviewer_uid)
     listing = _listing(session, listing_uid)
-    _check_version(
-        expected_version, listing_version(listing, _services(session, listing.uid), _photos(session, listing.uid))
-    )
+    _check_version(expected_version, _current_version(session, listing))
     before = audit.snapshot(listing)
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.PUBLICADA, ActorKind.STAFF)
@@ -222,6 +233,7 @@ def approve_listing(
     else:
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
+    identity_review.on_approved(session, listing.owner_uid, listing.uid, reviewer_uid, now)
     _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.APROBADA, "", now)
     session.add(listing)
     audit.record(
@@ -249,7 +261,8 @@ def reject_listing(
 ) -> None:
     """Refuse a pending listing (rechazada) or the edit of a public one (dropped, the public version stays).
 
-    ``reason`` is shown to the owner. Photos added with a refused edit are deleted with their files.
+    ``reason`` is shown to the owner. Photos added with a refused edit are deleted with their files;
+    an identity change it carries is discarded.
     ``expected_version`` as in :func:`approve_listing`.
     """
     now = now or utc_now()
@@ -258,9 +271,7 @@ def reject_listing(
     if not reason or len(reason) > REASON_MAX:
         raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
     listing = _listing(session, listing_uid)
-    _check_version(
-        expected_version, listing_version(listing, _services(session, listing.uid), _photos(session, listing.uid))
-    )
+    _check_version(expected_version, _current_version(session, listing))
     before = audit.snapshot(listing)
     unapproved: list[ListingPhoto] = []
     if listing.status == ListingStatus.PENDIENTE:
@@ -276,6 +287,7 @@ def reject_listing(
     else:
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
+    identity_review.on_rejected(session, listing.owner_uid, listing.uid, reviewer_uid, now)
     _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.RECHAZADA, reason, now)
     session.add(listing)
     after = {**(audit.snapshot(listing) or {}), "motivo": reason}

@@ -78,6 +78,7 @@ class WizardState(FormState, rx.State):
     step: int = 1
     furthest: int = 1
     editing_published: bool = False
+    identity: str = ""  # my_listings.IDENTITY_PENDING, IDENTITY_REVIEWED or "" (step 1's notice)
     # Remounts the step's form when the values it starts from change.
     form_key: int = 0
     values: dict[str, str] = {}
@@ -113,6 +114,7 @@ class WizardState(FormState, rx.State):
     def _show(self, draft: WizardDraft, step: int) -> None:
         self.uid = draft.uid
         self.editing_published = draft.editing_published
+        self.identity = draft.identity
         self.values = dict(draft.values)
         self.services = list(draft.services)
         self.schedule = dict(draft.schedule)

@@ -24,7 +24,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from sqlmodel import Session
 
 from app.db import make_engine, migrate
-from app.models import Listing, Section, utc_now
+from app.models import Listing, ListingReview, Section, utc_now
 from app.seed import demo_photos
 from app.services import page_cache
 from app.services.abuse import REDIS_KEY_PREFIX
@@ -33,6 +33,7 @@ from app.storage.local import LocalStorage
 from tests.conftest import fresh_pg_database
 from tests.factories import make_listing, make_owner
 from tests.firebase_emulator import FIREBASE_PROJECT
+from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.mailbox import Mailbox
 from tests.ports import free_port
 
@@ -109,6 +110,7 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
             listing = make_listing(session, owner, name=name, city=CITY, whatsapp="+56 9 8765 4321", **fields)
             names[key], uids[key] = name, listing.uid
         hidden = make_listing(session, owner, name="Oculta", city=CITY, status="pendiente")
+        session.add(ListingReview(listing_uid=hidden.uid, created_at=now))  # in review, so in the queue
         make_listing(session, banned, name="Vetada", city=CITY)
         names["hidden"], uids["hidden"] = "Oculta", hidden.uid
         names["vetada"] = "Vetada"
@@ -118,6 +120,7 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
             )
         session.get(Listing, uids["diamante"]).description = "Descripción de prueba <b>sin HTML</b>."
         session.commit()
+        assert_every_listing_in_review_is_queued(session)
     engine.dispose()
     return names, uids
 

@@ -1,5 +1,6 @@
 """The review queue in a real browser, as the secretary: approving puts a listing on its city page, a rejection's
-reason reaches the advertiser's list, and the same photo sent by two accounts is flagged on both items.
+reason reaches the advertiser's list, the same photo sent by two accounts is flagged on both items, and a change
+to a reviewed identity is shown beside the approved one and applied with the listing it came with.
 
 Advertisers and their listings are made through the services (the wizard's own steps, photos through the photo
 pipeline, then send_to_review), and every browser carries a session opened through the session service.
@@ -19,9 +20,9 @@ from sqlmodel import Session, select
 from app.core.geo import commune_names_for_city
 from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
-from app.models import AdvertiserService, AdvertiserType, ProfileId, User
+from app.models import Advertiser, AdvertiserService, AdvertiserType, ProfileId, User
 from app.seed import _ensure_catalogues
-from app.services import listing_photos, my_listings
+from app.services import listing_photos, my_listings, reviews
 from app.storage.local import LocalStorage
 from tests.e2e.conftest import Site, accept_age
 from tests.factories import make_account, open_session
@@ -30,6 +31,7 @@ pytestmark = pytest.mark.e2e
 
 QUEUE = "/bbitamia/revisarPublicacion"
 MY_LISTINGS = "/my/publicacion/misPublicaciones"
+WIZARD = "/my/publicacion/nuevaPublicacion"
 
 
 @pytest.fixture
@@ -69,8 +71,19 @@ def _photo(seed: int) -> bytes:
     return buffer.getvalue()
 
 
-def _sent_listing(db: Session, media: LocalStorage, owner: User, *, name: str, city: str, phone: str, photo: bytes):
-    """A complete listing made through the wizard's steps, with one photo, sent to review; its uid."""
+def _sent_listing(
+    db: Session,
+    media: LocalStorage,
+    owner: User,
+    *,
+    name: str,
+    city: str,
+    phone: str,
+    photo: bytes,
+    identity: dict[str, str] | None = None,
+):
+    """A complete listing made through the wizard's steps (step 1: ``identity`` over RUT 11.111.111-1, born
+    15 January 30 years ago, Chile), with one photo, sent to review; its uid."""
     options = my_listings.wizard_options(session=db)
     kind = db.exec(select(AdvertiserType).limit(1)).first()
     services = [row.uid for row in db.exec(select(AdvertiserService).limit(2)).all()]
@@ -80,6 +93,7 @@ def _sent_listing(db: Session, media: LocalStorage, owner: User, *, name: str, c
             "rut": "11.111.111-1",
             "birth_date": f"{date.today().year - 30}/01/15",
             "nationality": "Chile",
+            **(identity or {}),
         },
         2: {"city_slug": city, "commune": commune_names_for_city(city)[0], "section": "mujeres"},
         3: {"tier_uid": options.tiers[-1][0], "type_uid": kind.uid},
@@ -124,6 +138,12 @@ def test_the_secretary_approves_a_sent_listing_and_it_appears_on_its_city_page(p
     item = _item(page, "Renata Cola")
     expect(item.get_by_text("Publicación por revisar")).to_be_visible()
     expect(item.get_by_role("table", name="Datos de la publicación")).to_contain_text("+56 9 6100 0001")
+    expect(item.get_by_role("table", name="Datos de la publicación")).to_contain_text("Culonas")
+    expect(item.get_by_role("heading", name="Identidad: nueva")).to_be_visible()
+    identity = item.get_by_role("table", name="Identidad")
+    expect(identity).to_contain_text("RUT 11.111.111-1")
+    expect(identity).to_contain_text(f"15/01/{date.today().year - 30} · ")
+    expect(identity).to_contain_text("Chile")
     item.get_by_role("button", name="Aprobar").click()
     expect(page.get_by_text("Aprobaste «Renata Cola».")).to_be_visible()
     expect(_item(page, "Renata Cola")).to_have_count(0)
@@ -184,3 +204,59 @@ def test_the_same_photo_sent_by_two_accounts_is_flagged_in_the_queue(page: Page,
         expect(_item(page, name).get_by_text("Repetida en otra cuenta")).to_be_visible()
     expect(_item(page, "Paz Distinta")).to_be_visible()
     expect(_item(page, "Paz Distinta").get_by_text("Repetida en otra cuenta")).to_have_count(0)
+
+
+def test_a_changed_identity_is_shown_beside_the_approved_one_and_applied_with_its_listing(
+    page: Page, site: Site, db, media, browser
+):
+    owner = _advertiser(db, "cola-identidad@correo.cl")
+    staff = _signed_in(db, site, page, "secretaria-identidad@correo.cl", ProfileId.SECRETARIA)
+    first = _sent_listing(
+        db, media, owner, name="Ignacia Primera", city="chillan", phone="+56 9 6100 0006", photo=_photo(8)
+    )
+    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=first)
+    born = f"{date.today().year - 35}/03/02"
+    _sent_listing(
+        db,
+        media,
+        owner,
+        name="Ignacia Segunda",
+        city="chillan",
+        phone="+56 9 6100 0006",
+        photo=_photo(9),
+        identity={"rut": "12.345.678-5", "birth_date": born, "nationality": "Perú"},
+    )
+    advertiser = db.exec(select(Advertiser).where(Advertiser.user_uid == owner.uid)).one()
+    assert advertiser.rut == "11.111.111-1"  # nothing applies before the review
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 1280, "height": 900})
+    mine = context.new_page()
+    try:
+        context.add_cookies(
+            [{"name": SESSION_COOKIE, "value": open_session(db, owner.uid), "url": site.url, "httpOnly": True}]
+        )
+        mine.goto(WIZARD)
+        notice = mine.get_by_role("note").filter(has_text="Estos datos de identidad esperan revisión.")
+        expect(notice).to_contain_text("Si rechazamos la publicación con la que los envías, se descartan.")
+
+        page.goto(QUEUE)
+        item = _item(page, "Ignacia Segunda")
+        expect(item.get_by_role("heading", name="Identidad: aprobada y nueva")).to_be_visible()
+        identity = item.get_by_role("table", name="Identidad")
+        for row, approved, new in (
+            ("Documento", "RUT 11.111.111-1", "RUT 12.345.678-5"),
+            ("Nacionalidad", "Chile", "Perú"),
+            ("Fecha de nacimiento", f"15/01/{date.today().year - 30}", f"02/03/{date.today().year - 35}"),
+        ):
+            cells = identity.get_by_role("row").filter(has=page.get_by_role("rowheader", name=row)).get_by_role("cell")
+            expect(cells.nth(0)).to_contain_text(approved)
+            expect(cells.nth(1)).to_contain_text(new)
+        item.get_by_role("button", name="Aprobar").click()
+        expect(page.get_by_text("Aprobaste «Ignacia Segunda».")).to_be_visible()
+
+        db.refresh(advertiser)
+        assert (advertiser.rut, advertiser.nationality) == ("12.345.678-5", "Perú")
+        mine.reload()
+        expect(mine.get_by_role("note").filter(has_text="Tu identidad ya fue revisada.")).to_be_visible()
+        expect(mine.get_by_label("RUT", exact=True)).to_have_value("12.345.678-5")
+    finally:
+        context.close()

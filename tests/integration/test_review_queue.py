@@ -29,6 +29,7 @@ from app.states.review_queue import ReviewQueueState
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.factories import make_account, make_listing, make_owner, make_staff, open_session
 from tests.handlers import client_states, invoke
+from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
 
 
@@ -63,6 +64,7 @@ def _edited(db, owner, name, *, minutes_ago: int, changes: dict) -> Listing:
 
 
 def _queue(db, staff, **kwargs):
+    assert_every_listing_in_review_is_queued(db)
     return review_queue.list_queue(session=db, viewer_uid=staff.uid, **kwargs)
 
 

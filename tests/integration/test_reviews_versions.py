@@ -26,6 +26,7 @@ from app.services import listing_photos, my_listings, review_queue, reviews, ver
 from app.services.errors import ConflictError
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.factories import make_listing, make_owner, make_staff, make_wizard_catalogue, tier_of, wizard_steps
+from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
 
 
@@ -77,6 +78,7 @@ def _sent(db, owner, catalogue, storage) -> str:
 
 
 def _item(db, staff, listing_uid):
+    assert_every_listing_in_review_is_queued(db)
     page = review_queue.list_queue(session=db, viewer_uid=staff.uid)
     return next(item for item in page.items if item.listing_uid == listing_uid)
 
