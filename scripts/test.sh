@@ -7,20 +7,6 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 source scripts/env.sh
 
-# The npm tools of the tests, each pinned in tools/NAME/package-lock.json: firebase-tools
-# (the Auth emulator), axe-core (the accessibility checks), vnu-jar (the W3C Nu HTML checker).
-# Reinstalled when a lock file changed since the last install. --ignore-scripts: vnu-jar's
-# postinstall would download a Java from GitHub; Debian's is installed below.
-for lock in tools/*/package-lock.json; do
-  tool="$(dirname "$lock")"
-  stamp="$tool/node_modules/.package-lock.sha256"
-  wanted="$(sha256sum "$lock" | cut -d' ' -f1)"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-    npm ci --prefix "$tool" --no-audit --no-fund --ignore-scripts
-    echo "$wanted" > "$stamp"
-  fi
-done
-
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_updated=0
 apt_install() {
@@ -28,16 +14,30 @@ apt_install() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
+# Java for the W3C Nu HTML checker (tools/vnu), from Debian; installed before the npm tools so
+# that vnu-jar's postinstall finds it instead of trying to download one from GitHub.
+if ! command -v java >/dev/null 2>&1; then
+  echo "Instalando Java…"
+  apt_install default-jre-headless
+fi
+
+# The npm tools of the tests, each pinned in tools/NAME/package-lock.json: firebase-tools
+# (the Auth emulator), axe-core (the accessibility checks), vnu-jar (the Nu HTML checker).
+# Reinstalled when a lock file changed since the last install.
+for lock in tools/*/package-lock.json; do
+  tool="$(dirname "$lock")"
+  stamp="$tool/node_modules/.package-lock.sha256"
+  wanted="$(sha256sum "$lock" | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
+    npm ci --prefix "$tool" --no-audit --no-fund
+    echo "$wanted" > "$stamp"
+  fi
+done
+
 # Debian's chromium for Playwright (Playwright cannot download browsers here).
 if ! command -v chromium >/dev/null 2>&1; then
   echo "Instalando chromium…"
   apt_install chromium
-fi
-
-# Java for the Nu HTML checker (tools/vnu), from Debian.
-if ! command -v java >/dev/null 2>&1; then
-  echo "Instalando Java…"
-  apt_install default-jre-headless
 fi
 
 # PostgreSQL on 127.0.0.1:5432: start it, or install it, when it is not up.
