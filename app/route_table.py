@@ -55,6 +55,7 @@ from app.routes import (
     admin_catalogue_path,
     legal_path,
 )
+from app.seo import LOGIN_DESCRIPTION, LOGIN_TITLE
 from app.states.account import AccountActionState, LoginState
 from app.states.areas import AreaState
 from app.states.audit import AuditTableState
@@ -131,7 +132,13 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         )
         for legal in LEGAL_PAGES
     ),
-    PageRoute(LOGIN, login_page, _titled("Ingresar"), on_load=(AuthState.check_session, LoginState.load)),
+    PageRoute(
+        LOGIN,
+        login_page,
+        _titled(LOGIN_TITLE),
+        on_load=(AuthState.check_session, LoginState.load),
+        description=LOGIN_DESCRIPTION,
+    ),
     PageRoute(
         SIGNUP_SUCCESSFUL, signup_successful_page, _titled("Confirma tu correo"), on_load=(AuthState.check_session,)
     ),
