@@ -1,7 +1,8 @@
 """Plain HTTP routes beside the Reflex app: SSG pages, listing photos (/media) and health.
 
 Mounted through ``rx.App(api_transformer=...)``; these routes answer before
-the compiled frontend, so /escorts-ssg is real HTML from the server.
+the compiled frontend, so /escorts-ssg is real HTML from the server. A GET of
+Reflex's websocket or upload endpoint gets a plain 404 or 405, not the app's page.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -35,6 +37,7 @@ from app.routes import (
     ssg_page_url,
 )
 from app.seo_api import ROUTES as SEO_ROUTES
+from app.seo_api import ExportedPages
 from app.services import listing_photos, listings, page_cache
 from app.services.errors import NotFoundError
 from app.services.filter_tabs import DEFAULT_TAB
@@ -270,10 +273,31 @@ async def media(request: Request) -> Response:
     return Response(data, media_type=media_type, headers=headers)
 
 
+async def websocket_only(_: Request) -> Response:
+    """A GET of the websocket's address without the websocket handshake: nothing to see."""
+    return PlainTextResponse("Esta dirección no es una página.", status_code=404, headers={"Cache-Control": "no-store"})
+
+
+async def upload_by_post_only(_: Request) -> Response:
+    """A GET of the upload endpoint, which only takes POST."""
+    return PlainTextResponse(
+        "Esta dirección solo recibe archivos (POST).",
+        status_code=405,
+        headers={"Allow": "POST", "Cache-Control": "no-store"},
+    )
+
+
 def build_api() -> Starlette:
     """The Starlette app handed to Reflex's api_transformer."""
+    from reflex_base import constants
+    from reflex_base.config import get_config
+
+    config = get_config()
     return Starlette(
         routes=[
+            # A POST to /_upload and the websocket itself still reach Reflex (other method, other scope type).
+            Route(config.prepend_backend_path(str(constants.Endpoint.EVENT)), websocket_only, methods=["GET"]),
+            Route(config.prepend_backend_path(str(constants.Endpoint.UPLOAD)), upload_by_post_only, methods=["GET"]),
             Route(SSG_HOME, ssg_home, methods=["GET"]),
             Route(AGE_FORM_PATH, confirm_age, methods=["POST"]),
             Route(SSG_HOME + "/{city}", ssg_city, methods=["GET"]),
@@ -283,5 +307,8 @@ def build_api() -> Starlette:
             *PRIVATE_ROUTES,
             # Last: robots.txt, sitemaps and the public pages' documents (app.seo_api).
             *SEO_ROUTES,
-        ]
+        ],
+        # Around these routes and the Reflex app mounted behind them: exported pages at their own
+        # URL, and the site's 404 document for whatever names nothing.
+        middleware=[Middleware(ExportedPages)],
     )

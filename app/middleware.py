@@ -209,6 +209,9 @@ class SecurityMiddleware:
         headers = MutableHeaders(scope=message)
         for name, value in self.headers.items():
             headers[name] = value
+        # Granian adds "server: granian" unless the response has a Server header, and has no option
+        # to leave it out: an empty one names no software.
+        headers["Server"] = ""
         # A 304 replaces the stored headers of the page it revalidates, so it needs the page's policy too.
         if message["status"] == 304 or headers.get("content-type", "").startswith("text/html"):
             headers["Content-Security-Policy"] = self.page_policy

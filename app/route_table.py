@@ -55,6 +55,7 @@ from app.routes import (
     admin_catalogue_path,
     legal_path,
 )
+from app.seo import LOGIN_DESCRIPTION, LOGIN_TITLE
 from app.states.account import AccountActionState, LoginState
 from app.states.areas import AreaState
 from app.states.audit import AuditTableState
@@ -73,7 +74,6 @@ from app.states.staff_users import UsersTableState
 from app.states.wizard import WizardState
 
 SITE_TITLE = "Escorts Chile"
-SITE_DESCRIPTION = "Directorio de avisos para adultos en Chile, por ciudad, revisados antes de publicarse."
 
 # Every guarded page loads with AreaState.close, then one guarded loader of its own that opens
 # the area: one check per load, so a refused caller gets one notice.
@@ -113,12 +113,9 @@ def _staff_table_route(path: str, page, title: str, state, profile: ProfileId) -
 
 PAGE_ROUTES: tuple[PageRoute, ...] = (
     # The public directory: one page for every shape; DirectoryState.load resolves the path.
-    *(
-        PageRoute(
-            path, directory_page, DirectoryState.page_title, on_load=_DIRECTORY_LOAD, description=SITE_DESCRIPTION
-        )
-        for path in PUBLIC_ROUTES
-    ),
+    # No description here: each document carries its own (app.seo_api), and a second, generic
+    # one from the app would stand beside it once the page runs.
+    *(PageRoute(path, directory_page, DirectoryState.page_title, on_load=_DIRECTORY_LOAD) for path in PUBLIC_ROUTES),
     *(
         PageRoute(
             legal_path(legal.slug),
@@ -131,7 +128,13 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         )
         for legal in LEGAL_PAGES
     ),
-    PageRoute(LOGIN, login_page, _titled("Ingresar"), on_load=(AuthState.check_session, LoginState.load)),
+    PageRoute(
+        LOGIN,
+        login_page,
+        _titled(LOGIN_TITLE),
+        on_load=(AuthState.check_session, LoginState.load),
+        description=LOGIN_DESCRIPTION,
+    ),
     PageRoute(
         SIGNUP_SUCCESSFUL, signup_successful_page, _titled("Confirma tu correo"), on_load=(AuthState.check_session,)
     ),

@@ -313,10 +313,12 @@ def city_name(city_slug: str) -> str:
     return city.name if city else ""
 
 
-# Reflex page routes of the public site; each renders the directory page.
+# Reflex page routes of the public site; each renders the directory page. The old /{city} URL
+# has none: the server answers it (a 301 to the city, or a 404; app.seo_api), and a Reflex
+# page there made every unknown one-segment path (/favicon.ico, /_event) a 200 app shell.
+# A browser that reaches it inside the app gets the 404 page, whose loader redirects the same way.
 PUBLIC_ROUTES: tuple[str, ...] = (
     "/",
-    "/[city]",
     "/escorts",
     "/escorts/[city]",
     "/escorts/[city]/all",

@@ -9,7 +9,8 @@
   path) become a 404 for crawlers. The app's page still runs its own
   client-side redirect for a person who lands there.
 - :class:`HeadTags` and :func:`render_head`: title, description, canonical,
-  OpenGraph and JSON-LD breadcrumbs, every value escaped with MarkupSafe.
+  OpenGraph and JSON-LD breadcrumbs, every value escaped with MarkupSafe; the
+  public pages, /login and the information pages each get theirs.
 - :func:`robots_txt`, :func:`sitemap_index_xml`, :func:`urlset_xml`.
 """
 
@@ -199,6 +200,15 @@ def detail_tags(*, detail: ListingDetail, site_url: str, site_name: str) -> Head
             (detail.display_name, canonical),
         ),
     )
+
+
+LOGIN_TITLE = "Ingresar"
+LOGIN_DESCRIPTION = "Ingresa a tu cuenta para publicar y administrar tus avisos, o crea una cuenta nueva."
+
+
+def page_tags(*, title: str, description: str, path: str, site_url: str, site_name: str) -> HeadTags:
+    """A page of its own (/login, an information page under /disclaimer): title, canonical, OpenGraph."""
+    return HeadTags(title=f"{title} | {site_name}", description=description, canonical=site_url + path)
 
 
 def not_found_tags(*, site_name: str) -> HeadTags:

@@ -1,11 +1,17 @@
 """HTTP routes for search engines and link previews: robots.txt, the sitemaps, and every public page's document.
 
-Public documents (/escorts…, /escort/{uid}, the old /{city}) are Reflex's
-exported HTML served here instead of by Reflex's static mount, with this URL's
-title, description, canonical, OpenGraph and JSON-LD in the head, and a real
-status: 301 for a canonical rewrite, 404 for a URL that does not exist (see
-:func:`app.seo.resolve_document`). The exported file is read once per process;
-the database is read off the event loop, and only for detail pages.
+Public documents (/escorts…, /escort/{uid}, the old /{city}), /login and the
+information pages are Reflex's exported HTML served here instead of by Reflex's
+static mount, with this URL's title, description, canonical, OpenGraph (and
+JSON-LD) in the head, and a real status: 301 for a canonical rewrite, 404 for a
+URL that does not exist (see :func:`app.seo.resolve_document`). The exported
+file is read once per process; the database is read off the event loop, and
+only for detail pages.
+
+No URL of the site ends with a slash: ``{path}/`` answers 301 to ``{path}`` when
+that names something, and 404 otherwise. :class:`ExportedPages` serves every
+other exported page at its own URL (no 307 to ``{path}/``) and gives every path
+that names nothing the site's 404 document.
 
 Sitemaps are built from the database on every request (no server cache): a
 listing shows up in its city's sitemap as soon as it is published and leaves
@@ -26,9 +32,11 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import seo
 from app.content.legal import LEGAL_PAGES
@@ -98,6 +106,21 @@ class _OldCitySegment(Convertor):
 
 
 register_url_convertor("old_city", _OldCitySegment())
+
+
+class _SlashedPath(Convertor):
+    """A path before its trailing slash: non-empty segments, the first not a Reflex endpoint (``_event``…)."""
+
+    regex = "[^_/][^/]*(?:/[^/]+)*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("slashed", _SlashedPath())
 
 
 # --- The exported documents ----------------------------------------------------------------------
@@ -172,6 +195,104 @@ def document_response(
 def _not_found(request: Request) -> Response:
     tags = seo.not_found_tags(site_name=get_settings().site_name)
     return document_response(request, _shell(str(frontend_dir()), _SPA_FALLBACK, preview=False), tags, status=404)
+
+
+@functools.lru_cache(maxsize=1024)
+def _exported_page(directory: str, path: str) -> bool:
+    """True when Reflex exported ``path`` as a page (``{path}.html`` beside the ``{path}/`` it would 307 to)."""
+    if "." in path or path.startswith("/_") or path in ("", "/"):
+        return False
+    page = Path(directory) / path.strip("/")
+    return page.with_name(page.name + ".html").is_file() and (page / "index.html").is_file()
+
+
+def exported_page(path: str) -> bool:
+    """True when ``path`` is a page of the app's build that no plain route answers (the staff areas, /login/accion…)."""
+    return _exported_page(str(frontend_dir()), path)
+
+
+async def page_document(request: Request) -> Response:
+    """/login or an information page: the exported page with its own title, description, canonical and OpenGraph."""
+    path = request.url.path
+    settings = get_settings()
+    title, description = _OWN_PAGES[path]
+    tags = seo.page_tags(
+        title=title, description=description, path=path, site_url=settings.site_url, site_name=settings.site_name
+    )
+    shell = _shell(str(frontend_dir()), path.strip("/") + ".html", preview=False)
+    return document_response(request, shell, tags)
+
+
+# The pages served with their own head tags by page_document: path → (title, description).
+_OWN_PAGES = {
+    LOGIN: (seo.LOGIN_TITLE, seo.LOGIN_DESCRIPTION),
+    **{legal_path(page.slug): (page.title, page.description) for page in LEGAL_PAGES},
+}
+
+
+def _answers(routes: list[BaseRoute], path: str) -> Route | None:
+    """The plain route that answers a GET of ``path`` (Reflex's own mount aside), if any."""
+    probe = {"type": "http", "path": path, "method": "GET", "root_path": ""}
+    for route in routes:
+        if isinstance(route, Route) and route.matches(probe)[0] == Match.FULL:
+            return route
+    return None
+
+
+async def trailing_slash(request: Request) -> Response:
+    """``{path}/``: 301 to the canonical URL of ``{path}`` when it names a page, a file or a route; 404 otherwise."""
+    bare = "/" + request.path_params["path"]
+    target = None
+    route = _answers(request.app.routes, bare)
+    if route is not None and route.endpoint is public_document:
+        outcome = seo.resolve_document(bare)
+        target = {200: bare, 301: outcome.location}.get(outcome.status)
+    elif route is not None or exported_page(bare):
+        target = bare
+    if target is None:
+        return _not_found(request)
+    query = request.url.query
+    return RedirectResponse(target + (f"?{query}" if query else ""), status_code=301)
+
+
+class ExportedPages:
+    """Reflex's exported pages at their own URL, and the site's 404 document for every path that names nothing.
+
+    - A GET of a page Reflex exported (:func:`exported_page`) that no plain route answers is
+      served from ``{path}.html``: Starlette's static files would answer 307 to ``{path}/``.
+    - A 404 HTML page from Reflex's static files (no route, page or file) becomes this module's
+      404 document (noindex), the same as every other URL that does not exist.
+
+    Added in app.api.build_api around its routes and the Reflex app mounted behind them.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        if exported_page(path) and _answers(scope["app"].routes, path) is None:
+            scope = {**scope, "path": f"{path}.html", "raw_path": f"{path}.html".encode()}
+        reflex_404 = False
+
+        async def send_unless_reflex_404(message: Message) -> None:
+            nonlocal reflex_404
+            if message["type"] == "http.response.start":
+                headers = Headers(raw=message["headers"])
+                reflex_404 = (
+                    message["status"] == 404
+                    and headers.get("content-type", "").startswith("text/html")
+                    and "x-robots-tag" not in headers
+                )
+            if not reflex_404:
+                await send(message)
+
+        await self.app(scope, receive, send_unless_reflex_404)
+        if reflex_404:
+            await _not_found(Request(scope))(scope, receive, send)
 
 
 def _returning_visitor(request: Request) -> bool:
@@ -382,6 +503,10 @@ ROUTES = [
     Route(f"{seo.SITEMAP_PREFIX}/paginas.xml", pages_sitemap, methods=["GET"]),
     Route(seo.SITEMAP_PREFIX + "/{section}/{city}.xml", city_sitemap, methods=["GET"]),
     Route(seo.SITEMAP_PREFIX + "/{section}/{city}/{page:int}.xml", city_sitemap, methods=["GET"]),
+    Route(LOGIN, page_document, methods=["GET"]),
+    *(Route(legal_path(page.slug), page_document, methods=["GET"]) for page in LEGAL_PAGES),
+    # Before the public documents, whose /escorts/{rest} would take /escorts/{city}/ too.
+    Route("/{path:slashed}/", trailing_slash, methods=["GET"]),
     # Public documents; they come after every other plain route, and "/{city}" never takes a
     # reserved first segment, so the other pages and Reflex's own endpoints still answer.
     Route("/", public_document, methods=["GET"]),

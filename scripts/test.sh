@@ -7,9 +7,23 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 source scripts/env.sh
 
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then as_root apt-get update -qq; apt_updated=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# Java for the W3C Nu HTML checker (tools/vnu), from Debian; installed before the npm tools so
+# that vnu-jar's postinstall finds it instead of trying to download one from GitHub.
+if ! command -v java >/dev/null 2>&1; then
+  echo "Instalando Java…"
+  apt_install default-jre-headless
+fi
+
 # The npm tools of the tests, each pinned in tools/NAME/package-lock.json: firebase-tools
-# (the Auth emulator), axe-core (the accessibility checks). Reinstalled when a lock file
-# changed since the last install.
+# (the Auth emulator), axe-core (the accessibility checks), vnu-jar (the Nu HTML checker).
+# Reinstalled when a lock file changed since the last install.
 for lock in tools/*/package-lock.json; do
   tool="$(dirname "$lock")"
   stamp="$tool/node_modules/.package-lock.sha256"
@@ -19,13 +33,6 @@ for lock in tools/*/package-lock.json; do
     echo "$wanted" > "$stamp"
   fi
 done
-
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-apt_updated=0
-apt_install() {
-  if [ "$apt_updated" = 0 ]; then as_root apt-get update -qq; apt_updated=1; fi
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
-}
 
 # Debian's chromium for Playwright (Playwright cannot download browsers here).
 if ! command -v chromium >/dev/null 2>&1; then

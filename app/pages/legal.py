@@ -44,6 +44,7 @@ def report_form() -> rx.Component:
                 key=ReportState.listing_uid,
                 max_length=40,
                 placeholder="Código de la publicación",
+                auto_complete="off",
             ),
             textarea_field(
                 "report",
@@ -54,7 +55,14 @@ def report_form() -> rx.Component:
                 max_length=MESSAGE_MAX,
                 placeholder="Describe la situación con el mayor detalle posible.",
             ),
-            text_field("report", "Contacto (opcional): correo o teléfono", "contact", errors=errors, max_length=254),
+            text_field(
+                "report",
+                "Contacto (opcional): correo o teléfono",
+                "contact",
+                errors=errors,
+                max_length=254,
+                auto_complete="on",  # an e-mail address or a phone number: no one token names both
+            ),
             rx.el.div(
                 text_field("report", "No completes este campo", "website", tab_index=-1, auto_complete="off"),
                 class_name="hp",

@@ -72,8 +72,50 @@ def test_statuses_after_the_redirect_rules(site):
     ):
         assert _fetch(site, path).status_code == 404, path
     assert _fetch(site, "/santiago").headers["location"] == "/escorts/santiago-de-chile"
-    for path in ("/login", "/site.js", "/escorts-ssg", "/disclaimer/terminos"):  # still Reflex's and the SSG's
-        assert httpx.get(site.url + path, follow_redirects=True, timeout=20).status_code == 200, path
+    # Pages, files and the SSG answer at their own URL: no redirect to a trailing slash.
+    for path in ("/login", "/site.js", "/escorts-ssg", "/disclaimer/terminos", "/admin/escorts", "/login/accion"):
+        assert _fetch(site, path).status_code == 200, path
+
+
+def test_every_url_of_the_pages_sitemap_is_final(site):
+    pages = [e.text for e in ET.fromstring(_fetch(site, "/sitemaps/paginas.xml").content).iter(LOC)]
+    assert f"{site.url}/disclaimer/terminos" in pages
+    for url in pages:
+        assert _fetch(site, url.removeprefix(site.url)).status_code == 200, url
+
+
+def test_login_and_information_pages_have_canonical_and_opengraph(site):
+    for path in ("/login", "/disclaimer/privacidad"):
+        text = _fetch(site, path).text
+        assert _one(r'<link rel="canonical" href="([^"]*)">', text) == site.url + path
+        assert _one(r'<meta property="og:url" content="([^"]*)">', text) == site.url + path
+        assert _one(r'<meta property="og:type" content="([^"]*)">', text) == "website"
+        assert _one(r'<meta property="og:title" content="([^"]*)">', text) == _one(r"<title>([^<]*)</title>", text)
+        assert "og:image" not in text and "favicon.ico" not in text, path
+
+
+def test_no_soft_404s_and_no_server_banner(site):
+    icon = _fetch(site, "/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/"), icon.headers
+    assert icon.content[:4] == b"\x00\x00\x01\x00"  # an ICO file, not the app's page
+    for path, status, location in (
+        ("/no-existe/", 404, None),
+        ("/escorts-ssg/", 301, "/escorts-ssg"),
+        (f"/escorts/{CITY}/", 301, f"/escorts/{CITY}"),
+        ("/disclaimer/terminos/", 301, "/disclaimer/terminos"),
+        ("/login/", 301, "/login"),
+        ("/foto.png", 404, None),
+        ("/assets", 404, None),
+    ):
+        response = _fetch(site, path)
+        assert (response.status_code, response.headers.get("location")) == (status, location), path
+        if status == 404:
+            assert "noindex" in response.headers["x-robots-tag"], path
+    event, upload = _fetch(site, "/_event"), _fetch(site, "/_upload")
+    assert (event.status_code, event.headers["content-type"]) == (404, "text/plain; charset=utf-8")
+    assert (upload.status_code, upload.headers["allow"]) == (405, "POST")
+    for path in ("/escorts", "/favicon.ico", "/no-existe", "/login"):
+        assert "granian" not in _fetch(site, path).headers.get("server", ""), path
 
 
 def test_pages_served_with_their_tags_still_hydrate_and_work(page: Page, site):

@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 
 import pytest
 from sqlmodel import Session
-from starlette.responses import PlainTextResponse
+from starlette.responses import HTMLResponse, PlainTextResponse
 from starlette.testclient import TestClient
 
 from app import seo_api
@@ -44,6 +44,13 @@ EXPORTED = {
     '<meta content="favicon.ico" property="og:image"/></head><body>'
     '<div data-is-root-theme="true" class="radix-themes css-0"><p class="loading">Comprobando tu acceso…</p></div>'
     "</body></html>",
+    # Reflex writes every static page twice: {path}.html and {path}/index.html.
+    **{
+        name: REFLEX_HEAD + '<title>Escorts Chile</title><meta content="favicon.ico" property="og:image"/></head>'
+        f'<body><div id="page">{name}</div></body></html>'
+        for page in ("login", "disclaimer/terminos", "admin/escorts", "login/accion")
+        for name in (f"{page}.html", f"{page}/index.html")
+    },
 }
 ADULT = {AGE_COOKIE: "1"}
 
@@ -76,6 +83,18 @@ class _Head(HTMLParser):
             self.json_ld.append(json.loads(data))
 
 
+async def _reflex_stand_in(scope, receive, send):
+    """Reflex's mount: "reflex" for anything, an exported file's name, or its 404 page under /sin-pagina."""
+    path = scope["path"]
+    if path.endswith(".html"):
+        response = PlainTextResponse(f"reflex {path}")
+    elif path.startswith("/sin-pagina"):
+        response = HTMLResponse("<!DOCTYPE html><title>Escorts Chile</title>", status_code=404)
+    else:
+        response = PlainTextResponse("reflex")
+    await response(scope, receive, send)
+
+
 @pytest.fixture
 def site(app_database, tmp_path, monkeypatch):
     """The API (with a stand-in for Reflex's mount behind it) on a database with listings in Talca."""
@@ -99,7 +118,7 @@ def site(app_database, tmp_path, monkeypatch):
         }
     api = build_api()
     # What Reflex mounts behind the plain routes: its pages, endpoints and static files.
-    api.mount("", PlainTextResponse("reflex"))
+    api.mount("", _reflex_stand_in)
     with TestClient(api, base_url="http://localhost") as client:
         client.engine = engine
         client.listings = listings
@@ -278,9 +297,75 @@ def test_urls_that_do_not_exist_are_404_with_the_app_page(site):
 
 
 def test_other_pages_and_endpoints_still_reach_reflex(site):
-    for path in ("/login", "/ping", "/_health", "/site.js", "/favicon.ico", "/admin", "/my", "/404", "/assets"):
+    for path in ("/ping", "/_health", "/site.js", "/favicon.ico", "/my", "/404", "/assets", "/_event/?EIO=4"):
         response = _get(site, path)
         assert (response.status_code, response.text) == (200, "reflex"), path
+    # A POST to /_upload still reaches the upload handler (which refuses this one: no origin, no session).
+    assert site.post("/_upload").json() == {"error": "Solicitud rechazada: no viene de este sitio."}
+
+
+def test_login_and_information_pages_have_their_own_tags(site):
+    """Canonical and OpenGraph with absolute URLs; no og:image, since neither page has a picture of its own."""
+    for path, title in (("/login", "Ingresar | Escorts Chile"), ("/disclaimer/terminos", "Términos y condiciones")):
+        response = _get(site, path)
+        assert response.status_code == 200, path
+        assert f'<div id="page">{path.strip("/")}.html</div>' in response.text  # the exported page itself
+        head = _Head(response.text)
+        assert head.title.startswith(title)
+        assert head.links["canonical"] == head.meta["og:url"] == f"{SITE}{path}"
+        assert head.meta["og:title"] == head.title and head.meta["og:type"] == "website"
+        assert head.meta["description"] and "og:image" not in head.meta, path
+        assert "favicon.ico" not in response.text
+
+
+def test_every_url_of_the_pages_sitemap_answers_200_without_a_redirect(site):
+    for url in _locs(_get(site, "/sitemaps/paginas.xml")):
+        assert _get(site, url.removeprefix(SITE)).status_code == 200, url
+
+
+def test_other_exported_pages_are_served_at_their_own_url(site):
+    """Not a 307 to {path}/ (Starlette's static files, for the directory of the same name)."""
+    assert _get(site, "/login/accion").text == "reflex /login/accion.html"
+
+
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/escorts/", "/escorts"),
+        ("/escorts/talca/", "/escorts/talca"),
+        ("/escorts/Talca/vip/?utm_source=x", "/escorts/talca/vip?utm_source=x"),
+        ("/talca/", "/escorts/talca"),
+        ("/escorts-ssg/", "/escorts-ssg"),
+        ("/escorts-ssg/talca/", "/escorts-ssg/talca"),
+        ("/login/", "/login"),
+        ("/disclaimer/terminos/", "/disclaimer/terminos"),
+        ("/admin/escorts/", "/admin/escorts"),
+    ],
+)
+def test_a_trailing_slash_moves_to_the_url_without_it(site, path, location):
+    response = _get(site, path)
+    assert (response.status_code, response.headers["location"]) == (301, location)
+
+
+def test_a_trailing_slash_on_a_url_that_names_nothing_is_404(site):
+    for path in ("/no-existe/", "/escorts/atlantida/", "/escorts/talca/a/b/c/", "/otra/cosa/", "/disclaimer/"):
+        response = _get(site, path)
+        assert response.status_code == 404, path
+        assert _Head(response.text).meta["robots"] == "noindex"
+
+
+def test_reflex_404_page_becomes_the_site_404_document(site):
+    response = _get(site, "/sin-pagina")
+    assert response.status_code == 404 and response.headers["x-robots-tag"] == "noindex"
+    assert '<div id="spa-fallback"></div>' in response.text
+    assert _Head(response.text).title.startswith("Página no encontrada")
+
+
+def test_reflex_endpoints_answer_a_get_with_a_plain_4xx(site):
+    event = _get(site, "/_event")
+    assert (event.status_code, event.headers["content-type"]) == (404, "text/plain; charset=utf-8")
+    upload = _get(site, "/_upload")
+    assert (upload.status_code, upload.headers["allow"]) == (405, "POST")
 
 
 # --- The first screen of a city or detail page, in the document (app.pages.preview) -------------

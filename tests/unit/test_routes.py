@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app.routes import PUBLIC_ROUTES, city_path, is_pretty_detail_path, resolve_public_path, resolve_ssg_city
@@ -87,7 +89,12 @@ def test_city_path():
 
 
 def test_route_table_covers_every_public_shape():
-    assert {"/escorts", "/[city]", "/escort/[uid]", "/escorts/trans/[city]/[slug]"} <= set(PUBLIC_ROUTES)
+    assert {"/escorts", "/escort/[uid]", "/escorts/trans/[city]/[slug]"} <= set(PUBLIC_ROUTES)
+
+
+def test_no_app_page_takes_any_one_segment_path():
+    """The old /{city} is the server's (301 or 404): a Reflex page there served 200 for /favicon.ico, /_event…"""
+    assert not any(re.fullmatch(r"/\[[a-z_]+\]", route) for route in PUBLIC_ROUTES)
 
 
 def test_pretty_detail_paths_are_the_ones_with_city_and_name():

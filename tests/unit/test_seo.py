@@ -15,6 +15,7 @@ from app.seo import (
     breadcrumb_json_ld,
     city_tags,
     detail_tags,
+    page_tags,
     render_head,
     render_structured_data,
     resolve_document,
@@ -230,3 +231,15 @@ def test_old_city_route_never_takes_another_page_or_endpoint():
     for name in ("ping", "_event", "_upload", "_health", "healthz", "media", "site.js", "robots.txt", "404"):
         assert not regex.match(name), name
     assert regex.match("temuco") and regex.match("no-existe")
+
+
+def test_page_tags_give_login_and_information_pages_absolute_canonical_and_og():
+    tags = page_tags(
+        title="Ingresar", description="Entra.", path="/login", site_url="https://e.cl", site_name="Escorts Chile"
+    )
+    head = render_head(tags, site_name="Escorts Chile")
+    assert '<link rel="canonical" href="https://e.cl/login">' in head
+    assert '<meta property="og:url" content="https://e.cl/login">' in head
+    assert '<meta property="og:title" content="Ingresar | Escorts Chile">' in head
+    assert '<meta property="og:type" content="website">' in head
+    assert "og:image" not in head
