@@ -164,19 +164,24 @@ def admin_token() -> str:
 
 def session_token(profile, *, owner_of_listings: bool = False) -> str:
     """A session token on the demo database for a new user of ``profile``, or, with ``owner_of_listings``,
-    for the demo advertiser who owns the most listings."""
+    for the demo advertiser in good standing who owns the most listings."""
     from sqlalchemy import func
     from sqlmodel import Session, select
 
     from app.db import get_engine
-    from app.models import Listing
+    from app.models import Listing, User
     from app.services.users import create_user
     from tests.factories import open_session
 
     with Session(get_engine()) as session:
         if owner_of_listings:
             uid = session.exec(
-                select(Listing.owner_uid).group_by(Listing.owner_uid).order_by(func.count().desc()).limit(1)
+                select(Listing.owner_uid)
+                .join(User, User.uid == Listing.owner_uid)
+                .where(User.activo, ~User.ban)  # a banned owner's session is refused
+                .group_by(Listing.owner_uid)
+                .order_by(func.count().desc())
+                .limit(1)
             ).one()
         else:
             email = f"{profile.name.lower()}@bench.example"
