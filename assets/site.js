@@ -83,6 +83,25 @@
     if (event.key === "user" && event.oldValue !== event.newValue) window.location.reload();
   });
 
+  // The folded account menu (a <details>, app/components/layout.py): it closes once an action
+  // is chosen, on a click elsewhere and on Escape (focus back on "Cuenta").
+  function openMenus() { return document.querySelectorAll("details[data-account-menu][open]"); }
+  document.addEventListener("click", function (event) {
+    openMenus().forEach(function (menu) {
+      var summary = menu.querySelector("summary");
+      if (summary && summary.contains(event.target)) return;
+      if (!menu.contains(event.target) || event.target.closest("a,button")) menu.open = false;
+    });
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    openMenus().forEach(function (menu) {
+      menu.open = false;
+      var summary = menu.querySelector("summary");
+      if (summary && menu.contains(document.activeElement)) summary.focus();
+    });
+  });
+
   var lastTouch = new WeakMap();
 
   function slidesOf(track) { return track.querySelectorAll(".slide"); }
