@@ -12,6 +12,8 @@ from app.states.account import PasswordDialogState
 from app.states.auth import AuthState
 
 SITE_NAME = "Escorts Chile"
+# The name screen readers give the notifications region (app/app.py's toaster).
+TOAST_REGION_LABEL = "Notificaciones"
 
 
 def header() -> rx.Component:
