@@ -28,8 +28,8 @@ app = rx.App(
         # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
         SecurityMiddleware,
     ],
-    # Sonner names its region "Notifications alt+T" unless told otherwise (the shortcut stays appended).
-    toaster=rx.toast.provider(position="bottom-center", custom_attrs={"containerAriaLabel": TOAST_REGION_LABEL}),
+    # Sonner names its region "Notifications alt+T" unless given its whole name.
+    toaster=rx.toast.provider(position="bottom-center", custom_attrs={"customAriaLabel": TOAST_REGION_LABEL}),
     # Reflex's English notices in Spanish: lost connection, render failure, handler errors.
     extra_app_wraps=APP_WRAPS,
     backend_exception_handler=on_backend_exception,

@@ -199,6 +199,19 @@ def _upgrades() -> rx.Component:
     )
 
 
+def _named_file_input(upload: rx.Component, name: str) -> rx.Component:
+    """Give the file input inside ``rx.upload`` an accessible name (Reflex offers no prop for it).
+
+    rx.upload builds Upload > dropzone div > (file input, children...): the input comes first.
+    """
+    zone = upload.children[0]
+    file_input = zone.children[0]
+    if getattr(file_input, "tag", None) != "input":
+        raise TypeError("rx.upload changed shape: its first child is no longer the file input")
+    file_input.custom_attrs["aria-label"] = name
+    return upload
+
+
 def _verification() -> rx.Component:
     return rx.el.div(
         rx.el.p(VERIFY_INSTRUCTIONS),
@@ -210,17 +223,20 @@ def _verification() -> rx.Component:
             MyListingsState.verification_reason != "",
             rx.el.p("Motivo: ", MyListingsState.verification_reason, class_name="muted"),
         ),
-        rx.upload(
-            rx.el.p("Arrastra la foto aquí o haz clic para elegirla."),
-            id=VERIFY_UPLOAD_ID,
-            multiple=False,
-            max_files=1,
-            max_size=MAX_BYTES,
-            accept=ACCEPTED_PHOTOS,
-            disabled=MyListingsState.sending,
-            on_drop=MyListingsState.send_verification(rx.upload_files(upload_id=VERIFY_UPLOAD_ID)),
-            on_drop_rejected=refused_in_browser,
-            class_name="upload-zone",
+        _named_file_input(
+            rx.upload(
+                rx.el.p("Arrastra la foto aquí o haz clic para elegirla."),
+                id=VERIFY_UPLOAD_ID,
+                multiple=False,
+                max_files=1,
+                max_size=MAX_BYTES,
+                accept=ACCEPTED_PHOTOS,
+                disabled=MyListingsState.sending,
+                on_drop=MyListingsState.send_verification(rx.upload_files(upload_id=VERIFY_UPLOAD_ID)),
+                on_drop_rejected=refused_in_browser,
+                class_name="upload-zone",
+            ),
+            "Foto de verificación",
         ),
         rx.cond(MyListingsState.sending, rx.el.p("Enviando tu foto…", role="status")),
     )
