@@ -167,7 +167,7 @@
 
   // Autoplay waits while the pointer is over the carousel or the focus is in it (its pause
   // button aside, so "Reanudar" resumes at once), and starts paused under reduced motion.
-  function held(box) {
+  function holding(box) {
     var focused = document.activeElement;
     if (box.matches(":hover")) return true;
     return box.contains(focused) && !(focused.hasAttribute && focused.hasAttribute("data-carousel-pause"));
@@ -184,7 +184,7 @@
         if (reducedMotion.matches) box.setAttribute("data-paused", "");
         return;
       }
-      if (box.hasAttribute("data-paused") || held(box)) {
+      if (box.hasAttribute("data-paused") || holding(box)) {
         track.setAttribute("data-started", String(now));
         return;
       }

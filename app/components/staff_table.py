@@ -152,7 +152,8 @@ def _field(state: type[StaffTableState], field: FormField) -> rx.Component:
     message = state.field_errors.get(field.key, "")
     attrs = {
         "aria-invalid": rx.cond(message != "", "true", "false"),
-        "aria-describedby": rx.cond(message != "", error_id, ""),
+        # Left out (null) when there is no message: an empty aria-describedby points at nothing.
+        "aria-describedby": rx.cond(message != "", error_id, None).to(str),
     }
     value = state.form_values.get(field.key, "")
     error = rx.cond(message != "", rx.el.p(message, id=error_id, role="alert", class_name="field-error"))

@@ -95,7 +95,7 @@ def test_the_signed_in_header_fits_a_phone_and_its_account_menu_works_by_keyboar
     assert header["height"] <= 100, header
 
     # The first field is below the header at first, and again when the focus comes back to it.
-    field = page.get_by_label("RUT")
+    field = page.get_by_role("textbox", name="RUT")
     assert _box(field)["y"] >= _header_bottom(page)
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
     field.focus()
@@ -161,14 +161,21 @@ def test_my_listings_with_its_upgrade_dialog_fits_a_phone(phone: BrowserContext,
 
 
 def _lines(cell: Locator) -> int:
-    """How many lines the cell's own text takes."""
-    return cell.evaluate(
+    """How many lines the cell's text takes."""
+    lines = cell.evaluate(
         """(el) => {
-            const range = document.createRange();
-            range.selectNodeContents(el);
-            return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+            const tops = new Set();
+            const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const range = document.createRange();
+                range.selectNodeContents(node);
+                for (const rect of range.getClientRects()) if (rect.width > 0) tops.add(Math.round(rect.top));
+            }
+            return tops.size;
         }"""
     )
+    assert lines, f"no text rendered in {cell.evaluate('(el) => el.outerHTML')}"
+    return lines
 
 
 def test_the_staff_users_table_reads_on_a_phone(phone: BrowserContext, site: Site, db: Session):
