@@ -7,6 +7,7 @@ import reflex as rx
 from app.components.layout import page_frame
 from app.components.staff_table import stacked_cell
 from app.components.stats_chart import stats_chart
+from app.components.uploads import named_file_input
 from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
 from app.routes import ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
 from app.services.my_listings import AVAILABLE_NOW_HOURS
@@ -199,19 +200,6 @@ def _upgrades() -> rx.Component:
     )
 
 
-def _named_file_input(upload: rx.Component, name: str) -> rx.Component:
-    """Give the file input inside ``rx.upload`` an accessible name (Reflex offers no prop for it).
-
-    rx.upload builds Upload > dropzone div > (file input, children...): the input comes first.
-    """
-    zone = upload.children[0]
-    file_input = zone.children[0]
-    if getattr(file_input, "tag", None) != "input":
-        raise TypeError("rx.upload changed shape: its first child is no longer the file input")
-    file_input.custom_attrs["aria-label"] = name
-    return upload
-
-
 def _verification() -> rx.Component:
     return rx.el.div(
         rx.el.p(VERIFY_INSTRUCTIONS),
@@ -223,7 +211,7 @@ def _verification() -> rx.Component:
             MyListingsState.verification_reason != "",
             rx.el.p("Motivo: ", MyListingsState.verification_reason, class_name="muted"),
         ),
-        _named_file_input(
+        named_file_input(
             rx.upload(
                 rx.el.p("Arrastra la foto aquí o haz clic para elegirla."),
                 id=VERIFY_UPLOAD_ID,
