@@ -11,7 +11,8 @@ time is Playwright's fake clock, so nothing waits for real seconds.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -21,6 +22,7 @@ from sqlmodel import Session
 from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
 from app.models import ProfileId, User
+from app.routes import ALL_SEGMENT
 from app.states.public import AGE_COOKIE
 from tests.e2e.conftest import CITY, Site
 from tests.factories import make_account, make_listing, open_session, tier_upgrade
@@ -76,6 +78,14 @@ def _header_bottom(page: Page) -> float:
 
 def _page_width(page: Page) -> int:
     return page.evaluate("document.documentElement.scrollWidth")
+
+
+def _until(check: Callable[[], bool], message: str, timeout: float = 15) -> None:
+    """Poll ``check`` from here (page-side polling does not run with JavaScript off) until true."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, message
+        time.sleep(0.05)
 
 
 def _settled(locator: Locator) -> None:
@@ -302,7 +312,7 @@ def test_card_links_are_named_by_their_visible_text_and_photo_strips_take_the_fo
         expect(strip).to_have_attribute("tabindex", "0")  # three photos: it scrolls
         strip.focus()
         strip.press("ArrowRight")
-        page.wait_for_function("(el) => el.scrollLeft > 0", arg=strip.element_handle())
+        _until(lambda: strip.evaluate("(el) => el.scrollLeft") > 0, "the arrow key did not scroll the strip")
         assert page.locator("img[sizes]:not([srcset])").count() == 0
     finally:
         context.close()
@@ -322,3 +332,26 @@ def test_one_main_is_exposed_in_the_served_document_and_in_the_app(browser: Brow
             expect(page.get_by_role("main")).to_have_count(1)
         finally:
             context.close()
+
+
+@pytest.mark.parametrize("javascript", [False, True], ids=["documento", "app"])
+@pytest.mark.parametrize("path", [f"/escorts/{CITY}", f"/escorts/{CITY}/{ALL_SEGMENT}"])
+def test_heading_levels_never_skip_on_a_returning_visit(browser: Browser, site: Site, javascript: bool, path: str):
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=DESKTOP, java_script_enabled=javascript)
+    _adult(context, site)
+    try:
+        page = context.new_page()
+        page.goto(path)
+        if javascript:
+            page.locator(PREVIEW).wait_for(state="detached")
+        expect(page.get_by_test_id("listing-card").first).to_be_visible()
+        levels = (
+            page.get_by_role("main")
+            .locator("h1, h2, h3, h4, h5, h6")
+            .evaluate_all("(headings) => headings.map((h) => Number(h.tagName[1]))")
+        )
+        assert levels[0] == 1, levels
+        skips = [(a, b) for a, b in zip(levels, levels[1:], strict=False) if b > a + 1]
+        assert not skips, f"heading levels skip: {levels}"
+    finally:
+        context.close()
