@@ -6,6 +6,7 @@ import reflex as rx
 
 from app.api import build_api
 from app.components.failures import APP_WRAPS
+from app.components.layout import TOAST_REGION_LABEL
 from app.identity.cookies import handshake_middleware
 from app.identity.jobs import purge_sign_in_tables
 from app.jobs_lock import one_worker
@@ -27,7 +28,8 @@ app = rx.App(
         # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
         SecurityMiddleware,
     ],
-    toaster=rx.toast.provider(position="bottom-center"),
+    # Sonner names its region "Notifications alt+T" unless given its whole name.
+    toaster=rx.toast.provider(position="bottom-center", custom_attrs={"customAriaLabel": TOAST_REGION_LABEL}),
     # Reflex's English notices in Spanish: lost connection, render failure, handler errors.
     extra_app_wraps=APP_WRAPS,
     backend_exception_handler=on_backend_exception,

@@ -1,7 +1,10 @@
 // Site-wide behaviour that needs no server round trip:
 // - every navigation scrolls to the top-left (SPEC §2);
-// - detail carousels autoplay every data-autoplay-ms (5000) and have
-//   previous/next buttons; swiping is native scroll snapping;
+// - detail carousels autoplay every data-autoplay-ms (5000), waiting while
+//   the pointer is over them or the focus is in them, never on their own
+//   under prefers-reduced-motion; they have previous/next and pause
+//   buttons; swiping is native scroll snapping;
+// - the folded account menu closes on Escape, outside clicks and actions;
 // - when another tab signs in or out (the "user" record in local storage
 //   changes), this tab reloads, so its websocket reconnects with the
 //   browser's current session cookie;
@@ -83,7 +86,27 @@
     if (event.key === "user" && event.oldValue !== event.newValue) window.location.reload();
   });
 
+  // The folded account menu (a <details>, app/components/layout.py): it closes once an action
+  // is chosen, on a click elsewhere and on Escape (focus back on "Cuenta").
+  function openMenus() { return document.querySelectorAll("details[data-account-menu][open]"); }
+  document.addEventListener("click", function (event) {
+    openMenus().forEach(function (menu) {
+      var summary = menu.querySelector("summary");
+      if (summary && summary.contains(event.target)) return;
+      if (!menu.contains(event.target) || event.target.closest("a,button")) menu.open = false;
+    });
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    openMenus().forEach(function (menu) {
+      menu.open = false;
+      var summary = menu.querySelector("summary");
+      if (summary && menu.contains(document.activeElement)) summary.focus();
+    });
+  });
+
   var lastTouch = new WeakMap();
+  var reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
   function slidesOf(track) { return track.querySelectorAll(".slide"); }
 
@@ -91,7 +114,10 @@
     var slides = slidesOf(track);
     if (!slides.length) return;
     var next = (index + slides.length) % slides.length;
-    track.scrollTo({ left: slides[next].offsetLeft - track.offsetLeft, behavior: "smooth" });
+    track.scrollTo({
+      left: slides[next].offsetLeft - track.offsetLeft,
+      behavior: reducedMotion.matches ? "auto" : "smooth",
+    });
     track.setAttribute("data-index", String(next));
   }
 
@@ -101,7 +127,22 @@
     return Math.round(track.scrollLeft / track.clientWidth) % slides.length;
   }
 
+  // "Pausar fotos" stops the autoplay until "Reanudar fotos"; the carousel's data-paused says
+  // which label shows (assets/styles.css).
   document.addEventListener("click", function (event) {
+    var pause = event.target.closest("[data-carousel-pause]");
+    if (pause) {
+      var box = pause.closest(".carousel");
+      var track = box && box.querySelector("[data-carousel]");
+      if (!track) return;
+      if (box.hasAttribute("data-paused")) {
+        box.removeAttribute("data-paused");
+        track.setAttribute("data-started", String(Date.now()));
+      } else {
+        box.setAttribute("data-paused", "");
+      }
+      return;
+    }
     var button = event.target.closest("[data-carousel-prev],[data-carousel-next]");
     if (!button) return;
     var track = button.parentElement.querySelector("[data-carousel]");
@@ -110,7 +151,7 @@
     show(track, current(track) + (button.hasAttribute("data-carousel-next") ? 1 : -1));
   });
 
-  ["pointerdown", "touchstart", "wheel"].forEach(function (name) {
+  ["pointerdown", "touchstart", "wheel", "keydown"].forEach(function (name) {
     document.addEventListener(name, function (event) {
       var track = event.target.closest && event.target.closest("[data-carousel]");
       if (track) lastTouch.set(track, Date.now());
@@ -124,15 +165,31 @@
     }
   }, { capture: true, passive: true });
 
+  // Autoplay waits while the pointer is over the carousel or the focus is in it (its pause
+  // button aside, so "Reanudar" resumes at once), and starts paused under reduced motion.
+  function holding(box) {
+    var focused = document.activeElement;
+    if (box.matches(":hover")) return true;
+    return box.contains(focused) && !(focused.hasAttribute && focused.hasAttribute("data-carousel-pause"));
+  }
+
   setInterval(function () {
     document.querySelectorAll("[data-carousel]").forEach(function (track) {
+      var box = track.closest(".carousel") || track;
       var period = parseInt(track.getAttribute("data-autoplay-ms") || "5000", 10);
       var started = Number(track.getAttribute("data-started") || 0);
       var now = Date.now();
-      if (!started) { track.setAttribute("data-started", String(now)); return; }
+      if (!started) {
+        track.setAttribute("data-started", String(now));
+        if (reducedMotion.matches) box.setAttribute("data-paused", "");
+        return;
+      }
+      if (box.hasAttribute("data-paused") || holding(box)) {
+        track.setAttribute("data-started", String(now));
+        return;
+      }
       if (now - started < period) return;
       if (now - (lastTouch.get(track) || 0) < period) return;
-      if (track.matches(":hover")) return;
       track.setAttribute("data-started", String(now));
       show(track, current(track) + 1);
     });

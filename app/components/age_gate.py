@@ -42,3 +42,8 @@ def adults_only(content: rx.Component) -> rx.Component:
         rx.cond(AgeGateState.accepted, content, age_notice()),
         rx.el.p("Cargando…", class_name="loading"),
     )
+
+
+def age_notice_first() -> rx.Component:
+    """The notice alone, at the top of a page whose listings come further down, until confirmed."""
+    return rx.cond(rx.State.is_hydrated & ~AgeGateState.accepted, age_notice())

@@ -30,13 +30,18 @@ CARD_SIZES = (
 )
 
 
-def photo_srcset(src) -> Var[str]:
-    """The srcset of a card photo: its 400 and 800 px widths when the pipeline made both, else empty."""
+def photo_srcset(src) -> Var:
+    """The srcset of a card photo: its 400 and 800 px widths when the pipeline made both, else none."""
     return rx.cond(
         src.endswith(PIPELINE_DEFAULT),
         src.replace(PIPELINE_DEFAULT, PIPELINE_NARROW) + " 400w, " + src + " 800w",
-        "",
-    )
+        None,
+    ).to(str)
+
+
+def photo_sizes(src, sizes: str) -> Var:
+    """``sizes`` for a photo that has a srcset; none otherwise (HTML allows sizes only with a srcset)."""
+    return rx.cond(src.endswith(PIPELINE_DEFAULT), sizes, None).to(str)
 
 
 def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
@@ -45,7 +50,8 @@ def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
     The cover of the ``lead`` card (the page's first) is fetched at once with high
     priority, as the likely largest paint; every other photo waits until it nears
     the screen. Width and height give the 3:4 box before the file arrives; srcset lets a
-    small card take the 400 px file.
+    small card take the 400 px file. A strip of several photos scrolls sideways, so it takes
+    the keyboard focus (arrow keys scroll it) and has a name.
     """
     return rx.el.div(
         rx.foreach(
@@ -53,7 +59,7 @@ def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
             lambda src, i: rx.el.img(
                 src=src,
                 src_set=photo_srcset(src),
-                sizes=CARD_SIZES,
+                sizes=photo_sizes(src, CARD_SIZES),
                 alt="Foto de " + card.display_name,
                 loading=rx.cond((i == 0) & lead, "eager", "lazy"),
                 decoding="async",
@@ -64,6 +70,9 @@ def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
             ),
         ),
         class_name="strip",
+        role="group",
+        aria_label="Fotos de " + card.display_name,
+        tab_index=rx.cond(card.photos.length() > 1, 0, None).to(int),
         custom_attrs={"data-strip": ""},
     )
 
@@ -79,7 +88,6 @@ def listing_card(card: ListingCard, lead: Var[bool] | bool = False) -> rx.Compon
             rx.el.p(card.price, rx.el.span(" / hora", class_name="muted"), class_name="card-price"),
             href=card.url,
             class_name="card-body",
-            aria_label="Ver " + card.display_name,
         ),
         class_name="card",
         custom_attrs={"data-testid": "listing-card"},

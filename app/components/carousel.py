@@ -1,19 +1,22 @@
 """The detail page's photo carousel.
 
-Swiping uses native scroll snapping; autoplay (every 5000 ms, paused while
-the visitor interacts) and the previous/next buttons live in
-assets/site.js, which finds carousels by their data attributes.
+Swiping uses native scroll snapping; the track takes the keyboard focus, so arrow keys scroll it.
+Autoplay (every 5000 ms), its pause button and the previous/next buttons live in assets/site.js,
+which finds carousels by their data attributes: autoplay waits while the pointer is over the
+carousel or the focus is in it, stops for good with "Pausar", and never starts on its own when
+the visitor asked for reduced motion (WCAG 2.2.2).
 """
 
 from __future__ import annotations
 
 import reflex as rx
 
-from app.components.cards import photo_srcset
+from app.components.cards import photo_sizes, photo_srcset
 
 AUTOPLAY_MS = 5000
 # A slide's width: the page's width, or the detail's first column (5 of 9, assets/styles.css .detail) from 1024 px.
 SLIDE_SIZES = "(min-width: 1024px) 55vw, 100vw"
+PAUSE_LABEL, PLAY_LABEL = "Pausar fotos", "Reanudar fotos"
 
 
 def carousel(photos, name) -> rx.Component:
@@ -25,7 +28,7 @@ def carousel(photos, name) -> rx.Component:
                 lambda src, i: rx.el.img(
                     src=src,
                     src_set=photo_srcset(src),
-                    sizes=SLIDE_SIZES,
+                    sizes=photo_sizes(src, SLIDE_SIZES),
                     alt="Foto " + (i + 1).to_string() + " de " + name,
                     class_name="slide",
                     # The first photo is the page's largest paint: fetched at once, first.
@@ -38,13 +41,32 @@ def carousel(photos, name) -> rx.Component:
                 ),
             ),
             class_name="slides",
+            role="group",
+            aria_label="Fotos de " + name,
+            tab_index=0,
             custom_attrs={"data-carousel": "", "data-autoplay-ms": str(AUTOPLAY_MS), "data-index": "0"},
         ),
         rx.el.button(
-            "‹", class_name="carousel-btn prev", aria_label="Foto anterior", custom_attrs={"data-carousel-prev": ""}
+            "‹",
+            type="button",
+            class_name="carousel-btn prev",
+            aria_label="Foto anterior",
+            custom_attrs={"data-carousel-prev": ""},
         ),
         rx.el.button(
-            "›", class_name="carousel-btn next", aria_label="Foto siguiente", custom_attrs={"data-carousel-next": ""}
+            "›",
+            type="button",
+            class_name="carousel-btn next",
+            aria_label="Foto siguiente",
+            custom_attrs={"data-carousel-next": ""},
+        ),
+        # Only one of the two labels shows: "Reanudar" while the carousel has data-paused (assets/styles.css).
+        rx.el.button(
+            rx.el.span(rx.el.span("❚❚ ", aria_hidden="true"), PAUSE_LABEL, class_name="when-playing"),
+            rx.el.span(rx.el.span("▶ ", aria_hidden="true"), PLAY_LABEL, class_name="when-paused"),
+            type="button",
+            class_name="carousel-pause",
+            custom_attrs={"data-carousel-pause": ""},
         ),
         class_name="carousel",
         aria_label="Fotos",

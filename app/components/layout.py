@@ -16,6 +16,8 @@ SITE_NAME = "Escorts Chile"
 # then the first screen the document brought (app.pages.preview) leaves (assets/site.js).
 READY_ATTRIBUTE = "data-vista-lista"
 ACCESS_CHECK = "Comprobando tu acceso…"
+# The name screen readers give the notifications region (app/app.py's toaster).
+TOAST_REGION_LABEL = "Notificaciones"
 
 
 def header() -> rx.Component:
@@ -37,20 +39,37 @@ def header() -> rx.Component:
     )
 
 
+def _account_actions() -> list[rx.Component]:
+    """The signed-in user's name (their panel), password change and sign-out."""
+    return [
+        rx.link(AuthState.user_name, href=AuthState.user_home, class_name="nav-link nav-user"),
+        rx.el.button(
+            "Cambiar contraseña",
+            type="button",
+            on_click=PasswordDialogState.set_open(True),
+            class_name="link-button",
+        ),
+        rx.el.button("Cerrar sesión", type="button", on_click=AuthState.sign_out, class_name="link-button"),
+    ]
+
+
 def account_menu() -> rx.Component:
-    """Sign-in link, or the signed-in user's name, panel, password change and sign-out."""
+    """Sign-in link, or the account actions: in a row on wide screens, folded into "Cuenta" below 1024 px.
+
+    Only one of the two is displayed (assets/styles.css), so screen readers meet the actions once;
+    the fold is a native <details>, so it opens with Enter or Space; assets/site.js closes it on
+    Escape, on a click outside and once an action is chosen.
+    """
     return rx.cond(
         AuthState.signed_in,
-        rx.el.div(
-            rx.link(AuthState.user_name, href=AuthState.user_home, class_name="nav-link nav-user"),
-            rx.el.button(
-                "Cambiar contraseña",
-                type="button",
-                on_click=PasswordDialogState.set_open(True),
-                class_name="link-button",
+        rx.fragment(
+            rx.el.div(*_account_actions(), class_name="account-menu account-inline"),
+            rx.el.details(
+                rx.el.summary("Cuenta", class_name="nav-link account-summary"),
+                rx.el.div(*_account_actions(), class_name="account-panel"),
+                class_name="account-folded",
+                custom_attrs={"data-account-menu": ""},
             ),
-            rx.el.button("Cerrar sesión", type="button", on_click=AuthState.sign_out, class_name="link-button"),
-            class_name="account-menu",
         ),
         rx.link("Ingresar", href=LOGIN, class_name="nav-link"),
     )

@@ -87,14 +87,23 @@ def _header(state: type[StaffTableState]) -> rx.Component:
                     ),
                     scope="col",
                     custom_attrs={
-                        "aria-sort": rx.cond(current, rx.cond(state.sort_desc, "descending", "ascending"), "none")
+                        "aria-sort": rx.cond(current, rx.cond(state.sort_desc, "descending", "ascending"), "none"),
+                        "role": "columnheader",
                     },
                 )
             )
         else:
-            cells.append(rx.el.th(column.label, scope="col"))
-    cells.append(rx.el.th(rx.el.span("Acciones", class_name="staff-hidden"), scope="col"))
-    return rx.el.thead(rx.el.tr(*cells))
+            cells.append(rx.el.th(column.label, scope="col", class_name="col-plain", role="columnheader"))
+    cells.append(rx.el.th(rx.el.span("Acciones", class_name="staff-hidden"), scope="col", role="columnheader"))
+    return rx.el.thead(rx.el.tr(*cells, role="row"), role="rowgroup")
+
+
+def stacked_cell(content, label: str = "") -> rx.Component:
+    """A cell of a ``stack-table``: below 600 px each row stacks its cells, each after its column's ``label``.
+
+    The roles are explicit because a table shown as blocks would otherwise lose them in some browsers.
+    """
+    return rx.el.td(content, role="cell", custom_attrs={"data-label": label})
 
 
 def _row(state: type[StaffTableState], row: rx.Var, row_actions: RowActions | None) -> rx.Component:
@@ -116,8 +125,8 @@ def _row(state: type[StaffTableState], row: rx.Var, row_actions: RowActions | No
                 rx.el.button("Eliminar", type="button", on_click=state.ask_delete(row["uid"]), class_name="btn"),
             )
         )
-    cells = [rx.el.td(row[column.key]) for column in spec.columns]
-    return rx.el.tr(*cells, rx.el.td(rx.el.div(*buttons, class_name="row-actions")))
+    cells = [stacked_cell(row[column.key], column.label) for column in spec.columns]
+    return rx.el.tr(*cells, stacked_cell(rx.el.div(*buttons, class_name="row-actions")), role="row")
 
 
 def _pager(state: type[StaffTableState]) -> rx.Component:
@@ -143,7 +152,8 @@ def _field(state: type[StaffTableState], field: FormField) -> rx.Component:
     message = state.field_errors.get(field.key, "")
     attrs = {
         "aria-invalid": rx.cond(message != "", "true", "false"),
-        "aria-describedby": rx.cond(message != "", error_id, ""),
+        # Left out (null) when there is no message: an empty aria-describedby points at nothing.
+        "aria-describedby": rx.cond(message != "", error_id, None).to(str),
     }
     value = state.form_values.get(field.key, "")
     error = rx.cond(message != "", rx.el.p(message, id=error_id, role="alert", class_name="field-error"))
@@ -276,8 +286,9 @@ def staff_table(
                     rx.el.table(
                         rx.el.caption(spec.title, class_name="staff-hidden"),
                         _header(state),
-                        rx.el.tbody(rx.foreach(state.rows, lambda row: _row(state, row, row_actions))),
-                        class_name="staff-table",
+                        rx.el.tbody(rx.foreach(state.rows, lambda row: _row(state, row, row_actions)), role="rowgroup"),
+                        class_name="staff-table stack-table",
+                        role="table",
                     ),
                     class_name="staff-table-wrap",
                 ),

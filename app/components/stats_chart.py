@@ -22,6 +22,11 @@ def _larger(a, b) -> rx.Var:
     return rx.cond(a > b, a, b)
 
 
+def _count(number, one: str, many: str) -> rx.Var:
+    """A number and its noun, singular for exactly one ("1 visita", "3 visitas")."""
+    return number.to_string() + rx.cond(number == 1, " " + one, " " + many)
+
+
 def _height(value, peak) -> rx.Var:
     """A bar's height as a percentage of the tallest bar."""
     return (value * 100 / peak).to_string() + "%"
@@ -33,7 +38,11 @@ def _day_bars(day, peak) -> rx.Component:
         rx.el.span(class_name="stats-bar stats-bar-views", style={"height": _height(views, peak)}),
         rx.el.span(class_name="stats-bar stats-bar-clicks", style={"height": _height(clicks, peak)}),
         class_name="stats-day",
-        title=_field(day, "day", str) + ": " + views.to_string() + " visitas, " + clicks.to_string() + " clics",
+        title=_field(day, "day", str)
+        + ": "
+        + _count(views, "visita", "visitas")
+        + ", "
+        + _count(clicks, "clic", "clics"),
     )
 
 
@@ -56,12 +65,12 @@ def stats_chart(series: rx.Var) -> rx.Component:
     return rx.el.figure(
         rx.el.figcaption(
             "Últimos "
-            + series.length().to_string()
-            + " días: "
-            + views.to_string()
-            + " visitas y "
-            + clicks.to_string()
-            + " clics de contacto (WhatsApp y llamadas)."
+            + _count(series.length(), "día", "días")
+            + ": "
+            + _count(views, "visita", "visitas")
+            + " y "
+            + _count(clicks, "clic", "clics")
+            + " de contacto (WhatsApp y llamadas)."
         ),
         rx.el.div(
             rx.el.div(rx.foreach(series, lambda day: _day_bars(day, peak)), class_name="stats-bars"),

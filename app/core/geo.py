@@ -90,7 +90,7 @@ REGIONS: tuple[Region, ...] = (
     ),
     Region(
         "VS",
-        "Valparaiso",
+        "Valparaíso",
         "V",
         5,
         _communes(

@@ -5,7 +5,9 @@ from __future__ import annotations
 import reflex as rx
 
 from app.components.layout import guarded_content, page_frame
+from app.components.staff_table import stacked_cell
 from app.components.stats_chart import stats_chart
+from app.components.uploads import named_file_input
 from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
 from app.routes import ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
 from app.services.my_listings import AVAILABLE_NOW_HOURS
@@ -165,13 +167,13 @@ def _upgrade_option(option: rx.Var) -> rx.Component:
     )
 
 
+UPGRADE_COLUMNS = ("Mejora", "Estado", "Desde", "Hasta", "Monto")
+
+
 def _upgrade_row(row: rx.Var) -> rx.Component:
+    values = (row.name, row.status_label, row.starts, row.ends, row.amount)
     return rx.el.tr(
-        rx.el.td(row.name),
-        rx.el.td(row.status_label),
-        rx.el.td(row.starts),
-        rx.el.td(row.ends),
-        rx.el.td(row.amount),
+        *[stacked_cell(value, label) for value, label in zip(values, UPGRADE_COLUMNS, strict=True)], role="row"
     )
 
 
@@ -184,11 +186,14 @@ def _upgrades() -> rx.Component:
             rx.el.table(
                 rx.el.thead(
                     rx.el.tr(
-                        rx.el.th("Mejora"), rx.el.th("Estado"), rx.el.th("Desde"), rx.el.th("Hasta"), rx.el.th("Monto")
-                    )
+                        *[rx.el.th(label, scope="col", role="columnheader") for label in UPGRADE_COLUMNS], role="row"
+                    ),
+                    role="rowgroup",
                 ),
-                rx.el.tbody(rx.foreach(MyListingsState.upgrades, _upgrade_row)),
+                rx.el.tbody(rx.foreach(MyListingsState.upgrades, _upgrade_row), role="rowgroup"),
                 aria_label="Tus mejoras",
+                class_name="upgrades-table stack-table",
+                role="table",
             ),
             rx.el.p("Todavía no pediste mejoras para esta publicación.", class_name="muted"),
         ),
@@ -206,17 +211,20 @@ def _verification() -> rx.Component:
             MyListingsState.verification_reason != "",
             rx.el.p("Motivo: ", MyListingsState.verification_reason, class_name="muted"),
         ),
-        rx.upload(
-            rx.el.p("Arrastra la foto aquí o haz clic para elegirla."),
-            id=VERIFY_UPLOAD_ID,
-            multiple=False,
-            max_files=1,
-            max_size=MAX_BYTES,
-            accept=ACCEPTED_PHOTOS,
-            disabled=MyListingsState.sending,
-            on_drop=MyListingsState.send_verification(rx.upload_files(upload_id=VERIFY_UPLOAD_ID)),
-            on_drop_rejected=refused_in_browser,
-            class_name="upload-zone",
+        named_file_input(
+            rx.upload(
+                rx.el.p("Arrastra la foto aquí o haz clic para elegirla."),
+                id=VERIFY_UPLOAD_ID,
+                multiple=False,
+                max_files=1,
+                max_size=MAX_BYTES,
+                accept=ACCEPTED_PHOTOS,
+                disabled=MyListingsState.sending,
+                on_drop=MyListingsState.send_verification(rx.upload_files(upload_id=VERIFY_UPLOAD_ID)),
+                on_drop_rejected=refused_in_browser,
+                class_name="upload-zone",
+            ),
+            "Foto de verificación",
         ),
         rx.cond(MyListingsState.sending, rx.el.p("Enviando tu foto…", role="status")),
     )
@@ -243,6 +251,7 @@ def _dialog() -> rx.Component:
                 rx.fragment(),
             ),
             rx.dialog.close(rx.el.button("Cerrar", type="button", class_name="btn")),
+            class_name="my-dialog",
         ),
         open=MyListingsState.dialog != "",
         on_open_change=MyListingsState.close_dialog,

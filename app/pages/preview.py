@@ -36,6 +36,8 @@ from app.services.directory_view import TabLink, TierGroup
 
 PREVIEW_ID = "vista-previa"
 ALL_TAB_LABEL = "Ver todas"
+# The hidden h2 over the cards of /todas, whose names are h3 (no tier headings there).
+ALL_HEADING = "Todos los avisos"
 
 
 def _srcset(src: str) -> str:
@@ -48,12 +50,12 @@ def _srcset(src: str) -> str:
 def _photo(src: str, alt: str, *, first: bool, css: str, sizes: str, width: int, height: int) -> Markup:
     srcset = _srcset(src)
     return Markup(
-        '<img src="{src}"{srcset} sizes="{sizes}" alt="{alt}" loading="{loading}" decoding="async" '
+        '<img src="{src}"{srcset} alt="{alt}" loading="{loading}" decoding="async" '
         'class="{css}" width="{width}" height="{height}" fetchpriority="{priority}">'
     ).format(
         src=src,
-        srcset=Markup(' srcset="{}"').format(srcset) if srcset else "",
-        sizes=sizes,
+        # HTML allows sizes only together with a srcset.
+        srcset=Markup(' srcset="{}" sizes="{}"').format(srcset, sizes) if srcset else "",
         alt=alt,
         loading="eager" if first else "lazy",
         css=css,
@@ -89,13 +91,16 @@ def _card(card: ListingCard, *, lead: bool) -> Markup:
         )
         for index, src in enumerate(card.photos)
     )
+    focus = Markup(' tabindex="0"') if len(card.photos) > 1 else ""
     return Markup(
-        '<article class="card" data-testid="listing-card"><div class="strip" data-strip="">{photos}</div>'
-        '<a href="{url}" class="card-body" aria-label="Ver {name}"><h3 class="card-name">{name}</h3>'
+        '<article class="card" data-testid="listing-card">'
+        '<div class="strip" role="group" aria-label="Fotos de {name}"{focus} data-strip="">{photos}</div>'
+        '<a href="{url}" class="card-body"><h3 class="card-name">{name}</h3>'
         '<p class="card-meta">{age} años · {commune}</p>{badges}'
         '<p class="card-price">{price}<span class="muted"> / hora</span></p></a></article>'
     ).format(
         photos=photos,
+        focus=focus,
         url=card.url,
         name=card.display_name,
         age=card.age,
@@ -142,11 +147,13 @@ def _frame(content: Markup, theme_attributes: str, *, signed_in: bool = False) -
         '<a href="{report}" class="nav-link nav-report">Denunciar</a>{login}</div></nav></header>'
     ).format(home=PUBLIC_HOME, site=SITE_NAME, trans=TRANS_HOME, report=REPORT_PATH, login=login)
     return str(
-        Markup('<div id="{id}" class="radix-themes"{theme}><div class="site">{header}<main class="site-main">').format(
-            id=PREVIEW_ID, theme=Markup(theme_attributes), header=header
-        )
+        # A div with the main role, not <main>: the document holds the app's prerendered page too, with its
+        # own <main> (hidden while the preview shows), and HTML allows one visible <main>.
+        Markup(
+            '<div id="{id}" class="radix-themes"{theme}><div class="site">{header}<div class="site-main" role="main">'
+        ).format(id=PREVIEW_ID, theme=Markup(theme_attributes), header=header)
         + content
-        + Markup("</main></div></div>")
+        + Markup("</div></div></div>")
     )
 
 
@@ -200,7 +207,8 @@ def _city_listings(listings: CityListings) -> Markup:
     if listings.total == 0:
         return total + Markup('<p class="empty">No hay avisos que coincidan con este filtro.</p>')
     if listings.groups is None:
-        return total + _grid(listings.cards, lead=True)
+        heading = Markup('<h2 class="visually-hidden">{}</h2>').format(ALL_HEADING)
+        return total + heading + _grid(listings.cards, lead=True)
     return total + Markup("").join(
         Markup('<section class="tier-group"><h2 class="tier-heading tier-{slug}">{name}</h2>{grid}</section>').format(
             slug=group.slug, name=group.name, grid=_grid(group.cards, lead=index == 0)
@@ -225,16 +233,18 @@ def home_preview(
         )
         for region, cities in cities_by_region()
     )
+    # A first visit: the 18+ notice before the long list of cities, and no featured cards.
+    notice, shown = Markup(""), Markup("")
     if featured is None:
-        shown = age_notice(path)
+        notice = age_notice(path)
     elif featured:
-        shown = _grid(featured, lead=True)
+        shown = Markup("<h2>Destacadas</h2>") + _grid(featured, lead=True)
     else:
-        shown = Markup('<p class="empty">Aún no hay avisos destacados.</p>')
+        shown = Markup('<h2>Destacadas</h2><p class="empty">Aún no hay avisos destacados.</p>')
     content = Markup(
-        '<h1>{heading}</h1><p class="lead">Elige tu ciudad para ver los avisos publicados.</p>'
-        '<nav class="regions" aria-label="Ciudades">{regions}</nav><h2>Destacadas</h2>{shown}'
-    ).format(heading=heading, regions=regions, shown=shown)
+        '<h1>{heading}</h1>{notice}<p class="lead">Elige tu ciudad para ver los avisos publicados.</p>'
+        '<nav class="regions" aria-label="Ciudades">{regions}</nav>{shown}'
+    ).format(heading=heading, notice=notice, regions=regions, shown=shown)
     return _frame(content, theme_attributes)
 
 
@@ -281,7 +291,8 @@ def _detail_article(detail: ListingDetail) -> Markup:
     verified = Markup('<p class="muted">Verificada el {}</p>').format(detail.verified_on) if detail.verified_on else ""
     return Markup(
         '<article class="detail">'
-        '<section class="carousel" aria-label="Fotos"><div class="slides" data-index="0">{slides}</div></section>'
+        '<section class="carousel" aria-label="Fotos"><div class="slides" role="group" aria-label="Fotos de {name}"'
+        ' tabindex="0" data-index="0">{slides}</div></section>'
         '<div class="detail-info"><h1>{name}</h1><p class="card-meta">{age} años · {commune}, {city}</p>'
         '{badges}{notices}<div class="contact">{contact}</div><h2>Descripción</h2><p class="description">{description}</p>'
         '<h2>Tarifas</h2><table class="rates"><tbody>{rates}</tbody></table>{services}'

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.components.age_gate import adults_only
+from app.components.age_gate import adults_only, age_notice_first
 from app.components.cards import badges, card_grid
 from app.components.carousel import carousel
 from app.components.layout import READY_ATTRIBUTE, page_frame
 from app.core.geo import cities_by_region
+from app.pages.preview import ALL_HEADING
 from app.routes import ALL_SEGMENT, REPORT_LISTING_PARAM, REPORT_PATH
-from app.states.public import DirectoryState, TierGroup
+from app.states.public import AgeGateState, DirectoryState, TierGroup
 
 
 def _city_links() -> rx.Component:
@@ -38,20 +39,29 @@ def _city_links() -> rx.Component:
 
 
 def _home() -> rx.Component:
+    # A first visit meets the 18+ notice before the long list of cities (the featured cards wait for it).
     return rx.fragment(
         rx.el.h1(DirectoryState.heading),
+        age_notice_first(),
         rx.el.p("Elige tu ciudad para ver los avisos publicados.", class_name="lead"),
         _city_links(),
-        rx.el.h2("Destacadas"),
-        adults_only(
-            rx.el.div(
-                rx.cond(
-                    DirectoryState.featured.length() > 0,
-                    card_grid(DirectoryState.featured),
-                    rx.el.p("Aún no hay avisos destacados.", class_name="empty"),
+        rx.cond(
+            rx.State.is_hydrated,
+            rx.cond(
+                AgeGateState.accepted,
+                rx.fragment(
+                    rx.el.h2("Destacadas"),
+                    rx.el.div(
+                        rx.cond(
+                            DirectoryState.featured.length() > 0,
+                            card_grid(DirectoryState.featured),
+                            rx.el.p("Aún no hay avisos destacados.", class_name="empty"),
+                        ),
+                        custom_attrs={READY_ATTRIBUTE: DirectoryState.shown_path},
+                    ),
                 ),
-                custom_attrs={READY_ATTRIBUTE: DirectoryState.shown_path},
-            )
+            ),
+            rx.el.p("Cargando…", class_name="loading"),
         ),
     )
 
@@ -117,7 +127,8 @@ def _listing_area() -> rx.Component:
             rx.el.p("No hay avisos que coincidan con este filtro.", class_name="empty"),
             rx.cond(
                 DirectoryState.view == "all",
-                card_grid(DirectoryState.cards),
+                # The cards' names are h3, under an h2 as on the tier tabs (preview.ALL_HEADING).
+                rx.fragment(rx.el.h2(ALL_HEADING, class_name="visually-hidden"), card_grid(DirectoryState.cards)),
                 rx.foreach(DirectoryState.groups, _group),
             ),
         ),

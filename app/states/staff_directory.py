@@ -7,12 +7,14 @@ and nowhere else; only an administrator deletes an advertiser or touches agencie
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, ClassVar
 
 import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.dates import format_date
 from app.services import catalogues, staff_directory
 from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, nationalities
 from app.services.staff import TableQuery
@@ -67,6 +69,11 @@ ADVERTISERS_SPEC = TableSpec(
 )
 
 
+def site_day(iso_day: str) -> str:
+    """A day as the rest of the site writes it, año/mes/día ("1994/09/30"), like the wizard's date fields."""
+    return format_date(date.fromisoformat(iso_day), "YYYY/MM/DD")
+
+
 def _document_label(row: dict[str, Any]) -> str:
     return f"Pasaporte {row['passport']}" if row["document"] == DOCUMENT_PASSPORT else f"RUT {row['rut']}"
 
@@ -79,7 +86,9 @@ class AdvertisersTableState(StaffTableState, rx.State):
     @staticmethod
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
         found = staff_directory.list_advertisers(session=session, actor_uid=actor.uid, query=query)
-        return [table_cells(row) | {"document_label": _document_label(row)} for row in found.rows], found.total
+        return [
+            table_cells(row, {"birth_date": site_day}) | {"document_label": _document_label(row)} for row in found.rows
+        ], found.total
 
     @staticmethod
     def _options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
@@ -92,7 +101,8 @@ class AdvertisersTableState(StaffTableState, rx.State):
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
-        return form_values(staff_directory.get_advertiser(session=session, actor_uid=actor.uid, uid=uid))
+        row = staff_directory.get_advertiser(session=session, actor_uid=actor.uid, uid=uid)
+        return form_values(row | {"birth_date": site_day(row["birth_date"])})
 
     @staticmethod
     def _create(session: Session, *, actor: Actor, values: dict[str, Any]) -> None:

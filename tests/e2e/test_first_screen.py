@@ -10,6 +10,8 @@ app.seo.render_structured_data).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -156,7 +158,8 @@ def test_listings_and_their_links_are_in_the_document_without_javascript(browser
         # Styled by the site's CSS inlined in the document; the build's stylesheet waits for site.js.
         expect(page.locator(".grid").first).to_have_css("display", "grid")
         expect(page.locator("link[data-media]")).to_have_attribute("media", "print")
-        link = page.get_by_role("link", name=f"Ver {site.names['diamante']}")
+        # The card link is named by its visible text: name, age, commune, badges and price.
+        link = page.get_by_role("link", name=re.compile(rf"^{site.names['diamante']} \d+ años"))
         link.click()
         expect(page.get_by_role("heading", name=site.names["diamante"], level=1)).to_be_visible()
         expect(page.locator(".detail img").first).to_have_attribute("loading", "eager")

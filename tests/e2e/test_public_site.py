@@ -134,7 +134,7 @@ def test_card_opens_its_detail_with_carousel_contact_and_report_link(page: Page,
     _city(page)
     page.mouse.wheel(0, 600)
     name = site.names["diamante"]
-    page.get_by_role("link", name=f"Ver {name}").click()
+    page.get_by_role("link", name=re.compile(rf"^{name} \d+ años")).click()
     page.wait_for_url(re.compile(rf"/escorts/{CITY}/catalina/{site.uids['diamante']}$"))
     expect(page.get_by_role("heading", name=name, level=1)).to_be_visible()
     assert page.evaluate("[window.scrollX, window.scrollY]") == [0, 0]

@@ -102,7 +102,7 @@ class TestRegions:
         assert [r.name for r in REGIONS] == [
             "Atacama",
             "Coquimbo",
-            "Valparaiso",
+            "Valparaíso",
             "Metropolitana de Santiago",
             "Libertador O'Higgins",
             "Maule",

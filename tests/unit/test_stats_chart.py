@@ -97,3 +97,11 @@ def test_clicks_above_views_set_the_scale_and_a_quiet_month_draws_flat_bars():
 def test_the_chart_takes_a_var_typed_as_a_list_of_day_stats():
     series = rx.Var(_js_expr="series", _var_type=list[DayStat]).guess_type()
     assert "stats-chart" in str(stats_chart(series))
+
+
+def test_one_visit_and_one_click_are_singular():
+    tree = _render([DayStat(day="21/11", views=1, clicks=1)])
+    [caption] = _all(tree, lambda node: node["tag"] == "figcaption")
+    assert _text(caption) == "Últimos 1 día: 1 visita y 1 clic de contacto (WhatsApp y llamadas)."
+    [day] = _with_class(tree, "stats-day")
+    assert day["props"]["title"] == "21/11: 1 visita, 1 clic"
