@@ -142,6 +142,16 @@ def textarea_field(
     )
 
 
+def labelled_upload(label: str, *children: rx.Component, **props) -> rx.Component:
+    """``rx.upload`` whose file input has an accessible name (Reflex renders that input with no props of ours)."""
+    zone = rx.upload(*children, **props)
+    file_input = zone.children[0].children[0]
+    if not isinstance(file_input, rx.el.elements.Input):
+        raise TypeError("rx.upload no longer renders its file input first: label it another way")
+    file_input.custom_attrs["aria-label"] = label
+    return zone
+
+
 def checkbox_field(label: str, name: str, **props) -> rx.Component:
     """A checkbox with its label after it."""
     return rx.el.label(rx.el.input(type="checkbox", name=name, **props), " ", label, class_name="check")

@@ -8,6 +8,7 @@ from app.components.forms import (
     checkbox_field,
     date_field,
     form_alert,
+    labelled_upload,
     select_field,
     text_field,
     textarea_field,
@@ -370,7 +371,8 @@ def _refused(item: rx.Var) -> rx.Component:
 
 
 def _upload_zone() -> rx.Component:
-    zone = rx.upload(
+    return labelled_upload(
+        UPLOAD_LABEL,
         rx.el.p("Arrastra tus fotos aquí o haz clic para elegirlas."),
         id=UPLOAD_ID,
         multiple=True,
@@ -384,9 +386,6 @@ def _upload_zone() -> rx.Component:
         on_drop_rejected=lambda rejected: WizardState.refuse_files(_rejected_files(rejected)),
         class_name="upload-zone",
     )
-    # Reflex renders the file input itself with no way to pass it props: name it here.
-    zone.children[0].children[0].custom_attrs["aria-label"] = UPLOAD_LABEL
-    return zone
 
 
 def _photos() -> rx.Component:
