@@ -1,13 +1,55 @@
-"""Form pieces every form shares: a labelled input with its error, and the form-level alert."""
+"""Form pieces every form shares: a labelled control with its error, and the form-level alert.
+
+Forms are ``novalidate``: the browser's own checks would stop them in the browser's
+language; the server's Spanish messages under the fields are the only ones.
+A control's ``aria-describedby`` names its hint and its error only when they are shown,
+and, given ``on_clear``, a field's message goes away as soon as that field changes.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import reflex as rx
+
+# Called with a field's name, it gives the event that takes that field's message away.
+Clear = Callable[[str], rx.event.EventSpec]
 
 
 def form_alert(text: rx.Var) -> rx.Component:
     """The form-level error, announced to screen readers (role="alert") when there is one."""
     return rx.cond(text != "", rx.el.p(text, role="alert", class_name="form-error"))
+
+
+def _described_by(ids: list[str], message: rx.Var | None, error_id: str) -> rx.Var | str | None:
+    """The ids a control is described by (its hint, its error while shown), or None: never an empty attribute."""
+    if message is None:
+        return " ".join(ids) or None
+    with_error = " ".join([*ids, error_id])
+    return rx.cond(message != "", with_error, " ".join(ids) or None)
+
+
+def _control(
+    field_id: str, name: str, errors: rx.Var | None, on_clear: Clear | None, props: dict, hint_id: str = ""
+) -> tuple[dict, list[rx.Component]]:
+    """The props of a control (aria attributes, clearing its message on change) and its error paragraph."""
+    message = errors.get(name, "") if errors is not None else None
+    error_id = f"{field_id}-error"
+    attrs = dict(props.pop("custom_attrs", {}))
+    described = _described_by([hint_id] if hint_id else [], message, error_id)
+    if described is not None:
+        attrs["aria-describedby"] = described
+    error: list[rx.Component] = []
+    if message is not None:
+        attrs["aria-invalid"] = rx.cond(message != "", "true", "false")
+        error = [rx.cond(message != "", rx.el.p(message, id=error_id, role="alert", class_name="field-error"))]
+        if on_clear is not None:
+            forget = rx.cond(message != "", on_clear(name), rx.noop())
+            own = props.pop("on_change", None)
+            props["on_change"] = [*(own if isinstance(own, list) else [own] if own is not None else []), forget]
+    if attrs:
+        props["custom_attrs"] = attrs
+    return props, error
 
 
 def text_field(
@@ -16,37 +58,33 @@ def text_field(
     name: str,
     *,
     type_: str = "text",
-    auto_complete: str = "",
+    auto_complete: str | None = None,
     errors: rx.Var | None = None,
+    on_clear: Clear | None = None,
     **props,
 ) -> rx.Component:
     """A label, its input (id ``{form}-{name}``) and, when ``errors`` holds one under ``name``, its error."""
     field_id = f"{form}-{name}"
-    error_id = f"{field_id}-error"
-    children: list[rx.Component] = [rx.el.label(label, html_for=field_id)]
-    if errors is None:
-        children.append(rx.el.input(id=field_id, name=name, type=type_, auto_complete=auto_complete, **props))
-    else:
-        message = errors.get(name, "")
-        children.append(
-            rx.el.input(
-                id=field_id,
-                name=name,
-                type=type_,
-                auto_complete=auto_complete,
-                custom_attrs={
-                    "aria-invalid": rx.cond(message != "", "true", "false"),
-                    "aria-describedby": rx.cond(message != "", error_id, ""),
-                },
-                **props,
-            )
-        )
-        children.append(rx.cond(message != "", rx.el.p(message, id=error_id, role="alert", class_name="field-error")))
-    return rx.el.div(*children, class_name="field")
+    if auto_complete:
+        props["auto_complete"] = auto_complete
+    props, error = _control(field_id, name, errors, on_clear, props)
+    return rx.el.div(
+        rx.el.label(label, html_for=field_id),
+        rx.el.input(id=field_id, name=name, type=type_, **props),
+        *error,
+        class_name="field",
+    )
 
 
 def password_field(
-    form: str, label: str, name: str, auto_complete: str, *, max_length: int, errors: rx.Var | None = None
+    form: str,
+    label: str,
+    name: str,
+    auto_complete: str,
+    *,
+    max_length: int,
+    errors: rx.Var | None = None,
+    on_clear: Clear | None = None,
 ) -> rx.Component:
     """A required password input."""
     return text_field(
@@ -56,22 +94,10 @@ def password_field(
         type_="password",
         auto_complete=auto_complete,
         errors=errors,
+        on_clear=on_clear,
         required=True,
         max_length=max_length,
     )
-
-
-def _error_parts(field_id: str, name: str, errors: rx.Var | None) -> tuple[dict, list[rx.Component]]:
-    """The aria attributes of a control and its error paragraph, when ``errors`` may hold one under ``name``."""
-    if errors is None:
-        return {}, []
-    message = errors.get(name, "")
-    error_id = f"{field_id}-error"
-    attrs = {
-        "aria-invalid": rx.cond(message != "", "true", "false"),
-        "aria-describedby": rx.cond(message != "", error_id, ""),
-    }
-    return attrs, [rx.cond(message != "", rx.el.p(message, id=error_id, role="alert", class_name="field-error"))]
 
 
 def select_field(
@@ -82,11 +108,12 @@ def select_field(
     *,
     placeholder: str = "Elige…",
     errors: rx.Var | None = None,
+    on_clear: Clear | None = None,
     **props,
 ) -> rx.Component:
     """A label and its select; ``options`` is a list var of [value, text] pairs."""
     field_id = f"{form}-{name}"
-    attrs, error = _error_parts(field_id, name, errors)
+    props, error = _control(field_id, name, errors, on_clear, props)
     return rx.el.div(
         rx.el.label(label, html_for=field_id),
         rx.el.select(
@@ -94,7 +121,6 @@ def select_field(
             rx.foreach(options, lambda option: rx.el.option(option[1], value=option[0])),
             id=field_id,
             name=name,
-            custom_attrs=attrs,
             **props,
         ),
         *error,
@@ -102,16 +128,28 @@ def select_field(
     )
 
 
-def textarea_field(form: str, label: str, name: str, *, errors: rx.Var | None = None, **props) -> rx.Component:
+def textarea_field(
+    form: str, label: str, name: str, *, errors: rx.Var | None = None, on_clear: Clear | None = None, **props
+) -> rx.Component:
     """A label and its text area."""
     field_id = f"{form}-{name}"
-    attrs, error = _error_parts(field_id, name, errors)
+    props, error = _control(field_id, name, errors, on_clear, props)
     return rx.el.div(
         rx.el.label(label, html_for=field_id),
-        rx.el.textarea(id=field_id, name=name, custom_attrs=attrs, **props),
+        rx.el.textarea(id=field_id, name=name, **props),
         *error,
         class_name="field",
     )
+
+
+def labelled_upload(label: str, *children: rx.Component, **props) -> rx.Component:
+    """``rx.upload`` whose file input has an accessible name (Reflex renders that input with no props of ours)."""
+    zone = rx.upload(*children, **props)
+    file_input = zone.children[0].children[0]
+    if not isinstance(file_input, rx.el.elements.Input):
+        raise TypeError("rx.upload no longer renders its file input first: label it another way")
+    file_input.custom_attrs["aria-label"] = label
+    return zone
 
 
 def checkbox_field(label: str, name: str, **props) -> rx.Component:
@@ -120,16 +158,27 @@ def checkbox_field(label: str, name: str, **props) -> rx.Component:
 
 
 DATE_MASK = "aaaa/mm/dd"
-DATE_PATTERN = r"[0-9]{4}/[0-9]{2}/[0-9]{2}"
+DATE_HINT = "También puedes escribirla como día/mes/año, por ejemplo 12-04-1996."
 
 
-def date_field(form: str, label: str, name: str, *, on_pick, errors: rx.Var | None = None, **props) -> rx.Component:
-    """A date typed as año/mes/día (the mask of every date in the site), with a calendar to pick it.
+def date_field(
+    form: str,
+    label: str,
+    name: str,
+    *,
+    on_pick,
+    errors: rx.Var | None = None,
+    on_clear: Clear | None = None,
+    **props,
+) -> rx.Component:
+    """A date typed as año/mes/día or día/mes/año (with "/", "-" or "."), with a calendar to pick it.
 
+    No pattern: the server reads every shape and says what it could not read.
     ``on_pick`` receives the picked day as YYYY-MM-DD and should put it in the field's value as YYYY/MM/DD.
     """
     field_id = f"{form}-{name}"
-    attrs, error = _error_parts(field_id, name, errors)
+    hint_id = f"{field_id}-hint"
+    props, error = _control(field_id, name, errors, on_clear, props, hint_id=hint_id)
     return rx.el.div(
         rx.el.label(f"{label} ({DATE_MASK})", html_for=field_id),
         rx.el.div(
@@ -139,9 +188,7 @@ def date_field(form: str, label: str, name: str, *, on_pick, errors: rx.Var | No
                 type="text",
                 input_mode="numeric",
                 placeholder=DATE_MASK,
-                pattern=DATE_PATTERN,
                 max_length=10,
-                custom_attrs=attrs,
                 **props,
             ),
             rx.el.input(
@@ -152,6 +199,7 @@ def date_field(form: str, label: str, name: str, *, on_pick, errors: rx.Var | No
             ),
             class_name="date-field",
         ),
+        rx.el.p(DATE_HINT, id=hint_id, class_name="hint muted"),
         *error,
         class_name="field",
     )

@@ -77,7 +77,13 @@ def account_menu() -> rx.Component:
 
 def _password_field(label: str, name: str, auto_complete: str) -> rx.Component:
     return password_field(
-        "pw", label, name, auto_complete, max_length=MAX_PASSWORD_LENGTH, errors=PasswordDialogState.field_errors
+        "pw",
+        label,
+        name,
+        auto_complete,
+        max_length=MAX_PASSWORD_LENGTH,
+        errors=PasswordDialogState.field_errors,
+        on_clear=PasswordDialogState.clear_field_error,
     )
 
 
@@ -98,6 +104,7 @@ def password_dialog() -> rx.Component:
                     class_name="dialog-actions",
                 ),
                 on_submit=PasswordDialogState.change_password,
+                no_validate=True,  # the server's Spanish messages, under their fields
                 class_name="account-form",
             ),
         ),

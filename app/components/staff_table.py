@@ -221,6 +221,7 @@ def _form_dialog(state: type[StaffTableState]) -> rx.Component:
                 ),
                 on_submit=state.save,
                 reset_on_submit=False,
+                no_validate=True,
                 class_name="staff-form",
                 key=state.dialog + state.edit_uid,
             ),

@@ -120,8 +120,8 @@ def format_date(value: object, pattern: str) -> str:
 
 
 _TIME = r"(?: (?P<H>[0-9]{1,2}):(?P<m>[0-9]{2})(?::(?P<s>[0-9]{2}))?)?"
-_DMY = re.compile(r"(?P<d>[0-9]{1,2})(?P<sep>[-/])(?P<M>[0-9]{1,2})(?P=sep)(?P<Y>[0-9]{4})" + _TIME)
-_YMD = re.compile(r"(?P<Y>[0-9]{4})(?P<sep>[-/])(?P<M>[0-9]{1,2})(?P=sep)(?P<d>[0-9]{1,2})" + _TIME)
+_DMY = re.compile(r"(?P<d>[0-9]{1,2})(?P<sep>[-/.])(?P<M>[0-9]{1,2})(?P=sep)(?P<Y>[0-9]{4})" + _TIME)
+_YMD = re.compile(r"(?P<Y>[0-9]{4})(?P<sep>[-/.])(?P<M>[0-9]{1,2})(?P=sep)(?P<d>[0-9]{1,2})" + _TIME)
 _ISO = re.compile(
     r"(?P<Y>[0-9]{4})-(?P<M>[0-9]{2})-(?P<d>[0-9]{2})"
     r"T(?P<H>[0-9]{2}):(?P<m>[0-9]{2})(?::(?P<s>[0-9]{2})(?:[.,](?P<f>[0-9]{1,9}))?)?"
@@ -164,8 +164,9 @@ def parse_date(text: object) -> datetime | None:
     * ISO timestamps "YYYY-MM-DDTHH:mm[:ss[.fraction]][Z|+HH:MM|+HHMM|+HH]";
       with "Z" or an offset the result is converted to UTC and returned naive,
       without one the wall-clock time is returned as is.
-    * "DD-MM-YYYY", "DD/MM/YYYY", "YYYY-MM-DD", "YYYY/MM/DD" (day and month may
-      have 1 or 2 digits, one separator kind per date), each optionally followed by
+    * "DD-MM-YYYY", "DD/MM/YYYY", "DD.MM.YYYY", "YYYY-MM-DD", "YYYY/MM/DD",
+      "YYYY.MM.DD" (day and month may have 1 or 2 digits, one separator kind
+      per date), each optionally followed by
       a space and "HH:mm" or "HH:mm:ss"; the time defaults to 00:00:00.
 
     Impossible dates or times (31-02-2024, 24:00) and any other text give None,
@@ -181,4 +182,18 @@ def parse_date(text: object) -> datetime | None:
                 return _build(match)
             except (ValueError, OverflowError):
                 return None
+    return None
+
+
+def date_parts(text: object) -> tuple[int, int, int] | None:
+    """(year, month, day) as written in a day/month/year or year/month/day text, even an impossible one.
+
+    None when the text has neither shape. Lets a form say what it could not read (month 13, April 31).
+    """
+    if not isinstance(text, str):
+        return None
+    for regex in (_YMD, _DMY):
+        match = regex.fullmatch(text.strip())
+        if match is not None:
+            return int(match["Y"]), int(match["M"]), int(match["d"])
     return None

@@ -9,13 +9,22 @@ from app.components.layout import page_frame
 from app.identity.provider import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from app.routes import LOGIN
 from app.states.account import AccountActionState, LoginState
+from app.states.forms import FormState
 
 MAX_EMAIL_LENGTH = 254
 PASSWORD_HINT = f"Entre {MIN_PASSWORD_LENGTH} y {MAX_PASSWORD_LENGTH} caracteres; evita contraseñas comunes."
 
 
-def _password(form: str, label: str, name: str, auto_complete: str, errors: rx.Var) -> rx.Component:
-    return password_field(form, label, name, auto_complete, max_length=MAX_PASSWORD_LENGTH, errors=errors)
+def _password(form: str, label: str, name: str, auto_complete: str, state: type[FormState]) -> rx.Component:
+    return password_field(
+        form,
+        label,
+        name,
+        auto_complete,
+        max_length=MAX_PASSWORD_LENGTH,
+        errors=state.field_errors,
+        on_clear=state.clear_field_error,
+    )
 
 
 def _email(form: str) -> rx.Component:
@@ -29,6 +38,7 @@ def _email(form: str) -> rx.Component:
         required=True,
         max_length=MAX_EMAIL_LENGTH,
         errors=LoginState.field_errors,
+        on_clear=LoginState.clear_field_error,
     )
 
 
@@ -47,10 +57,11 @@ def sign_in_form() -> rx.Component:
     return rx.el.form(
         rx.el.h2("Ingresar"),
         _email("signin"),
-        _password("signin", "Contraseña", "password", "current-password", LoginState.field_errors),
+        _password("signin", "Contraseña", "password", "current-password", LoginState),
         form_alert(LoginState.error),
         rx.el.button("Ingresar", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.sign_in,
+        no_validate=True,
         hidden=LoginState.tab != "ingresar",
         class_name="account-form",
         aria_label="Ingresar",
@@ -69,10 +80,11 @@ def sign_up_form() -> rx.Component:
             auto_complete="nickname",
             max_length=80,
             errors=LoginState.field_errors,
+            on_clear=LoginState.clear_field_error,
         ),
-        _password("signup", "Contraseña", "password", "new-password", LoginState.field_errors),
+        _password("signup", "Contraseña", "password", "new-password", LoginState),
         rx.el.p(PASSWORD_HINT, class_name="muted hint"),
-        _password("signup", "Repite la contraseña", "password_confirm", "new-password", LoginState.field_errors),
+        _password("signup", "Repite la contraseña", "password_confirm", "new-password", LoginState),
         rx.el.fieldset(
             rx.el.legend("Quiero…"),
             rx.el.label(
@@ -93,6 +105,7 @@ def sign_up_form() -> rx.Component:
         form_alert(LoginState.error),
         rx.el.button("Crear cuenta", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.sign_up,
+        no_validate=True,
         hidden=LoginState.tab != "registro",
         class_name="account-form",
         aria_label="Crear cuenta",
@@ -109,6 +122,7 @@ def reset_request_form() -> rx.Component:
         rx.cond(LoginState.notice != "", rx.el.p(LoginState.notice, role="status", class_name="form-notice")),
         rx.el.button("Enviar enlace", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.request_reset,
+        no_validate=True,
         hidden=LoginState.tab != "recuperar",
         class_name="account-form",
         aria_label="Recuperar contraseña",
@@ -158,16 +172,15 @@ def signup_successful_page() -> rx.Component:
 def _reset_form() -> rx.Component:
     return rx.el.form(
         rx.el.h2("Elige una nueva contraseña"),
-        _password("reset", "Nueva contraseña", "password", "new-password", AccountActionState.field_errors),
+        _password("reset", "Nueva contraseña", "password", "new-password", AccountActionState),
         rx.el.p(PASSWORD_HINT, class_name="muted hint"),
-        _password(
-            "reset", "Repite la nueva contraseña", "password_confirm", "new-password", AccountActionState.field_errors
-        ),
+        _password("reset", "Repite la nueva contraseña", "password_confirm", "new-password", AccountActionState),
         form_alert(AccountActionState.error),
         rx.el.button(
             "Guardar contraseña", type="submit", disabled=AccountActionState.busy, class_name="btn btn-primary"
         ),
         on_submit=AccountActionState.reset_password,
+        no_validate=True,
         class_name="account-form",
         aria_label="Nueva contraseña",
     )

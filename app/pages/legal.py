@@ -15,6 +15,7 @@ from app.states.report import KIND_OPTIONS, ReportState
 def report_form() -> rx.Component:
     """The public report form; stores a report for staff. A refusal shows under its field."""
     errors = ReportState.field_errors
+    clear = ReportState.clear_field_error
     return rx.cond(
         ReportState.sent,
         rx.el.div(
@@ -33,6 +34,7 @@ def report_form() -> rx.Component:
                 rx.Var.create(KIND_OPTIONS),
                 placeholder="Elige una opción",
                 errors=errors,
+                on_clear=clear,
                 required=True,
             ),
             text_field(
@@ -40,6 +42,7 @@ def report_form() -> rx.Component:
                 "Publicación (opcional)",
                 "listing_uid",
                 errors=errors,
+                on_clear=clear,
                 default_value=ReportState.listing_uid,
                 key=ReportState.listing_uid,
                 max_length=40,
@@ -51,6 +54,7 @@ def report_form() -> rx.Component:
                 "¿Qué está pasando?",
                 "message",
                 errors=errors,
+                on_clear=clear,
                 rows=6,
                 max_length=MESSAGE_MAX,
                 placeholder="Describe la situación con el mayor detalle posible.",
@@ -60,6 +64,7 @@ def report_form() -> rx.Component:
                 "Contacto (opcional): correo o teléfono",
                 "contact",
                 errors=errors,
+                on_clear=clear,
                 max_length=254,
                 auto_complete="on",  # an e-mail address or a phone number: no one token names both
             ),
@@ -71,6 +76,7 @@ def report_form() -> rx.Component:
             form_alert(ReportState.error),
             rx.el.button("Enviar reporte", type="submit", disabled=ReportState.busy, class_name="btn btn-primary"),
             on_submit=ReportState.submit,
+            no_validate=True,
             class_name="report-form",
             aria_label="Formulario de reporte",
         ),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import reflex as rx
 
+from app.components.forms import labelled_upload
 from app.components.layout import guarded_content, page_frame
 from app.components.staff_table import stacked_cell
 from app.components.stats_chart import stats_chart
-from app.components.uploads import named_file_input
 from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
 from app.routes import ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
 from app.services.my_listings import AVAILABLE_NOW_HOURS
@@ -68,6 +68,7 @@ def _copy(row: rx.Var) -> rx.Component:
         ),
         rx.el.button("Copiar", type="submit", class_name="btn"),
         on_submit=MyListingsState.copy_to_city,
+        no_validate=True,
         class_name="inline-form",
         aria_label="Copiar a otra ciudad",
     )
@@ -211,20 +212,18 @@ def _verification() -> rx.Component:
             MyListingsState.verification_reason != "",
             rx.el.p("Motivo: ", MyListingsState.verification_reason, class_name="muted"),
         ),
-        named_file_input(
-            rx.upload(
-                rx.el.p("Arrastra la foto aquí o haz clic para elegirla."),
-                id=VERIFY_UPLOAD_ID,
-                multiple=False,
-                max_files=1,
-                max_size=MAX_BYTES,
-                accept=ACCEPTED_PHOTOS,
-                disabled=MyListingsState.sending,
-                on_drop=MyListingsState.send_verification(rx.upload_files(upload_id=VERIFY_UPLOAD_ID)),
-                on_drop_rejected=refused_in_browser,
-                class_name="upload-zone",
-            ),
+        labelled_upload(
             "Foto de verificación",
+            rx.el.p("Arrastra la foto aquí o haz clic para elegirla."),
+            id=VERIFY_UPLOAD_ID,
+            multiple=False,
+            max_files=1,
+            max_size=MAX_BYTES,
+            accept=ACCEPTED_PHOTOS,
+            disabled=MyListingsState.sending,
+            on_drop=MyListingsState.send_verification(rx.upload_files(upload_id=VERIFY_UPLOAD_ID)),
+            on_drop_rejected=refused_in_browser,
+            class_name="upload-zone",
         ),
         rx.cond(MyListingsState.sending, rx.el.p("Enviando tu foto…", role="status")),
     )

@@ -220,6 +220,7 @@ def _reject_dialog() -> rx.Component:
                     class_name="dialog-actions",
                 ),
                 on_submit=ReviewQueueState.reject,
+                no_validate=True,
                 class_name="staff-form",
             ),
             class_name="staff-dialog queue-dialog",

@@ -53,6 +53,7 @@ def _unpublish_dialog() -> rx.Component:
                 ),
                 on_submit=state.unpublish,
                 reset_on_submit=True,
+                no_validate=True,
                 class_name="staff-form",
             ),
             class_name="staff-dialog",

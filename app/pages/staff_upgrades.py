@@ -75,6 +75,7 @@ def _approve_form() -> rx.Component:
         _actions("Aprobar"),
         on_submit=S.approve,
         reset_on_submit=False,
+        no_validate=True,
         class_name="staff-form",
         aria_label="Aprobar mejora",
     )
@@ -89,6 +90,7 @@ def _deny_form() -> rx.Component:
         _actions("Rechazar"),
         on_submit=S.deny,
         reset_on_submit=False,
+        no_validate=True,
         class_name="staff-form",
         aria_label="Rechazar mejora",
     )

@@ -8,6 +8,7 @@ from app.components.forms import (
     checkbox_field,
     date_field,
     form_alert,
+    labelled_upload,
     select_field,
     text_field,
     textarea_field,
@@ -19,7 +20,7 @@ from app.services.listing_photos import MAX_PHOTOS
 from app.services.my_listings import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.photos import MAX_BYTES
 from app.states.areas import AreaState
-from app.states.wizard import WizardState
+from app.states.wizard import STEP_FIELD, WizardState
 
 FORM = "wizard"
 UPLOAD_ID = "fotos"
@@ -32,6 +33,7 @@ ACCEPTED_PHOTOS = {
     "image/heif": [".heif"],
 }
 EDITING_NOTE = "Tus cambios se revisarán antes de publicarse; mientras tanto se sigue viendo la versión publicada."
+UPLOAD_LABEL = "Elegir fotos para subir"
 REFUSED_IN_BROWSER = "No se aceptaron algunos archivos: sube fotos JPEG, PNG, WebP o HEIC de hasta 15 MB. "
 
 
@@ -39,14 +41,15 @@ def _value(name: str) -> rx.Var:
     return WizardState.values.get(name, "")
 
 
+FIELD_MESSAGES = {"errors": WizardState.field_errors, "on_clear": WizardState.clear_field_error}
+
+
 def _text(label: str, name: str, **props) -> rx.Component:
-    return text_field(FORM, label, name, default_value=_value(name), errors=WizardState.field_errors, **props)
+    return text_field(FORM, label, name, default_value=_value(name), **FIELD_MESSAGES, **props)
 
 
 def _select(label: str, name: str, options: rx.Var, **props) -> rx.Component:
-    return select_field(
-        FORM, label, name, options, default_value=_value(name), errors=WizardState.field_errors, **props
-    )
+    return select_field(FORM, label, name, options, default_value=_value(name), **FIELD_MESSAGES, **props)
 
 
 def _date(label: str, name: str) -> rx.Component:
@@ -58,7 +61,7 @@ def _date(label: str, name: str) -> rx.Component:
         default_value=_value(name),
         # A date picked in the calendar changes the value: the input remounts showing it.
         key=_value(name),
-        errors=WizardState.field_errors,
+        **FIELD_MESSAGES,
     )
 
 
@@ -69,7 +72,13 @@ def _choices(legend: str, name: str, options: rx.Var) -> rx.Component:
         rx.foreach(
             options,
             lambda option: rx.el.label(
-                rx.el.input(type="radio", name=name, value=option[0], default_checked=_value(name) == option[0]),
+                rx.el.input(
+                    type="radio",
+                    name=name,
+                    value=option[0],
+                    default_checked=_value(name) == option[0],
+                    on_change=_forget(name),
+                ),
                 " ",
                 option[1],
             ),
@@ -77,6 +86,11 @@ def _choices(legend: str, name: str, options: rx.Var) -> rx.Component:
         _field_error(name),
         class_name="choices",
     )
+
+
+def _forget(name: str) -> rx.Var:
+    """Take a message away when its field changes (no event at all while it has none)."""
+    return rx.cond(WizardState.field_errors.get(name, "") != "", WizardState.clear_field_error(name), rx.noop())
 
 
 def _field_error(name: str) -> rx.Component:
@@ -117,7 +131,14 @@ def _nav(number: int) -> rx.Component:
     )
     return rx.el.div(
         back,
-        rx.el.button("Guardar y seguir", type="submit", disabled=WizardState.busy, class_name="btn btn-primary"),
+        rx.el.button(
+            "Guardar y seguir",
+            type="submit",
+            # Busy until the server answers, and while photos upload: the step waits for them.
+            disabled=WizardState.busy | WizardState.uploading | WizardState.processing,
+            custom_attrs={"aria-busy": rx.cond(WizardState.busy, "true", "false")},
+            class_name="btn btn-primary",
+        ),
         class_name="wizard-nav",
     )
 
@@ -126,10 +147,13 @@ def _step_form(number: int, *children: rx.Component) -> rx.Component:
     step = STEP_BY_NUMBER[number]
     return rx.el.form(
         rx.el.h2(step.title),
+        # The step this form saves: a late second submit of an earlier step is ignored by the server.
+        rx.el.input(type="hidden", name=STEP_FIELD, value=str(number)),
         *children,
         form_alert(WizardState.error),
         _nav(number),
         on_submit=WizardState.save,
+        no_validate=True,
         key=WizardState.form_key,
         class_name="wizard-form",
         aria_label=step.title,
@@ -194,19 +218,18 @@ def _about() -> rx.Component:
     return _step_form(
         4,
         _text("Nombre del aviso", "display_name", max_length=60),
-        _text("Edad", "age", type_="number", min=18, max=99),
+        _text("Edad", "age", input_mode="numeric", max_length=3),
         textarea_field(
             FORM,
             "Descripción",
             "description",
             default_value=_value("description"),
             rows=6,
-            max_length=4000,
-            errors=WizardState.field_errors,
+            **FIELD_MESSAGES,
         ),
         rx.el.div(
             checkbox_field("Actriz porno", "porn_actress", default_checked=_value("porn_actress") == "true"),
-            checkbox_field("Curvy", "curvy", default_checked=_value("curvy") == "true"),
+            checkbox_field("Culonas", "curvy", default_checked=_value("curvy") == "true"),
             checkbox_field("Tengo video", "has_video", default_checked=_value("has_video") == "true"),
             class_name="choices",
         ),
@@ -216,7 +239,10 @@ def _about() -> rx.Component:
                 rx.foreach(
                     WizardState.service_options,
                     lambda option: checkbox_field(
-                        option[1], "service_" + option[0], default_checked=WizardState.services.contains(option[0])
+                        option[1],
+                        "service_" + option[0],
+                        default_checked=WizardState.services.contains(option[0]),
+                        on_change=_forget("services"),
                     ),
                 ),
                 class_name="wizard-services",
@@ -246,41 +272,60 @@ def _rates() -> rx.Component:
 
 
 def _schedule_row(row: rx.Var) -> rx.Component:
+    """One day: its name, from and to pickers, and "No atiendo"; wraps onto two lines on a phone."""
     key, label = row[0], row[1]
-    return rx.el.tr(
-        rx.el.th(label, scope="row"),
-        rx.el.td(
+    forget = _forget("schedule")
+    return rx.el.fieldset(
+        rx.el.legend(label, class_name="schedule-day"),
+        rx.el.label(
+            "Desde ",
             rx.el.input(
-                type="time", name="from_" + key, default_value=row[2], custom_attrs={"aria-label": "Desde el " + label}
-            )
+                type="time",
+                name="from_" + key,
+                default_value=row[2],
+                on_change=forget,
+                custom_attrs={"aria-label": "Desde el " + label},
+            ),
+            class_name="schedule-time",
         ),
-        rx.el.td(
+        rx.el.label(
+            "Hasta ",
             rx.el.input(
-                type="time", name="to_" + key, default_value=row[3], custom_attrs={"aria-label": "Hasta el " + label}
-            )
+                type="time",
+                name="to_" + key,
+                default_value=row[3],
+                on_change=forget,
+                custom_attrs={"aria-label": "Hasta el " + label},
+            ),
+            class_name="schedule-time",
         ),
-        rx.el.td(
-            rx.el.label(
-                rx.el.input(
-                    type="checkbox",
-                    name="closed_" + key,
-                    default_checked=row[4] == "true",
-                    custom_attrs={"aria-label": "No atiendo el " + label},
-                ),
-                " No atiendo",
-            )
+        rx.el.label(
+            rx.el.input(
+                type="checkbox",
+                name="closed_" + key,
+                default_checked=row[4] == "true",
+                on_change=forget,
+                custom_attrs={"aria-label": "No atiendo el " + label},
+            ),
+            " No atiendo",
+            class_name="check",
         ),
+        class_name="schedule-row",
     )
 
 
 def _availability() -> rx.Component:
     return _step_form(
         6,
-        rx.el.table(
-            rx.el.thead(rx.el.tr(rx.el.th("Día"), rx.el.th("Desde"), rx.el.th("Hasta"), rx.el.th("Cerrado"))),
-            rx.el.tbody(rx.foreach(WizardState.schedule_rows, _schedule_row)),
-            class_name="wizard-schedule",
+        rx.el.div(
+            rx.el.p(
+                "Para cada día elige la hora de inicio y la de término, o marca «No atiendo».",
+                class_name="muted",
+            ),
+            rx.foreach(WizardState.schedule_rows, _schedule_row),
+            role="group",
             aria_label="Horario semanal",
+            class_name="wizard-schedule",
         ),
         _field_error("schedule"),
         rx.el.h3("De pasada"),
@@ -323,10 +368,47 @@ def _photo(photo: rx.Var) -> rx.Component:
     )
 
 
+def _rejected_files(rejected: rx.Var) -> rx.Var:
+    """[file name, first reason code] of each file react-dropzone refused."""
+    return rejected.to(list).map(
+        lambda item: [
+            item.to(dict)["file"].to(dict)["name"].to(str),
+            item.to(dict)["errors"].to(list)[0].to(dict)["code"].to(str),
+        ]
+    )
+
+
 def refused_in_browser(rejected: rx.Var) -> rx.event.EventSpec:
     """The notice for files the browser refused before sending them (type or size), naming them."""
-    names = rejected.to(list).map(lambda item: item.to(dict)["file"].to(dict)["path"].to(str)).join(", ")
+    names = rejected.to(list).map(lambda item: item.to(dict)["file"].to(dict)["name"].to(str)).join(", ")
     return rx.toast.error(REFUSED_IN_BROWSER + names, duration=8000, position="bottom-center")
+
+
+def _refused(item: rx.Var) -> rx.Component:
+    """A file that was not added, with why, in the photo list."""
+    return rx.el.li(
+        rx.el.p(rx.el.strong(item[0]), class_name="refused-name"),
+        rx.el.p("No se subió: ", item[1], class_name="field-error"),
+        class_name="photo photo-refused",
+    )
+
+
+def _upload_zone() -> rx.Component:
+    return labelled_upload(
+        UPLOAD_LABEL,
+        rx.el.p("Arrastra tus fotos aquí o haz clic para elegirlas."),
+        id=UPLOAD_ID,
+        multiple=True,
+        accept=ACCEPTED_PHOTOS,
+        # No max_files: past it the browser would refuse every file; the server refuses only the extra ones.
+        max_size=MAX_BYTES,
+        disabled=WizardState.uploading | WizardState.processing,
+        on_drop=WizardState.upload_photos(
+            rx.upload_files(upload_id=UPLOAD_ID, on_upload_progress=WizardState.show_upload_progress)
+        ),
+        on_drop_rejected=lambda rejected: WizardState.refuse_files(_rejected_files(rejected)),
+        class_name="upload-zone",
+    )
 
 
 def _photos() -> rx.Component:
@@ -337,20 +419,7 @@ def _photos() -> rx.Component:
             "La primera es la portada; quitamos la ubicación y todos los datos ocultos de cada foto.",
             class_name="muted",
         ),
-        rx.upload(
-            rx.el.p("Arrastra tus fotos aquí o haz clic para elegirlas."),
-            id=UPLOAD_ID,
-            multiple=True,
-            accept=ACCEPTED_PHOTOS,
-            # No max_files: past it the browser would refuse every file; the server refuses only the extra ones.
-            max_size=MAX_BYTES,
-            disabled=WizardState.uploading | WizardState.processing,
-            on_drop=WizardState.upload_photos(
-                rx.upload_files(upload_id=UPLOAD_ID, on_upload_progress=WizardState.show_upload_progress)
-            ),
-            on_drop_rejected=refused_in_browser,
-            class_name="upload-zone",
-        ),
+        _upload_zone(),
         rx.cond(
             WizardState.uploading,
             rx.el.div(
@@ -360,16 +429,14 @@ def _photos() -> rx.Component:
             ),
         ),
         rx.cond(WizardState.processing, rx.el.p("Procesando tus fotos…", role="status")),
-        rx.cond(
-            WizardState.upload_errors.length() > 0,
-            rx.el.ul(
-                rx.foreach(WizardState.upload_errors, lambda message: rx.el.li(message)),
-                role="alert",
-                class_name="form-error upload-errors",
-            ),
-        ),
+        rx.el.p(WizardState.refused_summary, role="status", class_name="field-error"),
         _field_error("photos"),
-        rx.el.ol(rx.foreach(WizardState.photos, _photo), class_name="photo-grid", aria_label="Tus fotos"),
+        rx.el.ol(
+            rx.foreach(WizardState.photos, _photo),
+            rx.foreach(WizardState.refused, _refused),
+            class_name="photo-grid",
+            aria_label="Tus fotos",
+        ),
     )
 
 
@@ -409,7 +476,7 @@ def _review() -> rx.Component:
 
 def _wizard() -> rx.Component:
     return rx.el.section(
-        rx.el.h1(rx.cond(WizardState.editing_published, "Editar publicación", "Nueva publicación")),
+        rx.el.h1(rx.cond(WizardState.editing, "Editar publicación", "Nueva publicación")),
         rx.cond(WizardState.editing_published, rx.el.p(EDITING_NOTE, role="note", class_name="form-notice")),
         _stepper(),
         rx.match(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class ServiceError(Exception):
     """Base error: ``message`` is Spanish text safe to show to the user."""
@@ -27,9 +29,14 @@ class InvalidInputError(ServiceError):
     """The input was refused by validation; nothing was changed.
 
     ``field`` names the form field the message belongs to, when there is one.
+    ``fields`` holds every refused field's message (a whole form step checked at once);
+    ``message`` and ``field`` are then its first entry.
     """
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(self, message: str = "", *, field: str | None = None, fields: Mapping[str, str] | None = None) -> None:
+        self.fields = dict(fields) if fields else ({field: message} if field else {})
+        if fields:
+            field, message = next(iter(self.fields.items()))
         super().__init__(message)
         self.field = field
 

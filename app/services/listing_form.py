@@ -2,7 +2,7 @@
 
 Pure functions: a step's form values (strings, as a browser sends them) go in,
 the cleaned column values come out, or an InvalidInputError naming the field
-with a Spanish message. ``app.services.my_listings`` stores what comes out
+with a Spanish message for each refused field. ``app.services.my_listings`` stores what comes out
 (a draft after every step) and runs every step again before sending, since a
 client can skip steps or send anything.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from calendar import monthrange
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -19,7 +20,7 @@ from typing import Any
 
 from babel import Locale
 
-from app.core.dates import parse_date
+from app.core.dates import date_parts, month_name, parse_date
 from app.core.geo import city_by_slug, commune_names_for_city
 from app.core.phone import normalize_chilean_mobile
 from app.core.rut import format_rut, is_valid_rut
@@ -80,6 +81,31 @@ def _fail(field: str, message: str) -> InvalidInputError:
     return InvalidInputError(message, field=field)
 
 
+class _Problems:
+    """Every refused field of a step, so the form shows them all at once (first message per field)."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, str] = {}
+
+    def check(self, read: Callable[..., Any], *args: Any) -> Any:
+        """``read(*args)``, or None with its message kept when it refuses the value."""
+        try:
+            return read(*args)
+        except InvalidInputError as exc:
+            if not exc.fields:
+                raise
+            for field, message in exc.fields.items():
+                self.messages.setdefault(field, message)
+            return None
+
+    def add(self, field: str, message: str) -> None:
+        self.messages.setdefault(field, message)
+
+    def raise_any(self) -> None:
+        if self.messages:
+            raise InvalidInputError(fields=self.messages)
+
+
 def _text(values: Mapping[str, Any], field: str, limit: int = 200) -> str:
     value = values.get(field, "")
     if value is None:
@@ -88,7 +114,7 @@ def _text(values: Mapping[str, Any], field: str, limit: int = 200) -> str:
         value = str(value)
     value = value.strip()
     if len(value) > limit:
-        raise _fail(field, f"El texto es demasiado largo: como máximo {limit} caracteres.")
+        raise _fail(field, f"El texto es demasiado largo: tiene {len(value)} caracteres y el máximo es {limit}.")
     return value
 
 
@@ -97,15 +123,29 @@ def _flag(values: Mapping[str, Any], field: str) -> bool:
     return value is True or (isinstance(value, str) and value.strip().lower() in TRUE_VALUES)
 
 
+def _unreadable_date(text: str) -> str:
+    """What could not be read in a typed date."""
+    parts = date_parts(text)
+    example = "escribe día, mes y año, por ejemplo 12-04-1996 o 1996/04/12"
+    if parts is None:
+        return f"No entendemos «{text}» como fecha: {example}."
+    year, month, day = parts
+    if not 1 <= month <= 12:
+        return f"En «{text}» el mes {month} no existe: los meses van del 1 al 12."
+    if year >= 1 and not 1 <= day <= monthrange(year, month)[1]:
+        return f"En «{text}» el día {day} no existe: {month_name(month)} de {year} tiene {monthrange(year, month)[1]} días."
+    return f"No entendemos «{text}» como fecha: {example}."
+
+
 def _day(values: Mapping[str, Any], field: str, required: bool) -> date | None:
     text = _text(values, field, 20)
     if not text:
         if required:
-            raise _fail(field, "Indica la fecha (año/mes/día).")
+            raise _fail(field, "Indica la fecha, por ejemplo 12-04-1996.")
         return None
     parsed = parse_date(text)
     if parsed is None:
-        raise _fail(field, "La fecha no es válida: usa el formato año/mes/día, por ejemplo 2026/12/24.")
+        raise _fail(field, _unreadable_date(text))
     return parsed.date()
 
 
@@ -144,58 +184,88 @@ class CleanStep:
     services: list[str] | None = None
 
 
-def _identity(values: Mapping[str, Any], today: date) -> CleanStep:
-    document = _text(values, "document", 20) or DOCUMENT_RUT
-    advertiser: dict[str, Any] = {}
-    if document == DOCUMENT_RUT:
-        rut = _text(values, "rut", 20)
-        if not rut:
-            raise _fail("rut", "Escribe tu RUT.")
-        if not is_valid_rut(rut):
-            raise _fail("rut", "El RUT no es válido: revisa los números y el dígito verificador.")
-        advertiser.update(rut=format_rut(rut), passport=None)
-    elif document == DOCUMENT_PASSPORT:
-        passport = re.sub(r"[\s.-]", "", _text(values, "passport", 40)).upper()
-        if not PASSPORT.fullmatch(passport):
-            raise _fail("passport", "Escribe tu número de pasaporte: entre 5 y 20 letras o números.")
-        advertiser.update(passport=passport, rut=None)
-    else:
-        raise _fail("document", "Elige RUT o pasaporte.")
+def _rut(values: Mapping[str, Any]) -> str:
+    rut = _text(values, "rut", 20)
+    if not rut:
+        raise _fail("rut", "Escribe tu RUT.")
+    if not is_valid_rut(rut):
+        raise _fail("rut", f"El RUT «{rut}» no es válido: revisa los números y el dígito verificador.")
+    return format_rut(rut)
+
+
+def _passport(values: Mapping[str, Any]) -> str:
+    passport = re.sub(r"[\s.-]", "", _text(values, "passport", 40)).upper()
+    if not passport:
+        raise _fail("passport", "Escribe tu número de pasaporte.")
+    if not passport.isascii() or not passport.isalnum():
+        raise _fail("passport", "El pasaporte puede tener solo letras sin tilde y números.")
+    if not PASSPORT.fullmatch(passport):
+        size = "corto" if len(passport) < 5 else "largo"
+        raise _fail(
+            "passport", f"El pasaporte es demasiado {size}: tiene {len(passport)} caracteres y debe tener de 5 a 20."
+        )
+    return passport
+
+
+def _birth_date(values: Mapping[str, Any], today: date) -> date:
     born = _day(values, "birth_date", required=True)
     assert born is not None
     age = years_between(born, today)
-    if born > today or age > 110:
-        raise _fail("birth_date", "Revisa tu fecha de nacimiento.")
+    if born > today:
+        raise _fail("birth_date", "La fecha de nacimiento no puede ser futura.")
+    if age > 110:
+        raise _fail("birth_date", f"Revisa el año de nacimiento: {born.year} daría {age} años.")
     if age < ADULT_AGE:
-        raise _fail("birth_date", "Debes tener 18 años o más para publicar.")
+        raise _fail("birth_date", f"Debes tener 18 años o más para publicar: con esa fecha tienes {age}.")
+    return born
+
+
+def _identity(values: Mapping[str, Any], today: date) -> CleanStep:
+    problems = _Problems()
+    document = _text(values, "document", 20) or DOCUMENT_RUT
+    advertiser: dict[str, Any] = {}
+    if document == DOCUMENT_RUT:
+        advertiser.update(rut=problems.check(_rut, values), passport=None)
+    elif document == DOCUMENT_PASSPORT:
+        advertiser.update(passport=problems.check(_passport, values), rut=None)
+    else:
+        problems.add("document", "Elige RUT o pasaporte.")
+    born = problems.check(_birth_date, values, today)
     nationality = _text(values, "nationality", 60)
     if nationality not in nationalities():
-        raise _fail("nationality", "Elige tu nacionalidad de la lista.")
+        problems.add("nationality", "Elige tu nacionalidad de la lista.")
+    problems.raise_any()
     advertiser.update(birth_date=born, nationality=nationality)
     return CleanStep(listing={}, advertiser=advertiser)
 
 
 def _location(values: Mapping[str, Any]) -> CleanStep:
+    problems = _Problems()
     city = city_by_slug(_text(values, "city_slug", 40))
     if city is None:
-        raise _fail("city_slug", "Elige una ciudad de la lista.")
+        problems.add("city_slug", "Elige una ciudad de la lista.")
     commune = _text(values, "commune", 60)
-    allowed = set(commune_names_for_city(city.slug)) | {city.name}
-    if commune not in allowed:
-        raise _fail("commune", f"Elige una comuna de {city.name}.")
+    if city is not None and commune not in set(commune_names_for_city(city.slug)) | {city.name}:
+        problems.add("commune", f"Elige una comuna de {city.name}.")
+    if city is None:
+        problems.add("commune", "Elige primero la ciudad y luego su comuna.")
     section = _text(values, "section", 10)
     if section not in {s.value for s in Section}:
-        raise _fail("section", "Elige la sección: mujeres o trans.")
+        problems.add("section", "Elige la sección: mujeres o trans.")
+    problems.raise_any()
+    assert city is not None
     return CleanStep(listing={"city_slug": city.slug, "commune": commune, "section": section}, advertiser={})
 
 
 def _category(values: Mapping[str, Any], catalogues: Catalogues) -> CleanStep:
+    problems = _Problems()
     tier = _text(values, "tier_uid", 40)
     if tier not in catalogues.tiers:
-        raise _fail("tier_uid", "Elige una categoría de la lista.")
+        problems.add("tier_uid", "Elige una categoría de la lista.")
     kind = _text(values, "type_uid", 40)
     if kind not in catalogues.types:
-        raise _fail("type_uid", "Elige cómo trabajas.")
+        problems.add("type_uid", "Elige cómo trabajas.")
+    problems.raise_any()
     return CleanStep(listing={"base_tier_uid": tier}, advertiser={"type_uid": kind})
 
 
@@ -207,34 +277,67 @@ def _whole_number(values: Mapping[str, Any], field: str, required: bool, low: in
             raise _fail(field, f"Indica {what}.")
         return None
     if not digits.isdigit():
-        raise _fail(field, f"Escribe {what} solo con números.")
+        raise _fail(field, f"Escribe {what} solo con números: «{text}» tiene otros caracteres.")
     number = int(digits)
     if not low <= number <= high:
         raise _fail(field, f"{what[0].upper()}{what[1:]} debe estar entre {low:,} y {high:,}.".replace(",", "."))
     return number
 
 
-def _about(values: Mapping[str, Any], services: list[str] | None, catalogues: Catalogues) -> CleanStep:
+def _display_name(values: Mapping[str, Any]) -> str:
     name = re.sub(r"\s+", " ", _text(values, "display_name", 200))
-    if len(name) < 2:
+    if not name:
         raise _fail("display_name", "Escribe el nombre que verán en tu aviso.")
+    if len(name) < 2:
+        raise _fail("display_name", f"El nombre «{name}» es demasiado corto: al menos 2 caracteres.")
     if len(name) > DISPLAY_NAME_MAX:
-        raise _fail("display_name", f"El nombre es demasiado largo: como máximo {DISPLAY_NAME_MAX} caracteres.")
+        raise _fail(
+            "display_name",
+            f"El nombre es demasiado largo: tiene {len(name)} caracteres y el máximo es {DISPLAY_NAME_MAX}.",
+        )
     if not slugify(name):
-        raise _fail("display_name", "El nombre debe tener letras.")
+        raise _fail("display_name", f"El nombre «{name}» no sirve: debe tener letras.")
+    return name
+
+
+def _age(values: Mapping[str, Any]) -> int | None:
     age = _whole_number(values, "age", True, 0, 200, "la edad")
     if age is not None and age < ADULT_AGE:
-        raise _fail("age", "La edad del aviso debe ser 18 años o más.")
+        raise _fail("age", f"La edad del aviso debe ser 18 años o más: escribiste {age}.")
     if age is not None and age > MAX_AGE:
-        raise _fail("age", "Revisa la edad.")
+        raise _fail("age", f"Revisa la edad: {age} es más de {MAX_AGE}.")
+    return age
+
+
+def _description(values: Mapping[str, Any]) -> str:
     description = _text(values, "description", DESCRIPTION_MAX + 1000)
+    if not description:
+        raise _fail("description", f"Escribe una descripción de al menos {DESCRIPTION_MIN} caracteres.")
     if len(description) < DESCRIPTION_MIN:
-        raise _fail("description", f"Cuéntanos un poco más: al menos {DESCRIPTION_MIN} caracteres.")
+        raise _fail(
+            "description",
+            f"La descripción es demasiado corta: tiene {len(description)} caracteres y debe tener al menos "
+            f"{DESCRIPTION_MIN}.",
+        )
     if len(description) > DESCRIPTION_MAX:
-        raise _fail("description", f"La descripción es demasiado larga: como máximo {DESCRIPTION_MAX} caracteres.")
+        raise _fail(
+            "description",
+            f"La descripción es demasiado larga: tiene {len(description)} caracteres y el máximo es {DESCRIPTION_MAX}.",
+        )
+    return description
+
+
+def _about(values: Mapping[str, Any], services: list[str] | None, catalogues: Catalogues) -> CleanStep:
+    problems = _Problems()
+    name = problems.check(_display_name, values)
+    age = problems.check(_age, values)
+    description = problems.check(_description, values)
     chosen = list(dict.fromkeys(services or []))
-    if len(chosen) > MAX_SERVICES or any(not isinstance(uid, str) or uid not in catalogues.services for uid in chosen):
-        raise _fail("services", "Elige los servicios de la lista.")
+    if len(chosen) > MAX_SERVICES:
+        problems.add("services", f"Elige como máximo {MAX_SERVICES} servicios: marcaste {len(chosen)}.")
+    elif any(not isinstance(uid, str) or uid not in catalogues.services for uid in chosen):
+        problems.add("services", "Elige los servicios de la lista.")
+    problems.raise_any()
     listing = {
         "display_name": name,
         "name_slug": slugify(name)[:60],
@@ -247,52 +350,72 @@ def _about(values: Mapping[str, Any], services: list[str] | None, catalogues: Ca
     return CleanStep(listing=listing, advertiser={}, services=chosen)
 
 
+RATES: tuple[tuple[str, bool, str], ...] = (
+    ("price_hour_clp", True, "la tarifa por hora"),
+    ("price_half_hour_clp", False, "la tarifa por 30 minutos"),
+    ("price_two_hours_clp", False, "la tarifa por 2 horas"),
+    ("price_night_clp", False, "la tarifa por noche"),
+)
+
+
 def _rates(values: Mapping[str, Any]) -> CleanStep:
+    problems = _Problems()
     listing = {
-        "price_hour_clp": _whole_number(values, "price_hour_clp", True, MIN_PRICE, MAX_PRICE, "la tarifa por hora"),
-        "price_half_hour_clp": _whole_number(
-            values, "price_half_hour_clp", False, MIN_PRICE, MAX_PRICE, "la tarifa por 30 minutos"
-        ),
-        "price_two_hours_clp": _whole_number(
-            values, "price_two_hours_clp", False, MIN_PRICE, MAX_PRICE, "la tarifa por 2 horas"
-        ),
-        "price_night_clp": _whole_number(values, "price_night_clp", False, MIN_PRICE, MAX_PRICE, "la tarifa por noche"),
+        field: problems.check(_whole_number, values, field, required, MIN_PRICE, MAX_PRICE, what)
+        for field, required, what in RATES
     }
+    problems.raise_any()
     return CleanStep(listing=listing, advertiser={})
 
 
 def clean_schedule(schedule: Mapping[str, Any] | None) -> dict[str, str]:
     """The weekly schedule as {weekday key: "HH:MM-HH:MM"}, closed days left out."""
     clean: dict[str, str] = {}
+    unset: list[str] = []
+    equal: list[str] = []
     for key, value in (schedule or {}).items():
         if key not in WEEKDAY_LABELS:
             raise _fail("schedule", "El horario tiene un día que no existe.")
         text = re.sub(r"\s", "", str(value or ""))
         if not text:
             continue
-        match = HOUR_RANGE.fullmatch(text)
-        if match is None:
-            raise _fail("schedule", f"{WEEKDAY_LABELS[key]}: escribe el horario como 10:00-20:00.")
-        if text[:5] == text[6:]:
-            raise _fail("schedule", f"{WEEKDAY_LABELS[key]}: la hora de inicio y de término no pueden ser iguales.")
-        clean[key] = text
+        if HOUR_RANGE.fullmatch(text) is None:
+            unset.append(WEEKDAY_LABELS[key])
+        elif text[:5] == text[6:]:
+            equal.append(WEEKDAY_LABELS[key])
+        else:
+            clean[key] = text
+    messages = []
+    if unset:
+        messages.append(f"{_days(unset)}: elige la hora de inicio y la de término, o marca «No atiendo».")
+    if equal:
+        messages.append(f"{_days(equal)}: la hora de inicio y la de término no pueden ser iguales.")
+    if messages:
+        raise _fail("schedule", " ".join(messages))
     return clean
 
 
+def _days(labels: list[str]) -> str:
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} y {labels[-1]}"
+
+
 def _availability(values: Mapping[str, Any], schedule: Mapping[str, Any] | None, today: date) -> CleanStep:
-    clean = clean_schedule(schedule)
-    start = _day(values, "visiting_from", required=False)
-    end = _day(values, "visiting_until", required=False)
-    if (start is None) != (end is None):
+    problems = _Problems()
+    clean = problems.check(clean_schedule, schedule)
+    start = problems.check(_day, values, "visiting_from", False)
+    end = problems.check(_day, values, "visiting_until", False)
+    unread = {"visiting_from", "visiting_until"} & set(problems.messages)
+    if not unread and (start is None) != (end is None):
         field = "visiting_until" if start else "visiting_from"
-        raise _fail(field, "Para «De pasada» indica la fecha de llegada y la de salida.")
+        problems.add(field, "Para «De pasada» indica la fecha de llegada y la de salida.")
     if start and end:
         if end < start:
-            raise _fail("visiting_until", "La fecha de salida debe ser posterior a la de llegada.")
-        if end < today:
-            raise _fail("visiting_until", "La fecha de salida ya pasó.")
-        if (end - start) > timedelta(days=MAX_VISIT_DAYS):
-            raise _fail("visiting_until", f"Una visita puede durar como máximo {MAX_VISIT_DAYS} días.")
+            problems.add("visiting_until", "La fecha de salida debe ser posterior a la de llegada.")
+        elif end < today:
+            problems.add("visiting_until", "La fecha de salida ya pasó.")
+        elif (end - start) > timedelta(days=MAX_VISIT_DAYS):
+            problems.add("visiting_until", f"Una visita puede durar como máximo {MAX_VISIT_DAYS} días.")
+    problems.raise_any()
     listing = {
         "schedule": json.dumps(clean, separators=(",", ":")) if clean else "",
         "visiting_from": start,
@@ -305,18 +428,27 @@ def _photos(photo_count: int) -> CleanStep:
     if photo_count < 1:
         raise _fail("photos", "Sube al menos una foto.")
     if photo_count > 12:
-        raise _fail("photos", "Puedes tener como máximo 12 fotos.")
+        raise _fail("photos", f"Puedes tener como máximo 12 fotos: tienes {photo_count}.")
     return CleanStep(listing={}, advertiser={})
 
 
-def _contact(values: Mapping[str, Any]) -> CleanStep:
-    phone = normalize_chilean_mobile(_text(values, "phone", 40))
+def _phone(values: Mapping[str, Any], field: str, required: bool) -> str:
+    text = _text(values, field, 40)
+    if not text:
+        if required:
+            raise _fail(field, "Escribe tu celular, por ejemplo +56 9 1234 5678.")
+        return ""
+    phone = normalize_chilean_mobile(text)
     if phone is None:
-        raise _fail("phone", "Escribe un celular chileno válido, por ejemplo +56 9 1234 5678.")
-    whatsapp_text = _text(values, "whatsapp", 40)
-    whatsapp = normalize_chilean_mobile(whatsapp_text) if whatsapp_text else ""
-    if whatsapp is None:
-        raise _fail("whatsapp", "Escribe un WhatsApp chileno válido, por ejemplo +56 9 1234 5678, o déjalo vacío.")
+        raise _fail(field, f"«{text}» no es un celular chileno: escríbelo como +56 9 1234 5678.")
+    return phone
+
+
+def _contact(values: Mapping[str, Any]) -> CleanStep:
+    problems = _Problems()
+    phone = problems.check(_phone, values, "phone", True)
+    whatsapp = problems.check(_phone, values, "whatsapp", False)
+    problems.raise_any()
     return CleanStep(listing={"phone": phone, "whatsapp": whatsapp}, advertiser={})
 
 
@@ -330,7 +462,7 @@ def clean_step(
     schedule: Mapping[str, Any] | None = None,
     photo_count: int = 0,
 ) -> CleanStep:
-    """Validate one step's values; raise InvalidInputError(field=...) on the first problem."""
+    """Validate one step's values; raise InvalidInputError naming every refused field (``fields``)."""
     if not isinstance(values, Mapping):
         raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")
     handlers: dict[int, Callable[[], CleanStep]] = {

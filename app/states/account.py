@@ -28,7 +28,7 @@ from app.states.auth import (
     public,
     requires,
 )
-from app.states.forms import FormState
+from app.states.forms import ClearingFormState
 
 LOGIN_TABS = ("ingresar", "registro", "recuperar")
 RESET_SENT = (
@@ -78,7 +78,7 @@ def _client_key(state: rx.State) -> str:
     return client_key(state.router.session.client_ip or "", get_settings().secret_key)
 
 
-class LoginState(FormState, rx.State):
+class LoginState(ClearingFormState, rx.State):
     """/login: the three forms, and the e-mail the "one more step" screen names."""
 
     tab: str = LOGIN_TABS[0]
@@ -195,7 +195,7 @@ def _confirm_email(*, code: str) -> str:
     return get_provider().confirm_email(code=code)
 
 
-class AccountActionState(FormState, rx.State):
+class AccountActionState(ClearingFormState, rx.State):
     """/login/accion: the page the e-mailed links open (verify e-mail, reset password).
 
     ``busy`` is set while a new password is being saved.
@@ -252,7 +252,7 @@ class AccountActionState(FormState, rx.State):
         return None
 
 
-class PasswordDialogState(FormState, rx.State):
+class PasswordDialogState(ClearingFormState, rx.State):
     """The change-password dialog reachable from the header of every page."""
 
     open: bool = False

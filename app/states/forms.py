@@ -1,8 +1,10 @@
 """A base for form states: a busy flag reset in ``finally``, a form-level error and field errors by name.
 
 A form state mixes ``FormState`` in and runs its one service call through ``_submit``.
-Nothing here is an event handler (every name starts with ``_``), so a state that mixes
-it in exposes exactly the handlers it marks itself.
+Nothing in ``FormState`` is an event handler (every name starts with ``_``), so a state
+that mixes it in exposes exactly the handlers it marks itself. ``ClearingFormState`` adds
+one public handler that only takes a field's message away once the field changes
+(``app.components.forms`` wires it to the field's ``on_change``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 import reflex as rx
 
 from app.services.errors import InvalidInputError, ServiceError
+from app.states.auth import public
 
 
 @dataclass(frozen=True)
@@ -40,12 +43,18 @@ class FormState(rx.State, mixin=True):
         self.field_errors = {}
 
     def _show_error(self, exc: ServiceError, fields: Iterable[str] = ()) -> None:
-        """Put a service error's message under its field when the form shows that field, else on the form."""
-        field = exc.field if isinstance(exc, InvalidInputError) else None
-        if field and field in set(fields):
-            self.field_errors = {field: exc.message}
-        else:
-            self.error = exc.message
+        """Put each refused field's message under that field when the form shows it, the rest on the form."""
+        shown = set(fields)
+        messages = exc.fields if isinstance(exc, InvalidInputError) else {}
+        self.field_errors = {field: message for field, message in messages.items() if field in shown}
+        rest = [message for field, message in messages.items() if field not in shown]
+        if rest or not self.field_errors:
+            self.error = " ".join(rest) or exc.message
+
+    def _forget_field_error(self, field: object) -> None:
+        """Take a field's message away once the field changes (its handler calls this)."""
+        if isinstance(field, str) and field in self.field_errors:
+            self.field_errors = {name: text for name, text in self.field_errors.items() if name != field}
 
     async def _submit(self, call: Awaitable[Any], *, fields: Iterable[str] = ()) -> Outcome:
         """Await one service call with ``busy`` set; ``busy`` is reset in ``finally`` whatever happens.
@@ -62,3 +71,12 @@ class FormState(rx.State, mixin=True):
             return Outcome(failure=exc)
         finally:
             self.busy = False
+
+
+class ClearingFormState(FormState, mixin=True):
+    """A form state whose field messages go away as soon as their field changes."""
+
+    @public
+    def clear_field_error(self, field: str):
+        """Take away the message under a field the user just changed (the caller's own display only)."""
+        self._forget_field_error(field)

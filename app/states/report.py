@@ -19,7 +19,7 @@ from app.services.abuse import client_key
 from app.services.reports import MESSAGE_MAX, create_report
 from app.settings import get_settings
 from app.states.auth import public
-from app.states.forms import FormState
+from app.states.forms import ClearingFormState
 from app.states.notify import notify_success
 
 KIND_OPTIONS: list[list[str]] = [[kind.value, label] for kind, label in REPORT_KIND_LABELS.items()]
@@ -28,7 +28,7 @@ REPORT_FIELDS = ("kind", "listing_uid", "message", "contact")
 FORM_UNREADABLE = "No pudimos leer el formulario. Inténtalo de nuevo."
 
 
-class ReportState(FormState, rx.State):
+class ReportState(ClearingFormState, rx.State):
     """The report form: prefilled listing, sent flag, and the server-side timer."""
 
     listing_uid: str = ""

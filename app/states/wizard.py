@@ -24,7 +24,7 @@ from app.services.listing_form import PHOTO_STEP, SEND_STEP, STEP_BY_NUMBER
 from app.services.listing_photos import OwnerPhoto
 from app.services.my_listings import WizardDraft
 from app.states.auth import current_actor, public, requires
-from app.states.forms import FormState
+from app.states.forms import ClearingFormState
 from app.states.my_listings import call, enter_area, read_upload
 from app.states.notify import notify_error, notify_success
 from app.storage import get_storage
@@ -35,6 +35,22 @@ RATE_FIELDS = STEP_BY_NUMBER[5].fields
 SERVICE_PREFIX = "service_"
 MAX_FORM_VALUE = 5000
 UNREADABLE = "No pudimos leer el formulario. Inténtalo de nuevo."
+# The hidden field naming the step a submitted form belongs to.
+STEP_FIELD = "step"
+# Why the browser refused a file (react-dropzone's codes), said to the person.
+BROWSER_REFUSALS = {
+    "file-invalid-type": "no es una foto JPEG, PNG, WebP o HEIC.",
+    "file-too-large": "pesa más de 15 MB.",
+    "file-too-small": "el archivo está vacío.",
+    "too-many-files": "son demasiados archivos a la vez.",
+}
+MAX_REFUSED = 20
+
+
+def _file_name(name: object) -> str:
+    """A file's own name as the person knows it: no folder, no "./"."""
+    text = str(name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return text[:80] or "Archivo sin nombre"
 
 
 def _form_values(form_data: Any, step: int) -> tuple[dict[str, str], list[str], dict[str, str]]:
@@ -70,7 +86,7 @@ def _rate_label(value: str) -> str:
     return format_currency(int(digits)) if digits else ""
 
 
-class WizardState(FormState, rx.State):
+class WizardState(ClearingFormState, rx.State):
     """The draft being written: its values, the step shown, and its photos."""
 
     loaded: bool = False
@@ -79,6 +95,8 @@ class WizardState(FormState, rx.State):
     furthest: int = 1
     editing_published: bool = False
     identity: str = ""  # my_listings.IDENTITY_PENDING, IDENTITY_REVIEWED or "" (step 1's notice)
+    # A listing that exists beyond a first draft (sent once, rejected, published): "Editar publicación".
+    editing: bool = False
     # Remounts the step's form when the values it starts from change.
     form_key: int = 0
     values: dict[str, str] = {}
@@ -98,13 +116,33 @@ class WizardState(FormState, rx.State):
     uploading: bool = False
     processing: bool = False
     upload_percent: int = 0
-    upload_errors: list[str] = []
+    # [file name, why it was not added]: files the browser refused in the last drop, and the server in the last upload.
+    browser_refused: list[list[str]] = []
+    server_refused: list[list[str]] = []
     summary: list[list[str]] = []
     _communes: dict[str, list[str]] = {}
     _weekdays: list[tuple[str, str]] = []
 
+    def _forget_refused(self) -> None:
+        self.browser_refused, self.server_refused = [], []
+
     def _commune_pairs(self, city_slug: str) -> list[list[str]]:
         return [[name, name] for name in self._communes.get(city_slug, [])]
+
+    @rx.var
+    def refused(self) -> list[list[str]]:
+        """Every file not added, with why."""
+        return [*self.browser_refused, *self.server_refused]
+
+    @rx.var
+    def refused_summary(self) -> str:
+        """One line telling that some files were not added; each one's reason is in the photo list."""
+        count = len(self.browser_refused) + len(self.server_refused)
+        if not count:
+            return ""
+        if count == 1:
+            return "1 archivo no se subió: el motivo está en la lista de fotos."
+        return f"{count} archivos no se subieron: el motivo de cada uno está en la lista de fotos."
 
     @rx.var
     def step_title(self) -> str:
@@ -123,6 +161,7 @@ class WizardState(FormState, rx.State):
         self.schedule_rows = [[key, label, *_hours(self.schedule.get(key, ""))] for key, label in self._weekdays]
         # A listing that went through every step once (draft.step 1 with a uid) may jump anywhere.
         self.furthest = SEND_STEP if draft.uid and draft.step == 1 else max(draft.step, 1)
+        self.editing = draft.editing_published or bool(draft.uid and draft.step == 1)
         self.step = min(max(step, 1), self.furthest)
         self.form_key += 1
 
@@ -141,7 +180,8 @@ class WizardState(FormState, rx.State):
         events = await enter_area(self)
         self.loaded = False
         self._clear_errors()
-        self.upload_errors, self.uploading, self.processing, self.upload_percent = [], False, False, 0
+        self._forget_refused()
+        self.uploading, self.processing, self.upload_percent = False, False, 0
         wanted = self.router.url.query_parameters.get(WIZARD_LISTING_PARAM, "")
         owner = current_actor().uid
         try:
@@ -168,6 +208,7 @@ class WizardState(FormState, rx.State):
         if isinstance(step, int) and 1 <= step <= self.furthest:
             self.step = step
             self._clear_errors()
+            self._forget_refused()
             self.form_key += 1
             try:
                 await self._enter_step()
@@ -177,13 +218,23 @@ class WizardState(FormState, rx.State):
 
     @requires(ProfileId.PROFESOR)
     async def save(self, form_data: dict):
-        """Validate and save the step shown, then show the next one."""
-        if self.busy or self.step not in STEP_BY_NUMBER or self.step == SEND_STEP:
-            return None
+        """Validate and save the step shown, then show the next one.
+
+        A submit of another step (a double click landing after the step moved on) is ignored,
+        as is one while photos are still uploading; the button shows busy until the answer.
+        """
+        if self.busy or self.uploading or self.processing or self.step not in STEP_BY_NUMBER:
+            return
+        if self.step == SEND_STEP:
+            return
         if not isinstance(form_data, dict):
             self.error = UNREADABLE
-            return None
+            return
+        if form_data.get(STEP_FIELD) != str(self.step):
+            return
         step = self.step
+        self.busy = True
+        yield
         values, services, schedule = _form_values(form_data, step)
         owner = current_actor().uid
 
@@ -201,16 +252,16 @@ class WizardState(FormState, rx.State):
 
         outcome = await self._submit(save_and_reload(), fields=STEP_BY_NUMBER[step].fields)
         if not outcome.ok:
-            return None  # the form stays mounted with what was typed, the message under its field
+            return  # the form stays mounted with what was typed, every message under its field
         draft = outcome.value
         self._show(draft, step + 1)
         self.furthest = max(self.furthest, step + 1)
         self.step = step + 1
+        self._forget_refused()
         try:
             await self._enter_step()
         except ServiceError as exc:
-            return notify_error(exc.message)
-        return None
+            yield notify_error(exc.message)
 
     @requires(ProfileId.PROFESOR)
     def choose_city(self, city_slug: str):
@@ -228,6 +279,7 @@ class WizardState(FormState, rx.State):
         """Write the date chosen in the picker into its field as año/mes/día."""
         if field in ("birth_date", "visiting_from", "visiting_until") and isinstance(value, str):
             self.values = {**self.values, field: value[:10].replace("-", "/")}
+            self._forget_field_error(field)
 
     @public
     def show_upload_progress(self, progress: dict):
@@ -246,32 +298,42 @@ class WizardState(FormState, rx.State):
         return []
 
     @requires(ProfileId.PROFESOR)
+    def refuse_files(self, files: list):
+        """List the files the browser refused (type or size) with their reason, in the photo list."""
+        rows = files if isinstance(files, list) else []
+        self.browser_refused = [
+            [_file_name(row[0]), BROWSER_REFUSALS.get(str(row[1]), "no es una foto que podamos recibir.")]
+            for row in rows[:MAX_REFUSED]
+            if isinstance(row, list | tuple) and len(row) == 2
+        ]
+
+    @requires(ProfileId.PROFESOR)
     async def upload_photos(self, files: list[rx.UploadFile]):
         """Add the uploaded photos to the draft one by one; each refused file keeps its own message."""
         uploads = files if isinstance(files, list) else []
-        errors: list[str] = []
+        errors: list[list[str]] = []
         owner = current_actor().uid
         storage = get_storage()
-        self.uploading, self.processing, self.upload_errors = False, True, []
+        self.uploading, self.processing, self.server_refused = False, True, []
         yield
         try:
             for upload in uploads:
-                name = str(getattr(upload, "name", "") or "foto")[:80]
+                name = _file_name(getattr(upload, "name", ""))
                 data = await asyncio.to_thread(read_upload, upload)
                 try:
                     if data is None:
                         raise ServiceError("No recibimos el archivo: vuelve a elegirlo.")
                     await call(listing_photos.add_photo, storage=storage, owner_uid=owner, uid=self.uid, data=data)
                 except ServiceError as exc:
-                    errors.append(f"{name}: {exc.message}")
+                    errors.append([name, exc.message])
             if self.uid:
                 self.photos = await call(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
         except ServiceError as exc:
-            errors.append(exc.message)
+            errors.append(["", exc.message])
         finally:
             self.processing = False
-        self.upload_errors = errors
-        self.field_errors = {}
+        self.server_refused = errors[:MAX_REFUSED]
+        self._forget_field_error("photos")
 
     @requires(ProfileId.PROFESOR)
     async def move_photo(self, photo_uid: str, offset: int):

@@ -122,7 +122,7 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     page.get_by_label("Nombre del aviso").fill("Rocío Sur")
     page.get_by_label("Edad").fill("27")
     page.get_by_label("Descripción").fill("Hola, soy Rocío: tranquila, puntual y muy simpática. Te espero en Rancagua.")
-    page.get_by_label("Curvy").check()
+    page.get_by_label("Culonas").check()
     page.locator(".wizard-services input[type=checkbox]").first.check()
     _save(page, 4)
 
@@ -164,9 +164,11 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
         "Network.emulateNetworkConditions",
         {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
     )
-    photos = page.get_by_role("list", name="Tus fotos").get_by_role("listitem")
+    listed = page.get_by_role("list", name="Tus fotos").get_by_role("listitem")
+    photos = listed.filter(has=page.get_by_role("img"))
     expect(photos).to_have_count(2)
-    expect(page.get_by_role("alert").filter(has_text="falsa.jpg")).to_be_visible()
+    # The refused file is in the photo list with its reason.
+    expect(listed.filter(has_text="falsa.jpg")).to_contain_text("No se subió")
     expect(photos.first.get_by_text("Portada")).to_be_visible()
     # The cover is the first photo: choosing another one moves it to the front; arrows move one place.
     second = photos.nth(1).get_by_role("img").get_attribute("src")
@@ -225,6 +227,11 @@ def test_pause_and_resume(page: Page, site: Site, db):
     _card(page, "Valeska Pausa").get_by_role("link", name="Editar").click()
     expect(page.get_by_role("heading", name="Editar publicación", level=1)).to_be_visible()
     expect(page.get_by_role("note")).to_have_text(EDITING_NOTE)
+
+    # A rejected listing opened in the wizard is being edited too, not a new one.
+    rejected = make_listing(db, user, name="Rebeca Rechazada", city="valdivia", tier=LOW_TIER, status="rechazada")
+    page.goto(f"{WIZARD}?id={rejected.uid}")
+    expect(page.get_by_role("heading", name="Editar publicación", level=1)).to_be_visible()
 
 
 def test_available_now_switches_itself_off(page: Page, site: Site, db):

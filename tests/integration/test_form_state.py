@@ -12,13 +12,17 @@ from types import SimpleNamespace
 import pytest
 from sqlmodel import Session, select
 
+import app.states.wizard as wizard_module
 from app.db import get_engine
 from app.identity import accounts
-from app.models import Report
+from app.identity.local import LocalProvider
+from app.models import Listing, ProfileId, Report
 from app.services.errors import ConflictError, InvalidInputError
 from app.states.account import LoginState
 from app.states.report import ReportState
+from app.states.wizard import WizardState
 from tests.abuse import use_storage
+from tests.factories import make_account, open_session
 from tests.handlers import client_states, invoke
 
 PASSWORD = "cordillera-de-los-andes-7"
@@ -81,6 +85,17 @@ def test_a_refusal_naming_a_shown_field_lands_under_it(monkeypatch):
     # Switching forms clears it.
     invoke(state, "select_tab", tab="ingresar")
     assert state.field_errors == {} and state.error == ""
+
+
+def test_every_refused_field_shown_lands_under_it_the_others_on_the_form(monkeypatch):
+    refusal = InvalidInputError(fields={"email": "El correo no sirve.", "profile": "Elige una opción."})
+    monkeypatch.setattr("app.states.account._off_loop", _failing(refusal))
+    state = _ready_login()
+    invoke(state, "sign_up", form_data=_sign_up_form())
+    assert state.field_errors == {"email": "El correo no sirve."}
+    assert state.error == "Elige una opción."
+    invoke(state, "clear_field_error", field="email")
+    assert state.field_errors == {} and state.error == "Elige una opción."
 
 
 def test_a_refusal_naming_a_field_the_form_does_not_show_stays_on_the_form(monkeypatch):
@@ -172,3 +187,98 @@ def test_the_report_form_is_usable_again_after_an_unexpected_error(monkeypatch):
     with pytest.raises(RuntimeError):
         invoke(state, "submit", form_data=REPORT)
     assert state.busy is False and state.sent is False
+
+
+# ---------------------------------------------------------------- the wizard's forms
+
+
+IDENTITY_FORM = {"step": "1", "document": "rut", "rut": "12.345.678-5", "birth_date": "12-04-1996"}
+
+
+@pytest.fixture
+def advertiser(app_database) -> str:
+    """A session token of an advertiser."""
+    with Session(get_engine(), expire_on_commit=False) as session:
+        user = make_account(
+            session, LocalProvider(engine=get_engine()), "anuncia@correo.cl", profile=ProfileId.PROFESOR
+        )
+        return open_session(session, user.uid)
+
+
+def _wizard(token: str) -> WizardState:
+    state, _ = client_states(WizardState, token)
+    return state
+
+
+def test_a_wizard_step_shows_every_problem_at_once_and_saves_nothing(advertiser):
+    state = _wizard(advertiser)
+    invoke(state, "save", form_data={"step": "1", "document": "rut", "rut": "1-2", "birth_date": "31/04/1996"})
+    assert set(state.field_errors) == {"rut", "birth_date", "nationality"}
+    assert "el día 31 no existe" in state.field_errors["birth_date"]
+    assert state.error == "" and state.busy is False and state.step == 1 and state.uid == ""
+    with Session(get_engine()) as session:
+        assert session.exec(select(Listing)).all() == []
+
+
+def test_a_changed_field_loses_only_its_own_message(advertiser):
+    state = _wizard(advertiser)
+    invoke(state, "save", form_data={"step": "1", "document": "rut", "rut": "", "birth_date": ""})
+    invoke(state, "clear_field_error", field="rut")
+    assert "rut" not in state.field_errors and {"birth_date", "nationality"} <= set(state.field_errors)
+    invoke(state, "clear_field_error", field=["not", "a", "name"])
+    assert {"birth_date", "nationality"} <= set(state.field_errors)
+    invoke(state, "pick_date", field="birth_date", value="1996-04-12")
+    assert "birth_date" not in state.field_errors and state.values["birth_date"] == "1996/04/12"
+
+
+def test_a_second_submit_of_a_step_already_saved_is_ignored(advertiser):
+    state = _wizard(advertiser)
+    first = IDENTITY_FORM | {"nationality": "Chile"}
+    invoke(state, "save", form_data=first)
+    assert state.step == 2 and state.field_errors == {} and state.busy is False
+    # The second click of a double click arrives after the step moved on: same form, step 1.
+    invoke(state, "save", form_data=first)
+    assert state.step == 2 and state.field_errors == {} and state.error == ""
+    # A form without its step number is not taken for the step shown either.
+    invoke(state, "save", form_data={"city_slug": "talca"})
+    assert state.step == 2 and state.field_errors == {}
+    # The step shown, submitted empty, gets its own messages.
+    invoke(state, "save", form_data={"step": "2"})
+    assert set(state.field_errors) == {"city_slug", "commune", "section"}
+
+
+def test_the_button_is_busy_while_the_step_is_saved(advertiser, monkeypatch):
+    state = _wizard(advertiser)
+    seen: list[bool] = []
+    real = wizard_module.call
+
+    async def watch(*args, **kwargs):
+        seen.append(state.busy)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(wizard_module, "call", watch)
+    events = invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
+    assert seen and all(seen) and state.busy is False and state.step == 2
+    assert events == []
+
+
+def test_no_step_moves_on_while_photos_upload(advertiser):
+    state = _wizard(advertiser)
+    state.processing = True
+    invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
+    assert state.step == 1 and state.uid == ""
+
+
+def test_files_the_browser_refused_are_listed_with_their_reason(advertiser):
+    state = _wizard(advertiser)
+    invoke(
+        state,
+        "refuse_files",
+        files=[["./enorme.jpg", "file-too-large"], ["C:\\fotos\\nota.txt", "file-invalid-type"], ["x", "rare"], "bad"],
+    )
+    assert state.refused == [
+        ["enorme.jpg", "pesa más de 15 MB."],
+        ["nota.txt", "no es una foto JPEG, PNG, WebP o HEIC."],
+        ["x", "no es una foto que podamos recibir."],
+    ]
+    assert state.refused_summary == "3 archivos no se subieron: el motivo de cada uno está en la lista de fotos."

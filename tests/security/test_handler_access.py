@@ -88,6 +88,12 @@ PUBLIC_HANDLERS = {
     "PasswordDialogState.session_renewed",
     # Shows how much of a photo upload has reached the server (a number from the browser, display only).
     "WizardState.show_upload_progress",
+    # Take away the message under a field the user just changed (the caller's own display only).
+    "LoginState.clear_field_error",
+    "AccountActionState.clear_field_error",
+    "PasswordDialogState.clear_field_error",
+    "ReportState.clear_field_error",
+    "WizardState.clear_field_error",
 }
 
 

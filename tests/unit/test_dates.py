@@ -5,7 +5,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from babel.dates import get_day_names, get_month_names
 
-from app.core.dates import format_date, month_name, parse_date, weekday_name
+from app.core.dates import date_parts, format_date, month_name, parse_date, weekday_name
 
 MOMENT = datetime(2024, 1, 5, 9, 7, 3)  # a Friday
 AFTERNOON = datetime(2023, 11, 26, 17, 45, 59)  # a Sunday
@@ -190,7 +190,18 @@ class TestParseDate:
 
     @pytest.mark.parametrize(
         "text",
-        ["05-01-2024", "05/01/2024", "2024-01-05", "2024/01/05", "5-1-2024", "5/1/2024", "2024-1-5", "  05-01-2024  "],
+        [
+            "05-01-2024",
+            "05/01/2024",
+            "05.01.2024",
+            "2024-01-05",
+            "2024/01/05",
+            "2024.01.05",
+            "5-1-2024",
+            "5/1/2024",
+            "2024-1-5",
+            "  05-01-2024  ",
+        ],
     )
     def test_date_only_shapes_default_to_midnight(self, text):
         result = parse_date(text)
@@ -232,7 +243,7 @@ class TestParseDate:
             "0001-01-01T00:00:00+01:00",  # out of range after UTC conversion
             "05-01/2024",  # mixed separators
             "2024/01-05",
-            "05.01.2024",
+            "05.01-2024",
             "05-01-24",
             "20240105",
             "2024-01-05T",
@@ -256,3 +267,23 @@ class TestParseDate:
         moment = datetime(2023, 11, 26, 17, 45, 59)
         assert parse_date(format_date(moment, "YYYY-MM-DD HH:mm:ss")) == moment
         assert parse_date(format_date(moment, "DD/MM/YYYY HH:mm:ss")) == moment
+
+
+class TestDateParts:
+    @pytest.mark.parametrize(
+        "text, expected",
+        [
+            ("12-04-1996", (1996, 4, 12)),
+            ("12/04/1996", (1996, 4, 12)),
+            ("12.4.1996", (1996, 4, 12)),
+            ("1996/04/12", (1996, 4, 12)),
+            ("31/04/2024", (2024, 4, 31)),  # impossible, still read as written
+            ("05-13-2024", (2024, 13, 5)),
+        ],
+    )
+    def test_what_was_written(self, text, expected):
+        assert date_parts(text) == expected
+
+    @pytest.mark.parametrize("text", ["ayer", "12-04-96", "1996", "12/04-1996", "", None, 19960412])
+    def test_no_shape_gives_none(self, text):
+        assert date_parts(text) is None

@@ -163,3 +163,73 @@ def test_unknown_step_and_non_mapping_input_are_refused():
 def test_nationalities_come_from_cldr_with_chile_first():
     names = nationalities()
     assert names[0] == "Chile" and "Perú" in names and "Venezuela" in names and len(names) > 200
+
+
+def _problems(step, values, **kwargs) -> dict[str, str]:
+    with pytest.raises(InvalidInputError) as refused:
+        _clean(step, values, **kwargs)
+    return refused.value.fields
+
+
+@pytest.mark.parametrize("written", ["12-04-1996", "12/04/1996", "12.04.1996", "1996/04/12", "1996-4-12"])
+def test_birth_date_as_chileans_write_it(written):
+    assert _clean(1, {**IDENTITY, "birth_date": written}).advertiser["birth_date"] == date(1996, 4, 12)
+
+
+@pytest.mark.parametrize(
+    ("written", "says"),
+    [
+        ("12-13-1996", "el mes 13 no existe"),
+        ("31/04/1996", "el día 31 no existe: abril de 1996 tiene 30 días"),
+        ("29.02.2023", "febrero de 2023 tiene 28 días"),
+        ("doce de abril", "No entendemos «doce de abril» como fecha"),
+        ("12/04/96", "No entendemos «12/04/96» como fecha"),
+    ],
+)
+def test_an_unreadable_date_says_what_was_not_understood(written, says):
+    assert says in _problems(1, {**IDENTITY, "birth_date": written})["birth_date"]
+
+
+def test_under_age_says_the_age_the_date_gives():
+    assert _problems(1, {**IDENTITY, "birth_date": "12-04-2010"}) == {
+        "birth_date": "Debes tener 18 años o más para publicar: con esa fecha tienes 16."
+    }
+
+
+def test_every_problem_of_a_step_at_once():
+    assert set(_problems(1, {"document": "rut", "rut": "1-2", "birth_date": "x", "nationality": ""})) == {
+        "rut",
+        "birth_date",
+        "nationality",
+    }
+    assert set(_problems(2, {})) == {"city_slug", "commune", "section"}
+    assert set(_problems(3, {})) == {"tier_uid", "type_uid"}
+    assert set(_problems(4, {}, services=["no-existe"])) == {"display_name", "age", "description", "services"}
+    assert set(_problems(5, {"price_half_hour_clp": "5", "price_night_clp": "mil"})) == {
+        "price_hour_clp",
+        "price_half_hour_clp",
+        "price_night_clp",
+    }
+    assert set(_problems(6, {"visiting_from": "ayer"}, schedule={"lun": "10:00-"})) == {"schedule", "visiting_from"}
+    assert set(_problems(8, {"phone": "", "whatsapp": "123"})) == {"phone", "whatsapp"}
+
+
+def test_messages_name_what_is_wrong_with_the_value_given():
+    messages = _problems(4, {"display_name": "A", "age": "17", "description": "corta"})
+    assert messages == {
+        "display_name": "El nombre «A» es demasiado corto: al menos 2 caracteres.",
+        "age": "La edad del aviso debe ser 18 años o más: escribiste 17.",
+        "description": "La descripción es demasiado corta: tiene 5 caracteres y debe tener al menos 30.",
+    }
+    assert "demasiado largo: tiene 61 caracteres" in _problems(4, {**ABOUT, "display_name": "n" * 61})["display_name"]
+    assert _problems(1, {**IDENTITY, "document": "pasaporte", "passport": "AB12"})["passport"] == (
+        "El pasaporte es demasiado corto: tiene 4 caracteres y debe tener de 5 a 20."
+    )
+    assert "solo letras" in _problems(1, {**IDENTITY, "document": "pasaporte", "passport": "AB12#45"})["passport"]
+    assert "«+1 202» no es un celular chileno" in _problems(8, {"phone": "+1 202"})["phone"]
+
+
+def test_the_schedule_is_explained_in_the_time_pickers_terms():
+    message = _problems(6, {}, schedule={"lun": "10:00-", "mar": "-20:00", "mie": "10:00-20:00"})["schedule"]
+    assert message == "Lunes y Martes: elige la hora de inicio y la de término, o marca «No atiendo»."
+    assert "10:00-20:00" not in message

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.states.wizard import _form_values, _hours, _rate_label
+from app.states.wizard import WizardState, _form_values, _hours, _rate_label
 
 
 def test_only_the_steps_fields_as_strings():
@@ -50,3 +50,28 @@ def test_hours_and_rates_for_display():
     assert _rate_label("85000") == "$85.000"
     assert _rate_label("85.000 pesos") == "$85.000"
     assert _rate_label("") == ""
+
+
+def _input_props(component) -> str:
+    return str(component.render())
+
+
+def test_form_fields_leave_out_empty_attributes():
+    from app.components.forms import text_field
+
+    plain = _input_props(text_field("f", "Nombre", "name"))
+    assert "aria-describedby" not in plain and "autoComplete" not in plain
+    with_errors = _input_props(
+        text_field("f", "Correo", "email", auto_complete="email", errors=WizardState.field_errors)
+    )
+    assert 'autoComplete:"email"' in with_errors
+    # The attribute is null (left out by React) while there is no message, never "".
+    assert '? "f-email-error" : null)' in with_errors
+
+
+def test_the_file_input_of_an_upload_zone_has_a_name():
+    import reflex as rx
+
+    from app.components.forms import labelled_upload
+
+    assert '"aria-label":"Elegir fotos"' in _input_props(labelled_upload("Elegir fotos", rx.el.p("Arrastra"), id="x"))

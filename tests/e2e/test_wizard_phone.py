@@ -1,0 +1,209 @@
+"""The whole listing wizard on a 390×844 phone, as a first-time advertiser fills it.
+
+Every step fits the screen (no sideways scrolling); every input has a visible
+border; a step sent empty shows all of its messages at once and a field's
+message goes as soon as that field changes; a birth date written the Chilean
+way ("12-04-1996") is accepted; a double click on "Guardar y seguir" moves one
+step, never submitting the next step empty; "Guardar y seguir" waits for a
+photo upload, and a file the browser refuses is listed with its reason.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from playwright.sync_api import Browser, Page, expect
+from sqlmodel import Session
+
+from app.identity.cookies import SESSION_COOKIE
+from app.identity.local import LocalProvider
+from app.models import ProfileId
+from app.seed import _ensure_catalogues
+from app.services.photos import MAX_BYTES
+from tests.e2e.conftest import Site
+from tests.factories import make_account, open_session
+
+pytestmark = pytest.mark.e2e
+PHONE = {"width": 390, "height": 844}
+WIZARD = "/my/publicacion/nuevaPublicacion"
+SAVE = "Guardar y seguir"
+CITY, COMMUNE = "los-angeles", "Coronel"  # no other test file counts listings there
+UPLINK_BYTES_PER_S = 200_000
+
+
+@pytest.fixture
+def phone(browser: Browser, site: Site, db: Session) -> Page:
+    """An advertiser's browser at a phone's size, signed in through the session service."""
+    _ensure_catalogues(db)
+    user = make_account(db, LocalProvider(engine=db.get_bind()), "telefono@correo.cl", profile=ProfileId.PROFESOR)
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE, has_touch=True)
+    context.set_default_timeout(20_000)
+    context.add_cookies(
+        [
+            {
+                "name": SESSION_COOKIE,
+                "value": open_session(db, user.uid),
+                "url": site.url,
+                "httpOnly": True,
+                "sameSite": "Lax",
+            }
+        ]
+    )
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def _at_step(page: Page, number: int) -> None:
+    expect(page.get_by_text(re.compile(rf"^Paso {number} de 9"))).to_be_visible()
+
+
+def _fits(page: Page, where: str) -> None:
+    """No sideways scrolling: the document is no wider than the screen."""
+    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], f"{where}: the page is {widths[0]} px wide on a {widths[1]} px screen"
+
+
+def _bordered(page: Page, where: str) -> None:
+    """Every text-like control of the form has a visible border and an opaque background."""
+    styles = page.locator(
+        "form.wizard-form :is(input:not([type=checkbox], [type=radio], [type=hidden], [type=file], [type=date]),"
+        " select, textarea)"
+    ).evaluate_all(
+        "els => els.map(e => { const s = getComputedStyle(e);"
+        " return [e.name, s.borderTopWidth, s.borderTopStyle, s.borderTopColor, s.backgroundColor]; })"
+    )
+    assert styles, where
+    for name, width, style, color, background in styles:
+        assert float(width.removesuffix("px")) >= 1 and style == "solid", f"{where}: {name} has no border"
+        assert color not in ("transparent", "rgba(0, 0, 0, 0)"), f"{where}: {name} has an invisible border"
+        assert background not in ("transparent", "rgba(0, 0, 0, 0)"), f"{where}: {name} has no background"
+
+
+def _save(page: Page, number: int) -> None:
+    page.get_by_role("button", name=SAVE).click()
+    _at_step(page, number + 1)
+    _fits(page, f"paso {number + 1}")
+
+
+def _jpeg(folder: Path) -> Path:
+    buffer = io.BytesIO()
+    Image.effect_noise((900, 1200), 60).convert("RGB").save(buffer, "JPEG", quality=90)
+    path = folder / "retrato.jpg"
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
+    page = phone
+    page.goto(WIZARD)
+    _at_step(page, 1)
+    _fits(page, "paso 1")
+    _bordered(page, "paso 1")
+    assert page.locator("[aria-describedby='']").count() == 0
+    assert page.locator("[autocomplete='']").count() == 0
+    # The calendar beside a date is a small button, not a cut-off date field.
+    picker = page.get_by_label("Elegir fecha de nacimiento en el calendario").bounding_box()
+    assert picker is not None and picker["width"] <= 48 and picker["x"] + picker["width"] <= PHONE["width"]
+
+    # Sent empty: every field's message at once, each under its field; the browser's own checks never speak.
+    page.get_by_role("button", name=SAVE).click()
+    rut, born = page.get_by_label("RUT", exact=True), page.get_by_label("Fecha de nacimiento (aaaa/mm/dd)")
+    nationality = page.get_by_label("Nacionalidad")
+    for field in (rut, born, nationality):
+        expect(field).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#wizard-birth_date-error")).to_contain_text("Indica la fecha")
+    expect(born).to_have_attribute("aria-describedby", "wizard-birth_date-hint wizard-birth_date-error")
+    border = rut.evaluate("e => getComputedStyle(e).borderTopColor")
+    assert border == "rgb(255, 154, 168)", border  # the invalid field's border shows
+    # Writing in a field takes its own message away, and only its own.
+    page.get_by_role("radio", name="RUT chileno").check()
+    rut.fill("12.345.678-5")
+    expect(rut).to_have_attribute("aria-invalid", "false")
+    expect(page.locator("#wizard-rut-error")).to_have_count(0)
+    expect(born).to_have_attribute("aria-invalid", "true")
+    # A date the way Chileans write it.
+    born.fill("31-04-1996")
+    page.get_by_role("button", name=SAVE).click()
+    expect(page.locator("#wizard-birth_date-error")).to_contain_text("el día 31 no existe")
+    born.fill("12-04-1996")
+    nationality.select_option("Chile")
+    # A double click saves step 1 once and does not submit step 2 empty.
+    page.get_by_role("button", name=SAVE).dblclick()
+    _at_step(page, 2)
+    page.get_by_label("Ciudad").select_option(CITY)
+    # Events run in order: once the city's communes are listed, any second submit was answered.
+    page.get_by_label("Comuna").select_option(COMMUNE)
+    expect(page.locator("[aria-invalid=true]")).to_have_count(0)
+    expect(page.locator(".field-error")).to_have_count(0)
+    _fits(page, "paso 2")
+    page.get_by_label("Mujeres").check()
+    _save(page, 2)
+
+    page.get_by_role("combobox", name="Categoría").select_option(index=1)
+    page.get_by_role("combobox", name="Tipo").select_option(index=1)
+    _save(page, 3)
+
+    # Step 4 sent empty: the name, the age and the description at once.
+    _bordered(page, "paso 4")
+    page.get_by_role("button", name=SAVE).click()
+    for label in ("Nombre del aviso", "Edad", "Descripción"):
+        expect(page.get_by_label(label)).to_have_attribute("aria-invalid", "true")
+    page.get_by_label("Nombre del aviso").fill("Telma Fono")
+    page.get_by_label("Edad").fill("29")
+    page.get_by_label("Descripción").fill("Hola, soy Telma: simpática, tranquila y puntual. Escríbeme por WhatsApp.")
+    page.get_by_label("Culonas").check()
+    _save(page, 4)
+
+    page.get_by_label("Tarifa por hora").fill("70000")
+    _bordered(page, "paso 5")
+    _save(page, 5)
+
+    # Step 6: the week fits the phone; "No atiendo" of every day is on screen.
+    for day in ("Lunes", "Domingo"):
+        box = page.get_by_label(f"No atiendo el {day}").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"], f"No atiendo el {day}: {box}"
+    page.get_by_label("No atiendo el Martes").uncheck()
+    page.get_by_label("Desde el Martes").fill("11:00")
+    page.get_by_role("button", name=SAVE).click()
+    expect(page.get_by_role("alert").filter(has_text="Martes: elige la hora de inicio y la de término")).to_be_visible()
+    page.get_by_label("Hasta el Martes").fill("19:00")
+    expect(page.get_by_text("Martes: elige la hora de inicio")).to_have_count(0)
+    _save(page, 6)
+
+    # Step 7: the file input has a name; a file too big is listed with its reason; the step waits for uploads.
+    expect(page.get_by_label("Elegir fotos para subir")).to_have_count(1)
+    huge = tmp_path / "enorme.jpg"
+    huge.write_bytes(b"\0" * (MAX_BYTES + 1))
+    network = page.context.new_cdp_session(page)
+    network.send("Network.enable")
+    network.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": UPLINK_BYTES_PER_S},
+    )
+    page.get_by_label("Elegir fotos para subir").set_input_files([str(_jpeg(tmp_path)), str(huge)])
+    expect(page.get_by_role("progressbar")).to_be_visible()
+    expect(page.get_by_role("button", name=SAVE)).to_be_disabled()
+    photos = page.get_by_role("list", name="Tus fotos").get_by_role("listitem")
+    refused = photos.filter(has_text="enorme.jpg")
+    expect(refused).to_contain_text("pesa más de 15 MB")
+    expect(refused).not_to_contain_text("./")
+    expect(page.get_by_role("status").filter(has_text="no se subió")).to_be_visible()
+    network.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    expect(photos.get_by_role("img")).to_have_count(1)
+    expect(page.get_by_role("button", name=SAVE)).to_be_enabled()
+    _fits(page, "paso 7")
+    _save(page, 7)
+
+    page.get_by_label("Teléfono celular").fill("+56 9 7654 3210")
+    _bordered(page, "paso 8")
+    _save(page, 8)
+    expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Telma Fono")
+    expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Martes 11:00-19:00")
