@@ -18,7 +18,7 @@ from app.services.errors import ConflictError
 from app.services.listings import public_listing
 from app.services.staff import TableQuery
 from app.storage.local import LocalStorage
-from tests.factories import make_owner, make_staff, make_wizard_catalogue, wizard_steps
+from tests.factories import make_owner, make_staff, make_wizard_catalogue, save_wizard_step
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
 
@@ -48,25 +48,13 @@ def catalogue(db) -> dict:
     return make_wizard_catalogue(db)
 
 
-def _save(db, owner, uid, catalogue, step, **values) -> str:
-    return my_listings.save_step(
-        session=db,
-        owner_uid=owner.uid,
-        uid=uid,
-        step=step,
-        values={**wizard_steps(catalogue)[step], **values},
-        services=catalogue["services"][:2] if step == 4 else None,
-        schedule={"lun": "10:00-20:00"} if step == 6 else None,
-    )
-
-
 def _filled(db, owner, catalogue, storage, **identity) -> str:
     """A draft filled through the wizard (step 1 with ``identity``), with one photo, not sent."""
-    uid = _save(db, owner, None, catalogue, 1, **identity)
+    uid = save_wizard_step(db, owner, None, catalogue, 1, **identity)
     for step in range(2, 9):
         if step == 7:
             listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
-        uid = _save(db, owner, uid, catalogue, step)
+        uid = save_wizard_step(db, owner, uid, catalogue, step)
     return uid
 
 
@@ -145,7 +133,7 @@ def test_a_second_never_sent_draft_saving_step_1_changes_nothing_staff_or_visito
     public_before = public_listing(session=db, uid=first)
     assert row_before["rut"] == FIRST_RUT and row_before["birth_date"] == f"{THIS_YEAR - 30}-01-15"
 
-    second = _save(db, owner, None, catalogue, 1, **NEW_IDENTITY)
+    second = save_wizard_step(db, owner, None, catalogue, 1, **NEW_IDENTITY)
 
     assert _directory_row(db, staff, owner) == row_before
     assert public_listing(session=db, uid=first) == public_before
@@ -204,7 +192,7 @@ def test_rejecting_the_listing_sent_with_the_change_discards_it(db, staff, catal
 
 def test_an_identity_change_alone_is_sent_with_a_published_listing(db, staff, catalogue, storage, published):
     owner, first = published
-    _save(db, owner, first, catalogue, 1, **NEW_IDENTITY)
+    save_wizard_step(db, owner, first, catalogue, 1, **NEW_IDENTITY)
     _send(db, owner, first)
 
     item = _item(db, staff, first)
@@ -219,7 +207,7 @@ def test_a_listing_approved_without_the_change_leaves_it_waiting(db, staff, cata
     owner, first = published
     second = _filled(db, owner, catalogue, storage)
     _send(db, owner, second)  # sent before the identity changed: it does not carry the change
-    _save(db, owner, None, catalogue, 1, **NEW_IDENTITY)
+    save_wizard_step(db, owner, None, catalogue, 1, **NEW_IDENTITY)
 
     item = _item(db, staff, second)
     assert item.identity_label == "Identidad: aprobada"
@@ -235,7 +223,7 @@ def test_changing_the_identity_while_its_listing_waits_changes_the_items_version
     second = _filled(db, owner, catalogue, storage, **NEW_IDENTITY)
     _send(db, owner, second)
     shown = _item(db, staff, second)
-    _save(db, owner, second, catalogue, 1, **{**NEW_IDENTITY, "nationality": "Bolivia"})
+    save_wizard_step(db, owner, second, catalogue, 1, **{**NEW_IDENTITY, "nationality": "Bolivia"})
     with pytest.raises(ConflictError):
         reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=second, expected_version=shown.version)
     db.rollback()
@@ -244,8 +232,8 @@ def test_changing_the_identity_while_its_listing_waits_changes_the_items_version
 
 def test_going_back_to_the_approved_identity_drops_the_pending_change(db, staff, catalogue, published):
     owner, first = published
-    second = _save(db, owner, None, catalogue, 1, **NEW_IDENTITY)
-    _save(db, owner, second, catalogue, 1)
+    second = save_wizard_step(db, owner, None, catalogue, 1, **NEW_IDENTITY)
+    save_wizard_step(db, owner, second, catalogue, 1)
     assert my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=second).identity == (
         my_listings.IDENTITY_REVIEWED
     )

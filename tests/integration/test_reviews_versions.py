@@ -25,7 +25,14 @@ from app.models import (
 from app.services import listing_photos, my_listings, review_queue, reviews, verification
 from app.services.errors import ConflictError
 from app.storage.local import LocalStorage, PrivateLocalStorage
-from tests.factories import make_listing, make_owner, make_staff, make_wizard_catalogue, tier_of, wizard_steps
+from tests.factories import (
+    make_listing,
+    make_owner,
+    make_staff,
+    make_wizard_catalogue,
+    save_wizard_step,
+    tier_of,
+)
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
 
@@ -51,18 +58,6 @@ def catalogue(db) -> dict:
     return make_wizard_catalogue(db)
 
 
-def _save(db, owner, uid, catalogue, step, **values) -> str:
-    return my_listings.save_step(
-        session=db,
-        owner_uid=owner.uid,
-        uid=uid,
-        step=step,
-        values={**wizard_steps(catalogue)[step], **values},
-        services=catalogue["services"][:2] if step == 4 else None,
-        schedule={"lun": "10:00-20:00"} if step == 6 else None,
-    )
-
-
 def _sent(db, owner, catalogue, storage) -> str:
     """A listing filled through the wizard, with two photos, sent to review (pendiente)."""
     uid = None
@@ -72,7 +67,7 @@ def _sent(db, owner, catalogue, storage) -> str:
                 listing_photos.add_photo(
                     session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps()
                 )
-        uid = _save(db, owner, uid, catalogue, step)
+        uid = save_wizard_step(db, owner, uid, catalogue, step)
     my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     return uid
 
@@ -90,9 +85,11 @@ def _photos(db, uid) -> list[ListingPhoto]:
 def _change(change: str, db, owner, uid, catalogue, storage) -> None:
     """What the owner does while the reviewer looks at the item."""
     if change == "descripcion":
-        _save(db, owner, uid, catalogue, 4, description="Texto cambiado después de abrir la cola: llámame ya.")
+        save_wizard_step(
+            db, owner, uid, catalogue, 4, description="Texto cambiado después de abrir la cola: llámame ya."
+        )
     elif change == "telefono":
-        _save(db, owner, uid, catalogue, 8, phone="+56 9 1111 2222", whatsapp="")
+        save_wizard_step(db, owner, uid, catalogue, 8, phone="+56 9 1111 2222", whatsapp="")
     elif change == "foto_nueva":
         listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
     elif change == "foto_borrada":
@@ -157,7 +154,7 @@ def test_an_edit_changed_again_after_the_reviewer_saw_it_is_not_applied(db, staf
     owner = make_owner(db, "duena@example.cl")
     uid = _sent(db, owner, catalogue, storage)
     reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
-    _save(db, owner, uid, catalogue, 4, display_name="Camila Nueva")
+    save_wizard_step(db, owner, uid, catalogue, 4, display_name="Camila Nueva")
     my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     shown = _item(db, staff, uid)
     assert shown.kind == review_queue.KIND_EDIT
