@@ -49,6 +49,18 @@ def _change(row: rx.Var) -> rx.Component:
     )
 
 
+def _comparison(rows: rx.Var, before: str, after: str, label: str) -> rx.Component:
+    """A table of ``rows`` with each value as it stands (``before``) beside the one to decide (``after``)."""
+    return rx.el.table(
+        rx.el.thead(
+            rx.el.tr(rx.el.th("Dato", scope="col"), rx.el.th(before, scope="col"), rx.el.th(after, scope="col"))
+        ),
+        rx.el.tbody(rx.foreach(rows, _change)),
+        class_name="queue-table",
+        aria_label=label,
+    )
+
+
 def _identity(item: rx.Var) -> rx.Component:
     """The owner's identity to check: as one column, or the approved values beside the new ones."""
     changed = item.identity_status == IDENTITY_CHANGED
@@ -58,18 +70,7 @@ def _identity(item: rx.Var) -> rx.Component:
             rx.el.h3(item.identity_label),
             rx.cond(
                 changed,
-                rx.el.table(
-                    rx.el.thead(
-                        rx.el.tr(
-                            rx.el.th("Dato", scope="col"),
-                            rx.el.th("Aprobada", scope="col"),
-                            rx.el.th("Nueva", scope="col"),
-                        )
-                    ),
-                    rx.el.tbody(rx.foreach(item.identity, _change)),
-                    class_name="queue-table",
-                    aria_label="Identidad",
-                ),
+                _comparison(item.identity, "Aprobada", "Nueva", "Identidad"),
                 rx.el.table(
                     rx.el.tbody(rx.foreach(item.identity, _field)), class_name="queue-table", aria_label="Identidad"
                 ),
@@ -101,18 +102,7 @@ def _content(item: rx.Var) -> rx.Component:
             "edicion",
             rx.cond(
                 item.rows.length() > 0,
-                rx.el.table(
-                    rx.el.thead(
-                        rx.el.tr(
-                            rx.el.th("Campo", scope="col"),
-                            rx.el.th("Publicado", scope="col"),
-                            rx.el.th("Propuesto", scope="col"),
-                        )
-                    ),
-                    rx.el.tbody(rx.foreach(item.rows, _change)),
-                    class_name="queue-table",
-                    aria_label="Cambios propuestos",
-                ),
+                _comparison(item.rows, "Publicado", "Propuesto", "Cambios propuestos"),
                 rx.el.p(
                     rx.cond(
                         item.identity_status == IDENTITY_CHANGED,

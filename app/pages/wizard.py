@@ -271,34 +271,29 @@ def _rates() -> rx.Component:
     )
 
 
+def _schedule_time(word: str, name: rx.Var, value: rx.Var, day: rx.Var) -> rx.Component:
+    """A time picker of a day ("Desde", "Hasta"), named for screen readers with its day."""
+    return rx.el.label(
+        word + " ",
+        rx.el.input(
+            type="time",
+            name=name,
+            default_value=value,
+            on_change=_forget("schedule"),
+            custom_attrs={"aria-label": word + " el " + day},
+        ),
+        class_name="schedule-time",
+    )
+
+
 def _schedule_row(row: rx.Var) -> rx.Component:
     """One day: its name, from and to pickers, and "No atiendo"; wraps onto two lines on a phone."""
     key, label = row[0], row[1]
     forget = _forget("schedule")
     return rx.el.fieldset(
         rx.el.legend(label, class_name="schedule-day"),
-        rx.el.label(
-            "Desde ",
-            rx.el.input(
-                type="time",
-                name="from_" + key,
-                default_value=row[2],
-                on_change=forget,
-                custom_attrs={"aria-label": "Desde el " + label},
-            ),
-            class_name="schedule-time",
-        ),
-        rx.el.label(
-            "Hasta ",
-            rx.el.input(
-                type="time",
-                name="to_" + key,
-                default_value=row[3],
-                on_change=forget,
-                custom_attrs={"aria-label": "Hasta el " + label},
-            ),
-            class_name="schedule-time",
-        ),
+        _schedule_time("Desde", "from_" + key, row[2], label),
+        _schedule_time("Hasta", "to_" + key, row[3], label),
         rx.el.label(
             rx.el.input(
                 type="checkbox",
