@@ -102,9 +102,25 @@ def _action(label: str, shown: rx.Var, event) -> rx.Component:
     return rx.cond(shown, rx.el.button(label, type="button", on_click=event, class_name="btn"))
 
 
-def _card(row: rx.Var) -> rx.Component:
+# The covers of the first screen load at once (the largest thing it shows); the rest when scrolled to.
+EAGER_COVERS = 2
+
+
+def _card(row: rx.Var, index: rx.Var) -> rx.Component:
+    first_screen = index < EAGER_COVERS
     return rx.el.article(
-        rx.cond(row.cover_url != "", rx.el.img(src=row.cover_url, alt="", class_name="listing-cover", loading="lazy")),
+        rx.cond(
+            row.cover_url != "",
+            rx.el.img(
+                src=row.cover_url,
+                alt="",
+                class_name="listing-cover",
+                width="120",
+                height="160",
+                loading=rx.cond(first_screen, "eager", "lazy"),
+                custom_attrs={"fetchPriority": rx.cond(first_screen, "high", "auto")},
+            ),
+        ),
         rx.el.div(
             rx.el.h2(row.title),
             rx.el.p(row.city_name, " · ", row.section_label, class_name="muted"),
