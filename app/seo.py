@@ -297,6 +297,7 @@ _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
 # The build's one stylesheet (Radix Themes and the app's styles, 714 KB, 85 KB gzip).
 _BUILD_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"]+\.css)" rel="stylesheet"[^>]*>')
 # The head's hints to fetch that stylesheet and the app's modules (about 250 KB) at high priority, at once.
+_APP_MODULE = re.compile(r'<script type="module"[^>]*>')
 _PRELOADS = re.compile(r'<link (?:as="style" href="[^"]+" rel="preload"|rel="modulepreload" href="[^"]+")\s*/?>')
 
 
@@ -328,9 +329,11 @@ def split_shell(document: str, site_css: str = "") -> Shell:
     With ``site_css`` (assets/styles.css, which styles the preview of app.pages.preview on its own),
     the first paint waits for nothing but the document: that CSS goes inline, the build's stylesheet
     comes as ``media="print"``, and the preload hints go, so the app's stylesheet and modules no
-    longer compete with the document for a slow connection (the app's own scripts still fetch them
-    as soon as the parser reaches them). assets/site.js applies that stylesheet when the preview
-    leaves, so the preview is never restyled while it shows, and the app never shows unstyled.
+    longer compete with the document for a slow connection. The app's module script comes as text,
+    which assets/site.js starts once the first frame is painted: the first screen never waits for
+    the app's scripts to download and run (a slow phone on a fast network would run them first).
+    site.js applies that stylesheet when the preview leaves, so the preview is never restyled while
+    it shows, and the app never shows unstyled.
     """
     head_end = document.find("</head>")
     if head_end < 0:
@@ -345,6 +348,8 @@ def split_shell(document: str, site_css: str = "") -> Shell:
             count=1,
         )
     rest = document[head_end:]
+    if site_css and _BUILD_STYLESHEET.search(document[:head_end]):
+        rest = _APP_MODULE.sub('<script type="text/plain" data-app-module>', rest, count=1)
     charset = _AFTER_CHARSET.search(head)
     if charset:
         cut = charset.end()

@@ -12,12 +12,30 @@
 //   app/pages/preview.py) goes away as soon as the app shows its own
 //   listings of the same path (data-vista-lista) or the 18+ notice, but
 //   never during a press on it: a tap on its 18+ button is not lost;
+// - the app's module script, which documents with a first screen bring as
+//   text, starts once the first frame is painted;
 // - the build's stylesheet, which public documents bring as media="print"
 //   so that the first paint waits only for the site's inline CSS
 //   (app/seo.py split_shell), applies once loaded and the preview leaves,
 //   in the same frame: the preview is never restyled while it shows.
 (function () {
   "use strict";
+
+  // The app's module script, which documents with a first screen bring as text (app/seo.py
+  // split_shell): it starts once a frame is painted, so that first screen never waits for the
+  // app's scripts to download and run. Its text is the built one, whose hash the CSP names.
+  var appModule = document.querySelector("script[data-app-module]");
+  if (appModule) {
+    var startApp = function () {
+      if (!appModule.parentNode) return;
+      var script = document.createElement("script");
+      script.type = "module";
+      script.textContent = appModule.textContent;
+      appModule.replaceWith(script);
+    };
+    requestAnimationFrame(function () { setTimeout(startApp, 0); });
+    setTimeout(startApp, 1000);  // a tab opened in the background paints no frame until shown
+  }
 
   var deferred = Array.prototype.slice.call(document.querySelectorAll("link[data-media]"));
 

@@ -180,9 +180,13 @@ def test_split_shell_inlines_the_site_css_and_lets_nothing_else_hold_up_the_firs
     exported = (
         f'<html><head><meta charSet="utf-8"/><link as="style" href="{build_css}" rel="preload"/>'
         '<link rel="modulepreload" href="/assets/root-A.js"/>'
-        f'<link href="{build_css}" rel="stylesheet" type="text/css"/></head><body></body></html>'
+        f'<link href="{build_css}" rel="stylesheet" type="text/css"/></head><body>'
+        '<script type="module" async="">import "/assets/root-A.js";</script></body></html>'
     )
     document = split_shell(exported, ".card { color: red; }").with_head("")
+    # The app's module comes as text, byte for byte (its hash is in the CSP): assets/site.js starts it.
+    assert '<script type="text/plain" data-app-module>import "/assets/root-A.js";</script>' in document
+    assert 'type="module"' not in document
     assert 'rel="preload"' not in document and "modulepreload" not in document
     assert (
         f'<style>.card {{ color: red; }}</style><link href="{build_css}" rel="stylesheet" media="print" '
