@@ -19,6 +19,17 @@ SLIDE_SIZES = "(min-width: 1024px) 55vw, 100vw"
 PAUSE_LABEL, PLAY_LABEL = "Pausar fotos", "Reanudar fotos"
 
 
+def _arrow(symbol: str, direction: str, label: str) -> rx.Component:
+    """The previous ("prev") or next ("next") button; assets/site.js finds it by data-carousel-{direction}."""
+    return rx.el.button(
+        symbol,
+        type="button",
+        class_name=f"carousel-btn {direction}",
+        aria_label=label,
+        custom_attrs={f"data-carousel-{direction}": ""},
+    )
+
+
 def carousel(photos, name) -> rx.Component:
     """A full-width carousel of the given photo URLs."""
     return rx.el.section(
@@ -46,20 +57,8 @@ def carousel(photos, name) -> rx.Component:
             tab_index=0,
             custom_attrs={"data-carousel": "", "data-autoplay-ms": str(AUTOPLAY_MS), "data-index": "0"},
         ),
-        rx.el.button(
-            "‹",
-            type="button",
-            class_name="carousel-btn prev",
-            aria_label="Foto anterior",
-            custom_attrs={"data-carousel-prev": ""},
-        ),
-        rx.el.button(
-            "›",
-            type="button",
-            class_name="carousel-btn next",
-            aria_label="Foto siguiente",
-            custom_attrs={"data-carousel-next": ""},
-        ),
+        _arrow("‹", "prev", "Foto anterior"),
+        _arrow("›", "next", "Foto siguiente"),
         # Only one of the two labels shows: "Reanudar" while the carousel has data-paused (assets/styles.css).
         rx.el.button(
             rx.el.span(rx.el.span("❚❚ ", aria_hidden="true"), PAUSE_LABEL, class_name="when-playing"),

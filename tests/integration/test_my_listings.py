@@ -33,8 +33,7 @@ from app.services.errors import (
 from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.services.listings import city_cards, public_listing
 from app.services.users import create_user
-from app.storage.local import LocalStorage
-from tests.factories import make_listing, make_owner, make_wizard_catalogue, wizard_steps
+from tests.factories import make_listing, make_owner, wizard_steps
 from tests.photo_samples import jpeg_with_gps
 
 CITY = "talca"
@@ -44,16 +43,6 @@ CITY = "talca"
 def db(db_on_both: Session) -> Session:
     """SQLite, then PostgreSQL."""
     return db_on_both
-
-
-@pytest.fixture
-def storage(tmp_path) -> LocalStorage:
-    return LocalStorage(tmp_path / "media")
-
-
-@pytest.fixture
-def catalogue(db) -> dict:
-    return make_wizard_catalogue(db)
 
 
 def _fill(db, owner_uid, catalogue, storage, *, upto: int = 8, photos: int = 2) -> str:

@@ -17,7 +17,6 @@ from app.models import (
     ListingReview,
     ListingVerification,
     ProfileId,
-    User,
     VerificationStatus,
     utc_now,
 )
@@ -27,7 +26,7 @@ from app.services.errors import ForbiddenError, InvalidInputError
 from app.services.review_queue import KIND_EDIT, KIND_NEW, KIND_VERIFICATION
 from app.states.review_queue import ReviewQueueState
 from app.storage.local import LocalStorage, PrivateLocalStorage
-from tests.factories import make_account, make_listing, make_owner, make_staff, open_session
+from tests.factories import make_account, make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
@@ -37,11 +36,6 @@ from tests.photo_samples import jpeg_with_gps
 def db(db_on_both: Session) -> Session:
     """SQLite, then PostgreSQL."""
     return db_on_both
-
-
-@pytest.fixture
-def staff(db) -> User:
-    return make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
 
 
 def _pending(db, owner, name, *, minutes_ago: int, **fields) -> Listing:

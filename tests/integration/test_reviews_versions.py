@@ -17,19 +17,15 @@ from app.models import (
     ListingService,
     ListingStatus,
     ListingVerification,
-    ProfileId,
     ReviewDecision,
-    User,
     VerificationStatus,
 )
 from app.services import listing_photos, my_listings, review_queue, reviews, verification
 from app.services.errors import ConflictError
-from app.storage.local import LocalStorage, PrivateLocalStorage
+from app.storage.local import PrivateLocalStorage
 from tests.factories import (
     make_listing,
     make_owner,
-    make_staff,
-    make_wizard_catalogue,
     save_wizard_step,
     tier_of,
 )
@@ -41,21 +37,6 @@ from tests.photo_samples import jpeg_with_gps
 def db(db_on_both: Session) -> Session:
     """SQLite, then PostgreSQL."""
     return db_on_both
-
-
-@pytest.fixture
-def storage(tmp_path) -> LocalStorage:
-    return LocalStorage(tmp_path / "media")
-
-
-@pytest.fixture
-def staff(db) -> User:
-    return make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
-
-
-@pytest.fixture
-def catalogue(db) -> dict:
-    return make_wizard_catalogue(db)
 
 
 def _sent(db, owner, catalogue, storage) -> str:
