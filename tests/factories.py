@@ -213,6 +213,58 @@ def save_wizard_step(session: Session, owner: User, uid: str, catalogue: dict, s
     )
 
 
+def wizard_draft(
+    session: Session,
+    storage,
+    owner: User,
+    *,
+    name: str,
+    city: str,
+    phone: str,
+    photo: bytes,
+    identity: dict[str, str] | None = None,
+) -> str:
+    """A draft filled through the wizard's eight steps with the catalogue's own type, services and top tier
+    (step 1: ``identity`` over RUT 11.111.111-1, born 15 January 30 years ago, Chile), with one photo; its uid."""
+    from app.core.geo import commune_names_for_city
+    from app.models import AdvertiserService, AdvertiserType
+    from app.services import listing_photos
+
+    options = my_listings.wizard_options(session=session)
+    kind = session.exec(select(AdvertiserType).limit(1)).first()
+    services = [row.uid for row in session.exec(select(AdvertiserService).limit(2)).all()]
+    steps = {
+        1: {
+            "document": "rut",
+            "rut": "11.111.111-1",
+            "birth_date": f"{date.today().year - 30}/01/15",
+            "nationality": "Chile",
+            **(identity or {}),
+        },
+        2: {"city_slug": city, "commune": commune_names_for_city(city)[0], "section": "mujeres"},
+        3: {"tier_uid": options.tiers[-1][0], "type_uid": kind.uid},
+        4: {"display_name": name, "age": "29", "description": f"Hola, soy {name}: puntual, simpática y discreta."},
+        5: {"price_hour_clp": "70000"},
+        6: {"visiting_from": "", "visiting_until": ""},
+        7: {},
+        8: {"phone": phone, "whatsapp": ""},
+    }
+    uid = None
+    for number, values in steps.items():
+        if number == 7:
+            listing_photos.add_photo(session=session, storage=storage, owner_uid=owner.uid, uid=uid, data=photo)
+        uid = my_listings.save_step(
+            session=session,
+            owner_uid=owner.uid,
+            uid=uid,
+            step=number,
+            values=values,
+            services=services if number == 4 else None,
+            schedule={"lun": "10:00-20:00"} if number == 6 else None,
+        )
+    return uid
+
+
 def card_view(**changes) -> ListingCard:
     """A public card as the listing services return it (no database); any field can be overridden."""
     fields = dict(

@@ -13,25 +13,23 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from datetime import date
 
 import pytest
 from PIL import Image
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from sqlmodel import Session, select
+from sqlmodel import Session
 
-from app.core.geo import commune_names_for_city
 from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
-from app.models import AdvertiserService, AdvertiserType, ProfileId, User
+from app.models import ProfileId, User
 from app.routes import WIZARD_LISTING_PARAM
 from app.seed import _ensure_catalogues
-from app.services import listing_photos, my_listings
+from app.services import my_listings
 from app.states.public import AGE_COOKIE
 from app.storage.local import LocalStorage
 from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import CITY, Site
-from tests.factories import make_account, make_listing, open_session
+from tests.factories import make_account, make_listing, open_session, wizard_draft
 
 pytestmark = pytest.mark.e2e
 
@@ -83,34 +81,7 @@ def _photo() -> bytes:
 def _draft(db: Session, site: Site, owner: User, name: str) -> str:
     """A draft saved through step 8 with the wizard's own services (one real photo); its uid."""
     media = LocalStorage(site.log_path.parent / "media")
-    options = my_listings.wizard_options(session=db)
-    kind = db.exec(select(AdvertiserType).limit(1)).first()
-    services = [row.uid for row in db.exec(select(AdvertiserService).limit(2)).all()]
-    steps = {
-        1: {"document": "rut", "rut": "11.111.111-1", "birth_date": f"{date.today().year - 30}/01/15"},
-        2: {"city_slug": AXE_CITY, "commune": commune_names_for_city(AXE_CITY)[0], "section": "mujeres"},
-        3: {"tier_uid": options.tiers[-1][0], "type_uid": kind.uid},
-        4: {"display_name": name, "age": "29", "description": f"Hola, soy {name}: puntual, simpática y discreta."},
-        5: {"price_hour_clp": "70000"},
-        6: {},
-        7: {},
-        8: {"phone": "+56 9 6200 0001", "whatsapp": ""},
-    }
-    steps[1]["nationality"] = "Chile"
-    uid = None
-    for number, values in steps.items():
-        if number == 7:
-            listing_photos.add_photo(session=db, storage=media, owner_uid=owner.uid, uid=uid, data=_photo())
-        uid = my_listings.save_step(
-            session=db,
-            owner_uid=owner.uid,
-            uid=uid,
-            step=number,
-            values=values,
-            services=services if number == 4 else None,
-            schedule={"lun": "10:00-20:00"} if number == 6 else None,
-        )
-    return uid
+    return wizard_draft(db, media, owner, name=name, city=AXE_CITY, phone="+56 9 6200 0001", photo=_photo())
 
 
 def _assert_none(found: list[str]) -> None:

@@ -17,15 +17,14 @@ from PIL import Image
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
-from app.core.geo import commune_names_for_city
 from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
-from app.models import Advertiser, AdvertiserService, AdvertiserType, ProfileId, User
+from app.models import Advertiser, ProfileId, User
 from app.seed import _ensure_catalogues
-from app.services import listing_photos, my_listings, reviews
+from app.services import my_listings, reviews
 from app.storage.local import LocalStorage
 from tests.e2e.conftest import Site, accept_age
-from tests.factories import make_account, open_session
+from tests.factories import make_account, open_session, wizard_draft
 
 pytestmark = pytest.mark.e2e
 
@@ -71,51 +70,9 @@ def _photo(seed: int) -> bytes:
     return buffer.getvalue()
 
 
-def _sent_listing(
-    db: Session,
-    media: LocalStorage,
-    owner: User,
-    *,
-    name: str,
-    city: str,
-    phone: str,
-    photo: bytes,
-    identity: dict[str, str] | None = None,
-):
-    """A complete listing made through the wizard's steps (step 1: ``identity`` over RUT 11.111.111-1, born
-    15 January 30 years ago, Chile), with one photo, sent to review; its uid."""
-    options = my_listings.wizard_options(session=db)
-    kind = db.exec(select(AdvertiserType).limit(1)).first()
-    services = [row.uid for row in db.exec(select(AdvertiserService).limit(2)).all()]
-    steps = {
-        1: {
-            "document": "rut",
-            "rut": "11.111.111-1",
-            "birth_date": f"{date.today().year - 30}/01/15",
-            "nationality": "Chile",
-            **(identity or {}),
-        },
-        2: {"city_slug": city, "commune": commune_names_for_city(city)[0], "section": "mujeres"},
-        3: {"tier_uid": options.tiers[-1][0], "type_uid": kind.uid},
-        4: {"display_name": name, "age": "29", "description": f"Hola, soy {name}: puntual, simpática y discreta."},
-        5: {"price_hour_clp": "70000"},
-        6: {"visiting_from": "", "visiting_until": ""},
-        7: {},
-        8: {"phone": phone, "whatsapp": ""},
-    }
-    uid = None
-    for number, values in steps.items():
-        if number == 7:
-            listing_photos.add_photo(session=db, storage=media, owner_uid=owner.uid, uid=uid, data=photo)
-        uid = my_listings.save_step(
-            session=db,
-            owner_uid=owner.uid,
-            uid=uid,
-            step=number,
-            values=values,
-            services=services if number == 4 else None,
-            schedule={"lun": "10:00-20:00"} if number == 6 else None,
-        )
+def _sent_listing(db: Session, media: LocalStorage, owner: User, **draft) -> str:
+    """A complete listing made through the wizard's steps (tests.factories.wizard_draft), sent to review; its uid."""
+    uid = wizard_draft(db, media, owner, **draft)
     my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     return uid
 
