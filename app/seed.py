@@ -332,8 +332,10 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
                     "created_at": published,
                 }
             )
-        for service_uid in rng.sample(catalogues["services"], rng.randint(2, 5)):
-            service_rows.append({"listing_uid": uid, "service_uid": service_uid})
+        service_rows.extend(
+            {"listing_uid": uid, "service_uid": service_uid}
+            for service_uid in rng.sample(catalogues["services"], rng.randint(2, 5))
+        )
 
     _bulk(session, Agency, agencies)
     _bulk(session, User, users)

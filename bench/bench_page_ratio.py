@@ -70,7 +70,9 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import busiest_city, demo_database, serve_demo  # noqa: E402
+from typing import ClassVar
+
+from bench.common import busiest_city, demo_database, serve_demo
 
 TARGET_RATIO = 1.3
 CARD_LINK = "[data-testid=listing-card] a[href]"
@@ -196,7 +198,7 @@ VARIANTS = {
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    extra_headers: dict[str, str] = {}
+    extra_headers: ClassVar[dict[str, str]] = {}
 
     def end_headers(self) -> None:
         for name, value in self.extra_headers.items():

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import percentiles  # noqa: E402
+from bench.common import percentiles
 
 SIZE = (4000, 3000)  # 12 megapixels
 
@@ -33,7 +33,7 @@ def _sample_image():
     """A photo-like 12 MP picture: smooth gradients with sensor-like noise (compresses like a photo)."""
     from PIL import Image, ImageFilter
 
-    width, height = SIZE
+    _width, _height = SIZE
     gradient = Image.linear_gradient("L").resize(SIZE)
     channels = []
     for sigma, blur in ((40, 1.2), (32, 1.0), (48, 1.5)):

@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import busiest_city, demo_database, serve_demo  # noqa: E402
+from bench.common import busiest_city, demo_database, serve_demo
 
 TARGET_RATIO = 0.5
 REQUESTS_PER_SECOND = re.compile(r"Requests/sec:\s+([\d.]+)")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import admin_token, demo_database, percentiles  # noqa: E402
+from bench.common import admin_token, demo_database, percentiles
 
 SEARCHES = ("a", "ana", "demo", "temuco", "zzzz-nada")
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import admin_token, demo_database, percentiles, serve_demo  # noqa: E402
+from bench.common import admin_token, demo_database, percentiles, serve_demo
 
 # socket.io over engine.io: a message (4) of type event (2), in Reflex's namespace, named "event".
 EVENT_FRAME = re.compile(r'42(?:/[^,\[]*,)?(\["event",.*)', re.DOTALL)

@@ -60,7 +60,9 @@ import wsproto.events as ws
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import demo_database, quantile, serve_demo  # noqa: E402
+import contextlib
+
+from bench.common import demo_database, quantile, serve_demo
 
 TARGET_P95_MS = 150.0
 NAMESPACE = "/_event"
@@ -134,10 +136,8 @@ class WebSocket:
         """Close without waiting for the server's close frame."""
         if self.writer is None:
             return
-        try:
+        with contextlib.suppress(Exception):
             self.writer.write(self.conn.send(ws.CloseConnection(code=1000)))
-        except Exception:  # noqa: BLE001  (already closing: nothing to say)
-            pass
         self.writer.close()
 
 

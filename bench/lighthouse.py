@@ -30,10 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.models import ProfileId  # noqa: E402
-from app.routes import ADMIN_LISTINGS, ADVERTISER_HOME, ADVERTISER_NEW_LISTING  # noqa: E402
-from bench.bench_page_ratio import demo_site  # noqa: E402
-from bench.common import session_token  # noqa: E402
+from app.models import ProfileId
+from app.routes import ADMIN_LISTINGS, ADVERTISER_HOME, ADVERTISER_NEW_LISTING
+from bench.bench_page_ratio import demo_site
+from bench.common import session_token
 
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 METRICS = {

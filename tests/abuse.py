@@ -77,5 +77,5 @@ def redirect_paths(events: list) -> list[str]:
     for event in events:
         handler = getattr(event, "handler", None)
         if handler is not None and handler.fn.__qualname__ == "_redirect":
-            paths.append(dict((str(k), str(v)) for k, v in event.args)["path"].strip('"'))
+            paths.append({str(k): str(v) for k, v in event.args}["path"].strip('"'))
     return paths

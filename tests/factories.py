@@ -267,24 +267,24 @@ def wizard_draft(
 
 def card_view(**changes) -> ListingCard:
     """A public card as the listing services return it (no database); any field can be overridden."""
-    fields = dict(
-        uid=VIEW_UID,
-        section=Section.MUJERES.value,
-        city_slug="temuco",
-        city_name="Temuco",
-        commune="Centro",
-        display_name="Valentina",
-        age=25,
-        tier_name="Platino",
-        tier_slug="platino",
-        verified=False,
-        has_video=False,
-        porn_actress=False,
-        available_now=False,
-        price="$80.000",
-        url=f"/escorts/temuco/valentina/{VIEW_UID}",
-        photos=["/media/ab/cover-800.webp", "/media/ab/other-800.webp"],
-    )
+    fields = {
+        "uid": VIEW_UID,
+        "section": Section.MUJERES.value,
+        "city_slug": "temuco",
+        "city_name": "Temuco",
+        "commune": "Centro",
+        "display_name": "Valentina",
+        "age": 25,
+        "tier_name": "Platino",
+        "tier_slug": "platino",
+        "verified": False,
+        "has_video": False,
+        "porn_actress": False,
+        "available_now": False,
+        "price": "$80.000",
+        "url": f"/escorts/temuco/valentina/{VIEW_UID}",
+        "photos": ["/media/ab/cover-800.webp", "/media/ab/other-800.webp"],
+    }
     return ListingCard(**{**fields, **changes})
 
 

@@ -8,6 +8,7 @@ tests that need it fail with its output (they never skip).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -79,10 +80,8 @@ def firebase_emulator(tmp_path_factory) -> Iterator[str]:
     deadline = time.monotonic() + START_TIMEOUT
     ready = False
     while not ready and time.monotonic() < deadline and process.poll() is None:
-        try:
+        with contextlib.suppress(httpx.TransportError):
             ready = httpx.get(f"http://{host}/emulator/v1/projects/{FIREBASE_PROJECT}/config", timeout=2).is_success
-        except httpx.TransportError:
-            pass
         if not ready:
             time.sleep(0.25)
     if not ready:

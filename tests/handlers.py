@@ -97,7 +97,7 @@ def script_of(events: list) -> str:
     """The JavaScript of the call_script events among ``events``, joined."""
     scripts = []
     for event in events:
-        args = dict((str(k), v) for k, v in getattr(event, "args", ()))
+        args = {str(k): v for k, v in getattr(event, "args", ())}
         code = args.get("javascript_code")
         if code is not None:
             scripts.append(str(getattr(code, "_var_value", code)))

@@ -22,7 +22,7 @@ class Mailbox:
         self.messages: list[Message] = []
         self._lock = threading.Lock()
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802 - aiosmtpd's hook name
+    async def handle_DATA(self, server, session, envelope):
         with self._lock:
             self.messages.append(email.message_from_bytes(envelope.content))
         return "250 Message accepted for delivery"

@@ -15,6 +15,7 @@ every call takes effect at once.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import os
@@ -274,11 +275,9 @@ class FirebaseProvider:
 
     def mimic_sign_up(self, *, email: str) -> None:
         """One round trip to Firebase (a look-up that changes nothing), as a sign-up makes."""
-        with _admin_errors():
-            try:
-                auth.get_user_by_email(normalized_email(email), app=self.app)
-            except auth.UserNotFoundError:
-                pass  # the answer is not used: only the time it takes
+        # The answer is not used: only the time it takes.
+        with _admin_errors(), contextlib.suppress(auth.UserNotFoundError):
+            auth.get_user_by_email(normalized_email(email), app=self.app)
 
     def set_disabled(self, *, uid: str, disabled: bool) -> None:
         def change() -> None:

@@ -338,7 +338,7 @@ def load_wizard(*, session: Session, owner_uid: str, uid: str | None) -> WizardD
             .order_by(Listing.updated_at.desc())
         ).first()
     if listing is None:
-        blank = {column: None for column in EDITABLE_COLUMNS}
+        blank = dict.fromkeys(EDITABLE_COLUMNS)
         blank["section"] = Section.MUJERES.value
         return WizardDraft(
             uid="",

@@ -84,8 +84,10 @@ def _search(text: str):
     matches = [func.lower(Listing.display_name).contains(text, autoescape=True)]
     digits = re.sub(r"\D", "", text)
     if digits:
-        for column in (Listing.phone, Listing.whatsapp):
-            matches.append(func.replace(column, " ", "").contains(digits, autoescape=True))
+        matches.extend(
+            func.replace(column, " ", "").contains(digits, autoescape=True)
+            for column in (Listing.phone, Listing.whatsapp)
+        )
     return or_(*matches)
 
 

@@ -126,5 +126,4 @@ def test_every_kind_of_document_is_valid_html(site: Site, page: Page, tmp_path):
         documents[name] = response.text
     documents.update(_hydrated(page, site))
     errors = _check(documents, tmp_path)
-    print("\n".join(errors))
     assert not errors, f"{len(errors)} errors of the Nu HTML checker:\n" + "\n".join(errors)

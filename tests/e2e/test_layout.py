@@ -10,6 +10,7 @@ time is Playwright's fake clock, so nothing waits for real seconds.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -366,7 +367,7 @@ def test_heading_levels_never_skip_on_a_returning_visit(browser: Browser, site: 
             .evaluate_all("(headings) => headings.map((h) => Number(h.tagName[1]))")
         )
         assert levels[0] == 1, levels
-        skips = [(a, b) for a, b in zip(levels, levels[1:], strict=False) if b > a + 1]
+        skips = [(a, b) for a, b in itertools.pairwise(levels) if b > a + 1]
         assert not skips, f"heading levels skip: {levels}"
     finally:
         context.close()

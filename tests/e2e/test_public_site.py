@@ -258,7 +258,7 @@ def test_report_form_refuses_bad_input_then_stores_a_report(page: Page, site):
     expect(page.get_by_role("status").get_by_role("heading", name="Reporte enviado")).to_be_visible()
     reports = _reports(site)
     assert len(reports) == before + 1
-    stored = [r for r in reports if r.message == message][0]
+    stored = next(r for r in reports if r.message == message)
     assert (stored.kind, stored.listing_uid) == ("trata", site.uids["base"])
 
 

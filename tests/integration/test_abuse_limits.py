@@ -434,7 +434,7 @@ def test_sign_ups_for_used_and_new_addresses_take_about_as_long(db, provider, me
 class SlowMailbox(Mailbox):
     """A mail server that takes half a second to accept each message."""
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802 - aiosmtpd's hook name
+    async def handle_DATA(self, server, session, envelope):
         await asyncio.sleep(0.5)
         return await super().handle_DATA(server, session, envelope)
 
@@ -483,7 +483,7 @@ def test_security_events_are_logged_masked_and_without_secrets(db, provider, mem
             user_uid=user.uid,
             banned=True,
         )
-    failure = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sign-in failed")][0]
+    failure = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("sign-in failed"))
     assert "ca***@correo.cl" in failure and user.uid in failure and client in failure
     assert any(r.getMessage().startswith("sign-in throttled for ca***@correo.cl") for r in caplog.records)
     assert any(f"user {user.uid} banned by {admin.uid}" in r.getMessage() for r in caplog.records)

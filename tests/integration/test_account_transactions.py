@@ -229,7 +229,7 @@ def _reset_code(provider, address) -> str:
 
 
 def test_reset_password_commits_hash_code_and_revocation(db, provider):
-    user, tokens = _account_with_sessions(db, provider, "olvida@correo.cl")
+    _user, tokens = _account_with_sessions(db, provider, "olvida@correo.cl")
     _reset(db, provider, _reset_code(provider, "olvida@correo.cl"))
     with _fresh() as fresh:
         [code] = fresh.exec(select(ActionCode)).all()

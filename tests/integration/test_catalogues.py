@@ -214,7 +214,7 @@ def test_a_tier_upgrade_service_keeps_its_tier_and_other_effects_drop_it(db, adm
 def _count_listing_updates(engine):
     statements: list[str] = []
 
-    def before(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001
+    def before(conn, cursor, statement, parameters, context, executemany):
         if statement.lstrip().upper().startswith("UPDATE PUBLICACION"):
             statements.append(statement)
 

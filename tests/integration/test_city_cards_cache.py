@@ -196,7 +196,7 @@ def test_sections_cities_tabs_pages_and_grouping_never_mix(site, monkeypatch):
         {"city": OTHER_CITY},
     ]
     expected = [_uncached(**given) for given in inputs]
-    assert len({tuple(_names(result)) + (result.page,) for result in expected}) == len(inputs)
+    assert len({(*tuple(_names(result)), result.page) for result in expected}) == len(inputs)
     for _round in range(2):  # the second round is served from the cache
         for given, wanted in zip(inputs, expected, strict=True):
             assert _cards(**given) == wanted, given

@@ -130,7 +130,7 @@ def test_a_second_never_sent_draft_saving_step_1_changes_nothing_staff_or_visito
 
 
 def test_approving_the_listing_sent_with_the_change_applies_it(db, staff, catalogue, storage, published):
-    owner, first = published
+    owner, _first = published
     second = _filled(db, owner, catalogue, storage, **NEW_IDENTITY)
     _send(db, owner, second)
     assert _approved_identity(db, owner)[0] == FIRST_RUT
@@ -188,7 +188,7 @@ def test_an_identity_change_alone_is_sent_with_a_published_listing(db, staff, ca
 
 
 def test_a_listing_approved_without_the_change_leaves_it_waiting(db, staff, catalogue, storage, published):
-    owner, first = published
+    owner, _first = published
     second = _filled(db, owner, catalogue, storage)
     _send(db, owner, second)  # sent before the identity changed: it does not carry the change
     save_wizard_step(db, owner, None, catalogue, 1, **NEW_IDENTITY)
@@ -215,7 +215,7 @@ def test_changing_the_identity_while_its_listing_waits_changes_the_items_version
 
 
 def test_going_back_to_the_approved_identity_drops_the_pending_change(db, staff, catalogue, published):
-    owner, first = published
+    owner, _first = published
     second = save_wizard_step(db, owner, None, catalogue, 1, **NEW_IDENTITY)
     save_wizard_step(db, owner, second, catalogue, 1)
     assert my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=second).identity == (

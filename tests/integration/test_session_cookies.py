@@ -65,7 +65,7 @@ def _open(client: TestClient, ticket: str, headers: dict | None = None):
 
 
 def test_the_websocket_path_is_reflexs():
-    assert EVENT_PATH == str(Endpoint.EVENT)
+    assert str(Endpoint.EVENT) == EVENT_PATH
 
 
 def test_a_ticket_becomes_an_httponly_cookie_once(db, advertiser, client):

@@ -196,7 +196,7 @@ def test_with_redis_a_change_another_worker_made_drops_this_workers_pages(site, 
 
 
 def test_with_redis_this_workers_writes_reach_the_shared_version(site, monkeypatch):
-    client, people, _, _ = site
+    _client, people, _, _ = site
     shared = redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=5)
     shared.flushdb()
     monkeypatch.setenv("REDIS_URL", TEST_REDIS_URL)

@@ -69,7 +69,7 @@ def test_the_record_behind_a_live_listing_is_not_deleted(db, status):
     db.add(advertiser)
     db.commit()
     listing = make_listing(db, owner, status=status)
-    with pytest.raises(ConflictError, match="^Tiene 1 publicación publicada, pausada o en revisión"):
+    with pytest.raises(ConflictError, match=r"^Tiene 1 publicación publicada, pausada o en revisión"):
         staff_directory.delete_advertiser(session=db, actor_uid=admin.uid, uid=advertiser.uid)
     db.rollback()
     assert db.get(Advertiser, advertiser.uid) is not None

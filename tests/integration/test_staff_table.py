@@ -130,14 +130,14 @@ def test_csv_export_is_the_administrators_and_has_every_matching_row(tokens):
     assert state.can_export is True
     invoke(state, "set_filter", key="perfil", value="cliente")
     (download,) = invoke(state, "export_csv")
-    url = str(dict((str(k), v) for k, v in download.args)["url"]).strip('"')
+    url = str({str(k): v for k, v in download.args}["url"]).strip('"')
     text = base64.b64decode(url.split("base64,", 1)[1]).decode("utf-8").lstrip("\ufeff")
     lines = list(csv.reader(io.StringIO(text)))
     assert lines[0] == [column.label for column in UsersTableState._spec.columns]
     assert len(lines) == 1 + EXTRA_USERS
     invoke(state, "set_filter", key="perfil", value="profesor")
     (download,) = invoke(state, "export_csv")
-    url = str(dict((str(k), v) for k, v in download.args)["url"]).strip('"')
+    url = str({str(k): v for k, v in download.args}["url"]).strip('"')
     text = base64.b64decode(url.split("base64,", 1)[1]).decode("utf-8")
     assert "'=cmd@example.cl" in text and "'=HYPERLINK()" in text
 

@@ -64,7 +64,7 @@ def _post(client: TestClient, headers: dict, cookie: str = ""):
 
 
 def test_the_upload_path_is_reflexs():
-    assert UPLOAD_PATH == str(Endpoint.UPLOAD)
+    assert str(Endpoint.UPLOAD) == UPLOAD_PATH
 
 
 @pytest.fixture

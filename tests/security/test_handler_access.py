@@ -102,8 +102,9 @@ def _registered() -> list[tuple[type, str, object]]:
     found = []
     for registered in RegistrationContext.get().event_handlers.values():
         name = registered.handler.fn.__name__
-        for state_cls in registered.states:
-            found.append((state_cls, name, state_cls.event_handlers.get(name, registered.handler)))
+        found.extend(
+            (state_cls, name, state_cls.event_handlers.get(name, registered.handler)) for state_cls in registered.states
+        )
     return sorted(found, key=lambda item: (item[0].get_full_name(), item[1]))
 
 
@@ -208,7 +209,7 @@ def _redirects_home(events: list) -> bool:
     for event in events:
         handler = getattr(event, "handler", None)
         if handler is not None and handler.fn.__qualname__ == "_redirect":
-            path = dict((str(k), str(v)) for k, v in event.args).get("path", "")
+            path = {str(k): str(v) for k, v in event.args}.get("path", "")
             if path.strip('"') == HOME:
                 return True
     return False

@@ -28,7 +28,7 @@ def test_tab_links_mark_the_active_tab_only():
     assert [link.slug for link in links] == [tab.slug for tab in FILTER_TABS]
     assert [link.slug for link in links if link.active] == ["verificadas"]
     assert links[0].url == "/escorts/trans/talca"
-    assert dict((link.slug, link.url) for link in links)["verificadas"] == "/escorts/trans/talca/verificadas"
+    assert {link.slug: link.url for link in links}["verificadas"] == "/escorts/trans/talca/verificadas"
 
 
 def test_tier_groups_keep_order_and_group_consecutive_tiers():

@@ -37,7 +37,7 @@ class HeldMailbox(Mailbox):
         super().__init__()
         self.release = threading.Event()
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802 - aiosmtpd's hook name
+    async def handle_DATA(self, server, session, envelope):
         await asyncio.get_running_loop().run_in_executor(None, self.release.wait, 30)
         return await super().handle_DATA(server, session, envelope)
 
