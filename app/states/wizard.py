@@ -5,7 +5,7 @@ Every "Guardar y seguir" saves the step through ``save_step`` (a closed tab or
 another device resumes at the first unsaved step); the last step sends the
 listing to review, which validates the whole draft again. Photos (step 7)
 arrive through Reflex's upload endpoint, which hands the handler the
-upload request's session (``app.identity.cookies.upload_with_session``).
+upload request's session (``app.web.cookies.upload_endpoint``).
 """
 
 from __future__ import annotations

@@ -12,9 +12,8 @@ from sqlmodel import Session, select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from app import private_api
 from app.core.dates import format_date
-from app.identity.cookies import SESSION_COOKIE
+from app.identity.sessions import SESSION_COOKIE
 from app.models import Listing, ListingVerification, ProfileId, User, VerificationStatus, utc_now
 from app.services import listings, my_listings, verification
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PhotoRejectedError
@@ -22,6 +21,7 @@ from app.settings import Settings, get_settings
 from app.storage import NoPublicUrlError, get_private_storage
 from app.storage.local import PrivateLocalStorage
 from app.storage.s3 import PrivateS3Storage
+from app.web import private_api
 from tests.factories import make_listing, make_owner, make_staff, open_session
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import TEXT_AS_JPG, assert_no_metadata, heic_with_gps, jpeg_with_gps

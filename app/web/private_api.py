@@ -22,14 +22,14 @@ from starlette.routing import Route
 
 from app import seo
 from app.db import session_scope
-from app.identity.cookies import request_session_hash, session_actor, signed_in
 from app.pages.preview import private_preview
 from app.route_table import PAGE_ROUTES
-from app.seo_api import document_response, exported_shell
 from app.services.errors import ForbiddenError, NotFoundError
 from app.services.verification import verification_photo
 from app.settings import get_settings
 from app.storage import get_private_storage
+from app.web.cookies import request_session_hash, session_actor, signed_in
+from app.web.seo_api import document_response, exported_shell
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 
