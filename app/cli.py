@@ -14,8 +14,8 @@ import secrets
 import sys
 
 from app.db import session_scope
-from app.identity import accounts
-from app.identity.provider import get_provider
+from app.identity.factory import get_provider
+from app.services import accounts
 from app.services.errors import ServiceError
 
 

@@ -1,7 +1,8 @@
-"""The app's import graph read with ``ast`` (nothing is imported), its cycles and its layer rules.
+"""The app's import graph read with ``ast`` (nothing is imported), its cycles, and the checks of its layers.
 
-``python -m tests.layers`` prints every import cycle (strongly connected component) of ``app/``;
-:mod:`tests.unit.test_layers` holds the rules and fails on any violation.
+``python -m tests.layers`` prints every import cycle (strongly connected component) of ``app/``.
+The layers themselves, and where each module belongs, are in ``tests/unit/test_layers.py``, which
+runs these checks in the test command and proves on a small synthetic tree that they catch a violation.
 """
 
 from __future__ import annotations
@@ -58,7 +59,11 @@ def _walk(tree: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
 
 
 def module_imports(root: Path, package: str) -> list[Import]:
-    """Every import of a module of ``package`` by a module of ``package``, in file order."""
+    """Every import made by a module of ``package`` (of any module, the package's own or not), in file order.
+
+    ``from pkg import name`` counts as an import of ``pkg.name`` when that is a module of the package.
+    Imports inside functions count like the others: they run too, only later.
+    """
     modules = package_modules(root, package)
     found: list[Import] = []
     for importer, path in modules.items():
@@ -66,24 +71,20 @@ def module_imports(root: Path, package: str) -> list[Import]:
         is_package = path.name == "__init__.py"
         for node, in_function in _walk(tree):
             if isinstance(node, ast.Import):
-                found.extend(
-                    Import(importer, alias.name, (), node.lineno, in_function)
-                    for alias in node.names
-                    if alias.name.split(".")[0] == package
-                )
+                found.extend(Import(importer, alias.name, (), node.lineno, in_function) for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
                 source = _resolve_from(node, importer, is_package)
-                if source.split(".")[0] != package:
-                    continue
-                plain = [alias.name for alias in node.names if f"{source}.{alias.name}" not in modules]
-                found.extend(
-                    Import(importer, f"{source}.{alias.name}", (), node.lineno, in_function)
-                    for alias in node.names
-                    if f"{source}.{alias.name}" in modules
-                )
+                submodules = [alias.name for alias in node.names if f"{source}.{alias.name}" in modules]
+                found.extend(Import(importer, f"{source}.{name}", (), node.lineno, in_function) for name in submodules)
+                plain = tuple(alias.name for alias in node.names if alias.name not in submodules)
                 if plain:
-                    found.append(Import(importer, source, tuple(plain), node.lineno, in_function))
+                    found.append(Import(importer, source, plain, node.lineno, in_function))
     return sorted(found, key=lambda item: (item.importer, item.line))
+
+
+def internal(imports: list[Import], package: str) -> list[Import]:
+    """The imports of ``package``'s own modules."""
+    return [item for item in imports if item.target == package or item.target.startswith(package + ".")]
 
 
 def import_graph(imports: list[Import]) -> dict[str, set[str]]:
@@ -144,10 +145,106 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(components, key=lambda component: (-len(component), component))
 
 
+# --- The checks ----------------------------------------------------------------------------------
+
+Layers = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def layer_of(module: str, layers: Layers) -> int | None:
+    """The index of the layer holding ``module`` (its longest matching prefix decides), None if none does."""
+    best: tuple[int, int] | None = None  # (prefix length, layer index)
+    for number, (_, prefixes) in enumerate(layers):
+        for prefix in prefixes:
+            if _within(module, prefix) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), number)
+    return None if best is None else best[1]
+
+
+def unplaced_modules(root: Path, package: str, layers: Layers) -> list[str]:
+    """Modules of ``package`` (the package itself aside) that no layer holds."""
+    return [name for name in package_modules(root, package) if name != package and layer_of(name, layers) is None]
+
+
+def layer_violations(imports: list[Import], package: str, layers: Layers) -> list[str]:
+    """Imports of a module in a higher layer than the importer's (a layer may import its own and lower ones)."""
+    found = []
+    for item in internal(imports, package):
+        if item.target == package:
+            continue
+        mine, theirs = layer_of(item.importer, layers), layer_of(item.target, layers)
+        if mine is not None and theirs is not None and theirs > mine:
+            found.append(f"{item.importer}:{item.line} ({layers[mine][0]}) imports {item.target} ({layers[theirs][0]})")
+    return found
+
+
+def forbidden_imports(imports: list[Import], importers: Layers, banned: tuple[str, ...]) -> list[str]:
+    """Imports of any module under ``banned`` (e.g. a framework) by modules under the ``importers`` prefixes."""
+    prefixes = [prefix for _, group in importers for prefix in group]
+    return [
+        f"{item.importer}:{item.line} imports {item.target}"
+        for item in imports
+        if any(_within(item.importer, prefix) for prefix in prefixes)
+        and any(_within(item.target, name) for name in banned)
+    ]
+
+
+def imports_of(imports: list[Import], module: str) -> list[str]:
+    """Every import of ``module`` (or a name from it), at module level or inside a function."""
+    return [
+        f"{item.importer}:{item.line} imports {module}{' inside a function' if item.in_function else ''}"
+        for item in imports
+        if item.target == module
+    ]
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_name_uses(root: Path, package: str) -> list[str]:
+    """Uses of another module's ``_private`` name: ``from mod import _name`` or ``mod._name`` on an imported module."""
+    modules = package_modules(root, package)
+    found = [
+        f"{item.importer}:{item.line} imports {item.target}.{name}"
+        for item in internal(module_imports(root, package), package)
+        for name in item.names
+        if _private(name)
+    ]
+    for importer, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        is_package = path.name == "__init__.py"
+        bound: dict[str, str] = {}  # local name -> the package's module it stands for
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                bound.update(
+                    (alias.asname, alias.name) for alias in node.names if alias.asname and alias.name in modules
+                )
+            elif isinstance(node, ast.ImportFrom):
+                source = _resolve_from(node, importer, is_package)
+                bound.update(
+                    (alias.asname or alias.name, f"{source}.{alias.name}")
+                    for alias in node.names
+                    if f"{source}.{alias.name}" in modules
+                )
+        found.extend(
+            f"{importer}:{node.lineno} uses {bound[node.value.id]}.{node.attr}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in bound
+            and bound[node.value.id] != importer
+            and _private(node.attr)
+        )
+    return found
+
+
 def report_cycles(root: Path = ROOT, package: str = "app", out: Callable[[str], object] = print) -> int:
     """Print the import graph's size and its cycles; return how many cycles there are."""
-    imports = module_imports(root, package)
-    graph = import_graph(imports)
+    graph = import_graph(internal(module_imports(root, package), package))
     found = cycles(graph)
     edges = sum(len(targets) for targets in graph.values())
     out(f"{package}: {len(package_modules(root, package))} modules, {edges} import edges, {len(found)} cycles")

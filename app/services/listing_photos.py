@@ -33,7 +33,7 @@ from sqlmodel import Session, select
 from app.core.actor import Actor
 from app.models import STAFF_PROFILES, Listing, ListingPhoto, ListingStatus, new_uid, utc_now
 from app.services.errors import InvalidInputError, NotFoundError, StorageError
-from app.services.listings import public_conditions, photo_url
+from app.services.listings import photo_url, public_conditions
 from app.services.ownership import owned_listing
 from app.services.photos import CONTENT_TYPE, StoredPhoto, delete_photo, store_photo
 from app.storage import Storage

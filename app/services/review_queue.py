@@ -96,7 +96,7 @@ BAN_ACTION = "banear"
 
 
 def verification_photo_path(verification_uid: str) -> str:
-    """The authorized route that serves an open request's photo to staff (app/private_api.py)."""
+    """The authorized route that serves an open request's photo to staff (app/web/private_api.py)."""
     return f"/privado/verificacion/{verification_uid}"
 
 

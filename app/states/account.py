@@ -14,10 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 import reflex as rx
 
 from app.db import session_scope
-from app.identity import accounts
 from app.identity.errors import AuthError
+from app.identity.factory import get_provider
 from app.identity.guards import ALL_PROFILES, landing_path
-from app.identity.provider import get_provider
+from app.services import accounts
 from app.services.abuse import client_key
 from app.services.errors import ServiceError
 from app.settings import get_settings
@@ -58,7 +58,7 @@ _account_pool = ThreadPoolExecutor(max_workers=ACCOUNT_WORKERS, thread_name_pref
 
 
 def _account_call(operation, **kwargs):
-    """Run an app.identity.accounts operation with a database session and the configured provider."""
+    """Run an app.services.accounts operation with a database session and the configured provider."""
     with session_scope() as session:
         return operation(session=session, provider=get_provider(), **kwargs)
 
@@ -69,7 +69,7 @@ async def _in_account_pool(function, **kwargs):
 
 
 async def _off_loop(operation, **kwargs):
-    """An app.identity.accounts operation with a session and the provider, on the account pool."""
+    """An app.services.accounts operation with a session and the provider, on the account pool."""
     return await _in_account_pool(_account_call, operation=operation, **kwargs)
 
 

@@ -28,7 +28,7 @@ from app.services.upgrades import UpgradeOption, UpgradeRow
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
-from app.storage import get_private_storage, get_storage
+from app.storage.factory import get_private_storage, get_storage
 
 VERIFICATION_LABELS = {
     VerificationStatus.SOLICITADA.value: "Solicitada: la revisaremos pronto.",

@@ -36,7 +36,7 @@ from app.states.staff_table import (
     TableSpec,
     call_service,
 )
-from app.storage import get_storage
+from app.storage.factory import get_storage
 
 SECTION_OPTIONS = (("mujeres", "Mujeres"), ("trans", "Trans"))
 CITY_OPTIONS = tuple((city.slug, city.name) for city in sorted(CITIES, key=lambda city: city.name))

@@ -13,7 +13,7 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.identity.provider import get_provider
+from app.identity.factory import get_provider
 from app.models import PROFILE_LABELS, ProfileId
 from app.services import staff_users
 from app.services.errors import ServiceError

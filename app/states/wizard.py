@@ -27,7 +27,7 @@ from app.states.auth import current_actor, public, requires
 from app.states.forms import ClearingFormState
 from app.states.my_listings import call, enter_area, read_upload
 from app.states.notify import notify_error, notify_success
-from app.storage import get_storage
+from app.storage.factory import get_storage
 
 SENT_TO_REVIEW = "Tu publicación quedó en revisión."
 CHECKBOX_FIELDS = ("porn_actress", "curvy", "has_video")

@@ -39,7 +39,8 @@ from app.services.errors import NotFoundError
 from app.services.filter_tabs import DEFAULT_TAB
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
-from app.storage import InvalidKeyError, Storage, check_key, get_storage
+from app.storage import InvalidKeyError, Storage, check_key
+from app.storage.factory import get_storage
 from app.web.cookies import request_session_hash, session_actor, session_routes
 from app.web.private_api import ROUTES as PRIVATE_ROUTES
 from app.web.seo_api import ROUTES as SEO_ROUTES

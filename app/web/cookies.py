@@ -42,8 +42,9 @@ from starlette.routing import Route
 
 from app.core.actor import Actor
 from app.db import session_scope
-from app.identity import accounts, sessions
+from app.identity import sessions
 from app.identity.sessions import HASH_HEADER, SESSION_COOKIE
+from app.services import accounts
 from app.settings import get_settings
 
 log = logging.getLogger(__name__)

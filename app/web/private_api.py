@@ -27,7 +27,7 @@ from app.route_table import PAGE_ROUTES
 from app.services.errors import ForbiddenError, NotFoundError
 from app.services.verification import verification_photo
 from app.settings import get_settings
-from app.storage import get_private_storage
+from app.storage.factory import get_private_storage
 from app.web.cookies import request_session_hash, session_actor, signed_in
 from app.web.seo_api import document_response, exported_shell
 

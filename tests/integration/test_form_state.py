@@ -14,9 +14,9 @@ from sqlmodel import Session, select
 
 import app.states.wizard as wizard_module
 from app.db import get_engine
-from app.identity import accounts
 from app.identity.local import LocalProvider
 from app.models import Listing, ProfileId, Report
+from app.services import accounts
 from app.services.errors import ConflictError, InvalidInputError
 from app.states.account import LoginState
 from app.states.report import ReportState

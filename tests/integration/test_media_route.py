@@ -15,7 +15,7 @@ from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, User
 from app.services.listing_photos import add_photo
 from app.services.users import create_user
 from app.settings import get_settings
-from app.storage import get_storage
+from app.storage.factory import get_storage
 from app.web.api import build_api
 from app.web.middleware import SecurityMiddleware
 from tests.factories import make_listing, make_owner, open_session

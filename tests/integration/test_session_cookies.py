@@ -19,11 +19,12 @@ from starlette.testclient import TestClient
 
 from app.app import app as reflex_app
 from app.db import get_engine
-from app.identity import accounts, sessions
+from app.identity import sessions
 from app.identity.jobs import purge_once
 from app.identity.local import LocalProvider
 from app.identity.sessions import HASH_HEADER, SESSION_COOKIE
 from app.models import ActionCode, ProfileId, SessionTicket, UserSession, utc_now
+from app.services import accounts
 from app.settings import get_settings
 from app.states.areas import AreaState
 from app.states.my_listings import MyListingsState

@@ -18,7 +18,8 @@ from app.models import Listing, ListingVerification, ProfileId, User, Verificati
 from app.services import listings, my_listings, verification
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PhotoRejectedError
 from app.settings import Settings, get_settings
-from app.storage import NoPublicUrlError, get_private_storage
+from app.storage import NoPublicUrlError
+from app.storage.factory import get_private_storage
 from app.storage.local import PrivateLocalStorage
 from app.storage.s3 import PrivateS3Storage
 from app.web import private_api
