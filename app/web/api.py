@@ -1,7 +1,8 @@
 """Plain HTTP routes beside the Reflex app: SSG pages, listing photos (/media) and health.
 
-Mounted through ``rx.App(api_transformer=...)``; these routes answer before
-the compiled frontend, so /escorts-ssg is real HTML from the server. A GET of
+Handed to the app's ``api_transformer`` by the composition root (app.app), which
+passes the ``rx.App`` in for the upload route; these routes answer before the
+compiled frontend, so /escorts-ssg is real HTML from the server. A GET of
 Reflex's websocket or upload endpoint gets a plain 404 or 405, not the app's page.
 """
 
