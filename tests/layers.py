@@ -1,6 +1,6 @@
 """The app's import graph read with ``ast`` (nothing is imported), its cycles, and the checks of its layers.
 
-``python -m tests.layers`` prints every import cycle (strongly connected component) of ``app/``.
+``python -m tests.layers [CHECKOUT]`` prints every import cycle (strongly connected component) of ``app/``.
 The layers themselves, and where each module belongs, are in ``tests/unit/test_layers.py``, which
 runs these checks in the test command and proves on a small synthetic tree that they catch a violation.
 """
@@ -254,4 +254,5 @@ def report_cycles(root: Path = ROOT, package: str = "app", out: Callable[[str], 
 
 
 if __name__ == "__main__":
-    sys.exit(1 if report_cycles() else 0)
+    # ``python -m tests.layers [CHECKOUT]``: this checkout's app/, or another's (e.g. an older commit's worktree).
+    sys.exit(1 if report_cycles(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT) else 0)
