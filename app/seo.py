@@ -314,7 +314,7 @@ class Shell:
     # Where in ``after`` the body's content starts: a preview goes first, so the parser reaches it
     # before the body's inline scripts; -1: no body to put one in.
     body_at: int = -1
-    theme_attributes: str = ""  # the theme root's data attributes, for a preview (app.pages.preview)
+    theme_attributes: str = ""  # the theme root's data attributes, for a preview (app.web.preview)
 
     def with_head(self, head: str, body_start: str = "") -> str:
         """The document with ``head`` in its head and ``body_start`` first in its body (both escaped markup)."""
@@ -326,7 +326,7 @@ class Shell:
 def split_shell(document: str, site_css: str = "") -> Shell:
     """Strip the generic title, description and OpenGraph tags from an exported page and mark where ours go.
 
-    With ``site_css`` (assets/styles.css, which styles the preview of app.pages.preview on its own),
+    With ``site_css`` (assets/styles.css, which styles the preview of app.web.preview on its own),
     the first paint waits for nothing but the document: that CSS goes inline, the build's stylesheet
     comes as ``media="print"``, and the preload hints go, so the app's stylesheet and modules no
     longer compete with the document for a slow connection. The app's module script comes as text,
