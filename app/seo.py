@@ -296,6 +296,8 @@ _AFTER_CHARSET = re.compile(r"<meta charSet=\"utf-8\"\s*/?>", re.IGNORECASE)
 _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
 # The build's one stylesheet (Radix Themes and the app's styles, 714 KB, 85 KB gzip).
 _BUILD_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"]+\.css)" rel="stylesheet"[^>]*>')
+# The same stylesheet as it waits for assets/site.js, which applies it when the preview leaves.
+_DEFERRED_STYLESHEET = Markup('<link href="{}" rel="stylesheet" media="print" data-media="all">')
 # The head's hints to fetch that stylesheet and the app's modules (about 250 KB) at high priority, at once.
 _APP_MODULE = re.compile(r'<script type="module"[^>]*>')
 _PRELOADS = re.compile(r'<link (?:as="style" href="[^"]+" rel="preload"|rel="modulepreload" href="[^"]+")\s*/?>')
@@ -341,9 +343,9 @@ def split_shell(document: str, site_css: str = "") -> Shell:
     head = _REFLEX_HEAD_TAGS.sub("", document[:head_end])
     if site_css and _BUILD_STYLESHEET.search(head):
         head = _PRELOADS.sub("", head)
-        inline = str(Markup("<style>{}</style>").format(Markup(site_css.replace("</", "<\\/"))))
+        inline = Markup("<style>{}</style>").format(Markup(site_css.replace("</", "<\\/")))
         head = _BUILD_STYLESHEET.sub(
-            lambda link: inline + f'<link href="{link.group(1)}" rel="stylesheet" media="print" data-media="all">',
+            lambda link: str(inline + _DEFERRED_STYLESHEET.format(link.group(1))),
             head,
             count=1,
         )
