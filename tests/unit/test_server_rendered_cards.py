@@ -129,3 +129,9 @@ def test_the_ssg_pager_links_canonical_urls():
     body = ssg.city_body([], 30, 2, 3, "talca")
     assert '<a rel="prev" href="/escorts-ssg/talca">Anterior</a>' in body
     assert '<a rel="next" href="/escorts-ssg/talca?pagina=3">Siguiente</a>' in body
+
+
+def test_the_not_found_page_escapes_its_values():
+    document = ssg.not_found_page(city_path='/escorts-ssg/x"y', city_name="<Talca>", site_name="Escorts & Co")
+    assert '<a href="/escorts-ssg/x&#34;y">Ver los avisos de &lt;Talca&gt;</a>' in document
+    assert "<title>Página no encontrada | Escorts &amp; Co</title>" in document
