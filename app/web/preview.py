@@ -48,7 +48,7 @@ def _render(template: str, theme_attributes: str, *, signed_in: bool = False, **
 
 @dataclass(frozen=True)
 class CityListings:
-    """The first page of a city: ``groups`` by tier on a tab, or ``cards`` on /todas (groups None)."""
+    """The first page of a city: ``groups`` by tier on a tab, or ``cards`` on a city's every-listing page, /all (groups None)."""
 
     total: int
     cards: list[ListingCard]
