@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from app.core.errors import NotFoundError
 from app.core.geo import city_by_slug
 from app.db import get_engine, session_scope
 from app.identity.cookies import ROUTES as SESSION_ROUTES
@@ -39,7 +40,6 @@ from app.routes import (
 from app.seo_api import ROUTES as SEO_ROUTES
 from app.seo_api import ExportedPages
 from app.services import listing_photos, listings, page_cache
-from app.services.errors import NotFoundError
 from app.services.filter_tabs import DEFAULT_TAB
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE

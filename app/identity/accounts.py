@@ -31,6 +31,12 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
+from app.core.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidInputError,
+    NotFoundError,
+)
 from app.core.text import is_valid_email, mask_email
 from app.identity import sessions, throttle
 from app.identity.errors import AuthError
@@ -43,12 +49,6 @@ from app.identity.provider import (
 )
 from app.models import STAFF_PROFILES, ProfileId, User, UserPublic, utc_now
 from app.services import users
-from app.services.errors import (
-    ConflictError,
-    ForbiddenError,
-    InvalidInputError,
-    NotFoundError,
-)
 from app.services.mail import MailError, queue_email
 from app.settings import Settings, get_settings
 

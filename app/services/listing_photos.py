@@ -31,8 +31,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
+from app.core.errors import InvalidInputError, NotFoundError, StorageError
 from app.models import STAFF_PROFILES, Listing, ListingPhoto, ListingStatus, new_uid, utc_now
-from app.services.errors import InvalidInputError, NotFoundError, StorageError
 from app.services.listings import _public_conditions, photo_url
 from app.services.ownership import owned_listing
 from app.services.photos import CONTENT_TYPE, StoredPhoto, delete_photo, store_photo

@@ -31,9 +31,9 @@ import threading
 from email.message import EmailMessage
 from email.utils import make_msgid
 
+from app.core.errors import ServiceError
 from app.core.text import mask_email
 from app.models.base import new_uid, utc_now
-from app.services.errors import ServiceError
 from app.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)

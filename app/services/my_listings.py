@@ -25,6 +25,7 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
 from app.core.dates import format_date
+from app.core.errors import ConflictError, InvalidInputError, StorageError
 from app.core.geo import CITIES, city_by_slug, commune_names_for_city
 from app.core.money import format_currency
 from app.models import (
@@ -52,7 +53,6 @@ from app.models import (
     utc_now,
 )
 from app.services import identity_review, listing_photos, stats
-from app.services.errors import ConflictError, InvalidInputError, StorageError
 from app.services.listing_form import (
     DOCUMENT_PASSPORT,
     DOCUMENT_RUT,

@@ -19,11 +19,11 @@ from pydantic import BaseModel, ValidationError, field_validator
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 
+from app.core.errors import InvalidInputError, RateLimitedError, StorageError
 from app.core.text import is_valid_email, spanish_duration
 from app.models import REPORT_KIND_LABELS, Listing, ProfileId, Report, ReportKind, User
 from app.routes import ADMIN_REPORTS
 from app.services.abuse import Rule, limiter
-from app.services.errors import InvalidInputError, RateLimitedError, StorageError
 from app.services.listings import listing_path
 from app.services.mail import MailError, queue_email
 from app.settings import get_settings

@@ -14,8 +14,8 @@ from sqlalchemy import func, or_
 from sqlalchemy.sql import Select
 from sqlmodel import Session, select
 
+from app.core.errors import ForbiddenError, InvalidInputError
 from app.models import STAFF_PROFILES, ProfileId, User
-from app.services.errors import ForbiddenError, InvalidInputError
 
 STAFF_ONLY_MESSAGE = "Solo el equipo del sitio puede hacer esto."
 ADMIN_ONLY_MESSAGE = "Solo un administrador puede hacer esto."

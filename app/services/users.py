@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from app.models import (
     PROFILE_LABELS,
     Listing,
@@ -28,7 +29,6 @@ from app.models import (
     new_uid,
     utc_now,
 )
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 
 
 def _commit(session: Session, failure: str) -> None:

@@ -13,13 +13,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import reflex as rx
 
+from app.core.errors import ServiceError
 from app.db import session_scope
 from app.identity import accounts
 from app.identity.errors import AuthError
 from app.identity.guards import ALL_PROFILES, landing_path
 from app.identity.provider import get_provider
 from app.services.abuse import client_key
-from app.services.errors import ServiceError
 from app.settings import get_settings
 from app.states.auth import (
     AuthState,

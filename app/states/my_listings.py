@@ -15,11 +15,11 @@ from typing import Any
 
 import reflex as rx
 
+from app.core.errors import ServiceError
 from app.db import session_scope
 from app.models import ProfileId, VerificationStatus, utc_now
 from app.routes import wizard_path
 from app.services import my_listings, upgrades, verification
-from app.services.errors import ServiceError
 from app.services.listings import clock
 from app.services.my_listings import AVAILABLE_NOW_HOURS, MyListingRow
 from app.services.photos import MAX_BYTES

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import reflex as rx
 
+from app.core.errors import ConflictError, ServiceError
 from app.models import ProfileId
 from app.services import review_queue, reviews
-from app.services.errors import ConflictError, ServiceError
 from app.services.review_queue import KIND_VERIFICATION, VERIFICATION_REJECTION_REASONS, QueueItem
 from app.services.reviews import REJECTION_REASONS
 from app.states.auth import current_actor, requires

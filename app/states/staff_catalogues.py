@@ -16,10 +16,10 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
 from app.services import catalogues
-from app.services.errors import ServiceError
 from app.services.staff import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error

@@ -16,10 +16,10 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.errors import InvalidInputError, ServiceError
 from app.core.geo import CITIES
 from app.models import LISTING_STATUS_LABELS, ListingStatus, ProfileId
 from app.services import catalogues, staff_listings
-from app.services.errors import InvalidInputError, ServiceError
 from app.services.staff import TableQuery
 from app.settings import get_settings
 from app.states.auth import current_actor, requires

@@ -11,9 +11,9 @@ import asyncio
 
 import reflex as rx
 
+from app.core.errors import ServiceError
 from app.db import session_scope
 from app.models import ProfileId
-from app.services.errors import ServiceError
 from app.services.staff_overview import StaffOverview, staff_overview
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires

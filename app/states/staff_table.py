@@ -38,9 +38,9 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.errors import ServiceError
 from app.db import session_scope
 from app.models import ProfileId
-from app.services.errors import ServiceError
 from app.services.staff import MAX_QUERY_ROWS, TableQuery
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires

@@ -13,10 +13,10 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.errors import ServiceError
 from app.identity.provider import get_provider
 from app.models import PROFILE_LABELS, ProfileId
 from app.services import staff_users
-from app.services.errors import ServiceError
 from app.services.staff import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success

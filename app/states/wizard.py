@@ -15,11 +15,11 @@ from typing import Any
 
 import reflex as rx
 
+from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
 from app.routes import ADVERTISER_HOME, WIZARD_LISTING_PARAM
 from app.services import listing_photos, my_listings
-from app.services.errors import ServiceError
 from app.services.listing_form import PHOTO_STEP, SEND_STEP, STEP_BY_NUMBER
 from app.services.listing_photos import OwnerPhoto
 from app.services.my_listings import WizardDraft

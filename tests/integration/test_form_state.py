@@ -13,11 +13,11 @@ import pytest
 from sqlmodel import Session, select
 
 import app.states.wizard as wizard_module
+from app.core.errors import ConflictError, InvalidInputError
 from app.db import get_engine
 from app.identity import accounts
 from app.identity.local import LocalProvider
 from app.models import Listing, ProfileId, Report
-from app.services.errors import ConflictError, InvalidInputError
 from app.states.account import LoginState
 from app.states.report import ReportState
 from app.states.wizard import WizardState

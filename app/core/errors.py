@@ -1,4 +1,4 @@
-"""Typed errors raised by the services, each carrying a Spanish message for people."""
+"""Typed errors raised by the services (and the adapters below them), each carrying a Spanish message for people."""
 
 from __future__ import annotations
 
