@@ -8,7 +8,7 @@ in app.identity.throttle; ``client_hash`` is app.services.abuse.client_key.
 
 One transaction per operation: sign-up, password change and reset, bans,
 profile changes and the first administrator each run in one
-``app.identity.provider.transaction`` and commit once, at its end. The
+``app.db.transaction`` and commit once, at its end. The
 provider works inside it (``provider.bound(tx)``), users rows are written
 with ``commit=False``, and any failure rolls back the credential, the user,
 the codes and the session revocations together (Firebase, which cannot join
@@ -38,15 +38,10 @@ from app.core.errors import (
     NotFoundError,
 )
 from app.core.text import is_valid_email, mask_email
+from app.db import Transaction, transaction
 from app.identity import sessions, throttle
 from app.identity.errors import AuthError
-from app.identity.provider import (
-    IdentityProvider,
-    Transaction,
-    check_password_rules,
-    normalized_email,
-    transaction,
-)
+from app.identity.provider import IdentityProvider, check_password_rules, normalized_email
 from app.models import STAFF_PROFILES, ProfileId, User, UserPublic, utc_now
 from app.services import users
 from app.services.mail import MailError, queue_email

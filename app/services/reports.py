@@ -16,11 +16,11 @@ import logging
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ValidationError, field_validator
-from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 
-from app.core.errors import InvalidInputError, RateLimitedError, StorageError
+from app.core.errors import InvalidInputError, RateLimitedError
 from app.core.text import is_valid_email, spanish_duration
+from app.db import commit
 from app.models import REPORT_KIND_LABELS, Listing, ProfileId, Report, ReportKind, User
 from app.routes import ADMIN_REPORTS
 from app.services.abuse import Rule, limiter
@@ -124,11 +124,7 @@ def create_report(
         client_hash=client_key,
     )
     session.add(report)
-    try:
-        session.commit()
-    except SQLAlchemyError as exc:
-        session.rollback()
-        raise StorageError("No se pudo guardar el reporte. Inténtalo de nuevo en unos minutos.") from exc
+    commit(session, "No se pudo guardar el reporte. Inténtalo de nuevo en unos minutos.")
     if report.kind in URGENT_KINDS:
         _alert_administrators(session, report)
     return report
