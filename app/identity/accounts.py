@@ -27,7 +27,7 @@ import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
@@ -36,6 +36,7 @@ from app.core.errors import (
     ForbiddenError,
     InvalidInputError,
     NotFoundError,
+    validated_input,
 )
 from app.core.text import is_valid_email, mask_email
 from app.db import Transaction, transaction
@@ -96,18 +97,6 @@ class SignUpInput(BaseModel):
         return self
 
 
-def _parsed(model: type[BaseModel], data: dict) -> BaseModel:
-    """Validate a form; the first refusal becomes an InvalidInputError in Spanish."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        error = first.get("ctx", {}).get("error")
-        loc = first.get("loc") or ()
-        field = loc[0] if loc and isinstance(loc[0], str) else None
-        raise InvalidInputError(str(error) if error else "Revisa los datos del formulario.", field=field) from exc
-
-
 def _matching(password: str, confirm: str) -> None:
     if password != confirm:
         raise InvalidInputError("Las contraseñas no coinciden.")
@@ -128,7 +117,7 @@ def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_
     address that already has an account nothing is created and its owner is
     e-mailed instead (None is returned); the caller answers both alike.
     """
-    form = _parsed(SignUpInput, data)
+    form = validated_input(SignUpInput, data)
     check_password_rules(form.password)
     secret = get_settings().secret_key
     throttle.check_sign_up(email=form.email, client=client_hash, secret=secret)

@@ -9,12 +9,11 @@ the outermost operation commits once or rolls everything back.
 
 from __future__ import annotations
 
-from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, select
 
 from app import db
-from app.core.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError, StorageError, validated_input
 from app.models import (
     PROFILE_LABELS,
     Listing,
@@ -51,15 +50,10 @@ def _write(session: Session, failure: str, *, commit: bool) -> None:
 
 
 def _validated(model: type, data: object):
-    """Validate ``data`` into ``model``; a refusal becomes InvalidInputError."""
+    """Validate ``data`` (a dict, or a model to check again) into ``model``; a refusal becomes InvalidInputError."""
     if isinstance(data, model):
         data = data.model_dump(exclude_unset=True)
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        message = str(first.get("ctx", {}).get("error", "")) or "Los datos ingresados no son válidos."
-        raise InvalidInputError(message) from exc
+    return validated_input(model, data, fallback="Los datos ingresados no son válidos.")
 
 
 # --- profiles ---------------------------------------------------------------
