@@ -5,8 +5,8 @@ sends the verification and reset e-mails, applies their one-time codes, and
 can disable an account. It knows nothing about profiles, listings or sessions;
 ``app.identity.accounts`` combines it with the users table.
 
-Every method is blocking (database or HTTP): states call them through
-``asyncio.to_thread``. Every failure is an :class:`AuthError`.
+Every method is blocking (database or HTTP): states call them off the event
+loop (``app.states.offload.run_service``). Every failure is an :class:`AuthError`.
 
 One transaction per operation. An account operation opens the project's unit
 of work (``app.db.transaction``) on its database session and works through
