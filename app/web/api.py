@@ -21,9 +21,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from app.core.errors import NotFoundError
 from app.core.geo import city_by_slug
 from app.db import get_engine, session_scope
 from app.models import Section
+from app.models.filter_tabs import DEFAULT_TAB
 from app.routes import (
     AGE_FORM_PATH,
     SSG_HOME,
@@ -34,8 +36,6 @@ from app.routes import (
     ssg_page_url,
 )
 from app.services import listing_photos, listings, page_cache
-from app.services.errors import NotFoundError
-from app.services.filter_tabs import DEFAULT_TAB
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
 from app.storage import InvalidKeyError, Storage, check_key

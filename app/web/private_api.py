@@ -21,9 +21,9 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from app import seo
+from app.core.errors import ForbiddenError, NotFoundError
 from app.db import session_scope
 from app.route_table import PAGE_ROUTES
-from app.services.errors import ForbiddenError, NotFoundError
 from app.services.verification import verification_photo
 from app.settings import get_settings
 from app.storage.factory import get_private_storage

@@ -39,6 +39,7 @@ from app import seo
 from app.content.legal import LEGAL_PAGES
 from app.core.geo import city_by_slug
 from app.db import session_scope
+from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.routes import (
     AREAS,
     LEGAL_PREFIX,
@@ -53,7 +54,6 @@ from app.routes import (
     legal_path,
 )
 from app.services import directory_cards, directory_view, sitemap
-from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
 from app.web import preview

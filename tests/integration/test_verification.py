@@ -13,10 +13,10 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from app.core.dates import format_date
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PhotoRejectedError
 from app.identity.sessions import SESSION_COOKIE
 from app.models import Listing, ListingVerification, ProfileId, User, VerificationStatus, utc_now
 from app.services import listings, my_listings, verification
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PhotoRejectedError
 from app.settings import Settings, get_settings
 from app.storage import NoPublicUrlError
 from app.storage.factory import get_private_storage
