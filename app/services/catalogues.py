@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field, ValidationInfo, computed_field, field_validator
 from sqlalchemy import func, or_, update
 from sqlalchemy.orm import InstrumentedAttribute
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, SQLModel, col, select
 
 from app.core.text import slugify
 from app.models import (
@@ -197,7 +197,7 @@ CATALOGUES: dict[str, Catalogue] = {
             usages=(
                 Usage(
                     Listing,
-                    lambda uid: or_(Listing.tier_uid == uid, Listing.base_tier_uid == uid),
+                    lambda uid: or_(col(Listing.tier_uid) == uid, col(Listing.base_tier_uid) == uid),
                     "Esta categoría la usa 1 publicación.",
                     "Esta categoría la usan {n} publicaciones.",
                 ),
@@ -365,7 +365,7 @@ def rewrite_tier_ranks(session: Session) -> None:
     """Every listing's ``tier_rank`` := its tier's ``display_order``, in one UPDATE (not committed)."""
     rank = select(Tier.display_order).where(Tier.uid == Listing.tier_uid).scalar_subquery()
     session.execute(
-        update(Listing).where(Listing.tier_uid.is_not(None)).values(tier_rank=rank),
+        update(Listing).where(col(Listing.tier_uid).is_not(None)).values(tier_rank=rank),
         execution_options={"synchronize_session": "fetch"},
     )
 
@@ -472,7 +472,7 @@ def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) 
 def move_tier(*, session: Session, actor_uid: str, uid: str, step: int) -> None:
     """Move a tier ``step`` places up (negative) or down the city page order, then reorder (administrators only)."""
     ensure_admin(session, actor_uid)
-    order = list(session.exec(select(Tier.uid).order_by(Tier.display_order, Tier.name, Tier.uid)))
+    order = list(session.exec(select(col(Tier.uid)).order_by(col(Tier.display_order), col(Tier.name), col(Tier.uid))))
     if uid not in order or step not in (-1, 1):
         raise NotFoundError("No encontramos esa categoría.")
     here = order.index(uid)

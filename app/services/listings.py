@@ -14,7 +14,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import ColumnElement, func, or_
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.geo import city_by_slug
@@ -75,10 +75,10 @@ def photo_url(path: str) -> str:
 
 def _public_conditions(section: str | None) -> list[ColumnElement[bool]]:
     """Published, and the owner is neither banned nor inactive."""
-    hidden_owners = select(User.uid).where(or_(User.ban == True, User.activo == False))  # noqa: E712
-    conditions = [Listing.status == ListingStatus.PUBLICADA.value, Listing.owner_uid.not_in(hidden_owners)]
+    hidden_owners = select(col(User.uid)).where(or_(col(User.ban) == True, col(User.activo) == False))  # noqa: E712
+    conditions = [col(Listing.status) == ListingStatus.PUBLICADA.value, col(Listing.owner_uid).not_in(hidden_owners)]
     if section is not None:
-        conditions.append(Listing.section == section)
+        conditions.append(col(Listing.section) == section)
     return conditions
 
 
@@ -92,8 +92,8 @@ def _photos_by_listing(session: Session, uids: list[str]) -> dict[str, list[str]
         return {}
     rows = session.exec(
         select(ListingPhoto.listing_uid, ListingPhoto.path)
-        .where(ListingPhoto.listing_uid.in_(uids), ListingPhoto.approved == True)  # noqa: E712
-        .order_by(ListingPhoto.listing_uid, ListingPhoto.position)
+        .where(col(ListingPhoto.listing_uid).in_(uids), col(ListingPhoto.approved) == True)  # noqa: E712
+        .order_by(col(ListingPhoto.listing_uid), col(ListingPhoto.position))
     ).all()
     photos: dict[str, list[str]] = defaultdict(list)
     for listing_uid, path in rows:
@@ -156,9 +156,9 @@ def city_cards(
         conditions.append(extra)
     total = session.exec(select(func.count()).select_from(Listing).where(*conditions)).one()
     if group_by_tier:
-        order = [Listing.tier_rank, Listing.ranked_at.desc(), Listing.uid.desc()]
+        order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]
     else:
-        order = [Listing.published_at.desc(), Listing.uid.desc()]
+        order = [col(Listing.published_at).desc(), col(Listing.uid).desc()]
     rows = session.exec(
         _public_select(Listing, Tier)
         .where(*conditions)
@@ -177,7 +177,7 @@ def featured_cards(
     rows = session.exec(
         _public_select(Listing, Tier)
         .where(*_public_conditions(section))
-        .order_by(Listing.tier_rank, Listing.ranked_at.desc(), Listing.uid.desc())
+        .order_by(col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc())
         .limit(limit)
     ).all()
     return _cards(session, rows, moment)
@@ -209,7 +209,7 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
     photos = _photos_by_listing(session, [listing.uid]).get(listing.uid, [])
     services = session.exec(
         select(AdvertiserService.name)
-        .join(ListingService, ListingService.service_uid == AdvertiserService.uid)
+        .join(ListingService, col(ListingService.service_uid) == col(AdvertiserService.uid))
         .where(ListingService.listing_uid == listing.uid)
         .order_by(AdvertiserService.name)
     ).all()

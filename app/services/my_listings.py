@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 from sqlalchemy import delete, func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.geo import CITIES, city_by_slug, commune_names_for_city
@@ -170,14 +170,16 @@ class WizardDraft(BaseModel):
 def _upgrade_tiers(session: Session) -> set[str]:
     """Tiers sold as upgrades: reached through "Mejorar", not chosen freely in the wizard."""
     rows = session.exec(
-        select(AppService.tier_uid).where(AppService.effect == UpgradeEffect.TIER, AppService.tier_uid.is_not(None))
+        select(col(AppService.tier_uid)).where(
+            col(AppService.effect) == UpgradeEffect.TIER, col(AppService.tier_uid).is_not(None)
+        )
     ).all()
     return {uid for uid in rows if uid}
 
 
 def _free_tiers(session: Session) -> list[Tier]:
     sold = _upgrade_tiers(session)
-    tiers = session.exec(select(Tier).order_by(Tier.display_order)).all()
+    tiers = session.exec(select(Tier).order_by(col(Tier.display_order))).all()
     free = [tier for tier in tiers if tier.uid not in sold]
     return free or list(tiers[-1:])
 
@@ -335,7 +337,7 @@ def load_wizard(*, session: Session, owner_uid: str, uid: str | None) -> WizardD
                 Listing.status == ListingStatus.BORRADOR,
                 Listing.wizard_step < WIZARD_DONE,
             )
-            .order_by(Listing.updated_at.desc())
+            .order_by(col(Listing.updated_at).desc())
         ).first()
     if listing is None:
         blank = dict.fromkeys(EDITABLE_COLUMNS)
@@ -395,7 +397,7 @@ def _apply_columns(session: Session, listing: Listing, fields: dict[str, Any], s
     if "base_tier_uid" in fields:
         set_base_tier(session, listing, fields["base_tier_uid"])
     if services is not None:
-        session.exec(delete(ListingService).where(ListingService.listing_uid == listing.uid))
+        session.exec(delete(ListingService).where(col(ListingService.listing_uid) == listing.uid))
         session.add_all([ListingService(listing_uid=listing.uid, service_uid=uid) for uid in services])
 
 
@@ -404,10 +406,10 @@ def set_base_tier(session: Session, listing: Listing, tier_uid: str) -> None:
     listing.base_tier_uid = tier_uid
     lifted = session.exec(
         select(ListingUpgrade.uid)
-        .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+        .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
         .where(ListingUpgrade.listing_uid == listing.uid, ListingUpgrade.status == "activa")
         .where(AppService.effect == UpgradeEffect.TIER)
-        .where(ListingUpgrade.starts_at <= utc_now(), ListingUpgrade.ends_at > utc_now())
+        .where(col(ListingUpgrade.starts_at) <= utc_now(), col(ListingUpgrade.ends_at) > utc_now())
     ).first()
     if lifted is None:
         tier = session.get(Tier, tier_uid)
@@ -505,7 +507,7 @@ def review_summary(*, session: Session, owner_uid: str, uid: str) -> list[tuple[
     city = city_by_slug(columns["city_slug"])
     tier = session.get(Tier, columns["base_tier_uid"]) if columns["base_tier_uid"] else None
     names = (
-        session.exec(select(AdvertiserService.name).where(AdvertiserService.uid.in_(services))).all()
+        session.exec(select(col(AdvertiserService.name)).where(col(AdvertiserService.uid).in_(services))).all()
         if services
         else []
     )
@@ -587,8 +589,10 @@ def _latest_rejection(session: Session, listing_uids: list[str]) -> dict[str, st
         return {}
     rows = session.exec(
         select(ListingReview)
-        .where(ListingReview.listing_uid.in_(listing_uids), ListingReview.decision != ReviewDecision.PENDIENTE)
-        .order_by(ListingReview.decided_at)
+        .where(
+            col(ListingReview.listing_uid).in_(listing_uids), col(ListingReview.decision) != ReviewDecision.PENDIENTE
+        )
+        .order_by(col(ListingReview.decided_at))
     ).all()
     latest = {review.listing_uid: review for review in rows}
     return {
@@ -602,7 +606,9 @@ def _covers(session: Session, listing_uids: list[str]) -> dict[str, str]:
     if not listing_uids:
         return {}
     rows = session.exec(
-        select(ListingPhoto).where(ListingPhoto.listing_uid.in_(listing_uids)).order_by(ListingPhoto.position.desc())
+        select(ListingPhoto)
+        .where(col(ListingPhoto.listing_uid).in_(listing_uids))
+        .order_by(col(ListingPhoto.position).desc())
     ).all()
     return {photo.listing_uid: photo_url(photo.path) for photo in rows}
 
@@ -615,7 +621,9 @@ def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None =
     """Every listing of the owner, newest change first, with its status, figures and allowed actions."""
     now = now or utc_now()
     listings = session.exec(
-        select(Listing).where(Listing.owner_uid == owner_uid).order_by(Listing.updated_at.desc(), Listing.uid)
+        select(Listing)
+        .where(col(Listing.owner_uid) == owner_uid)
+        .order_by(col(Listing.updated_at).desc(), col(Listing.uid))
     ).all()
     uids = [listing.uid for listing in listings]
     totals = stats.totals_for(session=session, listing_uids=uids, today=_today(now))

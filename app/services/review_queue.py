@@ -40,7 +40,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 from sqlalchemy import and_, func, literal, or_, union_all
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.geo import city_by_slug
@@ -164,12 +164,12 @@ def _pending_reviews():
     """Pending reviews of listings that really wait: pendiente, or public with an edit sent."""
     return (
         select(ListingReview.created_at, literal(KIND_NEW).label("kind"), ListingReview.uid)
-        .join(Listing, Listing.uid == ListingReview.listing_uid)
+        .join(Listing, col(Listing.uid) == col(ListingReview.listing_uid))
         .where(ListingReview.decision == ReviewDecision.PENDIENTE)
         .where(
             or_(
-                Listing.status == ListingStatus.PENDIENTE,
-                and_(Listing.status.in_(REVISED_STATUSES), Listing.revision_at.is_not(None)),
+                col(Listing.status) == ListingStatus.PENDIENTE,
+                and_(col(Listing.status).in_(REVISED_STATUSES), col(Listing.revision_at).is_not(None)),
             )
         )
     )
@@ -295,16 +295,16 @@ class _Context:
 
 
 def _context(session: Session, listing_uids: set[str]) -> _Context:
-    listings = {row.uid: row for row in session.exec(select(Listing).where(Listing.uid.in_(listing_uids)))}
+    listings = {row.uid: row for row in session.exec(select(Listing).where(col(Listing.uid).in_(listing_uids)))}
     photos: dict[str, list[ListingPhoto]] = defaultdict(list)
     for photo in session.exec(
-        select(ListingPhoto).where(ListingPhoto.listing_uid.in_(listing_uids)).order_by(ListingPhoto.position)
+        select(ListingPhoto).where(col(ListingPhoto.listing_uid).in_(listing_uids)).order_by(col(ListingPhoto.position))
     ):
         photos[photo.listing_uid].append(photo)
     services: dict[str, list[str]] = defaultdict(list)
     for listing_uid, service_uid in session.exec(
         select(ListingService.listing_uid, ListingService.service_uid).where(
-            ListingService.listing_uid.in_(listing_uids)
+            col(ListingService.listing_uid).in_(listing_uids)
         )
     ):
         services[listing_uid].append(service_uid)
@@ -315,9 +315,10 @@ def _context(session: Session, listing_uids: set[str]) -> _Context:
         services=services,
         service_names=dict(session.exec(select(AdvertiserService.uid, AdvertiserService.name)).all()),
         tier_names=dict(session.exec(select(Tier.uid, Tier.name)).all()),
-        owners={user.uid: user for user in session.exec(select(User).where(User.uid.in_(owner_uids)))},
+        owners={user.uid: user for user in session.exec(select(User).where(col(User.uid).in_(owner_uids)))},
         advertisers={
-            row.user_uid: row for row in session.exec(select(Advertiser).where(Advertiser.user_uid.in_(owner_uids)))
+            row.user_uid: row
+            for row in session.exec(select(Advertiser).where(col(Advertiser.user_uid).in_(owner_uids)))
         },
     )
 
@@ -394,10 +395,12 @@ def _subtitle(listing: Listing, owner: User | None) -> str:
 def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime) -> list[QueueItem]:
     review_uids = [uid for kind, uid in entries if kind == KIND_NEW]
     verification_uids = [uid for kind, uid in entries if kind == KIND_VERIFICATION]
-    reviews = {row.uid: row for row in session.exec(select(ListingReview).where(ListingReview.uid.in_(review_uids)))}
+    reviews = {
+        row.uid: row for row in session.exec(select(ListingReview).where(col(ListingReview.uid).in_(review_uids)))
+    }
     verifications = {
         row.uid: row
-        for row in session.exec(select(ListingVerification).where(ListingVerification.uid.in_(verification_uids)))
+        for row in session.exec(select(ListingVerification).where(col(ListingVerification.uid).in_(verification_uids)))
     }
     listing_uids = {row.listing_uid for row in reviews.values()} | {row.listing_uid for row in verifications.values()}
     ctx = _context(session, listing_uids)
@@ -489,7 +492,7 @@ def _phone_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSigna
         return {}
     others = session.exec(
         select(Listing.owner_uid, Listing.display_name, Listing.phone, Listing.whatsapp).where(
-            or_(Listing.phone.in_(wanted), Listing.whatsapp.in_(wanted))
+            or_(col(Listing.phone).in_(wanted), col(Listing.whatsapp).in_(wanted))
         )
     ).all()
     found: dict[str, list[QueueSignal]] = defaultdict(list)
@@ -551,8 +554,8 @@ def _photo_signals(session: Session, ctx: _Context) -> tuple[dict[str, list[Queu
     ]
     candidates = session.exec(
         select(ListingPhoto.phash, Listing.owner_uid, Listing.display_name)
-        .join(Listing, Listing.uid == ListingPhoto.listing_uid)
-        .where(ListingPhoto.phash.is_not(None), or_(*conditions))
+        .join(Listing, col(Listing.uid) == col(ListingPhoto.listing_uid))
+        .where(col(ListingPhoto.phash).is_not(None), or_(*conditions))
     ).all()
     exact: dict[str, list[str]] = defaultdict(list)
     near: dict[str, list[str]] = defaultdict(list)
@@ -594,9 +597,9 @@ def _owner_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSigna
     rejections = dict(
         session.exec(
             select(Listing.owner_uid, func.count())
-            .join(ListingReview, ListingReview.listing_uid == Listing.uid)
-            .where(Listing.owner_uid.in_(owners), ListingReview.decision == ReviewDecision.RECHAZADA)
-            .where(ListingReview.reviewer_uid.is_not(None))  # closed by the clock (expired), not refused by staff
+            .join(ListingReview, col(ListingReview.listing_uid) == col(Listing.uid))
+            .where(col(Listing.owner_uid).in_(owners), col(ListingReview.decision) == ReviewDecision.RECHAZADA)
+            .where(col(ListingReview.reviewer_uid).is_not(None))  # closed by the clock (expired), not refused by staff
             .group_by(Listing.owner_uid)
         ).all()
     )
@@ -605,7 +608,7 @@ def _owner_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSigna
             select(AuditEntry.entity_uid, func.count())
             .where(
                 AuditEntry.entity == User.__tablename__,
-                AuditEntry.entity_uid.in_(owners),
+                col(AuditEntry.entity_uid).in_(owners),
                 AuditEntry.action == BAN_ACTION,
             )
             .group_by(AuditEntry.entity_uid)
@@ -613,8 +616,8 @@ def _owner_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSigna
     )
     reports = session.exec(
         select(Report.listing_uid, Listing.owner_uid, Report.status)
-        .join(Listing, Listing.uid == Report.listing_uid)
-        .where(Listing.owner_uid.in_(owners))
+        .join(Listing, col(Listing.uid) == col(Report.listing_uid))
+        .where(col(Listing.owner_uid).in_(owners))
     ).all()
     found: dict[str, list[QueueSignal]] = defaultdict(list)
     for uid, listing in ctx.listings.items():

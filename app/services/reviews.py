@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import delete, update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.models import (
     ActorKind,
@@ -140,7 +140,7 @@ def _listing(session: Session, listing_uid: str) -> Listing:
     if session.get_bind().dialect.name == "sqlite" and isinstance(listing_uid, str):
         session.execute(
             update(Listing)
-            .where(Listing.uid == listing_uid)
+            .where(col(Listing.uid) == listing_uid)
             .values(updated_at=Listing.updated_at)
             .execution_options(synchronize_session=False)
         )
@@ -176,11 +176,11 @@ def _apply_revision(session: Session, listing: Listing) -> None:
         set_base_tier(session, listing, tier_uid)
     if services is not None:
         known = (
-            set(session.exec(select(AdvertiserService.uid).where(AdvertiserService.uid.in_(services))))
+            set(session.exec(select(col(AdvertiserService.uid)).where(col(AdvertiserService.uid).in_(services))))
             if services
             else set()
         )
-        session.exec(delete(ListingService).where(ListingService.listing_uid == listing.uid))
+        session.exec(delete(ListingService).where(col(ListingService.listing_uid) == listing.uid))
         session.add_all(
             [
                 ListingService(listing_uid=listing.uid, service_uid=uid)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, or_
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.geo import city_by_slug
 from app.models import (
@@ -137,8 +137,8 @@ def list_listings(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
         conditions.append(Listing.tier_uid == query.filter("tier"))
     statement = (
         select(Listing, User.email, Tier.name)
-        .join(User, User.uid == Listing.owner_uid)
-        .outerjoin(Tier, Tier.uid == Listing.tier_uid)
+        .join(User, col(User.uid) == col(Listing.owner_uid))
+        .outerjoin(Tier, col(Tier.uid) == col(Listing.tier_uid))
         .where(*conditions)
     )
     rows, total = fetch_page(session, statement, query, sort_order(LISTING_SORTS, query, "created_at", Listing.uid))
@@ -291,9 +291,9 @@ def _changed_since_take_down(session: Session, listing: Listing) -> bool | None:
         .where(
             AuditEntry.entity == LISTINGS,
             AuditEntry.entity_uid == listing.uid,
-            AuditEntry.action.in_(("despublicar", "rechazar", "editar")),
+            col(AuditEntry.action).in_(("despublicar", "rechazar", "editar")),
         )
-        .order_by(AuditEntry.created_at.desc(), AuditEntry.uid)
+        .order_by(col(AuditEntry.created_at).desc(), col(AuditEntry.uid))
     ).all()
     taken_down = next((entry for entry in entries if entry.action != "editar"), None)
     if taken_down is None or taken_down.action != "despublicar":
@@ -310,7 +310,7 @@ def _changed_since_take_down(session: Session, listing: Listing) -> bool | None:
     added = session.exec(
         select(ListingPhoto.created_at)
         .where(ListingPhoto.listing_uid == listing.uid)
-        .order_by(ListingPhoto.created_at.desc())
+        .order_by(col(ListingPhoto.created_at).desc())
     ).first()
     return added is not None and _utc(added) > _utc(taken_down.created_at)
 

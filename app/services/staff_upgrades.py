@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from pydantic import BaseModel
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import parse_date
 from app.core.money import format_currency
@@ -97,9 +97,9 @@ def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
         conditions.append(found)
     statement = (
         select(ListingUpgrade, Listing, User.email, AppService)
-        .join(Listing, Listing.uid == ListingUpgrade.listing_uid)
-        .join(User, User.uid == Listing.owner_uid)
-        .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+        .join(Listing, col(Listing.uid) == col(ListingUpgrade.listing_uid))
+        .join(User, col(User.uid) == col(Listing.owner_uid))
+        .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
         .where(*conditions)
     )
     order = (ListingUpgrade.created_at, ListingUpgrade.uid)

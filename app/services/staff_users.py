@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
 from app.identity import accounts, sessions
@@ -89,9 +89,9 @@ def list_users(*, session: Session, actor_uid: str, query: TableQuery) -> StaffP
     ensure_staff(session, actor_uid)
     conditions = []
     if query.search:
-        conditions.append(User.email.contains(query.search, autoescape=True))
+        conditions.append(col(User.email).contains(query.search, autoescape=True))
     if query.filter(PROFILE_FILTER) in {p.value for p in ProfileId}:
-        conditions.append(User.profile_uid == query.filter(PROFILE_FILTER))
+        conditions.append(col(User.profile_uid) == query.filter(PROFILE_FILTER))
     if query.filter(STATE_FILTER) in STATES:
         conditions.append(STATES[query.filter(STATE_FILTER)])
     found, total = fetch_page(

@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.money import format_currency
@@ -101,8 +101,8 @@ def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
     """The active servicioApp with an effect: tier upgrades best tier first, then VIP, then the bump."""
     rows = session.exec(
         select(AppService, Tier)
-        .join(Tier, Tier.uid == AppService.tier_uid, isouter=True)
-        .where(AppService.activo == True, AppService.effect.is_not(None))  # noqa: E712
+        .join(Tier, col(Tier.uid) == col(AppService.tier_uid), isouter=True)
+        .where(col(AppService.activo) == True, col(AppService.effect).is_not(None))  # noqa: E712
     ).all()
     rows = sorted(
         rows,
@@ -193,9 +193,9 @@ def my_upgrades(*, session: Session, owner_uid: str, listing_uid: str) -> list[U
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=listing_uid)
     rows = session.exec(
         select(ListingUpgrade, AppService.name)
-        .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+        .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
         .where(ListingUpgrade.listing_uid == listing.uid)
-        .order_by(ListingUpgrade.created_at.desc(), ListingUpgrade.uid.desc())
+        .order_by(col(ListingUpgrade.created_at).desc(), col(ListingUpgrade.uid).desc())
     ).all()
     return [_row(upgrade, name) for upgrade, name in rows]
 
@@ -308,10 +308,12 @@ def _apply(session: Session, now: datetime, listing_uids: list[str] | None = Non
     A listing's upgrades that ended become vencida in the same run that takes their effect away, so a
     listing stops being looked at once its last upgrade ended.
     """
-    query = select(ListingUpgrade, AppService).join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+    query = select(ListingUpgrade, AppService).join(
+        AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid)
+    )
     query = query.where(ListingUpgrade.status == UpgradeStatus.ACTIVA)
     if listing_uids is not None:
-        query = query.where(ListingUpgrade.listing_uid.in_(listing_uids))
+        query = query.where(col(ListingUpgrade.listing_uid).in_(listing_uids))
     rows = session.exec(query.order_by(ListingUpgrade.listing_uid, ListingUpgrade.uid)).all()
     by_listing: dict[str, list[tuple[ListingUpgrade, AppService]]] = {}
     for upgrade, service in rows:
@@ -320,7 +322,7 @@ def _apply(session: Session, now: datetime, listing_uids: list[str] | None = Non
         return 0
     tiers = {tier.uid: tier for tier in session.exec(select(Tier)).all()}
     listings = session.exec(
-        select(Listing).where(Listing.uid.in_(list(by_listing))).order_by(Listing.uid).with_for_update()
+        select(Listing).where(col(Listing.uid).in_(list(by_listing))).order_by(col(Listing.uid)).with_for_update()
     ).all()
     changed = 0
     for listing in listings:

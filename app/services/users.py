@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.models import (
     PROFILE_LABELS,
@@ -178,7 +178,11 @@ def update_user(*, session: Session, uid: str, data: UserUpdate | dict, commit: 
 def list_active_users(*, session: Session, offset: int = 0, limit: int = 50) -> list[UserPublic]:
     """Users with activo true, newest first, one page at a time."""
     rows = session.exec(
-        select(User).where(User.activo == True).order_by(User.created_at.desc(), User.uid).offset(offset).limit(limit)  # noqa: E712
+        select(User)
+        .where(col(User.activo) == True)  # noqa: E712
+        .order_by(col(User.created_at).desc(), col(User.uid))
+        .offset(offset)
+        .limit(limit)
     ).all()
     return [UserPublic.model_validate(row) for row in rows]
 
@@ -188,7 +192,7 @@ def find_user_by_email(*, session: Session, email: str) -> UserPublic | None:
     if not isinstance(email, str) or not email.strip():
         return None
     row = session.exec(
-        select(User).where(User.email == email.strip().lower()).order_by(User.created_at).limit(1)
+        select(User).where(col(User.email) == email.strip().lower()).order_by(col(User.created_at)).limit(1)
     ).first()
     return UserPublic.model_validate(row) if row else None
 
@@ -198,7 +202,7 @@ def list_advertiser_users(*, session: Session, offset: int = 0, limit: int = 50)
     rows = session.exec(
         select(User)
         .where(User.profile_uid == ProfileId.PROFESOR.value)
-        .order_by(User.created_at.desc(), User.uid)
+        .order_by(col(User.created_at).desc(), col(User.uid))
         .offset(offset)
         .limit(limit)
     ).all()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.models import (
     STAFF_PROFILES,
@@ -81,7 +81,7 @@ def my_verification(*, session: Session, owner_uid: str, listing_uid: str) -> Li
     latest = session.exec(
         select(ListingVerification)
         .where(ListingVerification.listing_uid == listing.uid)
-        .order_by(ListingVerification.created_at.desc(), ListingVerification.uid.desc())
+        .order_by(col(ListingVerification.created_at).desc(), col(ListingVerification.uid).desc())
     ).first()
     return ListingVerificationPublic.model_validate(latest, from_attributes=True) if latest else None
 
