@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from datetime import date, datetime, time, timedelta
 from enum import Enum
-from typing import Any
+from typing import Any, overload
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
@@ -30,6 +30,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@overload
+def snapshot(row: SQLModel) -> dict[str, Any]: ...
+@overload
+def snapshot(row: None) -> None: ...
 def snapshot(row: SQLModel | None) -> dict[str, Any] | None:
     """The columns of a table row as JSON-able values (None stays None)."""
     if row is None:

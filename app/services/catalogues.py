@@ -121,7 +121,7 @@ class ProfileCreateForm(StaffForm):
     uid: str = Field(min_length=2, max_length=40, pattern=r"^[a-z][a-z0-9_-]*$")
     label: str = Field(min_length=1, max_length=60)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
     @property
     def name(self) -> str:
         return self.uid
@@ -275,7 +275,7 @@ CATALOGUES: dict[str, Catalogue] = {
                 ),
             ),
             prepare=lambda session, values: _with_tier_uid(session, values),
-            extra=lambda session, entry: {"tier": _tier_name(session, entry.tier_uid)},
+            extra=lambda session, entry: {"tier": _tier_name(session, entry.tier_uid)},  # type: ignore[attr-defined]  # a Usage row
         ),
         Catalogue(
             key=PROFILES,
@@ -312,7 +312,7 @@ def _column(model: type[SQLModel], name: str) -> InstrumentedAttribute:
 
 
 def _row(session: Session, catalogue: Catalogue, entry: SQLModel) -> dict[str, Any]:
-    values = {column.name: plain(getattr(entry, column.name)) for column in entry.__table__.columns}
+    values = {column.name: plain(getattr(entry, column.name)) for column in entry.__table__.columns}  # type: ignore[attr-defined]  # a table class has one
     return values | (catalogue.extra(session, entry) if catalogue.extra else {})
 
 
@@ -405,8 +405,8 @@ def update_entry(
     spec = _catalogue(catalogue)
     values = _values(session, spec, spec.update_form or spec.create_form, data)
     entry = _entry(session, spec, uid)
-    _check(session, spec, values, entry.uid)
-    reordered = spec.model is Tier and values["display_order"] != entry.display_order
+    _check(session, spec, values, entry.uid)  # type: ignore[attr-defined]  # every catalogue row has a uid
+    reordered = spec.model is Tier and values["display_order"] != entry.display_order  # type: ignore[attr-defined]  # a Tier
     audit.updated(session, entry, values, actor_uid=actor_uid, entity=spec.key)
     if reordered:
         rewrite_tier_ranks(session)
@@ -429,9 +429,9 @@ def delete_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) 
     ensure_admin(session, actor_uid)
     spec = _catalogue(catalogue)
     entry = _entry(session, spec, uid)
-    if entry.uid in spec.fixed_uids:
+    if entry.uid in spec.fixed_uids:  # type: ignore[attr-defined]  # every catalogue row has a uid
         raise ConflictError("Los perfiles fijos no se pueden eliminar.")
-    used = usage_message(session, spec.key, entry.uid)
+    used = usage_message(session, spec.key, entry.uid)  # type: ignore[attr-defined]  # every catalogue row has a uid
     if used:
         raise ConflictError(used)
     audit.deleted(session, entry, actor_uid=actor_uid, entity=spec.key)

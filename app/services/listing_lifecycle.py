@@ -24,7 +24,7 @@ from app.services.errors import TransitionNotAllowedError
 E = TypeVar("E", bound=StrEnum)
 
 
-def _member(enum_cls: type[E], value: object) -> E | None:
+def _member(enum_cls: type[E], value: str) -> E | None:
     try:
         return enum_cls(value)
     except ValueError:

@@ -344,7 +344,7 @@ def copy_photos(*, session: Session, storage: Storage, from_listing_uid: str, to
 
 def _key_matches(key: str) -> ColumnElement[bool]:
     """Photos stored under ``key``: as their ``path``, or as one stored width of their ``stem``."""
-    condition = ListingPhoto.path == key
+    condition = col(ListingPhoto.path) == key
     parsed = parse_variant_key(key)
     if parsed is not None:
         stem, width = parsed

@@ -61,7 +61,7 @@ def clock(now: datetime | None = None) -> Clock:
     return Clock(now=now, today=today)
 
 
-def listing_path(*, section: str, city_slug: str, name_slug: str, uid: str) -> str:
+def listing_path(*, section: str, city_slug: str | None, name_slug: str | None, uid: str) -> str:
     """The canonical detail URL of a listing."""
     if section == Section.TRANS:
         return f"/escorts/trans/{city_slug}/{name_slug}-{uid}"
@@ -150,7 +150,7 @@ def city_cards(
     moment = clock(now)
     page_size = page_size or get_settings().page_size
     page = max(1, page)
-    conditions = [*_public_conditions(section), Listing.city_slug == city_slug]
+    conditions = [*_public_conditions(section), col(Listing.city_slug) == city_slug]
     extra = tab.condition(moment)
     if extra is not None:
         conditions.append(extra)

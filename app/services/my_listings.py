@@ -327,6 +327,7 @@ def _identity_state(advertiser: Advertiser | None) -> str:
 def load_wizard(*, session: Session, owner_uid: str, uid: str | None) -> WizardDraft:
     """The wizard's state for listing ``uid``; without one, the owner's newest unfinished draft or a blank one."""
     advertiser = _advertiser(session, owner_uid)
+    listing: Listing | None
     if uid:
         listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid)
     else:
@@ -757,7 +758,7 @@ def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: s
     ]
     photos = listing_photos.delete_all_photos(session=session, listing_uid=listing.uid)
     for table in (ListingService, ListingReview, ListingUpgrade, ListingVerification, ListingDailyStats):
-        session.exec(delete(table).where(table.listing_uid == listing.uid))
+        session.exec(delete(table).where(col(table.listing_uid) == listing.uid))
     now = utc_now()
     stamp = now.astimezone(ZoneInfo(get_settings().timezone)).strftime("%Y/%m/%d %H:%M")
     note = f"[{stamp} · sistema] Se eliminó la publicación «{listing.display_name or DRAFT_TITLE}» ({listing.uid})."

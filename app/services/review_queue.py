@@ -33,6 +33,7 @@ approved one beside the change this listing carries (``app.services.identity_rev
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -262,7 +263,7 @@ FIELDS: tuple[tuple[str, str, Any], ...] = (
     ("display_name", "Nombre", _text),
     ("age", "Edad", _text),
     ("section", "Sección", lambda v: "Trans" if v == Section.TRANS else "Mujeres"),
-    ("city_slug", "Ciudad", lambda v: city_by_slug(v).name if city_by_slug(v) else _text(v)),
+    ("city_slug", "Ciudad", lambda v: city_by_slug(v).name if city_by_slug(v) else _text(v)),  # type: ignore[union-attr]
     ("commune", "Comuna", _text),
     ("base_tier_uid", "Categoría", None),
     ("description", "Descripción", _text),
@@ -478,7 +479,7 @@ def _names(rows: list[str]) -> str:
 
 
 def _phones_of(listing: Listing) -> set[str]:
-    phones = {listing.phone, listing.whatsapp}
+    phones: set[str | None] = {listing.phone, listing.whatsapp}
     if listing.revision_at is not None:
         changes, _ = revision_changes(listing)
         phones |= {changes.get("phone"), changes.get("whatsapp")}
@@ -490,7 +491,8 @@ def _phone_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSigna
     wanted = set().union(*phones.values()) if phones else set()
     if not wanted:
         return {}
-    others = session.exec(
+    # Rows whose columns are read by name, which SQLAlchemy's typing does not follow.
+    others: Sequence[Any] = session.exec(
         select(Listing.owner_uid, Listing.display_name, Listing.phone, Listing.whatsapp).where(
             or_(col(Listing.phone).in_(wanted), col(Listing.whatsapp).in_(wanted))
         )
@@ -544,7 +546,7 @@ def _photo_signals(session: Session, ctx: _Context) -> tuple[dict[str, list[Queu
     # Multi-index hashing: each of the page's photos filed under its four (position, quarter) keys.
     by_quarter: dict[tuple[int, str], list[tuple[str, ListingPhoto]]] = defaultdict(list)
     for entry in mine:
-        for position, quarter in enumerate(_quarters(entry[1].phash)):
+        for position, quarter in enumerate(_quarters(entry[1].phash)):  # type: ignore[arg-type]  # valid hashes only
             by_quarter[(position, quarter)].append(entry)
     conditions = [
         func.substr(ListingPhoto.phash, position * QUARTER + 1, QUARTER).in_(
@@ -566,13 +568,13 @@ def _photo_signals(session: Session, ctx: _Context) -> tuple[dict[str, list[Queu
         # Only the page's photos sharing a quarter with this candidate can be within the distance we find.
         sharing = {
             photo.uid: (listing_uid, photo)
-            for position, quarter in enumerate(_quarters(phash))
+            for position, quarter in enumerate(_quarters(phash))  # type: ignore[arg-type]  # valid hashes only
             for listing_uid, photo in by_quarter.get((position, quarter), ())
         }
         for listing_uid, photo in sharing.values():
             if other_owner == ctx.listings[listing_uid].owner_uid:
                 continue
-            distance = hamming(photo.phash, phash)
+            distance = hamming(photo.phash, phash)  # type: ignore[arg-type]  # valid hashes only
             if distance <= NEAR_DISTANCE:
                 (exact if distance == 0 else near)[listing_uid].append(name or "Sin nombre")
                 flagged.add(photo.uid)
@@ -614,7 +616,8 @@ def _owner_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSigna
             .group_by(AuditEntry.entity_uid)
         ).all()
     )
-    reports = session.exec(
+    # Rows whose columns are read by name, which SQLAlchemy's typing does not follow.
+    reports: Sequence[Any] = session.exec(
         select(Report.listing_uid, Listing.owner_uid, Report.status)
         .join(Listing, col(Listing.uid) == col(Report.listing_uid))
         .where(col(Listing.owner_uid).in_(owners))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import delete, update
@@ -273,7 +273,7 @@ def reject_listing(
     listing = _listing(session, listing_uid)
     _check_version(expected_version, _current_version(session, listing))
     before = audit.snapshot(listing)
-    unapproved: list[ListingPhoto] = []
+    unapproved: Sequence[ListingPhoto] = []
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.RECHAZADA, ActorKind.STAFF)
     elif listing.status in REVISED_STATUSES and listing.revision_at is not None:

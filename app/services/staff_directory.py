@@ -247,7 +247,7 @@ class AgencyForm(StaffForm):
 
 
 def _agency_row(agency: Agency, category_name: str | None) -> dict[str, Any]:
-    return {column.name: plain(getattr(agency, column.name)) for column in Agency.__table__.columns} | {
+    return {column.name: plain(getattr(agency, column.name)) for column in Agency.__table__.columns} | {  # type: ignore[attr-defined]  # a table class has one
         "category": category_name or ""
     }
 

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
@@ -269,6 +269,10 @@ def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str
     session.commit()
 
 
+@overload
+def _utc(value: datetime) -> datetime: ...
+@overload
+def _utc(value: object) -> datetime | None: ...
 def _utc(value: object) -> datetime | None:
     """A stored or audited moment as an aware UTC datetime (databases may give it back naive)."""
     if isinstance(value, str) and value:

@@ -229,7 +229,7 @@ def _review_queue(session: Session, now: datetime) -> tuple[int, str]:
 
 def _recent_reports(session: Session, now: datetime) -> list[RecentReport]:
     rows = session.exec(
-        select(
+        select(  # type: ignore[call-overload]  # sqlmodel types select() for at most four columns
             col(Report.uid),
             col(Report.kind),
             col(Report.status),

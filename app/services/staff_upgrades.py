@@ -63,11 +63,11 @@ def _row(upgrade: ListingUpgrade, listing: Listing, email: str, service: AppServ
     last = _local_day(upgrade.ends_at - timedelta(microseconds=1)) if upgrade.ends_at else None
     return StaffUpgradeRow(
         uid=upgrade.uid,
-        listing_name=listing.display_name,
+        listing_name=listing.display_name or "",
         listing_url=listing_path(
             section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
         ),
-        city=listing.city_slug,
+        city=listing.city_slug or "",
         owner_email=email,
         service=service.name,
         price=format_currency(upgrade.amount_clp),
@@ -102,7 +102,7 @@ def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
         .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
         .where(*conditions)
     )
-    order = (ListingUpgrade.created_at, ListingUpgrade.uid)
+    order = (col(ListingUpgrade.created_at), col(ListingUpgrade.uid))
     rows, total = fetch_page(
         session, statement, query, [column.desc() if query.descending else column.asc() for column in order]
     )

@@ -37,9 +37,9 @@ DEFAULT_SORT = "creado"
 PROFILE_FILTER, STATE_FILTER = "perfil", "estado"
 # estado filter -> condition
 STATES = {
-    "activos": (User.activo == True) & (User.ban == False),  # noqa: E712
-    "suspendidos": User.ban == True,  # noqa: E712
-    "desactivados": User.activo == False,  # noqa: E712
+    "activos": (col(User.activo) == True) & (col(User.ban) == False),  # noqa: E712
+    "suspendidos": col(User.ban) == True,  # noqa: E712
+    "desactivados": col(User.activo) == False,  # noqa: E712
 }
 STAFF_PROFILE_MESSAGE = "Solo un administrador puede dar o quitar perfiles del equipo."
 ADMIN_TARGET_MESSAGE = "Solo un administrador puede desactivar a otro administrador."

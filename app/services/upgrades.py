@@ -106,7 +106,7 @@ def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
     ).all()
     rows = sorted(
         rows,
-        key=lambda row: (_EFFECT_ORDER[row[0].effect], row[1].display_order if row[1] else 0, row[0].name),
+        key=lambda row: (_EFFECT_ORDER[row[0].effect], row[1].display_order if row[1] else 0, row[0].name),  # type: ignore[index]  # rows with an effect
     )
     return [
         UpgradeOption(
@@ -115,7 +115,7 @@ def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
             description=service.description,
             price_label=format_currency(service.price_clp),
             duration_days=service.duration_days,
-            effect=service.effect.value,
+            effect=service.effect.value,  # type: ignore[union-attr]  # rows with an effect
         )
         for service, _tier in rows
     ]
@@ -355,10 +355,10 @@ def _set_effective(listing: Listing, in_force: list[tuple[ListingUpgrade, AppSer
             if current is None or tiers[service.tier_uid].display_order < current.display_order:
                 tier_uid = service.tier_uid
         elif service.effect == UpgradeEffect.VIP:
-            vip_until = max(vip_until or upgrade.ends_at, upgrade.ends_at)
+            vip_until = max(vip_until or upgrade.ends_at, upgrade.ends_at)  # type: ignore[type-var]  # in force: dated
         elif service.effect == UpgradeEffect.BUMP:
             # A bump never pushes a listing down: a later publication (a renewal) still counts.
-            ranked_at = max(ranked_at or upgrade.starts_at, upgrade.starts_at)
+            ranked_at = max(ranked_at or upgrade.starts_at, upgrade.starts_at)  # type: ignore[type-var]  # in force: dated
     tier_rank = tiers[tier_uid].display_order if tier_uid in tiers else listing.tier_rank
     new = {"tier_uid": tier_uid, "tier_rank": tier_rank, "vip_until": vip_until, "ranked_at": ranked_at}
     differs = {name: value for name, value in new.items() if getattr(listing, name) != value}

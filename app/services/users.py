@@ -9,7 +9,9 @@ the outermost operation commits once or rolls everything back.
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, select
 
@@ -61,7 +63,10 @@ def _write(session: Session, failure: str, *, commit: bool) -> None:
         _flush(session, failure)
 
 
-def _validated(model: type, data: object):
+M = TypeVar("M", bound=BaseModel)
+
+
+def _validated(model: type[M], data: object) -> M:
     """Validate ``data`` into ``model``; a refusal becomes InvalidInputError."""
     if isinstance(data, model):
         data = data.model_dump(exclude_unset=True)

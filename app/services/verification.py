@@ -152,7 +152,7 @@ def approve_verification(
     ensure_staff(session, reviewer_uid, VERIFICATION_STAFF_ONLY)
     verification = _pending(session, verification_uid)
     now = now or utc_now()
-    listing = session.get(Listing, verification.listing_uid)
+    listing = session.get_one(Listing, verification.listing_uid)
     listing.verified = True
     listing.verified_at = now
     session.add(listing)
