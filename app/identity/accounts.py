@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from sqlmodel import Session, select
@@ -101,7 +102,10 @@ class SignUpInput(BaseModel):
         return self
 
 
-def _parsed(model: type[BaseModel], data: dict) -> BaseModel:
+M = TypeVar("M", bound=BaseModel)
+
+
+def _parsed(model: type[M], data: dict) -> M:
     """Validate a form; the first refusal becomes an InvalidInputError in Spanish."""
     try:
         return model.model_validate(data)

@@ -29,7 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
-from reflex._upload import upload
+from reflex._upload import upload  # type: ignore[attr-defined]  # re-exported with a wildcard from an untyped package
 from reflex_base.constants import RouteVar
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool

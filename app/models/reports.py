@@ -22,7 +22,7 @@ class ReportKind(StrEnum):
     OTRO = "otro"
 
 
-REPORT_KIND_LABELS: dict[str, str] = {
+REPORT_KIND_LABELS: dict[ReportKind, str] = {
     ReportKind.TRATA: "Posible trata de personas o explotación",
     ReportKind.MENOR: "Posible persona menor de edad",
     ReportKind.SIN_CONSENTIMIENTO: "Fotos o datos publicados sin consentimiento",

@@ -87,7 +87,7 @@ def _row(report: Report, listing: Listing | None) -> StaffReportRow:
         name, url = "", ""
     return StaffReportRow(
         uid=report.uid,
-        kind_label=REPORT_KIND_LABELS.get(report.kind, report.kind),
+        kind_label=REPORT_KIND_LABELS.get(report.kind, report.kind),  # type: ignore[call-overload]  # a StrEnum key: its str finds it
         urgent=report.kind in URGENT_KINDS,
         status=report.status,
         status_label=REPORT_STATUS_LABELS.get(report.status, report.status),

@@ -10,6 +10,7 @@ import asyncio
 import functools
 import json
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import reflex as rx
 
@@ -155,7 +156,7 @@ class LoginState(ClearingFormState, rx.State):
         if not isinstance(form_data, dict):
             self.error = FORM_UNREADABLE
             return None
-        data = {
+        data: dict[str, Any] = {
             "email": _field(form_data, "email"),
             "display_name": _field(form_data, "display_name", 80),
             "password": _field(form_data, "password", 129),
