@@ -395,7 +395,7 @@ def city_stats(*, session: Session, section: str | None = None, city_slug: str |
     if city_slug is not None:
         conditions.append(col(Listing.city_slug) == city_slug)
     rows = session.exec(
-        select(
+        select(  # type: ignore[call-overload]  # sqlmodel types select() for at most four columns
             Listing.section,
             Listing.city_slug,
             func.count(),

@@ -185,13 +185,15 @@ class TableSpec:
             f.kind not in FILTER_KINDS for f in self.filters
         ):
             raise ValueError(f"{self.entity}: unknown field or filter kind")
-        if any(f.from_data and f.kind != "select" for f in (*self.form_fields, *self.filters)):
+        fields: tuple[FormField | Filter, ...] = (*self.form_fields, *self.filters)
+        if any(f.from_data and f.kind != "select" for f in fields):
             raise ValueError(f"{self.entity}: only a select reads its options from the database")
 
     @property
     def reads_options(self) -> bool:
         """Whether a filter or a form field reads its options from the database."""
-        return any(f.from_data for f in (*self.filters, *self.form_fields))
+        fields: tuple[Filter | FormField, ...] = (*self.filters, *self.form_fields)
+        return any(f.from_data for f in fields)
 
     @property
     def sort_keys(self) -> frozenset[str]:
@@ -620,10 +622,12 @@ def handler_profiles(spec: TableSpec, action: str) -> tuple[ProfileId, ...]:
 
 def _install_handlers(cls: type) -> None:
     """Write a fresh, ``@requires``-marked copy of each handler the spec offers into ``cls``."""
-    spec: TableSpec = cls.__dict__.get("_spec") or getattr(cls, "_spec", None)
+    spec: TableSpec | None = cls.__dict__.get("_spec") or getattr(cls, "_spec", None)
     if spec is None:
         raise TypeError(f"{cls.__name__} needs a _spec")
-    marked = {name: ((profile,) if profile in spec.profiles else ()) for name, (profile, _) in _OPENERS.items()}
+    marked: dict[str, tuple[ProfileId, ...]] = {
+        name: ((profile,) if profile in spec.profiles else ()) for name, (profile, _) in _OPENERS.items()
+    }
     marked |= {name: handler_profiles(spec, action) for name, (action, _) in _HANDLERS.items()}
     templates = {name: template for name, (_, template) in (_OPENERS | _HANDLERS).items()}
     for name, profiles in marked.items():
