@@ -8,7 +8,7 @@ Drafts: the wizard saves after every step, into the ``publicacion`` row itself
 (status borrador, fields still empty until their step). Editing a listing that
 has been public (publicada, pausada) writes the changes into ``revision`` (JSON)
 instead, so the public version stays as it is until staff approve the changes
-(``app.services.reviews``). Identity (step 1) belongs to the advertiser record,
+(``app.services.staff.reviews``). Identity (step 1) belongs to the advertiser record,
 which only staff see; once reviewed, a change to it waits for review too
 (``app.services.identity_review``).
 """

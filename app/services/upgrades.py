@@ -36,11 +36,11 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import audit
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listings import clock
 from app.services.ownership import owned_listing
-from app.services.staff import ensure_admin
+from app.services.staff import audit
+from app.services.staff.shared import ensure_admin
 from app.settings import get_settings
 
 DATE_FORMAT = "D [de] MMMM [de] YYYY"

@@ -25,11 +25,11 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import Listing
-from app.services import audit
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.ownership import owned_listing
 from app.services.photos import process_photo
-from app.services.staff import ensure_staff
+from app.services.staff import audit
+from app.services.staff.shared import ensure_staff
 from app.storage import Storage
 
 PREFIX = "verificacion"

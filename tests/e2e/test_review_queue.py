@@ -21,7 +21,8 @@ from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
 from app.models import Advertiser, ProfileId, User
 from app.seed import _ensure_catalogues
-from app.services import my_listings, reviews
+from app.services import my_listings
+from app.services.staff import reviews
 from app.storage.local import LocalStorage
 from tests.e2e.conftest import Site, accept_age
 from tests.factories import make_account, open_session, wizard_draft

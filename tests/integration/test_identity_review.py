@@ -13,10 +13,12 @@ import pytest
 from sqlmodel import Session, select
 
 from app.models import Advertiser, AuditEntry, Listing, ListingStatus, User
-from app.services import listing_photos, my_listings, review_queue, reviews, staff_directory
+from app.services import listing_photos, my_listings
 from app.services.errors import ConflictError
 from app.services.listings import public_listing
-from app.services.staff import TableQuery
+from app.services.staff import directory as staff_directory
+from app.services.staff import review_queue, reviews
+from app.services.staff.shared import TableQuery
 from tests.factories import make_owner, save_wizard_step
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps

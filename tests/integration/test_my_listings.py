@@ -21,7 +21,7 @@ from app.models import (
     ReviewDecision,
     utc_now,
 )
-from app.services import listing_photos, my_listings, reviews
+from app.services import listing_photos, my_listings
 from app.services.errors import (
     ConflictError,
     ForbiddenError,
@@ -32,6 +32,7 @@ from app.services.errors import (
 )
 from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.services.listings import city_cards, public_listing
+from app.services.staff import reviews
 from app.services.users import create_user
 from tests.factories import make_listing, make_owner, wizard_steps
 from tests.photo_samples import jpeg_with_gps

@@ -21,10 +21,11 @@ from app.models import (
     utc_now,
 )
 from app.models.reports import Report
-from app.services import my_listings, review_queue, reviews, verification
+from app.services import my_listings, verification
 from app.services.errors import ForbiddenError, InvalidInputError
-from app.services.review_queue import KIND_EDIT, KIND_NEW, KIND_VERIFICATION
-from app.states.review_queue import ReviewQueueState
+from app.services.staff import review_queue, reviews
+from app.services.staff.review_queue import KIND_EDIT, KIND_NEW, KIND_VERIFICATION
+from app.states.staff.review_queue import ReviewQueueState
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.factories import make_account, make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke

@@ -20,8 +20,9 @@ from app.models import (
     ReviewDecision,
     VerificationStatus,
 )
-from app.services import listing_photos, my_listings, review_queue, reviews, verification
+from app.services import listing_photos, my_listings, verification
 from app.services.errors import ConflictError
+from app.services.staff import review_queue, reviews
 from app.storage.local import PrivateLocalStorage
 from tests.factories import (
     make_listing,

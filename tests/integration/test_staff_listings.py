@@ -21,9 +21,13 @@ from app.models import (
     Report,
     utc_now,
 )
-from app.services import listing_photos, my_listings, reviews, staff_directory, staff_listings, staff_reports
+from app.services import listing_photos, my_listings
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
-from app.services.staff import TableQuery
+from app.services.staff import directory as staff_directory
+from app.services.staff import listings as staff_listings
+from app.services.staff import reports as staff_reports
+from app.services.staff import reviews
+from app.services.staff.shared import TableQuery
 from app.storage.local import LocalStorage
 from tests.factories import make_listing, make_owner, make_staff, tier_of
 from tests.photo_samples import jpeg_with_gps
@@ -400,8 +404,8 @@ def test_agencies_are_the_administrators_and_one_with_advertisers_stays(db, admi
 
 
 def test_every_sortable_column_of_the_pages_sorts_in_the_service():
-    from app.states.staff_directory import ADVERTISERS_SPEC, AGENCIES_SPEC
-    from app.states.staff_listings import LISTINGS_SPEC, SORT_KEYS
+    from app.states.staff.directory import ADVERTISERS_SPEC, AGENCIES_SPEC
+    from app.states.staff.listings import LISTINGS_SPEC, SORT_KEYS
 
     assert {SORT_KEYS.get(key, key) for key in LISTINGS_SPEC.sort_keys} <= set(staff_listings.LISTING_SORTS)
     assert ADVERTISERS_SPEC.sort_keys <= set(staff_directory.ADVERTISER_SORTS)

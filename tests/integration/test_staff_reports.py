@@ -13,10 +13,11 @@ import pytest
 from sqlmodel import Session, select
 
 from app.models import AuditEntry, ProfileId, Report, utc_now
-from app.services import mail, staff_reports
+from app.services import mail
 from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.services.reports import create_report
-from app.services.staff import TableQuery
+from app.services.staff import reports as staff_reports
+from app.services.staff.shared import TableQuery
 from app.settings import get_settings
 from tests.factories import make_listing, make_owner, make_staff
 

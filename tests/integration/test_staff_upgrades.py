@@ -11,9 +11,10 @@ import pytest
 from sqlmodel import Session, select
 
 from app.models import AppService, AuditEntry, Listing, ListingUpgrade, ProfileId, UpgradeStatus
-from app.services import staff_upgrades, upgrades
+from app.services import upgrades
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
-from app.services.staff import TableQuery
+from app.services.staff import upgrades as staff_upgrades
+from app.services.staff.shared import TableQuery
 from tests.factories import make_listing, make_owner, make_staff, tier_of, tier_upgrade
 
 SANTIAGO = ZoneInfo("America/Santiago")

@@ -1,6 +1,6 @@
 """/admin/mejorasPublicacion: upgrade requests on the staff table; approve with dates and payment, or deny.
 
-The table's handlers come from the spec (``app.states.staff_table``); the decision handlers below
+The table's handlers come from the spec (``app.states.staff.table``); the decision handlers below
 are for administrators only, and the services refuse anyone else too. A decision names a row of
 the page shown; the services look the upgrade up again and refuse one already decided.
 """
@@ -14,11 +14,12 @@ from sqlmodel import Session
 
 from app.core.actor import Actor
 from app.models import UpgradeStatus
-from app.services import staff_upgrades, upgrades
-from app.services.staff import TableQuery
+from app.services import upgrades
+from app.services.staff import upgrades as staff_upgrades
+from app.services.staff.shared import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
-from app.states.staff_table import ADMIN, GONE_MESSAGE, Column, Filter, StaffTableState, TableSpec, call_service
+from app.states.staff.table import ADMIN, GONE_MESSAGE, Column, Filter, StaffTableState, TableSpec, call_service
 
 APPROVE, DENY = "aprobar", "rechazar"
 STATUS_FILTER = staff_upgrades.STATUS_FILTER

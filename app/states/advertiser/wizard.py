@@ -23,9 +23,9 @@ from app.services.errors import ServiceError
 from app.services.listing_form import PHOTO_STEP, SEND_STEP, STEP_BY_NUMBER
 from app.services.listing_photos import OwnerPhoto
 from app.services.my_listings import WizardDraft
+from app.states.advertiser.my_listings import call, enter_area, read_upload
 from app.states.auth import current_actor, public, requires
 from app.states.forms import ClearingFormState
-from app.states.my_listings import call, enter_area, read_upload
 from app.states.notify import notify_error, notify_success
 from app.storage import get_storage
 

@@ -2,7 +2,7 @@
 
 Every listing in any status, filtered by status, section, city and tier, searched by name or
 phone; edit its content, take it down with a reason the owner sees, republish one taken down;
-only an administrator deletes. ``app.services.staff_listings`` checks and audits each of these.
+only an administrator deletes. ``app.services.staff.listings`` checks and audits each of these.
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from sqlmodel import Session
 from app.core.actor import Actor
 from app.core.geo import CITIES
 from app.models import LISTING_STATUS_LABELS, ListingStatus, ProfileId
-from app.services import catalogues, staff_listings
 from app.services.errors import InvalidInputError, ServiceError
-from app.services.staff import TableQuery
+from app.services.staff import catalogues
+from app.services.staff import listings as staff_listings
+from app.services.staff.shared import TableQuery
 from app.settings import get_settings
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
-from app.states.staff_catalogues import catalogue_options, form_values, table_cells
-from app.states.staff_table import (
+from app.states.staff.catalogues import catalogue_options, form_values, table_cells
+from app.states.staff.table import (
     ADMIN,
     GONE_MESSAGE,
     SECRETARY,

@@ -13,9 +13,9 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.services import audit
-from app.services.staff import TableQuery
-from app.states.staff_table import ADMIN, Column, Filter, StaffTableState, TableSpec
+from app.services.staff import audit
+from app.services.staff.shared import TableQuery
+from app.states.staff.table import ADMIN, Column, Filter, StaffTableState, TableSpec
 
 CHANGE_LIMIT = 400
 VALUE_LIMIT = 60

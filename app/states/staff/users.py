@@ -1,6 +1,6 @@
 """/admin/usuarios and /bbitamia/usuarios: the users on the staff table; profile, ban, deactivate.
 
-The table's handlers come from the spec (``app.states.staff_table``); the row actions below are
+The table's handlers come from the spec (``app.states.staff.table``); the row actions below are
 for both staff profiles, and the service refuses what a secretary may not do.
 """
 
@@ -15,12 +15,12 @@ from sqlmodel import Session
 from app.core.actor import Actor
 from app.identity.provider import get_provider
 from app.models import PROFILE_LABELS, ProfileId
-from app.services import staff_users
 from app.services.errors import ServiceError
-from app.services.staff import TableQuery
+from app.services.staff import users as staff_users
+from app.services.staff.shared import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
-from app.states.staff_table import (
+from app.states.staff.table import (
     ADMIN,
     GONE_MESSAGE,
     SECRETARY,

@@ -41,7 +41,7 @@ from app.core.actor import Actor
 from app.db import session_scope
 from app.models import ProfileId
 from app.services.errors import ServiceError
-from app.services.staff import MAX_QUERY_ROWS, TableQuery
+from app.services.staff.shared import MAX_QUERY_ROWS, TableQuery
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires
 from app.states.forms import FormState

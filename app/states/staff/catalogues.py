@@ -3,7 +3,7 @@ tipoProfesor, servicioProfesor, servicioApp and perfilUsuario.
 
 Each catalogue is a :class:`TableSpec` (columns, form) and a small state naming its catalogue;
 ``CatalogueTableState`` turns the hooks of the staff table into calls of
-``app.services.catalogues``, which refuses anyone but an administrator and audits every write.
+``app.services.staff.catalogues``, which refuses anyone but an administrator and audits every write.
 The tiers' table also moves a tier up or down the city page order.
 """
 
@@ -18,12 +18,12 @@ from sqlmodel import Session
 from app.core.actor import Actor
 from app.core.money import format_currency
 from app.models import ProfileId
-from app.services import catalogues
 from app.services.errors import ServiceError
-from app.services.staff import TableQuery
+from app.services.staff import catalogues
+from app.services.staff.shared import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error
-from app.states.staff_table import (
+from app.states.staff.table import (
     ADMIN,
     GONE_MESSAGE,
     Column,
@@ -154,7 +154,7 @@ PROFILES_SPEC = _spec(
 
 
 class CatalogueTableState(StaffTableState, mixin=True):
-    """The hooks of a catalogue's table: ``_catalogue`` names it in app.services.catalogues."""
+    """The hooks of a catalogue's table: ``_catalogue`` names it in app.services.staff.catalogues."""
 
     _catalogue: ClassVar[str]
     _formats: ClassVar[dict[str, Callable[[Any], str]]] = {}

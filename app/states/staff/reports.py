@@ -1,6 +1,6 @@
 """/admin/reportes (Denuncias): reports from the public form on the staff table; their state and staff notes.
 
-Everything comes from the spec (``app.states.staff_table``): the table's edit dialog is the
+Everything comes from the spec (``app.states.staff.table``): the table's edit dialog is the
 desk's form (state and a new note), saved through one audited service call. Administrators only,
 in the handlers and in the service.
 """
@@ -13,10 +13,10 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.services import staff_reports
-from app.services.staff import TableQuery
+from app.services.staff import reports as staff_reports
+from app.services.staff.shared import TableQuery
 from app.states.auth import requires
-from app.states.staff_table import ADMIN, Column, Filter, FormField, StaffTableState, TableSpec
+from app.states.staff.table import ADMIN, Column, Filter, FormField, StaffTableState, TableSpec
 
 STATUS_FILTER = staff_reports.STATUS_FILTER
 URGENT_LABEL = "Urgente"

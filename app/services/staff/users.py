@@ -20,9 +20,10 @@ from app.core.actor import Actor
 from app.identity import accounts, sessions
 from app.identity.provider import IdentityProvider, transaction
 from app.models import PROFILE_LABELS, STAFF_PROFILES, ProfileId, User, UserPublic
-from app.services import audit, users
+from app.services import users
 from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
-from app.services.staff import StaffPage, TableQuery, ensure_staff, fetch_page, sort_order
+from app.services.staff import audit
+from app.services.staff.shared import StaffPage, TableQuery, ensure_staff, fetch_page, sort_order
 
 log = logging.getLogger(__name__)
 

@@ -29,11 +29,11 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import audit
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, Catalogues, clean_step
 from app.services.listings import clock
-from app.services.staff import (
+from app.services.staff import audit
+from app.services.staff.shared import (
     StaffForm,
     StaffPage,
     TableQuery,

@@ -18,7 +18,7 @@ from app.models import UPGRADE_STATUS_LABELS, AppService, Listing, ListingUpgrad
 from app.services import upgrades
 from app.services.errors import InvalidInputError
 from app.services.listings import listing_path
-from app.services.staff import StaffPage, TableQuery, fetch_page, search_condition
+from app.services.staff.shared import StaffPage, TableQuery, fetch_page, search_condition
 
 DAY_FORMAT = "%Y/%m/%d"
 # The filter: each status by the label staff read; the desk opens on the pending ones.

@@ -2,7 +2,7 @@
 
 Staff see an advertiser's private fields (e-mail, RUT or passport, birth date, nationality) here
 and nowhere else; only an administrator deletes an advertiser or touches agencies. The services
-(``app.services.staff_directory``) check all of this again and audit every write.
+(``app.services.staff.directory``) check all of this again and audit every write.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from sqlmodel import Session
 
 from app.core.actor import Actor
 from app.core.dates import format_date
-from app.services import catalogues, staff_directory
 from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, nationalities
-from app.services.staff import TableQuery
-from app.states.staff_catalogues import catalogue_options, form_values, table_cells
-from app.states.staff_table import ADMIN, SECRETARY, Column, Filter, FormField, StaffTableState, TableSpec
+from app.services.staff import catalogues
+from app.services.staff import directory as staff_directory
+from app.services.staff.shared import TableQuery
+from app.states.staff.catalogues import catalogue_options, form_values, table_cells
+from app.states.staff.table import ADMIN, SECRETARY, Column, Filter, FormField, StaffTableState, TableSpec
 
 ADVERTISERS_SPEC = TableSpec(
     entity=staff_directory.ADVERTISERS,

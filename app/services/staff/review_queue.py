@@ -4,7 +4,7 @@ An item is either a pending ``revisar_publicacion`` row (a new, resent or renewe
 listing in status pendiente, or the edit of a public one waiting in ``revision``)
 or an open verification request (its photo only through the authorized route
 ``/privado/verificacion/{uid}``). The decisions themselves are
-``app.services.reviews`` and ``app.services.verification``; this module reads.
+``app.services.staff.reviews`` and ``app.services.verification``; this module reads.
 
 Signals are computed for one page of items at a time, in a handful of queries:
 
@@ -67,8 +67,8 @@ from app.services import identity_review
 from app.services.listing_form import schedule_text, years_between
 from app.services.listings import clock, photo_url
 from app.services.my_listings import REVISED_STATUSES, revision_changes
-from app.services.reviews import listing_version, verification_version
-from app.services.staff import ensure_staff
+from app.services.staff.reviews import listing_version, verification_version
+from app.services.staff.shared import ensure_staff
 from app.settings import get_settings
 
 PAGE_SIZE = 10

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, SQLModel, select
 
 from app.models import AuditEntry, User, utc_now
-from app.services.staff import StaffPage, TableQuery, ensure_admin, fetch_page
+from app.services.staff.shared import StaffPage, TableQuery, ensure_admin, fetch_page
 from app.settings import get_settings
 
 

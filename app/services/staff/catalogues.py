@@ -40,9 +40,9 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import audit
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
-from app.services.staff import (
+from app.services.staff import audit
+from app.services.staff.shared import (
     StaffForm,
     StaffPage,
     TableQuery,

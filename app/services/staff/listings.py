@@ -36,12 +36,13 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import audit, my_listings
+from app.services import my_listings
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_form import Catalogues, clean_step
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listings import clock
-from app.services.staff import StaffPage, TableQuery, ensure_admin, ensure_staff, fetch_page, plain, sort_order
+from app.services.staff import audit
+from app.services.staff.shared import StaffPage, TableQuery, ensure_admin, ensure_staff, fetch_page, plain, sort_order
 from app.storage import Storage
 
 LISTINGS = "publicacion"
