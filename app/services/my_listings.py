@@ -66,7 +66,7 @@ from app.services.listing_form import (
     parse_schedule,
     schedule_text,
 )
-from app.services.listing_lifecycle import ensure_transition
+from app.services.listing_lifecycle import ensure_transition, owner_may
 from app.services.listings import clock, listing_path, photo_url
 from app.services.ownership import owned_listing
 from app.settings import get_settings
@@ -664,15 +664,15 @@ def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None =
                 else "",
                 pending_revision=listing.revision_at is not None,
                 verified_label=verified_label,
-                can_continue=status == ListingStatus.BORRADOR,
-                can_edit=status != ListingStatus.BORRADOR,
-                can_pause=status == ListingStatus.PUBLICADA,
-                can_resume=status == ListingStatus.PAUSADA,
-                can_renew=status == ListingStatus.EXPIRADA,
-                can_available_now=public,
-                can_copy=status != ListingStatus.BORRADOR,
-                can_upgrade=status in REVISED_STATUSES,
-                can_verify=status != ListingStatus.BORRADOR and not listing.verified,
+                can_continue=owner_may("continue", status),
+                can_edit=owner_may("edit", status),
+                can_pause=owner_may("pause", status),
+                can_resume=owner_may("resume", status),
+                can_renew=owner_may("renew", status),
+                can_available_now=owner_may("available_now", status),
+                can_copy=owner_may("copy", status),
+                can_upgrade=owner_may("upgrade", status),
+                can_verify=owner_may("verify", status) and not listing.verified,
                 can_stats=listing.published_at is not None,
             )
         )
@@ -714,7 +714,7 @@ def renew_listing(*, session: Session, owner_uid: str, uid: str, now: datetime |
     """Send an expired listing to review again (it is checked like a new one)."""
     now = now or utc_now()
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
-    if listing.status != ListingStatus.EXPIRADA:
+    if not owner_may("renew", listing.status):
         raise ConflictError("Solo se renuevan las publicaciones vencidas.")
     send_to_review(session=session, owner_uid=owner_uid, uid=uid, now=now)
 
@@ -725,7 +725,7 @@ def set_available_now(*, session: Session, owner_uid: str, uid: str, hours: int,
     if not isinstance(hours, int) or isinstance(hours, bool) or hours not in AVAILABLE_NOW_HOURS:
         raise InvalidInputError("Elige por cuántas horas estarás disponible.", field="hours")
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
-    if listing.status != ListingStatus.PUBLICADA:
+    if not owner_may("available_now", listing.status):
         raise ConflictError("Solo una publicación publicada puede marcarse como disponible ahora.")
     listing.available_until = now + timedelta(hours=hours)
     listing.updated_at = now
