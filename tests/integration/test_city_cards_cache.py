@@ -16,18 +16,11 @@ from sqlmodel import Session, select
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import AdvertiserService, ListingService, ProfileId, Section, utc_now
-from app.services import (
-    catalogues,
-    directory_cards,
-    listings,
-    my_listings,
-    page_cache,
-    reviews,
-    staff_listings,
-    staff_users,
-    upgrades,
-)
+from app.services import directory_cards, listings, my_listings, page_cache, upgrades
 from app.services.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
+from app.services.staff import catalogues, reviews
+from app.services.staff import listings as staff_listings
+from app.services.staff import users as staff_users
 from app.services.users import create_user
 from app.settings import get_settings
 from app.states.public import DirectoryState, wait_for_counts
