@@ -21,7 +21,7 @@ from app.models import (
     Report,
     utc_now,
 )
-from app.services import listing_photos, my_listings
+from app.services import listing_drafts, listing_photos, my_listings
 from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.staff import directory as staff_directory
 from app.services.staff import listings as staff_listings
@@ -204,7 +204,7 @@ def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, a
     owner = make_owner(db, "duena@example.cl")
     storage = LocalStorage(tmp_path)
     edited = _taken_down(db, secretary, owner, "Editada")
-    my_listings.save_step(
+    listing_drafts.save_step(
         session=db, owner_uid=owner.uid, uid=edited.uid, step=8, values={"phone": "+56 9 5555 4444", "whatsapp": ""}
     )
     with_photo = _taken_down(db, secretary, owner, "Con foto")
@@ -246,7 +246,7 @@ def test_staff_do_not_edit_over_an_owner_edit_waiting_for_review(db, secretary):
     owner = make_owner(db, "duena@example.cl")
     listing = _published(db, owner)
     values = staff_listings.listing_form_values(session=db, actor_uid=secretary.uid, uid=listing.uid)
-    my_listings.save_step(
+    listing_drafts.save_step(
         session=db, owner_uid=owner.uid, uid=listing.uid, step=8, values={"phone": "+56 9 5555 4444", "whatsapp": ""}
     )
     db.get(Listing, listing.uid).revision_at = utc_now()  # sent to review, as send_to_review does

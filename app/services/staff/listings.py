@@ -35,7 +35,7 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import my_listings
+from app.services import listing_revisions, my_listings
 from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_form import Catalogues, clean_step
 from app.services.listing_lifecycle import ensure_transition
@@ -249,7 +249,7 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
     for name, value in columns.items():
         setattr(listing, name, value)
     if tier_uid != listing.base_tier_uid:
-        my_listings.set_base_tier(session, listing, tier_uid)
+        listing_revisions.set_base_tier(session, listing, tier_uid)
     now = utc_now()
     listing.updated_at = now
     session.add(listing)

@@ -47,8 +47,8 @@ from app.models import (
 )
 from app.services import identity_review
 from app.services.listing_form import schedule_text, years_between
+from app.services.listing_revisions import REVISED_STATUSES, revision_changes
 from app.services.listings import clock, photo_url
-from app.services.my_listings import REVISED_STATUSES, revision_changes
 from app.services.staff import review_signals
 from app.services.staff.review_signals import QueueSignal
 from app.services.staff.reviews import listing_version, verification_version

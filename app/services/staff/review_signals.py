@@ -31,7 +31,7 @@ from sqlmodel import Session, select
 
 from app.models import AuditEntry, Listing, ListingPhoto, ListingReview, ReviewDecision, User
 from app.models.reports import Report, ReportStatus
-from app.services.my_listings import revision_changes
+from app.services.listing_revisions import revision_changes
 
 NEAR_DISTANCE = 6
 HASH_DIGITS = 16

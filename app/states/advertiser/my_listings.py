@@ -18,14 +18,14 @@ import reflex as rx
 from app.db import session_scope
 from app.models import ProfileId, VerificationStatus, utc_now
 from app.routes import wizard_path
-from app.services import my_listings, upgrades, verification
+from app.services import listing_drafts, my_listings, upgrades, verification
 from app.services.errors import ServiceError
 from app.services.listings import clock
 from app.services.my_listings import AVAILABLE_NOW_HOURS, MyListingRow
 from app.services.photos import MAX_BYTES
 from app.services.stats import DayStat, daily_series
 from app.services.upgrades import UpgradeOption, UpgradeRow
-from app.states.areas import AreaState
+from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.storage import get_private_storage, get_storage
@@ -47,12 +47,6 @@ def in_session(fn: Callable, **kwargs) -> Any:
 async def call(fn: Callable, **kwargs) -> Any:
     """A service call off the event loop, with its own database session."""
     return await asyncio.to_thread(in_session, fn, **kwargs)
-
-
-async def enter_area(state: rx.State) -> list:
-    """Show the advertiser area (the caller was just accepted by ``@requires``); its pending notices."""
-    area = await state.get_state(AreaState)
-    return await area._accept()
 
 
 def read_upload(upload: Any) -> bytes | None:
@@ -103,7 +97,7 @@ class MyListingsState(rx.State):
         """Enter the page: show the area, then the caller's listings."""
         events = await enter_area(self)
         self.dialog = ""
-        options = await call(my_listings.wizard_options)
+        options = await call(listing_drafts.wizard_options)
         self.cities = [[slug, name] for slug, name in options.cities]
         await self._reload()
         return events

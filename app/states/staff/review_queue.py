@@ -17,7 +17,8 @@ from app.services.errors import ConflictError, ServiceError
 from app.services.staff import review_queue, reviews
 from app.services.staff.review_queue import KIND_VERIFICATION, VERIFICATION_REJECTION_REASONS, QueueItem
 from app.services.staff.reviews import REJECTION_REASONS
-from app.states.advertiser.my_listings import call, enter_area
+from app.states.advertiser.my_listings import call
+from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.storage import get_private_storage, get_storage
