@@ -1,5 +1,5 @@
-"""What every back-office service shares: who counts as staff, the query a staff table asks
-(:class:`TableQuery`) and the page it gets back (:class:`StaffPage`, :func:`fetch_page`), and
+"""What every back-office service shares: who counts as staff (and who may use what of a table, from
+its spec: :func:`ensure_may`), the query a staff table asks (:class:`TableQuery`) and the page it gets back (:class:`StaffPage`, :func:`fetch_page`), and
 form validation with Spanish messages (:class:`StaffForm`, :func:`validated`)."""
 
 from __future__ import annotations
