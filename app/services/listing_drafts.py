@@ -21,8 +21,10 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from app.core.dates import format_date
+from app.core.errors import ConflictError, InvalidInputError
 from app.core.geo import CITIES, city_by_slug, commune_names_for_city
 from app.core.money import format_currency
+from app.db import commit
 from app.models import (
     WIZARD_DONE,
     ActorKind,
@@ -42,7 +44,6 @@ from app.models import (
     utc_now,
 )
 from app.services import identity_review, listing_revisions
-from app.services.errors import ConflictError, InvalidInputError, StorageError
 from app.services.listing_form import (
     DOCUMENT_PASSPORT,
     DOCUMENT_RUT,
@@ -59,14 +60,6 @@ from app.services.listing_form import (
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listings import clock
 from app.services.ownership import owned_listing
-
-
-def _commit(session: Session) -> None:
-    try:
-        session.commit()
-    except Exception as exc:
-        session.rollback()
-        raise StorageError("No pudimos guardar los cambios. Inténtalo de nuevo en un momento.") from exc
 
 
 class WizardOptions(BaseModel):
@@ -297,7 +290,7 @@ def save_step(
         listing.wizard_step = max(listing.wizard_step, step + 1)
     listing.updated_at = now
     session.add(listing)
-    _commit(session)
+    commit(session)
     return listing.uid
 
 
@@ -414,4 +407,4 @@ def send_to_review(*, session: Session, owner_uid: str, uid: str, now: datetime 
     session.flush()
     identity_review.attach(session, advertiser, listing.uid)
     session.add(listing)
-    _commit(session)
+    commit(session)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TypeVar
 
+from app.core.errors import TransitionNotAllowedError
 from app.models.listings import (
     LISTING_STATUS_LABELS,
     LISTING_TRANSITIONS,
@@ -29,7 +30,6 @@ from app.models.listings import (
     ActorKind,
     ListingStatus,
 )
-from app.services.errors import TransitionNotAllowedError
 
 E = TypeVar("E", bound=StrEnum)
 

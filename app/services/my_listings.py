@@ -17,7 +17,9 @@ from sqlalchemy import delete
 from sqlmodel import Session, select
 
 from app.core.dates import format_date
+from app.core.errors import ConflictError, InvalidInputError
 from app.core.geo import city_by_slug
+from app.db import commit
 from app.models import (
     LISTING_STATUS_LABELS,
     ActorKind,
@@ -35,22 +37,14 @@ from app.models import (
     utc_now,
 )
 from app.services import listing_drafts, listing_photos, listing_revisions, stats
-from app.services.errors import ConflictError, InvalidInputError, StorageError
-from app.services.listing_form import SEND_STEP
+from app.services.listing_form import (
+    SEND_STEP,
+)
 from app.services.listing_lifecycle import ensure_transition, owner_may
 from app.services.listings import clock, listing_path, photo_url
 from app.services.ownership import owned_listing
 from app.settings import get_settings
 from app.storage import Storage, get_private_storage
-
-
-def _commit(session: Session) -> None:
-    try:
-        session.commit()
-    except Exception as exc:
-        session.rollback()
-        raise StorageError("No pudimos guardar los cambios. Inténtalo de nuevo en un momento.") from exc
-
 
 AVAILABLE_NOW_HOURS = (1, 2, 3, 4, 6, 8, 12)
 DRAFT_TITLE = "Borrador sin nombre"
@@ -201,7 +195,7 @@ def _move(
 def pause_listing(*, session: Session, owner_uid: str, uid: str, now: datetime | None = None) -> None:
     """Hide a published listing from the public until its owner resumes it."""
     _move(session, owner_uid, uid, ListingStatus.PAUSADA, now)
-    _commit(session)
+    commit(session)
 
 
 def resume_listing(*, session: Session, owner_uid: str, uid: str, now: datetime | None = None) -> None:
@@ -212,10 +206,10 @@ def resume_listing(*, session: Session, owner_uid: str, uid: str, now: datetime 
         listing.status = ensure_transition(listing.status, ListingStatus.EXPIRADA, ActorKind.SYSTEM)
         listing.updated_at = now
         session.add(listing)
-        _commit(session)
+        commit(session)
         raise ConflictError("Tu publicación venció mientras estaba pausada: renuévala para volver a publicarla.")
     _move(session, owner_uid, uid, ListingStatus.PUBLICADA, now)
-    _commit(session)
+    commit(session)
 
 
 def renew_listing(*, session: Session, owner_uid: str, uid: str, now: datetime | None = None) -> None:
@@ -238,7 +232,7 @@ def set_available_now(*, session: Session, owner_uid: str, uid: str, hours: int,
     listing.available_until = now + timedelta(hours=hours)
     listing.updated_at = now
     session.add(listing)
-    _commit(session)
+    commit(session)
 
 
 def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: str) -> None:
@@ -268,7 +262,7 @@ def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: s
         session.add(report)
     session.flush()
     session.delete(listing)
-    _commit(session)
+    commit(session)
     listing_photos.delete_photo_files(storage=storage, photos=photos)
     private = get_private_storage()
     for key in private_keys:
@@ -296,5 +290,5 @@ def copy_to_city(*, session: Session, storage: Storage, owner_uid: str, uid: str
         listing_revisions.set_base_tier(session, copy, columns["base_tier_uid"])
     session.add_all([ListingService(listing_uid=copy.uid, service_uid=service) for service in services])
     listing_photos.copy_photos(session=session, storage=storage, from_listing_uid=source.uid, to_listing_uid=copy.uid)
-    _commit(session)
+    commit(session)
     return copy.uid

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, select
 
 from app.core.dates import format_date
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.money import format_currency
 from app.models import (
     UPGRADE_STATUS_LABELS,
@@ -35,7 +36,6 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_lifecycle import owner_statuses
 from app.services.listings import clock
 from app.services.ownership import owned_listing

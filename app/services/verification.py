@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import (
     STAFF_PROFILES,
     ListingVerification,
@@ -24,7 +25,6 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import Listing
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.listing_lifecycle import owner_may
 from app.services.ownership import owned_listing
 from app.services.photos import process_photo

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ForbiddenError
 from app.models import AuditEntry, Listing, ProfileId
-from app.services.errors import ForbiddenError
 from app.services.listings import clock
 from app.services.staff import audit, reviews
 from app.services.staff.shared import TableQuery

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import event
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.db import get_engine
 from app.models import (
     AdvertiserService,
@@ -23,7 +24,6 @@ from app.models import (
     UpgradeEffect,
     utc_now,
 )
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.services.staff import catalogues
 from app.services.staff.catalogues import (
     ADVERTISER_SERVICES,

@@ -16,8 +16,8 @@ from sqlmodel import Session, select
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import AdvertiserService, ListingService, ProfileId, Section, utc_now
+from app.models.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
 from app.services import directory_cards, listing_drafts, listings, my_listings, page_cache, upgrades
-from app.services.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
 from app.services.staff import catalogues, reviews
 from app.services.staff import listings as staff_listings
 from app.services.staff import users as staff_users

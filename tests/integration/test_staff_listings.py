@@ -9,6 +9,7 @@ from datetime import date, timedelta
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import (
     Advertiser,
     AdvertiserType,
@@ -22,7 +23,6 @@ from app.models import (
     utc_now,
 )
 from app.services import listing_drafts, listing_photos, my_listings
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.staff import directory as staff_directory
 from app.services.staff import listings as staff_listings
 from app.services.staff import reports as staff_reports

@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
+from app.core.errors import ConflictError, TransitionNotAllowedError
 from app.models import LISTING_TRANSITIONS, ActorKind, ListingStatus
 from app.models.listings import OWNER_MOVES
-from app.services.errors import ConflictError, TransitionNotAllowedError
 from app.services.listing_lifecycle import allowed_targets, can_transition, ensure_transition, owner_may, owner_statuses
 
 B, PE, PU, R, PA, E = (

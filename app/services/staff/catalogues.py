@@ -22,6 +22,7 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlmodel import Session, SQLModel, select
 
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.text import slugify
 from app.models import (
     Advertiser,
@@ -40,7 +41,6 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.staff import audit
 from app.services.staff.shared import (
     StaffForm,

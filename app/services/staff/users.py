@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
+from app.core.errors import ForbiddenError, InvalidInputError, NotFoundError
+from app.db import transaction
 from app.identity import accounts, sessions
-from app.identity.provider import IdentityProvider, transaction
+from app.identity.provider import IdentityProvider
 from app.models import PROFILE_LABELS, STAFF_PROFILES, ProfileId, User, UserPublic
 from app.services import users
-from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.services.staff import audit
 from app.services.staff.shared import StaffPage, TableQuery, ensure_may, ensure_staff, fetch_page, sort_order
 from app.services.staff.table_spec import ADMIN, SECRETARY, Column, Filter, FormField, TableSpec, sort_columns

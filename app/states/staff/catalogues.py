@@ -17,9 +17,9 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
-from app.services.errors import ServiceError
 from app.services.staff import catalogues
 from app.services.staff.catalogues import (
     ADVERTISER_SERVICES_SPEC,
@@ -34,7 +34,8 @@ from app.services.staff.shared import TableQuery
 from app.services.staff.table_spec import TableSpec
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error
-from app.states.staff.table import GONE_MESSAGE, StaffTableState, call_service
+from app.states.offload import run_service
+from app.states.staff.table import GONE_MESSAGE, StaffTableState
 
 
 def table_cells(row: dict[str, Any], formats: dict[str, Callable[[Any], str]] | None = None) -> dict[str, str]:
@@ -104,7 +105,7 @@ class TiersTableState(CatalogueTableState, rx.State):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
         try:
-            await call_service(catalogues.move_tier, actor_uid=current_actor().uid, uid=uid, step=step)
+            await run_service(catalogues.move_tier, actor_uid=current_actor().uid, uid=uid, step=step)
         except ServiceError as exc:
             return notify_error(exc.message)
         finally:

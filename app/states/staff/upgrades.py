@@ -21,7 +21,8 @@ from app.services.staff.table_spec import ADMIN, TableSpec
 from app.services.staff.upgrades import UPGRADES_SPEC
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
-from app.states.staff.table import GONE_MESSAGE, StaffTableState, call_service
+from app.states.offload import run_service
+from app.states.staff.table import GONE_MESSAGE, StaffTableState
 
 APPROVE, DENY = "aprobar", "rechazar"
 STATUS_FILTER = staff_upgrades.STATUS_FILTER
@@ -107,7 +108,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
         if not self.decision_uid:
             return notify_error("Elige una mejora de la lista.")
         outcome = await self._submit(
-            call_service(fn, reviewer_uid=current_actor().uid, upgrade_uid=self.decision_uid, **kwargs),
+            run_service(fn, reviewer_uid=current_actor().uid, upgrade_uid=self.decision_uid, **kwargs),
             fields=fields,
         )
         if not outcome.ok:

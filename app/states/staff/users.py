@@ -13,16 +13,17 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.errors import ServiceError
 from app.identity.provider import get_provider
 from app.models import ProfileId
-from app.services.errors import ServiceError
 from app.services.staff import users as staff_users
 from app.services.staff.shared import TableQuery
 from app.services.staff.table_spec import TableSpec
 from app.services.staff.users import USERS_SPEC
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
-from app.states.staff.table import GONE_MESSAGE, StaffTableState, call_service
+from app.states.offload import run_service
+from app.states.staff.table import GONE_MESSAGE, StaffTableState
 
 
 class UsersTableState(StaffTableState, rx.State):
@@ -51,7 +52,7 @@ class UsersTableState(StaffTableState, rx.State):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
         try:
-            await call_service(fn, actor=current_actor(), user_uid=uid, **kwargs)
+            await run_service(fn, actor=current_actor(), user_uid=uid, **kwargs)
         except ServiceError as exc:
             return notify_error(exc.message)
         finally:
