@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app import seo
 from app.core.geo import CITIES
@@ -44,9 +44,9 @@ def city_stats(*, session: Session, section: str | None = None, city_slug: str |
     """{(section, city_slug): CityStats} of public listings, one GROUP BY over the status-led indexes."""
     conditions = public_conditions(section)
     if city_slug is not None:
-        conditions.append(Listing.city_slug == city_slug)
+        conditions.append(col(Listing.city_slug) == city_slug)
     rows = session.exec(
-        select(
+        select(  # type: ignore[call-overload]  # sqlmodel types select() for at most four columns
             Listing.section,
             Listing.city_slug,
             func.count(),
@@ -65,8 +65,8 @@ def city_listing_urls(*, session: Session, section: str, city_slug: str, page: i
     """(detail path, lastmod) of one page of a city's public listings, newest first (ix_publicacion_city_recent)."""
     rows = session.exec(
         select(Listing.uid, Listing.name_slug, Listing.updated_at, Listing.published_at)
-        .where(*public_conditions(section), Listing.city_slug == city_slug)
-        .order_by(Listing.published_at.desc(), Listing.uid.desc())
+        .where(*public_conditions(section), col(Listing.city_slug) == city_slug)
+        .order_by(col(Listing.published_at).desc(), col(Listing.uid).desc())
         .offset((page - 1) * SITEMAP_LISTINGS)
         .limit(SITEMAP_LISTINGS)
     ).all()

@@ -26,9 +26,9 @@ from app.identity.sessions import HASH_HEADER, SESSION_COOKIE
 from app.models import ActionCode, ProfileId, SessionTicket, UserSession, utc_now
 from app.services import accounts
 from app.settings import get_settings
+from app.states.advertiser.my_listings import MyListingsState
 from app.states.areas import AreaState
-from app.states.my_listings import MyListingsState
-from app.states.staff_overview import StaffOverviewState
+from app.states.staff.overview import StaffOverviewState
 from app.web.api import build_api
 from app.web.cookies import EVENT_PATH
 from tests.factories import check_session, make_account

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 import app.app as reflex_module
 from app.identity.sessions import HASH_HEADER, SESSION_COOKIE, digest
-from app.states.wizard import WizardState
+from app.states.advertiser.wizard import WizardState
 from app.web.api import build_api
 from app.web.cookies import MAX_UPLOAD_BYTES, UPLOAD_PATH
 from tests.factories import make_owner, open_session
