@@ -281,7 +281,7 @@ def resolve_ssg_page(path: str, values: Sequence[str]) -> SsgPage:
     return SsgPage(page=page)
 
 
-# The form of the 18+ notice that works without JavaScript (SSG pages, and the preview of app.pages.preview).
+# The form of the 18+ notice that works without JavaScript (SSG pages, and the preview of app.web.preview).
 AGE_FORM_PATH = f"{SSG_HOME}/confirmar-edad"
 _PUBLIC_NEXT = re.compile(r"(/[A-Za-z0-9_-]+)+")
 

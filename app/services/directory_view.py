@@ -1,7 +1,7 @@
 """What the directory's pages show besides their cards: headings, filter tabs and tier groups (pure).
 
 The interactive page's state (app.states.public) and the preview of its first
-screen in the served document (app.pages.preview) both build them here, so
+screen in the served document (app.web.preview) both build them here, so
 the two never disagree.
 """
 

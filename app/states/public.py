@@ -129,7 +129,7 @@ class DirectoryState(rx.State):
     # The document's title once the page runs (the server-sent document carries the same; app.seo).
     page_title: str = get_settings().site_name
     # The path whose content is shown (set when it is loaded): the server's preview of this path's
-    # first screen (app.pages.preview) leaves only once the app shows the same path.
+    # first screen (app.web.preview) leaves only once the app shows the same path.
     shown_path: str = ""
 
     @rx.var
