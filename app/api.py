@@ -19,11 +19,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from app.core.errors import NotFoundError
 from app.core.geo import city_by_slug
 from app.db import get_engine, session_scope
 from app.identity.cookies import ROUTES as SESSION_ROUTES
 from app.identity.cookies import request_session_hash, session_actor
 from app.models import Section
+from app.models.filter_tabs import DEFAULT_TAB
 from app.private_api import ROUTES as PRIVATE_ROUTES
 from app.routes import (
     AGE_FORM_PATH,
@@ -37,8 +39,6 @@ from app.routes import (
 from app.seo_api import ROUTES as SEO_ROUTES
 from app.seo_api import ExportedPages
 from app.services import listing_photos, listings, page_cache
-from app.services.errors import NotFoundError
-from app.services.filter_tabs import DEFAULT_TAB
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
 from app.storage import InvalidKeyError, Storage, check_key, get_storage

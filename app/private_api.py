@@ -21,11 +21,11 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from app import seo
+from app.core.errors import ForbiddenError, NotFoundError
 from app.db import session_scope
 from app.identity.cookies import request_session_hash, session_actor, signed_in
 from app.route_table import PAGE_ROUTES
 from app.seo_api import document_response, exported_shell
-from app.services.errors import ForbiddenError, NotFoundError
 from app.services.verification import verification_photo
 from app.settings import get_settings
 from app.storage import get_private_storage

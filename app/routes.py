@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from app.core.geo import city_by_slug, normalize_city_slug
 from app.models import ProfileId, Section
-from app.services.filter_tabs import TABS_BY_SLUG
+from app.models.filter_tabs import TABS_BY_SLUG
 
 PUBLIC_HOME = "/escorts"
 TRANS_HOME = "/escorts/trans"

@@ -27,6 +27,7 @@ from markupsafe import Markup
 
 from app.core.geo import city_by_slug
 from app.models import ListingDetail, Section
+from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 from app.routes import (
     AGE_FORM_PATH,
     LOGIN,
@@ -36,7 +37,6 @@ from app.routes import (
     city_path,
     resolve_public_path,
 )
-from app.services.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 
 DESCRIPTION_MAX = 160
 MAX_CANONICAL_HOPS = 4

@@ -43,6 +43,7 @@ from app.content.legal import LEGAL_PAGES
 from app.core.geo import CITIES, city_by_slug
 from app.db import session_scope
 from app.models import Listing
+from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.routes import (
     AREAS,
     LEGAL_PREFIX,
@@ -57,7 +58,6 @@ from app.routes import (
     legal_path,
 )
 from app.services import directory_cards, directory_view, listings
-from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.services.listings import _public_conditions  # the one definition of "public"
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE

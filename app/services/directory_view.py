@@ -10,8 +10,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from app.models import ListingCard, Section
+from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
 from app.routes import city_path
-from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
 
 
 class TierGroup(BaseModel):

@@ -27,11 +27,11 @@ from app.core.geo import city_by_slug
 from app.db import session_scope
 from app.identity.sessions import resolve_session
 from app.models import ListingCard, ListingDetail, Section
+from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.routes import PublicView, is_pretty_detail_path, resolve_public_path
 from app.services import directory_cards, directory_view, listings, stats
 from app.services.abuse import client_key
 from app.services.directory_view import TabLink, TierGroup
-from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.settings import get_settings
 from app.states.auth import connection_session_hash, public
 
