@@ -126,6 +126,24 @@ LISTING_TRANSITIONS: dict[tuple[ListingStatus, ListingStatus], frozenset[ActorKi
     (_S.RECHAZADA, _S.PUBLICADA): _STAFF,  # republish after a take down
 }
 
+# The owner's buttons on "my listings" that move a listing, each by name: one owner move of the table
+# above (a draft and a rejected listing are sent through the wizard instead).
+OWNER_MOVES: dict[str, tuple[ListingStatus, ListingStatus]] = {
+    "pause": (_S.PUBLICADA, _S.PAUSADA),
+    "resume": (_S.PAUSADA, _S.PUBLICADA),
+    "renew": (_S.EXPIRADA, _S.PENDIENTE),
+}
+_EVER_SENT = frozenset(_S) - {_S.BORRADOR}
+# The owner's other actions, which keep the status: the statuses in which each is offered.
+OWNER_ACTIONS: dict[str, frozenset[ListingStatus]] = {
+    "continue": frozenset({_S.BORRADOR}),  # the wizard goes on with the draft
+    "edit": _EVER_SENT,  # the wizard from its first step (an edit of a live listing waits for review)
+    "copy": _EVER_SENT,
+    "verify": _EVER_SENT,
+    "available_now": frozenset({_S.PUBLICADA}),
+    "upgrade": frozenset({_S.PUBLICADA, _S.PAUSADA}),
+}
+
 
 class ListingBase(SQLModel):
     """What an advertiser writes about a listing (the wizard's fields)."""

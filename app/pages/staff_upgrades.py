@@ -8,7 +8,7 @@ from app.components.forms import date_field, form_alert, text_field, textarea_fi
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
-from app.states.staff_upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
+from app.states.staff.upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
 
 S = StaffUpgradesState
 APPROVE_FORM = "aprobar-mejora"

@@ -1,4 +1,4 @@
-"""/my/publicacion/nuevaPublicacion: the listing wizard, one form per step (app.states.wizard)."""
+"""/my/publicacion/nuevaPublicacion: the listing wizard, one form per step (app.states.advertiser.wizard)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from app.components.forms import (
 )
 from app.components.layout import guarded_content, page_frame
 from app.routes import ADVERTISER_HOME
+from app.services.listing_drafts import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.listing_form import STEP_BY_NUMBER, STEPS
 from app.services.listing_photos import MAX_PHOTOS
-from app.services.my_listings import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.photos import MAX_BYTES
+from app.states.advertiser.wizard import STEP_FIELD, WizardState
 from app.states.areas import AreaState
-from app.states.wizard import STEP_FIELD, WizardState
 
 FORM = "wizard"
 UPLOAD_ID = "fotos"

@@ -29,7 +29,6 @@ from app.models import (
     UPGRADE_STATUS_LABELS,
     AppService,
     Listing,
-    ListingStatus,
     ListingUpgrade,
     Tier,
     UpgradeEffect,
@@ -37,17 +36,18 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import audit
+from app.services.listing_lifecycle import owner_statuses
 from app.services.listings import clock
 from app.services.ownership import owned_listing
-from app.services.staff import ensure_admin
+from app.services.staff import audit
+from app.services.staff.shared import ensure_admin
 from app.settings import get_settings
 
 DATE_FORMAT = "D [de] MMMM [de] YYYY"
 MAX_DAYS_AHEAD = 365
 UPGRADES_ADMIN_ONLY = "Solo un administrador puede revisar mejoras."
 AUDIT_ENTITY = "mejoras_publicacion"
-UPGRADABLE_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA)
+UPGRADABLE_STATUSES = owner_statuses("upgrade")
 _EFFECT_ORDER = {UpgradeEffect.TIER: 0, UpgradeEffect.VIP: 1, UpgradeEffect.BUMP: 2}
 _UNKNOWN_UPGRADE = "No encontramos esa mejora."
 _LAST_MOMENT = timedelta(microseconds=1)

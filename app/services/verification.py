@@ -18,7 +18,6 @@ from sqlmodel import Session, select
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import (
     STAFF_PROFILES,
-    ListingStatus,
     ListingVerification,
     ListingVerificationPublic,
     VerificationStatus,
@@ -26,10 +25,11 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import Listing
-from app.services import audit
+from app.services.listing_lifecycle import owner_may
 from app.services.ownership import owned_listing
 from app.services.photos import process_photo
-from app.services.staff import ensure_staff
+from app.services.staff import audit
+from app.services.staff.shared import ensure_staff
 from app.storage import Storage
 
 PREFIX = "verificacion"
@@ -45,7 +45,7 @@ def request_verification(
     A refused photo raises PhotoRejectedError and stores nothing. CPU-bound: call it off the event loop.
     """
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=listing_uid, for_update=True)
-    if listing.status == ListingStatus.BORRADOR:
+    if not owner_may("verify", listing.status):
         raise ConflictError("Envía tu publicación a revisión antes de pedir la verificación.")
     if _open_request(session, listing.uid) is not None:
         raise ConflictError("Ya enviaste una foto de verificación para esta publicación; la estamos revisando.")

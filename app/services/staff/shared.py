@@ -1,5 +1,5 @@
-"""What every back-office service shares: who counts as staff, the query a staff table asks
-(:class:`TableQuery`) and the page it gets back (:class:`StaffPage`, :func:`fetch_page`), and
+"""What every back-office service shares: who counts as staff (and who may use what of a table, from
+its spec: :func:`ensure_may`), the query a staff table asks (:class:`TableQuery`) and the page it gets back (:class:`StaffPage`, :func:`fetch_page`), and
 form validation with Spanish messages (:class:`StaffForm`, :func:`validated`)."""
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ from sqlmodel import Session, select
 
 from app.core.errors import ForbiddenError, InvalidInputError, validated_input
 from app.models import STAFF_PROFILES, ProfileId, User
+from app.services.staff.table_spec import ADMIN, MAX_SEARCH, PAGE_SIZE, TableSpec
 
 STAFF_ONLY_MESSAGE = "Solo el equipo del sitio puede hacer esto."
 ADMIN_ONLY_MESSAGE = "Solo un administrador puede hacer esto."
-PAGE_SIZE = 50
 MAX_QUERY_ROWS = 1_000
 """The most rows one query reads: a table shows PAGE_SIZE at most, a CSV export reads this many at a time."""
-MAX_SEARCH = 100
 
 # --------------------------------------------------------------------------- who
 
@@ -96,11 +95,24 @@ def search_condition(columns: Sequence[Any], query: TableQuery):
     return or_(*(func.lower(column).contains(query.search, autoescape=True) for column in columns))
 
 
-def sort_order(sorts: Mapping[str, Any], query: TableQuery, default: str, tiebreak: Any) -> list[Any]:
-    """ORDER BY the query's sort key when ``sorts`` whitelists it (else ``default``), then ``tiebreak``,
-    both in the query's direction."""
-    column = sorts.get(query.sort, sorts[default])
+def sort_order(spec: TableSpec, sorts: Mapping[str, Any], query: TableQuery, tiebreak: Any) -> list[Any]:
+    """ORDER BY the query's sort key when it is a sortable column of ``spec`` (else the spec's default sort),
+    then ``tiebreak``, both in the query's direction. ``sorts``: each sortable column's SQL column
+    (checked against the spec by :func:`~app.services.staff.table_spec.sort_columns`)."""
+    column = sorts[spec.clean_sort(query.sort)]
     return [column.desc(), tiebreak.desc()] if query.descending else [column.asc(), tiebreak.asc()]
+
+
+def ensure_may(session: Session, user_uid: object, spec: TableSpec, action: str) -> User:
+    """The live staff member ``user_uid`` when the spec lets their profile use ``action`` of its table
+    (view, create, edit, delete, export); ForbiddenError otherwise, as ``ensure_admin`` words it for an
+    administrator's table or action."""
+    if spec.profiles_for(action) == (ADMIN,):
+        return ensure_admin(session, user_uid)
+    user = ensure_staff(session, user_uid)
+    if user.profile_uid not in spec.profiles_for(action):
+        raise ForbiddenError(STAFF_ONLY_MESSAGE)
+    return user
 
 
 def fetch_page(session: Session, statement: Select, query: TableQuery, order_by: Sequence[Any]) -> tuple[list, int]:

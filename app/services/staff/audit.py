@@ -18,7 +18,8 @@ from pydantic import BaseModel
 from sqlmodel import Session, SQLModel, select
 
 from app.models import AuditEntry, User, utc_now
-from app.services.staff import StaffPage, TableQuery, ensure_admin, fetch_page
+from app.services.staff.shared import StaffPage, TableQuery, ensure_admin, fetch_page
+from app.services.staff.table_spec import ADMIN, Column, Filter, TableSpec
 from app.settings import get_settings
 
 
@@ -111,6 +112,30 @@ class AuditRow(BaseModel):
 ADMIN_ONLY_MESSAGE = "Solo un administrador puede leer la auditoría."
 ENTITY_FILTER, FROM_FILTER, TO_FILTER = "entidad", "desde", "hasta"
 
+AUDIT_SPEC = TableSpec(
+    entity="registro de auditoría",
+    title="Auditoría",
+    columns=(
+        Column("fecha", "Fecha"),
+        Column("persona", "Persona"),
+        Column("accion", "Acción"),
+        Column("entidad", "Entidad"),
+        Column("registro", "Registro"),
+        Column("cambios", "Cambios"),
+    ),
+    default_sort="",
+    filters=(
+        Filter(ENTITY_FILTER, "Entidad", from_data=True),
+        Filter(FROM_FILTER, "Desde", kind="date"),
+        Filter(TO_FILTER, "Hasta", kind="date"),
+    ),
+    search_label="Correo de la persona",
+    profiles=(ADMIN,),
+    actions=frozenset({"export"}),
+    admin_only_actions=frozenset({"export"}),
+    csv_name="auditoria",
+)
+
 
 def _day_bounds(day: date) -> datetime:
     return datetime.combine(day, time(), ZoneInfo(get_settings().timezone))
@@ -133,9 +158,11 @@ def list_entries(*, session: Session, viewer_uid: str, query: TableQuery) -> Sta
     conditions = []
     if query.search:
         conditions.append(User.email == query.search)
-    if query.filter(ENTITY_FILTER):
-        conditions.append(AuditEntry.entity == query.filter(ENTITY_FILTER))
-    day_from, day_to = _day(query.filter(FROM_FILTER)), _day(query.filter(TO_FILTER))
+    entity = AUDIT_SPEC.filter_value(ENTITY_FILTER, query.filter(ENTITY_FILTER))
+    if entity:
+        conditions.append(AuditEntry.entity == entity)
+    day_from = _day(AUDIT_SPEC.filter_value(FROM_FILTER, query.filter(FROM_FILTER)))
+    day_to = _day(AUDIT_SPEC.filter_value(TO_FILTER, query.filter(TO_FILTER)))
     if day_from:
         conditions.append(AuditEntry.created_at >= _day_bounds(day_from))
     if day_to:

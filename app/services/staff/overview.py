@@ -42,9 +42,9 @@ from app.models import (
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportStatus
 from app.routes import ADMIN_REPORTS, ADMIN_REVIEW_QUEUE, ADMIN_UPGRADES
 from app.services.reports import URGENT_KINDS
-from app.services.review_queue import queue_size
-from app.services.staff import ensure_staff
-from app.services.staff_reports import REPORT_STATUS_LABELS
+from app.services.staff.reports import REPORT_STATUS_LABELS
+from app.services.staff.review_queue import queue_size
+from app.services.staff.shared import ensure_staff
 from app.settings import get_settings
 
 ADMIN_ONLY_MESSAGE = "Solo un administrador puede ver este resumen."

@@ -18,7 +18,8 @@ from app.core.money import format_currency
 from app.models import UPGRADE_STATUS_LABELS, AppService, Listing, ListingUpgrade, UpgradeStatus, User, utc_now
 from app.services import upgrades
 from app.services.listings import listing_path
-from app.services.staff import StaffPage, TableQuery, fetch_page, search_condition
+from app.services.staff.shared import StaffPage, TableQuery, fetch_page, search_condition
+from app.services.staff.table_spec import ADMIN, Column, Filter, TableSpec
 
 DAY_FORMAT = "%Y/%m/%d"
 # The filter: each status by the label staff read; the desk opens on the pending ones.
@@ -27,6 +28,29 @@ STATUS_FILTERS: tuple[tuple[str, str], ...] = tuple(
 )
 DEFAULT_STATUS = UpgradeStatus.SOLICITADA.value
 STATUS_FILTER = "estado"
+
+UPGRADES_SPEC = TableSpec(
+    entity="mejora",
+    title="Mejoras de publicación",
+    columns=(
+        Column("requested_on", "Pedida el", sortable=True),
+        Column("listing_name", "Publicación"),
+        Column("owner_email", "Correo del anunciante"),
+        Column("service", "Mejora"),
+        Column("price", "Precio"),
+        Column("period", "Período"),
+        Column("status_label", "Estado"),
+        Column("decision", "Pago o motivo"),
+    ),
+    default_sort="requested_on",
+    filters=(Filter(STATUS_FILTER, "Estado", STATUS_FILTERS),),
+    search_label="Buscar por correo o publicación",
+    profiles=(ADMIN,),
+    actions=frozenset({"export"}),
+    admin_only_actions=frozenset({"export"}),
+    csv_name="mejoras",
+    row_label_key="listing_name",
+)
 
 
 class StaffUpgradeRow(BaseModel):
@@ -90,8 +114,9 @@ def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
     """
     upgrades.ensure_upgrade_reviewer(session, actor_uid)
     conditions = []
-    if query.filter(STATUS_FILTER) in {s.value for s in UpgradeStatus}:
-        conditions.append(ListingUpgrade.status == UpgradeStatus(query.filter(STATUS_FILTER)))
+    status = UPGRADES_SPEC.filter_value(STATUS_FILTER, query.filter(STATUS_FILTER))
+    if status:
+        conditions.append(ListingUpgrade.status == UpgradeStatus(status))
     found = search_condition((User.email, Listing.display_name), query)
     if found is not None:
         conditions.append(found)

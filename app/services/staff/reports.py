@@ -17,9 +17,11 @@ from sqlmodel import Session, select
 from app.core.errors import InvalidInputError, NotFoundError
 from app.core.geo import city_by_slug
 from app.models import REPORT_KIND_LABELS, Listing, Report, ReportStatus, User, utc_now
-from app.services import audit, reports
+from app.services import reports
 from app.services.listings import listing_path
-from app.services.staff import StaffPage, TableQuery, ensure_admin, fetch_page, search_condition
+from app.services.staff import audit
+from app.services.staff.shared import StaffPage, TableQuery, ensure_admin, fetch_page, search_condition
+from app.services.staff.table_spec import ADMIN, Column, Filter, FormField, TableSpec
 from app.settings import get_settings
 
 NOTE_MAX = 2000
@@ -42,6 +44,42 @@ _STAMP = "%Y/%m/%d %H:%M"
 PREVIEW_CHARS = 200
 """Characters of a message or of the notes a table row shows; the desk's form shows them whole."""
 _SEARCHED = (Report.message, Report.contact, Report.staff_notes)
+
+REPORTS_SPEC = TableSpec(
+    entity="denuncia",
+    title="Denuncias",
+    columns=(
+        Column("received", "Recibida", sortable=True),
+        Column("priority", "Prioridad"),
+        Column("kind_label", "Tipo"),
+        Column("status_label", "Estado"),
+        Column("listing_name", "Publicación"),
+        Column("message", "Mensaje"),
+        Column("contact", "Contacto"),
+        Column("staff_notes", "Notas del equipo"),
+    ),
+    default_sort="received",
+    default_desc=True,
+    filters=(Filter(STATUS_FILTER, "Estado", tuple((value, label) for value, (label, _) in STATUS_FILTERS.items())),),
+    form_fields=(
+        FormField("message", "Mensaje", kind="display"),
+        FormField("contact", "Contacto", kind="display"),
+        FormField("staff_notes", "Notas del equipo", kind="display"),
+        FormField(
+            "status",
+            "Estado",
+            kind="select",
+            options=tuple(REPORT_STATUS_LABELS.items()),
+            required=True,
+        ),
+        FormField("note", "Nota nueva (queda firmada y con fecha)", kind="textarea", max_length=NOTE_MAX),
+    ),
+    search_label="Buscar en mensajes, contactos y notas",
+    profiles=(ADMIN,),
+    actions=frozenset({"edit"}),
+    admin_only_actions=frozenset(),
+    row_label_key="kind_label",
+)
 
 
 class StaffReportRow(BaseModel):

@@ -33,10 +33,11 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import ListingBase
-from app.services import audit, identity_review, listing_photos, verification
+from app.services import identity_review, listing_photos, verification
 from app.services.listing_lifecycle import ensure_transition
-from app.services.my_listings import REVISED_STATUSES, revision_changes, set_base_tier
-from app.services.staff import ensure_staff
+from app.services.listing_revisions import REVISED_STATUSES, revision_changes, set_base_tier
+from app.services.staff import audit
+from app.services.staff.shared import ensure_staff
 from app.storage import Storage
 
 LISTING_DAYS = 60
