@@ -196,17 +196,18 @@ class Listing(EnumColumns, ListingBase, table=True):
     owner_uid: str = Field(foreign_key="usuarios.uid", index=True, max_length=40)
     section: Section = Field(default=Section.MUJERES, sa_type=EnumString(Section, 10), nullable=False)
     # A draft (borrador) is saved after every wizard step, so these are empty until their step;
-    # sending to review validates the whole listing against ListingCreate.
-    city_slug: str | None = Field(default=None, max_length=40)
-    tier_uid: str | None = Field(default=None, foreign_key="categoria_profesor.uid", max_length=40)
+    # sending to review validates the whole listing against ListingCreate. (Hence optional here
+    # where ListingBase requires them: the ignores below say that to mypy.)
+    city_slug: str | None = Field(default=None, max_length=40)  # type: ignore[assignment]
+    tier_uid: str | None = Field(default=None, foreign_key="categoria_profesor.uid", max_length=40)  # type: ignore[assignment]
     tier_rank: int | None = Field(default=None, description="Copy of the effective tier's display_order.")
     base_tier_uid: str | None = Field(
         default=None, foreign_key="categoria_profesor.uid", max_length=40, description="The advertiser's own tier."
     )
-    display_name: str | None = Field(default=None, max_length=60)
+    display_name: str | None = Field(default=None, max_length=60)  # type: ignore[assignment]
     name_slug: str | None = Field(default=None, max_length=60)
-    age: int | None = Field(default=None, ge=18, le=99)
-    price_hour_clp: int | None = Field(default=None, ge=0)
+    age: int | None = Field(default=None, ge=18, le=99)  # type: ignore[assignment]
+    price_hour_clp: int | None = Field(default=None, ge=0)  # type: ignore[assignment]
     description: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     schedule: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     wizard_step: int = Field(default=1, description="The first wizard step the owner has not saved yet.")

@@ -22,7 +22,7 @@ VERIFY_INSTRUCTIONS = (
 )
 
 
-def _wizard_href(uid: rx.Var) -> rx.Var:
+def _wizard_href(uid: rx.Var) -> rx.Var | str:
     return f"{ADVERTISER_NEW_LISTING}?{WIZARD_LISTING_PARAM}=" + uid
 
 

@@ -43,7 +43,7 @@ def _bar_row(bar: rx.Var) -> rx.Component:
     )
 
 
-def bar_chart(caption: str, label_header: str, bars: rx.Var, empty: str) -> rx.Component:
+def bar_chart(caption: str, label_header: str, bars: rx.Var | list, empty: str) -> rx.Component:
     """A horizontal bar chart as a table: caption, then one row per bar (label, figure, bar)."""
     return rx.el.table(
         rx.el.caption(caption),

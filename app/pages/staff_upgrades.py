@@ -39,7 +39,7 @@ def _row_actions(row: rx.Var) -> list[rx.Component]:
     ]
 
 
-def _day(label: str, name: str, value: rx.Var) -> rx.Component:
+def _day(label: str, name: str, value: rx.Var | str) -> rx.Component:
     return date_field(
         APPROVE_FORM,
         label,

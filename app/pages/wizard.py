@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.components.forms import (
     checkbox_field,
@@ -37,18 +40,18 @@ UPLOAD_LABEL = "Elegir fotos para subir"
 REFUSED_IN_BROWSER = "No se aceptaron algunos archivos: sube fotos JPEG, PNG, WebP o HEIC de hasta 15 MB. "
 
 
-def _value(name: str) -> rx.Var:
+def _value(name: str) -> rx.Var | str:
     return WizardState.values.get(name, "")
 
 
-FIELD_MESSAGES = {"errors": WizardState.field_errors, "on_clear": WizardState.clear_field_error}
+FIELD_MESSAGES: dict[str, Any] = {"errors": WizardState.field_errors, "on_clear": WizardState.clear_field_error}
 
 
 def _text(label: str, name: str, **props) -> rx.Component:
     return text_field(FORM, label, name, default_value=_value(name), **FIELD_MESSAGES, **props)
 
 
-def _select(label: str, name: str, options: rx.Var, **props) -> rx.Component:
+def _select(label: str, name: str, options: rx.Var | list[list[str]], **props) -> rx.Component:
     return select_field(FORM, label, name, options, default_value=_value(name), **FIELD_MESSAGES, **props)
 
 
@@ -65,7 +68,7 @@ def _date(label: str, name: str) -> rx.Component:
     )
 
 
-def _choices(legend: str, name: str, options: rx.Var) -> rx.Component:
+def _choices(legend: str, name: str, options: rx.Var | list[list[str]]) -> rx.Component:
     """Radio buttons from [value, text] pairs."""
     return rx.el.fieldset(
         rx.el.legend(legend),
@@ -373,7 +376,7 @@ def _rejected_files(rejected: rx.Var) -> rx.Var:
     )
 
 
-def refused_in_browser(rejected: rx.Var) -> rx.event.EventSpec:
+def refused_in_browser(rejected: rx.Var) -> EventSpec:
     """The notice for files the browser refused before sending them (type or size), naming them."""
     names = rejected.to(list).map(lambda item: item.to(dict)["file"].to(dict)["name"].to(str)).join(", ")
     return rx.toast.error(REFUSED_IN_BROWSER + names, duration=8000, position="bottom-center")

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError
@@ -94,14 +94,16 @@ class WizardDraft(BaseModel):
 def _upgrade_tiers(session: Session) -> set[str]:
     """Tiers sold as upgrades: reached through "Mejorar", not chosen freely in the wizard."""
     rows = session.exec(
-        select(AppService.tier_uid).where(AppService.effect == UpgradeEffect.TIER, AppService.tier_uid.is_not(None))
+        select(col(AppService.tier_uid)).where(
+            col(AppService.effect) == UpgradeEffect.TIER, col(AppService.tier_uid).is_not(None)
+        )
     ).all()
     return {uid for uid in rows if uid}
 
 
 def _free_tiers(session: Session) -> list[Tier]:
     sold = _upgrade_tiers(session)
-    tiers = session.exec(select(Tier).order_by(Tier.display_order)).all()
+    tiers = session.exec(select(Tier).order_by(col(Tier.display_order))).all()
     free = [tier for tier in tiers if tier.uid not in sold]
     return free or list(tiers[-1:])
 
@@ -189,6 +191,7 @@ def _identity_state(advertiser: Advertiser | None) -> str:
 def load_wizard(*, session: Session, owner_uid: str, uid: str | None) -> WizardDraft:
     """The wizard's state for listing ``uid``; without one, the owner's newest unfinished draft or a blank one."""
     advertiser = _advertiser(session, owner_uid)
+    listing: Listing | None
     if uid:
         listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid)
     else:
@@ -199,7 +202,7 @@ def load_wizard(*, session: Session, owner_uid: str, uid: str | None) -> WizardD
                 Listing.status == ListingStatus.BORRADOR,
                 Listing.wizard_step < WIZARD_DONE,
             )
-            .order_by(Listing.updated_at.desc())
+            .order_by(col(Listing.updated_at).desc())
         ).first()
     if listing is None:
         blank = dict.fromkeys(listing_revisions.EDITABLE_COLUMNS)
@@ -337,7 +340,7 @@ def review_summary(*, session: Session, owner_uid: str, uid: str) -> list[tuple[
     city = city_by_slug(columns["city_slug"])
     tier = session.get(Tier, columns["base_tier_uid"]) if columns["base_tier_uid"] else None
     names = (
-        session.exec(select(AdvertiserService.name).where(AdvertiserService.uid.in_(services))).all()
+        session.exec(select(col(AdvertiserService.name)).where(col(AdvertiserService.uid).in_(services))).all()
         if services
         else []
     )

@@ -34,7 +34,7 @@ from app.models.listings import (
 E = TypeVar("E", bound=StrEnum)
 
 
-def _member(enum_cls: type[E], value: object) -> E | None:
+def _member(enum_cls: type[E], value: str) -> E | None:
     try:
         return enum_cls(value)
     except ValueError:

@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from sqlalchemy import delete
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.models import (
     AppService,
@@ -117,7 +117,7 @@ def write_columns(session: Session, listing: Listing, fields: dict[str, Any], se
     if "base_tier_uid" in fields:
         set_base_tier(session, listing, fields["base_tier_uid"])
     if services is not None:
-        session.exec(delete(ListingService).where(ListingService.listing_uid == listing.uid))
+        session.exec(delete(ListingService).where(col(ListingService.listing_uid) == listing.uid))
         session.add_all([ListingService(listing_uid=listing.uid, service_uid=uid) for uid in services])
 
 
@@ -126,10 +126,10 @@ def set_base_tier(session: Session, listing: Listing, tier_uid: str) -> None:
     listing.base_tier_uid = tier_uid
     lifted = session.exec(
         select(ListingUpgrade.uid)
-        .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+        .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
         .where(ListingUpgrade.listing_uid == listing.uid, ListingUpgrade.status == "activa")
         .where(AppService.effect == UpgradeEffect.TIER)
-        .where(ListingUpgrade.starts_at <= utc_now(), ListingUpgrade.ends_at > utc_now())
+        .where(col(ListingUpgrade.starts_at) <= utc_now(), col(ListingUpgrade.ends_at) > utc_now())
     ).first()
     if lifted is None:
         tier = session.get(Tier, tier_uid)

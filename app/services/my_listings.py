@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 from sqlalchemy import delete
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError
@@ -89,8 +89,10 @@ def _latest_rejection(session: Session, listing_uids: list[str]) -> dict[str, st
         return {}
     rows = session.exec(
         select(ListingReview)
-        .where(ListingReview.listing_uid.in_(listing_uids), ListingReview.decision != ReviewDecision.PENDIENTE)
-        .order_by(ListingReview.decided_at)
+        .where(
+            col(ListingReview.listing_uid).in_(listing_uids), col(ListingReview.decision) != ReviewDecision.PENDIENTE
+        )
+        .order_by(col(ListingReview.decided_at))
     ).all()
     latest = {review.listing_uid: review for review in rows}
     return {
@@ -104,7 +106,9 @@ def _covers(session: Session, listing_uids: list[str]) -> dict[str, str]:
     if not listing_uids:
         return {}
     rows = session.exec(
-        select(ListingPhoto).where(ListingPhoto.listing_uid.in_(listing_uids)).order_by(ListingPhoto.position.desc())
+        select(ListingPhoto)
+        .where(col(ListingPhoto.listing_uid).in_(listing_uids))
+        .order_by(col(ListingPhoto.position).desc())
     ).all()
     return {photo.listing_uid: photo_url(photo.path) for photo in rows}
 
@@ -117,7 +121,9 @@ def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None =
     """Every listing of the owner, newest change first, with its status, figures and allowed actions."""
     now = now or utc_now()
     listings = session.exec(
-        select(Listing).where(Listing.owner_uid == owner_uid).order_by(Listing.updated_at.desc(), Listing.uid)
+        select(Listing)
+        .where(col(Listing.owner_uid) == owner_uid)
+        .order_by(col(Listing.updated_at).desc(), col(Listing.uid))
     ).all()
     uids = [listing.uid for listing in listings]
     totals = stats.totals_for(session=session, listing_uids=uids, today=clock(now).today)
@@ -251,7 +257,7 @@ def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: s
     ]
     photos = listing_photos.delete_all_photos(session=session, listing_uid=listing.uid)
     for table in (ListingService, ListingReview, ListingUpgrade, ListingVerification, ListingDailyStats):
-        session.exec(delete(table).where(table.listing_uid == listing.uid))
+        session.exec(delete(table).where(col(table.listing_uid) == listing.uid))
     now = utc_now()
     stamp = now.astimezone(ZoneInfo(get_settings().timezone)).strftime("%Y/%m/%d %H:%M")
     note = f"[{stamp} · sistema] Se eliminó la publicación «{listing.display_name or DRAFT_TITLE}» ({listing.uid})."

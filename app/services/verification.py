@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import (
@@ -81,7 +81,7 @@ def my_verification(*, session: Session, owner_uid: str, listing_uid: str) -> Li
     latest = session.exec(
         select(ListingVerification)
         .where(ListingVerification.listing_uid == listing.uid)
-        .order_by(ListingVerification.created_at.desc(), ListingVerification.uid.desc())
+        .order_by(col(ListingVerification.created_at).desc(), col(ListingVerification.uid).desc())
     ).first()
     return ListingVerificationPublic.model_validate(latest, from_attributes=True) if latest else None
 
@@ -152,7 +152,7 @@ def approve_verification(
     ensure_staff(session, reviewer_uid, VERIFICATION_STAFF_ONLY)
     verification = _pending(session, verification_uid)
     now = now or utc_now()
-    listing = session.get(Listing, verification.listing_uid)
+    listing = session.get_one(Listing, verification.listing_uid)
     listing.verified = True
     listing.verified_at = now
     session.add(listing)

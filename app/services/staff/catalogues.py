@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field, ValidationInfo, computed_field, field_validator
 from sqlalchemy import func, or_, update
 from sqlalchemy.orm import InstrumentedAttribute
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, SQLModel, col, select
 
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.text import slugify
@@ -122,7 +122,7 @@ class ProfileCreateForm(StaffForm):
     uid: str = Field(min_length=2, max_length=40, pattern=r"^[a-z][a-z0-9_-]*$")
     label: str = Field(min_length=1, max_length=60)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
     @property
     def name(self) -> str:
         return self.uid
@@ -294,7 +294,7 @@ CATALOGUES: dict[str, Catalogue] = {
             usages=(
                 Usage(
                     Listing,
-                    lambda uid: or_(Listing.tier_uid == uid, Listing.base_tier_uid == uid),
+                    lambda uid: or_(col(Listing.tier_uid) == uid, col(Listing.base_tier_uid) == uid),
                     "Esta categoría la usa 1 publicación.",
                     "Esta categoría la usan {n} publicaciones.",
                 ),
@@ -368,7 +368,7 @@ CATALOGUES: dict[str, Catalogue] = {
                 ),
             ),
             prepare=lambda session, values: _with_tier_uid(session, values),
-            extra=lambda session, entry: {"tier": _tier_name(session, entry.tier_uid)},
+            extra=lambda session, entry: {"tier": _tier_name(session, entry.tier_uid)},  # type: ignore[attr-defined]  # a Usage row
         ),
         Catalogue(
             key=PROFILES,
@@ -404,7 +404,7 @@ def _column(model: type[SQLModel], name: str) -> InstrumentedAttribute:
 
 
 def _row(session: Session, catalogue: Catalogue, entry: SQLModel) -> dict[str, Any]:
-    values = {column.name: plain(getattr(entry, column.name)) for column in entry.__table__.columns}
+    values = {column.name: plain(getattr(entry, column.name)) for column in entry.__table__.columns}  # type: ignore[attr-defined]  # a table class has one
     return values | (catalogue.extra(session, entry) if catalogue.extra else {})
 
 
@@ -455,7 +455,7 @@ def rewrite_tier_ranks(session: Session) -> None:
     """Every listing's ``tier_rank`` := its tier's ``display_order``, in one UPDATE (not committed)."""
     rank = select(Tier.display_order).where(Tier.uid == Listing.tier_uid).scalar_subquery()
     session.execute(
-        update(Listing).where(Listing.tier_uid.is_not(None)).values(tier_rank=rank),
+        update(Listing).where(col(Listing.tier_uid).is_not(None)).values(tier_rank=rank),
         execution_options={"synchronize_session": "fetch"},
     )
 
@@ -495,8 +495,8 @@ def update_entry(
     spec = _catalogue(catalogue)
     values = _values(session, spec, spec.update_form or spec.create_form, data)
     entry = _entry(session, spec, uid)
-    _check(session, spec, values, entry.uid)
-    reordered = spec.model is Tier and values["display_order"] != entry.display_order
+    _check(session, spec, values, entry.uid)  # type: ignore[attr-defined]  # every catalogue row has a uid
+    reordered = spec.model is Tier and values["display_order"] != entry.display_order  # type: ignore[attr-defined]  # a Tier
     audit.updated(session, entry, values, actor_uid=actor_uid, entity=spec.key)
     if reordered:
         rewrite_tier_ranks(session)
@@ -519,9 +519,9 @@ def delete_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) 
     ensure_admin(session, actor_uid)
     spec = _catalogue(catalogue)
     entry = _entry(session, spec, uid)
-    if entry.uid in spec.fixed_uids:
+    if entry.uid in spec.fixed_uids:  # type: ignore[attr-defined]  # every catalogue row has a uid
         raise ConflictError("Los perfiles fijos no se pueden eliminar.")
-    used = usage_message(session, spec.key, entry.uid)
+    used = usage_message(session, spec.key, entry.uid)  # type: ignore[attr-defined]  # every catalogue row has a uid
     if used:
         raise ConflictError(used)
     audit.deleted(session, entry, actor_uid=actor_uid, entity=spec.key)
@@ -562,7 +562,7 @@ def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) 
 def move_tier(*, session: Session, actor_uid: str, uid: str, step: int) -> None:
     """Move a tier ``step`` places up (negative) or down the city page order, then reorder (administrators only)."""
     ensure_admin(session, actor_uid)
-    order = list(session.exec(select(Tier.uid).order_by(Tier.display_order, Tier.name, Tier.uid)))
+    order = list(session.exec(select(col(Tier.uid)).order_by(col(Tier.display_order), col(Tier.name), col(Tier.uid))))
     if uid not in order or step not in (-1, 1):
         raise NotFoundError("No encontramos esa categoría.")
     here = order.index(uid)

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.phone import normalize_chilean_mobile
@@ -90,9 +90,9 @@ def _advertiser_row(advertiser: Advertiser, email: str, agency: str | None, kind
 def _advertisers():
     return (
         select(Advertiser, User.email, Agency.name, AdvertiserType.name)
-        .join(User, User.uid == Advertiser.user_uid)
-        .outerjoin(Agency, Agency.uid == Advertiser.agency_uid)
-        .outerjoin(AdvertiserType, AdvertiserType.uid == Advertiser.type_uid)
+        .join(User, col(User.uid) == col(Advertiser.user_uid))
+        .outerjoin(Agency, col(Agency.uid) == col(Advertiser.agency_uid))
+        .outerjoin(AdvertiserType, col(AdvertiserType.uid) == col(Advertiser.type_uid))
     )
 
 
@@ -271,7 +271,7 @@ def delete_advertiser(*, session: Session, actor_uid: str, uid: str) -> None:
     live = session.exec(
         select(func.count())
         .select_from(Listing)
-        .where(Listing.owner_uid == advertiser.user_uid, Listing.status.in_(LIVE_STATUSES))
+        .where(col(Listing.owner_uid) == advertiser.user_uid, col(Listing.status).in_(LIVE_STATUSES))
     ).one()
     if live:
         raise ConflictError(
@@ -334,7 +334,7 @@ AGENCY_SORTS = sort_columns(AGENCIES_SPEC, {"name": Agency.name, "email": Agency
 
 
 def _agency_row(agency: Agency, category_name: str | None) -> dict[str, Any]:
-    return {column.name: plain(getattr(agency, column.name)) for column in Agency.__table__.columns} | {
+    return {column.name: plain(getattr(agency, column.name)) for column in Agency.__table__.columns} | {  # type: ignore[attr-defined]  # a table class has one
         "category": category_name or ""
     }
 
@@ -359,7 +359,7 @@ def list_agencies(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
         conditions.append(Agency.category_uid == category)
     statement = (
         select(Agency, AgencyCategory.name)
-        .outerjoin(AgencyCategory, AgencyCategory.uid == Agency.category_uid)
+        .outerjoin(AgencyCategory, col(AgencyCategory.uid) == col(Agency.category_uid))
         .where(*conditions)
     )
     rows, total = fetch_page(session, statement, query, sort_order(AGENCIES_SPEC, AGENCY_SORTS, query, Agency.uid))

@@ -14,10 +14,10 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import func, or_
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.geo import CITIES, city_by_slug
@@ -184,8 +184,8 @@ def list_listings(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
             conditions.append(column == value)
     statement = (
         select(Listing, User.email, Tier.name)
-        .join(User, User.uid == Listing.owner_uid)
-        .outerjoin(Tier, Tier.uid == Listing.tier_uid)
+        .join(User, col(User.uid) == col(Listing.owner_uid))
+        .outerjoin(Tier, col(Tier.uid) == col(Listing.tier_uid))
         .where(*conditions)
     )
     rows, total = fetch_page(session, statement, query, sort_order(LISTINGS_SPEC, LISTING_SORTS, query, Listing.uid))
@@ -316,6 +316,10 @@ def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str
     session.commit()
 
 
+@overload
+def _utc(value: datetime) -> datetime: ...
+@overload
+def _utc(value: object) -> datetime | None: ...
 def _utc(value: object) -> datetime | None:
     """A stored or audited moment as an aware UTC datetime (databases may give it back naive)."""
     if isinstance(value, str) and value:
@@ -338,9 +342,9 @@ def _changed_since_take_down(session: Session, listing: Listing) -> bool | None:
         .where(
             AuditEntry.entity == LISTINGS,
             AuditEntry.entity_uid == listing.uid,
-            AuditEntry.action.in_(("despublicar", "rechazar", "editar")),
+            col(AuditEntry.action).in_(("despublicar", "rechazar", "editar")),
         )
-        .order_by(AuditEntry.created_at.desc(), AuditEntry.uid)
+        .order_by(col(AuditEntry.created_at).desc(), col(AuditEntry.uid))
     ).all()
     taken_down = next((entry for entry in entries if entry.action != "editar"), None)
     if taken_down is None or taken_down.action != "despublicar":
@@ -357,7 +361,7 @@ def _changed_since_take_down(session: Session, listing: Listing) -> bool | None:
     added = session.exec(
         select(ListingPhoto.created_at)
         .where(ListingPhoto.listing_uid == listing.uid)
-        .order_by(ListingPhoto.created_at.desc())
+        .order_by(col(ListingPhoto.created_at).desc())
     ).first()
     return added is not None and _utc(added) > _utc(taken_down.created_at)
 

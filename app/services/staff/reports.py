@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 from sqlalchemy import case
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.errors import InvalidInputError, NotFoundError
 from app.core.geo import city_by_slug
@@ -125,7 +125,7 @@ def _row(report: Report, listing: Listing | None) -> StaffReportRow:
         name, url = "", ""
     return StaffReportRow(
         uid=report.uid,
-        kind_label=REPORT_KIND_LABELS.get(report.kind, report.kind),
+        kind_label=REPORT_KIND_LABELS.get(report.kind, report.kind),  # type: ignore[call-overload]  # a StrEnum key: its str finds it
         urgent=report.kind in URGENT_KINDS,
         status=report.status,
         status_label=REPORT_STATUS_LABELS.get(report.status, report.status),
@@ -147,13 +147,19 @@ def list_reports(*, session: Session, actor_uid: str, query: TableQuery) -> Staf
     ensure_report_reviewer(session, actor_uid)
     conditions = []
     if query.filter(STATUS_FILTER) in STATUS_FILTERS:
-        conditions.append(Report.status.in_(STATUS_FILTERS[query.filter(STATUS_FILTER)][1]))
+        conditions.append(col(Report.status).in_(STATUS_FILTERS[query.filter(STATUS_FILTER)][1]))
     found = search_condition(_SEARCHED, query)
     if found is not None:
         conditions.append(found)
-    urgency = case((Report.kind.in_(URGENT_KINDS), 0), else_=1)
-    received = (Report.created_at.desc(), Report.uid.desc()) if query.descending else (Report.created_at, Report.uid)
-    statement = select(Report, Listing).outerjoin(Listing, Listing.uid == Report.listing_uid).where(*conditions)
+    urgency = case((col(Report.kind).in_(URGENT_KINDS), 0), else_=1)
+    received = (
+        (col(Report.created_at).desc(), col(Report.uid).desc())
+        if query.descending
+        else (col(Report.created_at), col(Report.uid))
+    )
+    statement = (
+        select(Report, Listing).outerjoin(Listing, col(Listing.uid) == col(Report.listing_uid)).where(*conditions)
+    )
     rows, total = fetch_page(session, statement, query, (urgency, *received))
     return StaffPage([_row(*row) for row in rows], total, query.page, query.page_size)
 

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 from sqlalchemy import and_, func, literal, or_, union_all
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.geo import city_by_slug
@@ -136,12 +136,12 @@ def _pending_reviews():
     """Pending reviews of listings that really wait: pendiente, or public with an edit sent."""
     return (
         select(ListingReview.created_at, literal(KIND_NEW).label("kind"), ListingReview.uid)
-        .join(Listing, Listing.uid == ListingReview.listing_uid)
+        .join(Listing, col(Listing.uid) == col(ListingReview.listing_uid))
         .where(ListingReview.decision == ReviewDecision.PENDIENTE)
         .where(
             or_(
-                Listing.status == ListingStatus.PENDIENTE,
-                and_(Listing.status.in_(REVISED_STATUSES), Listing.revision_at.is_not(None)),
+                col(Listing.status) == ListingStatus.PENDIENTE,
+                and_(col(Listing.status).in_(REVISED_STATUSES), col(Listing.revision_at).is_not(None)),
             )
         )
     )
@@ -234,7 +234,7 @@ FIELDS: tuple[tuple[str, str, Any], ...] = (
     ("display_name", "Nombre", _text),
     ("age", "Edad", _text),
     ("section", "Sección", lambda v: "Trans" if v == Section.TRANS else "Mujeres"),
-    ("city_slug", "Ciudad", lambda v: city_by_slug(v).name if city_by_slug(v) else _text(v)),
+    ("city_slug", "Ciudad", lambda v: city_by_slug(v).name if city_by_slug(v) else _text(v)),  # type: ignore[union-attr]
     ("commune", "Comuna", _text),
     ("base_tier_uid", "Categoría", None),
     ("description", "Descripción", _text),
@@ -267,16 +267,16 @@ class _Context:
 
 
 def _context(session: Session, listing_uids: set[str]) -> _Context:
-    listings = {row.uid: row for row in session.exec(select(Listing).where(Listing.uid.in_(listing_uids)))}
+    listings = {row.uid: row for row in session.exec(select(Listing).where(col(Listing.uid).in_(listing_uids)))}
     photos: dict[str, list[ListingPhoto]] = defaultdict(list)
     for photo in session.exec(
-        select(ListingPhoto).where(ListingPhoto.listing_uid.in_(listing_uids)).order_by(ListingPhoto.position)
+        select(ListingPhoto).where(col(ListingPhoto.listing_uid).in_(listing_uids)).order_by(col(ListingPhoto.position))
     ):
         photos[photo.listing_uid].append(photo)
     services: dict[str, list[str]] = defaultdict(list)
     for listing_uid, service_uid in session.exec(
         select(ListingService.listing_uid, ListingService.service_uid).where(
-            ListingService.listing_uid.in_(listing_uids)
+            col(ListingService.listing_uid).in_(listing_uids)
         )
     ):
         services[listing_uid].append(service_uid)
@@ -287,9 +287,10 @@ def _context(session: Session, listing_uids: set[str]) -> _Context:
         services=services,
         service_names=dict(session.exec(select(AdvertiserService.uid, AdvertiserService.name)).all()),
         tier_names=dict(session.exec(select(Tier.uid, Tier.name)).all()),
-        owners={user.uid: user for user in session.exec(select(User).where(User.uid.in_(owner_uids)))},
+        owners={user.uid: user for user in session.exec(select(User).where(col(User.uid).in_(owner_uids)))},
         advertisers={
-            row.user_uid: row for row in session.exec(select(Advertiser).where(Advertiser.user_uid.in_(owner_uids)))
+            row.user_uid: row
+            for row in session.exec(select(Advertiser).where(col(Advertiser.user_uid).in_(owner_uids)))
         },
     )
 
@@ -366,10 +367,12 @@ def _subtitle(listing: Listing, owner: User | None) -> str:
 def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime) -> list[QueueItem]:
     review_uids = [uid for kind, uid in entries if kind == KIND_NEW]
     verification_uids = [uid for kind, uid in entries if kind == KIND_VERIFICATION]
-    reviews = {row.uid: row for row in session.exec(select(ListingReview).where(ListingReview.uid.in_(review_uids)))}
+    reviews = {
+        row.uid: row for row in session.exec(select(ListingReview).where(col(ListingReview.uid).in_(review_uids)))
+    }
     verifications = {
         row.uid: row
-        for row in session.exec(select(ListingVerification).where(ListingVerification.uid.in_(verification_uids)))
+        for row in session.exec(select(ListingVerification).where(col(ListingVerification.uid).in_(verification_uids)))
     }
     listing_uids = {row.listing_uid for row in reviews.values()} | {row.listing_uid for row in verifications.values()}
     ctx = _context(session, listing_uids)

@@ -23,11 +23,13 @@ They are computed for one page of the queue at a time, in a handful of queries:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import func, or_
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.models import AuditEntry, Listing, ListingPhoto, ListingReview, ReviewDecision, User
 from app.models.reports import Report, ReportStatus
@@ -75,7 +77,7 @@ def _names(rows: list[str]) -> str:
 
 
 def _phones_of(listing: Listing) -> set[str]:
-    phones = {listing.phone, listing.whatsapp}
+    phones: set[str | None] = {listing.phone, listing.whatsapp}
     if listing.revision_at is not None:
         changes, _ = revision_changes(listing)
         phones |= {changes.get("phone"), changes.get("whatsapp")}
@@ -87,9 +89,10 @@ def _phone_signals(session: Session, ctx: _Page) -> dict[str, list[QueueSignal]]
     wanted = set().union(*phones.values()) if phones else set()
     if not wanted:
         return {}
-    others = session.exec(
+    # Rows whose columns are read by name, which SQLAlchemy's typing does not follow.
+    others: Sequence[Any] = session.exec(
         select(Listing.owner_uid, Listing.display_name, Listing.phone, Listing.whatsapp).where(
-            or_(Listing.phone.in_(wanted), Listing.whatsapp.in_(wanted))
+            or_(col(Listing.phone).in_(wanted), col(Listing.whatsapp).in_(wanted))
         )
     ).all()
     found: dict[str, list[QueueSignal]] = defaultdict(list)
@@ -141,7 +144,7 @@ def _photo_signals(session: Session, ctx: _Page) -> tuple[dict[str, list[QueueSi
     # Multi-index hashing: each of the page's photos filed under its four (position, quarter) keys.
     by_quarter: dict[tuple[int, str], list[tuple[str, ListingPhoto]]] = defaultdict(list)
     for entry in mine:
-        for position, quarter in enumerate(_quarters(entry[1].phash)):
+        for position, quarter in enumerate(_quarters(entry[1].phash)):  # type: ignore[arg-type]  # valid hashes only
             by_quarter[(position, quarter)].append(entry)
     conditions = [
         func.substr(ListingPhoto.phash, position * QUARTER + 1, QUARTER).in_(
@@ -151,8 +154,8 @@ def _photo_signals(session: Session, ctx: _Page) -> tuple[dict[str, list[QueueSi
     ]
     candidates = session.exec(
         select(ListingPhoto.phash, Listing.owner_uid, Listing.display_name)
-        .join(Listing, Listing.uid == ListingPhoto.listing_uid)
-        .where(ListingPhoto.phash.is_not(None), or_(*conditions))
+        .join(Listing, col(Listing.uid) == col(ListingPhoto.listing_uid))
+        .where(col(ListingPhoto.phash).is_not(None), or_(*conditions))
     ).all()
     exact: dict[str, list[str]] = defaultdict(list)
     near: dict[str, list[str]] = defaultdict(list)
@@ -163,13 +166,13 @@ def _photo_signals(session: Session, ctx: _Page) -> tuple[dict[str, list[QueueSi
         # Only the page's photos sharing a quarter with this candidate can be within the distance we find.
         sharing = {
             photo.uid: (listing_uid, photo)
-            for position, quarter in enumerate(_quarters(phash))
+            for position, quarter in enumerate(_quarters(phash))  # type: ignore[arg-type]  # valid hashes only
             for listing_uid, photo in by_quarter.get((position, quarter), ())
         }
         for listing_uid, photo in sharing.values():
             if other_owner == ctx.listings[listing_uid].owner_uid:
                 continue
-            distance = hamming(photo.phash, phash)
+            distance = hamming(photo.phash, phash)  # type: ignore[arg-type]  # valid hashes only
             if distance <= NEAR_DISTANCE:
                 (exact if distance == 0 else near)[listing_uid].append(name or "Sin nombre")
                 flagged.add(photo.uid)
@@ -194,9 +197,9 @@ def _owner_signals(session: Session, ctx: _Page) -> dict[str, list[QueueSignal]]
     rejections = dict(
         session.exec(
             select(Listing.owner_uid, func.count())
-            .join(ListingReview, ListingReview.listing_uid == Listing.uid)
-            .where(Listing.owner_uid.in_(owners), ListingReview.decision == ReviewDecision.RECHAZADA)
-            .where(ListingReview.reviewer_uid.is_not(None))  # closed by the clock (expired), not refused by staff
+            .join(ListingReview, col(ListingReview.listing_uid) == col(Listing.uid))
+            .where(col(Listing.owner_uid).in_(owners), col(ListingReview.decision) == ReviewDecision.RECHAZADA)
+            .where(col(ListingReview.reviewer_uid).is_not(None))  # closed by the clock (expired), not refused by staff
             .group_by(Listing.owner_uid)
         ).all()
     )
@@ -205,16 +208,17 @@ def _owner_signals(session: Session, ctx: _Page) -> dict[str, list[QueueSignal]]
             select(AuditEntry.entity_uid, func.count())
             .where(
                 AuditEntry.entity == User.__tablename__,
-                AuditEntry.entity_uid.in_(owners),
+                col(AuditEntry.entity_uid).in_(owners),
                 AuditEntry.action == BAN_ACTION,
             )
             .group_by(AuditEntry.entity_uid)
         ).all()
     )
-    reports = session.exec(
+    # Rows whose columns are read by name, which SQLAlchemy's typing does not follow.
+    reports: Sequence[Any] = session.exec(
         select(Report.listing_uid, Listing.owner_uid, Report.status)
-        .join(Listing, Listing.uid == Report.listing_uid)
-        .where(Listing.owner_uid.in_(owners))
+        .join(Listing, col(Listing.uid) == col(Report.listing_uid))
+        .where(col(Listing.owner_uid).in_(owners))
     ).all()
     found: dict[str, list[QueueSignal]] = defaultdict(list)
     for uid, listing in ctx.listings.items():
@@ -264,8 +268,8 @@ def read_signals(
     ``owners`` by uid, read in a handful of queries."""
     ctx = _Page(listings=listings, photos=photos, owners=owners)
     by_listing: dict[str, list[QueueSignal]] = defaultdict(list)
-    photos, flagged = _photo_signals(session, ctx)
-    for part in (_phone_signals(session, ctx), photos, _owner_signals(session, ctx)):
+    photo_signals, flagged = _photo_signals(session, ctx)
+    for part in (_phone_signals(session, ctx), photo_signals, _owner_signals(session, ctx)):
         for uid, signals in part.items():
             by_listing[uid].extend(signals)
     return Signals(by_listing=dict(by_listing), flagged_photos=flagged)

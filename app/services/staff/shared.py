@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import func, or_
-from sqlalchemy.sql import Select
 from sqlmodel import Session, select
+from sqlmodel.sql.expression import Select, SelectOfScalar
 
 from app.core.errors import ForbiddenError, InvalidInputError, validated_input
 from app.models import STAFF_PROFILES, ProfileId, User
@@ -115,7 +115,12 @@ def ensure_may(session: Session, user_uid: object, spec: TableSpec, action: str)
     return user
 
 
-def fetch_page(session: Session, statement: Select, query: TableQuery, order_by: Sequence[Any]) -> tuple[list, int]:
+def fetch_page(
+    session: Session,
+    statement: Select[*tuple[Any, ...]] | SelectOfScalar[Any],
+    query: TableQuery,
+    order_by: Sequence[Any],
+) -> tuple[list, int]:
     """(the rows of the query's page of ``statement`` in ``order_by`` order, the total number of rows)."""
     total = session.exec(select(func.count()).select_from(statement.order_by(None).subquery())).one()
     rows = session.exec(
@@ -160,13 +165,16 @@ _MESSAGES: dict[str, str] = {
 }
 
 
+F = TypeVar("F", bound=BaseModel)
+
+
 class StaffForm(BaseModel):
     """Base of the staff forms: text stripped, unknown keys ignored."""
 
     model_config = ConfigDict(str_strip_whitespace=True, extra="ignore")
 
 
-def validated(form: type[BaseModel], data: object, *, context: dict[str, Any] | None = None) -> BaseModel:
+def validated(form: type[F], data: object, *, context: dict[str, Any] | None = None) -> F:
     """``data`` validated by ``form``; the first problem becomes InvalidInputError with a Spanish message and field."""
     if not isinstance(data, Mapping):
         raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")

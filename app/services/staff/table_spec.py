@@ -153,13 +153,15 @@ class TableSpec:
             f.kind not in FILTER_KINDS for f in self.filters
         ):
             raise ValueError(f"{self.entity}: unknown field or filter kind")
-        if any(f.from_data and f.kind != "select" for f in (*self.form_fields, *self.filters)):
+        fields: tuple[FormField | Filter, ...] = (*self.form_fields, *self.filters)
+        if any(f.from_data and f.kind != "select" for f in fields):
             raise ValueError(f"{self.entity}: only a select reads its options from the database")
 
     @property
     def reads_options(self) -> bool:
         """Whether a filter or a form field reads its options from the database."""
-        return any(f.from_data for f in (*self.filters, *self.form_fields))
+        fields: tuple[Filter | FormField, ...] = (*self.filters, *self.form_fields)
+        return any(f.from_data for f in fields)
 
     @property
     def sort_keys(self) -> frozenset[str]:
@@ -231,7 +233,7 @@ def form_fields(form: type[BaseModel], *fields: FormField) -> tuple[FormField, .
         if declared is None or form_field.kind == "display":
             limited.append(form_field)
             continue
-        lengths = {type(rule): rule for rule in declared.metadata if isinstance(rule, MaxLen | MinLen)}
+        lengths: dict[type, Any] = {type(rule): rule for rule in declared.metadata if isinstance(rule, MaxLen | MinLen)}
         max_length = lengths[MaxLen].max_length if MaxLen in lengths and form_field.kind != "select" else None
         required = form_field.kind != "checkbox" and (
             declared.is_required() or (MinLen in lengths and lengths[MinLen].min_length > 0)

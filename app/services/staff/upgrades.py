@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from pydantic import BaseModel
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import parse_date
 from app.core.errors import InvalidInputError
@@ -87,11 +87,11 @@ def _row(upgrade: ListingUpgrade, listing: Listing, email: str, service: AppServ
     last = _local_day(upgrade.ends_at - timedelta(microseconds=1)) if upgrade.ends_at else None
     return StaffUpgradeRow(
         uid=upgrade.uid,
-        listing_name=listing.display_name,
+        listing_name=listing.display_name or "",
         listing_url=listing_path(
             section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
         ),
-        city=listing.city_slug,
+        city=listing.city_slug or "",
         owner_email=email,
         service=service.name,
         price=format_currency(upgrade.amount_clp),
@@ -122,12 +122,12 @@ def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
         conditions.append(found)
     statement = (
         select(ListingUpgrade, Listing, User.email, AppService)
-        .join(Listing, Listing.uid == ListingUpgrade.listing_uid)
-        .join(User, User.uid == Listing.owner_uid)
-        .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+        .join(Listing, col(Listing.uid) == col(ListingUpgrade.listing_uid))
+        .join(User, col(User.uid) == col(Listing.owner_uid))
+        .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
         .where(*conditions)
     )
-    order = (ListingUpgrade.created_at, ListingUpgrade.uid)
+    order = (col(ListingUpgrade.created_at), col(ListingUpgrade.uid))
     rows, total = fetch_page(
         session, statement, query, [column.desc() if query.descending else column.asc() for column in order]
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
 from app.core.errors import ForbiddenError, InvalidInputError, NotFoundError
@@ -33,9 +33,9 @@ ENTITY = "usuarios"
 PROFILE_FILTER, STATE_FILTER = "perfil", "estado"
 # estado filter: value -> (label, condition)
 STATES = {
-    "activos": ("Activos", (User.activo == True) & (User.ban == False)),  # noqa: E712
-    "suspendidos": ("Suspendidos", User.ban == True),  # noqa: E712
-    "desactivados": ("Desactivados", User.activo == False),  # noqa: E712
+    "activos": ("Activos", (col(User.activo) == True) & (col(User.ban) == False)),  # noqa: E712
+    "suspendidos": ("Suspendidos", col(User.ban) == True),  # noqa: E712
+    "desactivados": ("Desactivados", col(User.activo) == False),  # noqa: E712
 }
 PROFILE_OPTIONS = tuple((profile.value, label) for profile, label in PROFILE_LABELS.items())
 
@@ -117,10 +117,10 @@ def list_users(*, session: Session, actor_uid: str, query: TableQuery) -> StaffP
     ensure_may(session, actor_uid, USERS_SPEC, "view")
     conditions = []
     if query.search:
-        conditions.append(User.email.contains(query.search, autoescape=True))
+        conditions.append(col(User.email).contains(query.search, autoescape=True))
     profile = USERS_SPEC.filter_value(PROFILE_FILTER, query.filter(PROFILE_FILTER))
     if profile:
-        conditions.append(User.profile_uid == profile)
+        conditions.append(col(User.profile_uid) == profile)
     state = USERS_SPEC.filter_value(STATE_FILTER, query.filter(STATE_FILTER))
     if state:
         conditions.append(STATES[state][1])

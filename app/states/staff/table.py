@@ -426,10 +426,12 @@ def handler_profiles(spec: TableSpec, action: str) -> tuple[ProfileId, ...]:
 
 def _install_handlers(cls: type) -> None:
     """Write a fresh, ``@requires``-marked copy of each handler the spec offers into ``cls``."""
-    spec: TableSpec = cls.__dict__.get("_spec") or getattr(cls, "_spec", None)
+    spec: TableSpec | None = cls.__dict__.get("_spec") or getattr(cls, "_spec", None)
     if spec is None:
         raise TypeError(f"{cls.__name__} needs a _spec")
-    marked = {name: ((profile,) if profile in spec.profiles else ()) for name, (profile, _) in _OPENERS.items()}
+    marked: dict[str, tuple[ProfileId, ...]] = {
+        name: ((profile,) if profile in spec.profiles else ()) for name, (profile, _) in _OPENERS.items()
+    }
     marked |= {name: handler_profiles(spec, action) for name, (action, _) in _HANDLERS.items()}
     templates = {name: template for name, (_, template) in (_OPENERS | _HANDLERS).items()}
     for name, profiles in marked.items():
