@@ -80,7 +80,7 @@ class Settings(BaseSettings):
     redis_url: str = ""
     # Backend worker processes (WEB_WORKERS): 0 = Reflex's choice, two per core
     # plus one with Redis and one without. More than one needs REDIS_URL, where
-    # tab state and the abuse counters are shared (README, "Several workers").
+    # tab state and the abuse counters are shared (docs/deployment.md, "Several workers").
     web_workers: int = 0
 
     # Outgoing e-mail: SMTP when SMTP_HOST is set, otherwise files in OUTBOX_DIR.

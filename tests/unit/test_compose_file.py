@@ -1,7 +1,7 @@
 """compose.yaml against the settings the app reads and the image it runs in.
 
 No Compose v2 and none of the services' images are on these machines, so the
-file is never started here (README, "Hosting"). These tests catch what drifts:
+file is never started here (docs/deployment.md, "Compose"). These tests catch what drifts:
 a setting renamed in app/settings.py but not in the file, a required one
 missing, an app that could start before its migrations, or values that the
 production checks of app.settings would refuse.
