@@ -9,8 +9,8 @@ import reflex as rx
 from reflex.plugins.sitemap import SitemapPlugin
 from reflex_components_radix.plugin import RadixThemesPlugin
 
-from app.middleware import allowed_origins
 from app.settings import get_settings
+from app.web.middleware import allowed_origins
 
 _settings = get_settings()
 

@@ -1,39 +1,42 @@
-"""The Reflex app: every page of the route table (app.route_table), the plain HTTP routes and the app frame."""
+"""The composition root: the Reflex app, every page of the route table (app.route_table), the plain HTTP
+routes and middleware (app.web) and the periodic jobs. Nothing imports this module: it hands the app to
+whoever needs it (the upload route)."""
 
 from __future__ import annotations
 
 import reflex as rx
 
-from app.api import build_api
 from app.components.failures import APP_WRAPS
 from app.components.layout import TOAST_REGION_LABEL
-from app.identity.cookies import handshake_middleware
 from app.identity.jobs import purge_sign_in_tables
 from app.jobs_lock import one_worker
-from app.middleware import CompressionMiddleware, SecurityMiddleware
 from app.route_table import PAGE_ROUTES
 from app.services.listing_jobs import listing_clock
 from app.states.failures import on_backend_exception
+from app.web.api import build_api
+from app.web.cookies import handshake_middleware
+from app.web.middleware import CompressionMiddleware, SecurityMiddleware
 
 app = rx.App(
     html_lang="es-CL",
     stylesheets=["/styles.css"],
     head_components=[rx.el.script(src="/site.js", defer=True)],
-    # Plain HTTP routes first, then ASGI middleware wrapping everything (pages,
-    # assets, the websocket) in order.
-    api_transformer=[
-        build_api(),
-        handshake_middleware,
-        CompressionMiddleware,
-        # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
-        SecurityMiddleware,
-    ],
     # Sonner names its region "Notifications alt+T" unless given its whole name.
     toaster=rx.toast.provider(position="bottom-center", custom_attrs={"customAriaLabel": TOAST_REGION_LABEL}),
     # Reflex's English notices in Spanish: lost connection, render failure, handler errors.
     extra_app_wraps=APP_WRAPS,
     backend_exception_handler=on_backend_exception,
 )
+# Plain HTTP routes first, then ASGI middleware wrapping everything (pages, assets, the websocket)
+# in order. Set once the app exists: the upload route hands files to this app's event processor.
+# Reflex reads the list only when it starts serving (App.__call__).
+app.api_transformer = [
+    build_api(app),
+    handshake_middleware,
+    CompressionMiddleware,
+    # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
+    SecurityMiddleware,
+]
 # Periodic jobs: with several workers (REDIS_URL), only the one holding the job's
 # Redis lease runs it (app.jobs_lock); the jobs are idempotent besides.
 app.register_lifespan_task(one_worker(purge_sign_in_tables))

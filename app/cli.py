@@ -15,8 +15,8 @@ import sys
 
 from app.core.errors import ServiceError
 from app.db import session_scope
-from app.identity import accounts
-from app.identity.provider import get_provider
+from app.identity.factory import get_provider
+from app.services import accounts
 
 
 def _password(args: argparse.Namespace) -> tuple[str, bool]:

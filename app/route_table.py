@@ -113,7 +113,7 @@ def _staff_table_route(path: str, page, title: str, state, profile: ProfileId) -
 
 PAGE_ROUTES: tuple[PageRoute, ...] = (
     # The public directory: one page for every shape; DirectoryState.load resolves the path.
-    # No description here: each document carries its own (app.seo_api), and a second, generic
+    # No description here: each document carries its own (app.web.seo_api), and a second, generic
     # one from the app would stand beside it once the page runs.
     *(PageRoute(path, directory_page, DirectoryState.page_title, on_load=_DIRECTORY_LOAD) for path in PUBLIC_ROUTES),
     *(

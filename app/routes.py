@@ -5,7 +5,7 @@ Layout of the route table (no import cycles):
 - this module is pure: no Reflex, no pages, no states. It names every path
   (``PUBLIC_HOME``, ``LOGIN``, ``REPORT_PATH`` …), the guarded areas as data
   (``AREAS``: prefix, the one profile allowed, its landing page), the
-  :class:`PageRoute` record, and the redirect rules. ``app.api``,
+  :class:`PageRoute` record, and the redirect rules. ``app.web.api``,
   ``app.identity.guards`` (area guards and landing pages, derived from
   ``AREAS``), the states and the components import it freely.
 - ``app.route_table`` holds ``PAGE_ROUTES``, the one table of pages: each page
@@ -315,7 +315,7 @@ def city_name(city_slug: str) -> str:
 
 
 # Reflex page routes of the public site; each renders the directory page. The old /{city} URL
-# has none: the server answers it (a 301 to the city, or a 404; app.seo_api), and a Reflex
+# has none: the server answers it (a 301 to the city, or a 404; app.web.seo_api), and a Reflex
 # page there made every unknown one-segment path (/favicon.ico, /_event) a 200 app shell.
 # A browser that reaches it inside the app gets the 404 page, whose loader redirects the same way.
 PUBLIC_ROUTES: tuple[str, ...] = (

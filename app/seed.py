@@ -52,7 +52,8 @@ from app.models import (
 from app.services.listings import clock
 from app.services.photos import placeholder_photo
 from app.services.users import ensure_fixed_profiles
-from app.storage import Storage, get_storage
+from app.storage import Storage
+from app.storage.factory import get_storage
 
 BATCH = 5000
 PHOTO_POOL = 24

@@ -43,7 +43,7 @@ MAX_CANONICAL_HOPS = 4
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 SITEMAP_PREFIX = "/sitemaps"
 # Paths no crawler has anything to do with: sign-in, and POST-only endpoints. The guarded areas are
-# not here: their documents say "noindex" to anyone without a session (app.private_api), which a
+# not here: their documents say "noindex" to anyone without a session (app.web.private_api), which a
 # crawler can only read if robots.txt lets it in, and this file would only advertise them.
 ROBOTS_DISALLOW: tuple[str, ...] = (
     LOGIN,

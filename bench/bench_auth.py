@@ -22,9 +22,10 @@ from sqlalchemy import insert
 from sqlmodel import Session
 
 from app.db import make_engine, migrate
-from app.identity import accounts, sessions, throttle
+from app.identity import sessions, throttle
 from app.identity.local import LocalProvider, digest
 from app.models import ProfileId, User, UserSession, new_uid, utc_now
+from app.services import accounts
 from app.services.users import create_user
 from app.settings import Settings
 

@@ -16,7 +16,7 @@ interactive.
 
 Each page is measured four ways (``VARIANTS``): the app's page; the issue's
 static copy; the same copy from a file server that adds the response headers
-the app sends (``SITE_HEADERS``, app.middleware), which shows what those
+the app sends (``SITE_HEADERS``, app.web.middleware), which shows what those
 headers cost (Cross-Origin-Opener-Policy puts a page opened from a blank tab in
 a new browsing context group, a new renderer process); and the app's own
 document, as it serves it, from that dressed file server, which separates what
@@ -78,7 +78,7 @@ TARGET_RATIO = 1.3
 CARD_LINK = "[data-testid=listing-card] a[href]"
 DETAIL_NAME = ".detail h1"
 SSG_CARD_LINK = "article.card a[href]"  # app.web.ssg's card
-# What app.middleware sends with every response, the security headers of the site.
+# What app.web.middleware sends with every response, the security headers of the site.
 SITE_HEADERS = (
     "content-security-policy",
     "cross-origin-opener-policy",

@@ -214,7 +214,7 @@ def main() -> int:
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     with demo_database(args.listings, analyze=False) as data:
-        from app.identity.cookies import SESSION_COOKIE
+        from app.identity.sessions import SESSION_COOKIE
 
         token = admin_token()
 

@@ -47,7 +47,7 @@ FIRST_CARD = re.compile(r'<article class="card"><a href="([^"]+)"')
 
 def run(lh_dir: Path, url: str, mode: str, out: Path, token: str = "") -> dict:
     """One Lighthouse run (``token``: the session of a "signed-in" run); its JSON report."""
-    from app.identity.cookies import SESSION_COOKIE
+    from app.identity.sessions import SESSION_COOKIE
     from app.states.public import AGE_COOKIE
 
     env = {

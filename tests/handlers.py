@@ -2,7 +2,7 @@
 
 A fresh state tree per client; each call runs inside an event context whose
 routing data carries the headers the connection's handshake would have had
-after ``app.identity.cookies.handshake_middleware`` (the session cookie, if
+after ``app.web.cookies.handshake_middleware`` (the session cookie, if
 any, replaced by its digest), on an event loop of its own (Playwright's sync
 API may already own this thread's loop).
 """
@@ -22,8 +22,9 @@ from reflex_base.constants import RouteVar
 from reflex_base.event.context import EventContext
 
 import app.app  # noqa: F401  (registers every page and state)
-from app.identity.cookies import SESSION_COOKIE, handshake_middleware
+from app.identity.sessions import SESSION_COOKIE
 from app.states.auth import AuthState
+from app.web.cookies import handshake_middleware
 
 T = TypeVar("T")
 

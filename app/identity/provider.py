@@ -1,9 +1,9 @@
-"""The interface both identity providers implement, and the choice between them.
+"""The interface both identity providers implement (``app.identity.factory`` chooses the configured one).
 
 An identity provider owns e-mail + password accounts: it checks passwords,
 sends the verification and reset e-mails, applies their one-time codes, and
 can disable an account. It knows nothing about profiles, listings or sessions;
-``app.identity.accounts`` combines it with the users table.
+``app.services.accounts`` combines it with the users table.
 
 Every method is blocking (database or HTTP): states call them off the event
 loop (``app.states.offload.run_service``). Every failure is an :class:`AuthError`.
@@ -36,7 +36,6 @@ from app.core.text import is_valid_email
 from app.db import Transaction
 from app.identity.common_passwords import is_common_password
 from app.identity.errors import AuthError
-from app.settings import get_settings
 
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 128
@@ -91,7 +90,7 @@ class IdentityProvider(Protocol):
 
     def send_verification(self, *, identity: Identity) -> None:
         """E-mail a fresh verification link to an account that just signed in unverified
-        (app.identity.accounts decides how often)."""
+        (app.services.accounts decides how often)."""
         ...
 
     def confirm_email(self, *, code: str) -> str:
@@ -102,7 +101,7 @@ class IdentityProvider(Protocol):
 
     def send_password_reset(self, *, email: str) -> None:
         """E-mail a reset link. Silent for an unknown e-mail (no account enumeration); the
-        cap per address is app.identity.accounts' job."""
+        cap per address is app.services.accounts' job."""
         ...
 
     def confirm_password_reset(self, *, code: str, new_password: str) -> str:
@@ -136,18 +135,3 @@ def check_password_rules(password: str) -> None:
     """Raise weak-password unless the password is long enough and not a common one."""
     if not (MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH) or is_common_password(password):
         raise AuthError("weak-password")
-
-
-def get_provider() -> IdentityProvider:
-    """The provider chosen by IDENTITY_PROVIDER (local unless configured otherwise)."""
-    # Imported here: each provider module imports this one, and firebase-admin
-    # is only loaded when it is the configured provider.
-    settings = get_settings()
-    if settings.identity_provider == "firebase":
-        from app.identity.firebase import FirebaseProvider
-
-        return FirebaseProvider.from_settings(settings)
-    from app.db import get_engine
-    from app.identity.local import LocalProvider
-
-    return LocalProvider(engine=get_engine())

@@ -2,7 +2,7 @@
 
 A sign-in does not hand the browser a session directly: it issues a
 single-use ticket that lives a few seconds, which the browser exchanges at an
-HTTP route (``app.identity.cookies``) for the session cookie. The websocket
+HTTP route (``app.web.cookies``) for the session cookie. The websocket
 never carries the raw token: the handshake middleware replaces the cookie by
 its digest before Reflex sees the request, so only digests reach handlers,
 state and logs.
@@ -25,6 +25,10 @@ from sqlmodel import Session, col, select
 from app.core.actor import Actor
 from app.models import ActionCode, SessionTicket, User, UserSession, utc_now
 
+# The HttpOnly cookie holding the raw token, and the handshake header the web layer
+# (app.web.cookies) puts in its place: the token's digest, which is all handlers see.
+SESSION_COOKIE = "sesion"
+HASH_HEADER = "x-sesion-hash"
 TOKEN_BYTES = 32
 TICKET_LIFETIME = timedelta(seconds=30)
 # last_seen_at is written at most this often per session: enough for idle expiry

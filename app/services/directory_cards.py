@@ -1,7 +1,7 @@
 """The directory's cards and listing details from the versioned page cache (app.services.page_cache).
 
 One place for both readers: the interactive pages' state (app.states.public)
-and the preview of their first screen in the served document (app.seo_api).
+and the preview of their first screen in the served document (app.web.seo_api).
 A query runs once per page or listing after each change of the listings, not
 on every load, paging event or document.
 """

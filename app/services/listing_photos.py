@@ -33,7 +33,7 @@ from app.core.actor import Actor
 from app.core.errors import InvalidInputError, NotFoundError
 from app.db import commit
 from app.models import STAFF_PROFILES, Listing, ListingPhoto, ListingStatus, new_uid, utc_now
-from app.services.listings import _public_conditions, photo_url
+from app.services.listings import photo_url, public_conditions
 from app.services.ownership import owned_listing
 from app.services.photos import CONTENT_TYPE, StoredPhoto, delete_photo, store_photo
 from app.storage import Storage
@@ -350,7 +350,7 @@ def public_media(*, session: Session, key: str) -> bool:
     found = session.exec(
         select(ListingPhoto.uid)
         .join(Listing, col(Listing.uid) == col(ListingPhoto.listing_uid))
-        .where(_key_matches(key), ListingPhoto.approved == True, *_public_conditions(None))  # noqa: E712
+        .where(_key_matches(key), ListingPhoto.approved == True, *public_conditions(None))  # noqa: E712
         .limit(1)
     ).first()
     return found is not None

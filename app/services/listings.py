@@ -73,8 +73,8 @@ def photo_url(path: str) -> str:
     return MEDIA_URL_PREFIX + quote(path)
 
 
-def _public_conditions(section: str | None) -> list[ColumnElement[bool]]:
-    """Published, and the owner is neither banned nor inactive."""
+def public_conditions(section: str | None) -> list[ColumnElement[bool]]:
+    """The one definition of a public listing: published, and the owner is neither banned nor inactive."""
     hidden_owners = select(col(User.uid)).where(or_(col(User.ban) == True, col(User.activo) == False))  # noqa: E712
     conditions = [col(Listing.status) == ListingStatus.PUBLICADA.value, col(Listing.owner_uid).not_in(hidden_owners)]
     if section is not None:
@@ -150,7 +150,7 @@ def city_cards(
     moment = clock(now)
     page_size = page_size or get_settings().page_size
     page = max(1, page)
-    conditions = [*_public_conditions(section), col(Listing.city_slug) == city_slug]
+    conditions = [*public_conditions(section), col(Listing.city_slug) == city_slug]
     extra = tab.condition(moment)
     if extra is not None:
         conditions.append(extra)
@@ -176,7 +176,7 @@ def featured_cards(
     moment = clock(now)
     rows = session.exec(
         _public_select(Listing, Tier)
-        .where(*_public_conditions(section))
+        .where(*public_conditions(section))
         .order_by(col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc())
         .limit(limit)
     ).all()
@@ -202,7 +202,7 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
     if not isinstance(uid, str) or not uid or len(uid) > 40:
         return None
     moment = clock(now)
-    row = session.exec(_public_select(Listing, Tier).where(*_public_conditions(None), Listing.uid == uid)).first()
+    row = session.exec(_public_select(Listing, Tier).where(*public_conditions(None), Listing.uid == uid)).first()
     if row is None:
         return None
     listing, tier = row

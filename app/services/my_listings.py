@@ -44,7 +44,8 @@ from app.services.listing_lifecycle import ensure_transition, owner_may
 from app.services.listings import clock, listing_path, photo_url
 from app.services.ownership import owned_listing
 from app.settings import get_settings
-from app.storage import Storage, get_private_storage
+from app.storage import Storage
+from app.storage.factory import get_private_storage
 
 AVAILABLE_NOW_HOURS = (1, 2, 3, 4, 6, 8, 12)
 DRAFT_TITLE = "Borrador sin nombre"

@@ -1,6 +1,6 @@
 """Public pages kept in memory and dropped as soon as anything they show may have changed.
 
-Two kinds of page use it: the rendered /escorts-ssg documents (app.api) and the
+Two kinds of page use it: the rendered /escorts-ssg documents (app.web.api) and the
 cards and listing details of the interactive directory (app.services.directory_cards).
 A page is stored under its inputs (which page, tab and section, the settings it
 depends on, and for the documents whether the visitor has accepted the 18+

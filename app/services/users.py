@@ -3,7 +3,7 @@
 Every write commits or rolls back before returning: a failure raises a typed
 ServiceError with a Spanish message and leaves the database unchanged.
 ``create_user`` and ``update_user`` also serve as inner steps of a larger
-operation (app.identity.accounts): with ``commit=False`` they only flush, and
+operation (app.services.accounts): with ``commit=False`` they only flush, and
 the outermost operation commits once or rolls everything back.
 """
 

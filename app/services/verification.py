@@ -4,7 +4,7 @@ The photo (the advertiser holding a paper with the site's name and today's date)
 goes through the photo pipeline (decoded from its content, every piece of metadata
 dropped) and is kept only in the private storage (``get_private_storage``: never
 /media nor Reflex's upload folder) under a random key. Staff see it through an
-authorized route (app/private_api.py); it is deleted once the request is decided.
+authorized route (app/web/private_api.py); it is deleted once the request is decided.
 The storage key never leaves this module and the route: the owner's view
 (``ListingVerificationPublic``) has none.
 """

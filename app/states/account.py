@@ -12,10 +12,10 @@ from typing import Any
 import reflex as rx
 
 from app.core.errors import ServiceError
-from app.identity import accounts
 from app.identity.errors import AuthError
+from app.identity.factory import get_provider
 from app.identity.guards import ALL_PROFILES, landing_path
-from app.identity.provider import get_provider
+from app.services import accounts
 from app.services.abuse import client_key
 from app.settings import get_settings
 from app.states.auth import (
@@ -49,12 +49,12 @@ def _field(form_data: dict, name: str, limit: int = 256) -> str:
 
 
 def _with_provider(operation, **kwargs):
-    """Call an app.identity.accounts operation with the configured identity provider (on the worker thread)."""
+    """Call an app.services.accounts operation with the configured identity provider (on the worker thread)."""
     return operation(provider=get_provider(), **kwargs)
 
 
 async def _off_loop(operation, **kwargs):
-    """An app.identity.accounts operation with a session and the provider, on the accounts' own pool."""
+    """An app.services.accounts operation with a session and the provider, on the accounts' own pool."""
     return await run_service(_with_provider, operation=operation, pool=ACCOUNT_POOL, **kwargs)
 
 

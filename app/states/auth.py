@@ -4,7 +4,7 @@ Every event handler of every state is marked, and a test enforces it:
 - ``@public``: needs no account (public pages, the sign-in forms);
 - ``@requires(*profiles)``: resolves the caller's session at each call from
   the cookie of the current websocket connection's handshake (as its digest,
-  see ``app.identity.cookies``), never from state, and refuses (toast +
+  see ``app.web.cookies``), never from state, and refuses (toast +
   redirect home) anyone without a live session of one of those profiles. A
   banned user is signed out on the spot, so a ban takes effect at the next
   action even in an open tab.
@@ -31,10 +31,9 @@ from reflex_base.event import EventSpec
 from reflex_base.event.context import EventContext
 
 from app.core.actor import Actor
-from app.identity.cookies import HASH_HEADER
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.guards import HOME, landing_path
-from app.identity.sessions import SessionCheck, resolve_session
+from app.identity.sessions import HASH_HEADER, SessionCheck, resolve_session
 from app.models import PROFILE_LABELS, ProfileId
 from app.services.abuse import client_key
 from app.settings import get_settings

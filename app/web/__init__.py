@@ -1,1 +1,3 @@
-"""HTTP and ASGI adapters, and the server-rendered HTML they serve (Jinja2 templates in ``templates/``)."""
+"""HTTP and ASGI adapters: the plain routes (SSG pages, photos, health, /sesion, /_upload, robots.txt,
+sitemaps, public and private documents), the middleware around the Reflex app, and the server-rendered
+HTML they serve (Jinja2 templates in ``templates/``)."""

@@ -3,7 +3,7 @@
 A home, city or detail page is a Reflex page: its cards arrive over the
 websocket after the JavaScript has loaded, connected and hydrated, about 700 ms
 after the document on these machines. So that nobody waits for that,
-:mod:`app.seo_api` puts this preview in the document's body: the
+:mod:`app.web.seo_api` puts this preview in the document's body: the
 same header, heading, tabs and first page of cards for a returning visitor
 (18+ notice accepted), or the 18+ notice for a first visit, with the same
 markup and classes as the components in app.components and app.pages.public,

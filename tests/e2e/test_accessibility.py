@@ -19,8 +19,8 @@ from PIL import Image
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from sqlmodel import Session
 
-from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
+from app.identity.sessions import SESSION_COOKIE
 from app.models import ProfileId, User
 from app.routes import WIZARD_LISTING_PARAM
 from app.seed import _ensure_catalogues

@@ -20,12 +20,11 @@ import redis
 from playwright.sync_api import Browser, Page, expect
 
 from app.db import make_engine
-from app.identity import accounts
-from app.identity.cookies import SESSION_COOKIE
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
-from app.identity.sessions import digest
+from app.identity.sessions import SESSION_COOKIE, digest
 from app.models import ProfileId, User
+from app.services import accounts
 from tests.e2e.conftest import Site
 from tests.factories import actor_of, make_account
 

@@ -20,8 +20,8 @@ from PIL import Image
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
-from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
+from app.identity.sessions import SESSION_COOKIE
 from app.models import Listing, ProfileId, User, utc_now
 from app.pages.wizard import EDITING_NOTE
 from app.seed import _ensure_catalogues

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from app.identity.cookies import SESSION_COOKIE
+from app.identity.sessions import SESSION_COOKIE
 from tests.e2e.conftest import FirebaseSite
 from tests.e2e.test_accounts import FORBIDDEN, _sign_up, sign_in
 from tests.firebase_emulator import FIREBASE_PROJECT

@@ -15,8 +15,8 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
+from app.identity.sessions import SESSION_COOKIE
 from app.models import ProfileId
 from app.routes import ADMIN_LISTINGS, ADVERTISER_NEW_LISTING
 from app.states.public import AGE_COOKIE
@@ -208,7 +208,7 @@ def test_the_app_replaces_the_preview_without_a_mismatch_or_a_double(browser: Br
 def test_a_guarded_page_paints_its_frame_first_then_the_app_takes_over(
     browser: Browser, site, db, profile, path, heading
 ):
-    """The document of a guarded page brings its frame (app.private_api), styled before the app's stylesheet
+    """The document of a guarded page brings its frame (app.web.private_api), styled before the app's stylesheet
     arrives; once the app has accepted the caller and shows the page, the frame leaves, with no script error."""
     user = make_account(db, LocalProvider(engine=db.get_bind()), f"marco-{profile.value}@example.cl", profile=profile)
     context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 390, "height": 844})

@@ -20,8 +20,8 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 from sqlmodel import Session
 
-from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
+from app.identity.sessions import SESSION_COOKIE
 from app.models import ProfileId, User
 from app.routes import ALL_SEGMENT
 from app.states.public import AGE_COOKIE

@@ -17,8 +17,8 @@ from PIL import Image
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
-from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
+from app.identity.sessions import SESSION_COOKIE
 from app.models import Advertiser, ProfileId, User
 from app.seed import _ensure_catalogues
 from app.services import listing_drafts

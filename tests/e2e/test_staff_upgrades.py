@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
-from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
+from app.identity.sessions import SESSION_COOKIE
 from app.models import ListingUpgrade, ProfileId, UpgradeStatus, utc_now
 from app.services import upgrades
 from app.services.listings import clock

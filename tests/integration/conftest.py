@@ -26,7 +26,7 @@ from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import ProfileId, User
 from app.settings import Settings, get_settings
-from app.storage import get_storage
+from app.storage.factory import get_storage
 from app.storage.local import LocalStorage
 from app.storage.s3 import S3Storage
 from tests.factories import make_staff, make_wizard_catalogue

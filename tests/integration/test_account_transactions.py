@@ -1,6 +1,6 @@
 """One transaction per account operation: a failure in the middle leaves nothing half-written.
 
-Each operation of app.identity.accounts runs once to the end, then again
+Each operation of app.services.accounts runs once to the end, then again
 with one of its later steps made to fail (the step after the provider's
 writes, the user row, the session revocation, the commit itself). After a
 failure a fresh database session finds everything as before, no e-mail
@@ -21,11 +21,10 @@ from sqlmodel import Session, select
 
 from app.core.errors import StorageError
 from app.db import get_engine
-from app.identity import accounts
 from app.identity.errors import AuthError
 from app.identity.local import LocalProvider
 from app.models import ActionCode, ActionPurpose, LocalCredential, ProfileId, SessionTicket, User, UserSession
-from app.services import mail
+from app.services import accounts, mail
 from app.services.mail import wait_until_sent
 from app.settings import get_settings
 from tests.abuse import use_storage

@@ -1,4 +1,4 @@
-"""The account flows of app.identity.accounts with the Firebase provider (Auth emulator) on PostgreSQL.
+"""The account flows of app.services.accounts with the Firebase provider (Auth emulator) on PostgreSQL.
 
 The same sign-in flow, sessions and limits as with the local provider: the
 users table and our sessions stay in step with the Firebase accounts.
@@ -14,10 +14,10 @@ import pytest
 from sqlmodel import Session, select
 
 from app.db import get_engine
-from app.identity import accounts
 from app.identity.errors import AUTH_MESSAGES, AuthError
 from app.identity.sessions import digest
 from app.models import ProfileId, User
+from app.services import accounts
 from app.settings import get_settings
 from app.states.account import LoginState
 from tests.abuse import redirect_paths

@@ -19,7 +19,6 @@ from sqlmodel import Session, select
 from app import cli
 from app.core.errors import ForbiddenError, InvalidInputError
 from app.db import get_engine
-from app.identity import accounts
 from app.identity.errors import AuthError
 from app.identity.local import LocalProvider
 from app.identity.sessions import digest
@@ -31,7 +30,7 @@ from app.models import (
     UserSession,
     utc_now,
 )
-from app.services import mail
+from app.services import accounts, mail
 from app.services.mail import MailError, wait_until_sent
 from app.settings import get_settings
 from tests.abuse import install_clock

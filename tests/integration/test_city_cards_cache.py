@@ -1,5 +1,5 @@
 """The directory's card pages and listing details (app.services.directory_cards, read by app.states.public and
-app.seo_api) from the versioned page cache (app.services.page_cache): a second identical load runs no SQL at all;
+app.web.seo_api) from the versioned page cache (app.services.page_cache): a second identical load runs no SQL at all;
 a publication, a pause, a take-down, a ban, an approved edit, a renamed service and a tier change made through
 the app's services show at the very next load; every input (section, city, tab, page, grouping, page size) is
 its own entry, so pages never mix; and what a page does with its cards or detail never reaches the cache."""

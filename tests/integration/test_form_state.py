@@ -15,9 +15,9 @@ from sqlmodel import Session, select
 import app.states.advertiser.wizard as wizard_module
 from app.core.errors import ConflictError, InvalidInputError, validated_input
 from app.db import get_engine
-from app.identity import accounts
 from app.identity.local import LocalProvider
 from app.models import Listing, ProfileId, Report
+from app.services import accounts
 from app.states.account import LoginState
 from app.states.advertiser.wizard import WizardState
 from app.states.report import ReportState

@@ -8,15 +8,16 @@ import pytest
 from sqlmodel import Session
 from starlette.testclient import TestClient
 
-from app.api import build_api
+from app.app import app as reflex_app
 from app.db import make_engine
-from app.identity.cookies import SESSION_COOKIE
-from app.middleware import SecurityMiddleware
+from app.identity.sessions import SESSION_COOKIE
 from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, User
 from app.services.listing_photos import add_photo
 from app.services.users import create_user
 from app.settings import get_settings
-from app.storage import get_storage
+from app.storage.factory import get_storage
+from app.web.api import build_api
+from app.web.middleware import SecurityMiddleware
 from tests.factories import make_listing, make_owner, open_session
 from tests.handlers import run_async
 from tests.photo_samples import jpeg_with_gps
@@ -46,7 +47,7 @@ def db(engine):
 
 @pytest.fixture
 def client(engine) -> TestClient:
-    with TestClient(build_api(), base_url="http://localhost") as test_client:
+    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
         yield test_client
 
 
@@ -192,7 +193,7 @@ def test_a_raw_dot_dot_path_is_not_found(engine, tmp_path):
         async def send(message: dict) -> None:
             messages.append(message)
 
-        await build_api()(scope, receive, send)
+        await build_api(reflex_app)(scope, receive, send)
 
     run_async(call())
     assert messages[0]["status"] == 404
@@ -203,7 +204,7 @@ def test_the_security_middleware_keeps_the_photo_cache_headers(db, engine, tmp_p
     owner = make_owner(db, "duena@example.cl")
     _listing, public = _listing_with_photo(db, owner, ListingStatus.PUBLICADA.value)
     _draft, private = _listing_with_photo(db, owner, ListingStatus.BORRADOR.value)
-    app = SecurityMiddleware(build_api(), static_dir=tmp_path)
+    app = SecurityMiddleware(build_api(reflex_app), static_dir=tmp_path)
     with TestClient(app, base_url="http://localhost") as secured:
         response = _get(secured, public.path)
         assert response.headers["cache-control"] == LONG_CACHE

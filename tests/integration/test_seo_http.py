@@ -16,14 +16,15 @@ from sqlmodel import Session
 from starlette.responses import HTMLResponse, PlainTextResponse
 from starlette.testclient import TestClient
 
-from app import seo_api
-from app.api import build_api
+from app.app import app as reflex_app
 from app.db import make_engine
-from app.identity.cookies import SESSION_COOKIE
+from app.identity.sessions import SESSION_COOKIE
 from app.models import Listing, Section
 from app.routes import ADVERTISER_NEW_LISTING
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
+from app.web import seo_api
+from app.web.api import build_api
 from tests.factories import make_listing, make_owner, open_session
 
 pytestmark = pytest.mark.integration
@@ -116,7 +117,7 @@ def site(app_database, tmp_path, monkeypatch):
             "pending": make_listing(session, owner, name="Pendiente", city="talca", status="pendiente"),
             "banned": make_listing(session, banned, name="Vetada", city="talca"),
         }
-    api = build_api()
+    api = build_api(reflex_app)
     # What Reflex mounts behind the plain routes: its pages, endpoints and static files.
     api.mount("", _reflex_stand_in)
     with TestClient(api, base_url="http://localhost") as client:
@@ -461,7 +462,7 @@ def test_city_preview_follows_publishing_and_escapes_names(site):
     assert "Talquina" not in body and "No hay avisos que coincidan con este filtro." in body
 
 
-# --- The documents of the guarded pages (app.private_api) -----------------------------------------
+# --- The documents of the guarded pages (app.web.private_api) -----------------------------------------
 
 
 def test_a_guarded_page_without_a_session_is_its_frame_and_never_indexed(site):

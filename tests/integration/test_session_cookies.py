@@ -1,7 +1,7 @@
 """The session cookie: ticket exchange and sign-out over HTTP, the websocket handshake, the guarded check.
 
 On PostgreSQL, through the app's own HTTP routes (Starlette's TestClient on
-``app.api.build_api()``) and event handlers called as the Reflex backend
+``app.web.api.build_api(reflex_app)``) and event handlers called as the Reflex backend
 would, with the handshake headers a browser's websocket would bring.
 """
 
@@ -17,17 +17,20 @@ from sqlalchemy import update
 from sqlmodel import select
 from starlette.testclient import TestClient
 
-from app.api import build_api
+from app.app import app as reflex_app
 from app.db import get_engine
-from app.identity import accounts, sessions
-from app.identity.cookies import EVENT_PATH, HASH_HEADER, SESSION_COOKIE
+from app.identity import sessions
 from app.identity.jobs import purge_once
 from app.identity.local import LocalProvider
+from app.identity.sessions import HASH_HEADER, SESSION_COOKIE
 from app.models import ActionCode, ProfileId, SessionTicket, UserSession, utc_now
+from app.services import accounts
 from app.settings import get_settings
 from app.states.advertiser.my_listings import MyListingsState
 from app.states.areas import AreaState
 from app.states.staff.overview import StaffOverviewState
+from app.web.api import build_api
+from app.web.cookies import EVENT_PATH
 from tests.factories import check_session, make_account
 from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke
 
@@ -44,7 +47,7 @@ def advertiser(db):
 
 @pytest.fixture
 def client(app_database):
-    with TestClient(build_api(), base_url="http://testserver") as http:
+    with TestClient(build_api(reflex_app), base_url="http://testserver") as http:
         yield http
 
 
@@ -89,7 +92,7 @@ def test_a_ticket_becomes_an_httponly_cookie_once(db, advertiser, client):
 def test_the_cookie_is_secure_on_an_https_site(db, advertiser, app_database, monkeypatch):
     monkeypatch.setenv("SITE_URL", "https://escorts.example")
     get_settings.cache_clear()
-    with TestClient(build_api(), base_url="https://escorts.example") as http:
+    with TestClient(build_api(reflex_app), base_url="https://escorts.example") as http:
         opened = http.post("/sesion", headers={"X-Ticket": _ticket(db), "Origin": "https://escorts.example"})
     assert opened.status_code == 204
     assert "secure" in opened.headers["set-cookie"].lower()
@@ -121,7 +124,9 @@ def test_concurrent_exchanges_of_one_ticket_open_one_session(db, advertiser, cli
         statuses = list(
             pool.map(
                 lambda _: (
-                    TestClient(build_api()).post("/sesion", headers={"X-Ticket": ticket, **SAME_ORIGIN}).status_code
+                    TestClient(build_api(reflex_app))
+                    .post("/sesion", headers={"X-Ticket": ticket, **SAME_ORIGIN})
+                    .status_code
                 ),
                 range(6),
             )

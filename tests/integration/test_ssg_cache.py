@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Session, select
 from starlette.testclient import TestClient
 
-from app.api import build_api
+from app.app import app as reflex_app
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import ProfileId, Tier
@@ -27,6 +27,7 @@ from app.services.staff import listings as staff_listings
 from app.services.staff import users as staff_users
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
+from app.web.api import build_api
 from tests.abuse import TEST_REDIS_URL
 from tests.factories import actor_of, make_account, make_listing
 from tests.handlers import run_async
@@ -71,7 +72,7 @@ def site(app_database, tmp_path, monkeypatch, clock):
             name: make_listing(session, people["duena"], name=name, city=CITY, tier=tier)
             for name, tier in (("Antonia", "diamante"), ("Bernarda", "platino"))
         }
-    with TestClient(build_api(), base_url="http://localhost") as client:
+    with TestClient(build_api(reflex_app), base_url="http://localhost") as client:
         yield client, people, shown, local
 
 

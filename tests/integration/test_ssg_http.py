@@ -8,10 +8,11 @@ import pytest
 from sqlmodel import Session
 from starlette.testclient import TestClient
 
-from app.api import AGE_FORM_MAX_BYTES, build_api
+from app.app import app as reflex_app
 from app.db import make_engine
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
+from app.web.api import AGE_FORM_MAX_BYTES, build_api
 from tests.factories import make_listing, make_owner
 from tests.handlers import run_async
 from tests.ports import free_port
@@ -34,7 +35,7 @@ def client(app_database, tmp_path, monkeypatch) -> TestClient:
         for i in range(LISTINGS):
             make_listing(session, owner, name=f"Temuquense {i}", city=CITY)
     engine.dispose()
-    with TestClient(build_api(), base_url="http://localhost") as test_client:
+    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
         yield test_client
 
 
@@ -130,7 +131,7 @@ def test_age_confirmation_refuses_a_large_body(client):
 
 def test_a_large_body_without_length_is_not_read_past_the_limit(client):
     """A body streamed in 1 KiB chunks with no Content-Length: reading stops past 2 KiB."""
-    api = build_api()
+    api = build_api(reflex_app)
     chunks_read, messages = 0, []
 
     async def receive():
@@ -172,7 +173,7 @@ def test_health_answers_503_in_json_while_the_database_is_unreachable(app_databa
     monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
     get_settings.cache_clear()
     get_engine.cache_clear()
-    with TestClient(build_api()) as client:
+    with TestClient(build_api(reflex_app)) as client:
         response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json() == {"status": "unavailable", "database": "unreachable"}

@@ -7,7 +7,7 @@ import pytest
 from app.core.errors import NotFoundError, PhotoRejectedError
 from app.services.photos import delete_photo, store_photo
 from app.settings import Settings
-from app.storage import get_storage
+from app.storage.factory import get_storage
 from app.storage.local import LocalStorage
 from tests.integration.conftest import stored_keys as _all_keys
 from tests.photo_samples import BAD_UPLOADS, assert_no_metadata, heic_with_gps, jpeg_with_gps

@@ -1,7 +1,7 @@
 """Photo uploads carry their session: POST /_upload hands Reflex's upload endpoint the request's cookie digest.
 
 Reflex dispatches an upload handler with no routing data, so without
-``app.identity.cookies.upload_with_session`` a guarded upload handler would
+``app.web.cookies.upload_endpoint`` a guarded upload handler would
 see no session (or, trusting tab state, anyone holding the tab token would
 pass). Driven through the app's own HTTP routes with Starlette's TestClient,
 with real sessions on PostgreSQL; the event processor is replaced by one that
@@ -18,10 +18,10 @@ from reflex_base.registry import RegistrationContext
 from starlette.testclient import TestClient
 
 import app.app as reflex_module
-from app.api import build_api
-from app.identity.cookies import HASH_HEADER, MAX_UPLOAD_BYTES, SESSION_COOKIE, UPLOAD_PATH
-from app.identity.sessions import digest
+from app.identity.sessions import HASH_HEADER, SESSION_COOKIE, digest
 from app.states.advertiser.wizard import WizardState
+from app.web.api import build_api
+from app.web.cookies import MAX_UPLOAD_BYTES, UPLOAD_PATH
 from tests.factories import make_owner, open_session
 
 SAME_ORIGIN = {"Origin": "http://testserver"}
@@ -74,7 +74,7 @@ def token(db) -> str:
 
 
 def test_the_handler_sees_the_digest_of_the_requests_cookie_never_the_cookie(processor, token):
-    with TestClient(build_api(), base_url="http://testserver") as client:
+    with TestClient(build_api(reflex_module.app), base_url="http://testserver") as client:
         answer = _post(client, {**SAME_ORIGIN, HASH_HEADER: "forged"}, cookie=token)
     assert answer.status_code == 200
     [(tab, event)] = processor.events
@@ -87,14 +87,14 @@ def test_the_handler_sees_the_digest_of_the_requests_cookie_never_the_cookie(pro
 
 @pytest.mark.parametrize("cookie", ["", "sesion-inventada"])
 def test_an_upload_without_a_live_session_is_refused_before_its_body_is_read(processor, db, cookie):
-    with TestClient(build_api(), base_url="http://testserver") as client:
+    with TestClient(build_api(reflex_module.app), base_url="http://testserver") as client:
         answer = _post(client, {**SAME_ORIGIN, HASH_HEADER: "forged"}, cookie=cookie)
     assert answer.status_code == 403 and "vuelve a ingresar" in answer.json()["error"]
     assert processor.events == []
 
 
 def test_an_upload_past_the_limit_is_refused_from_its_declared_length(processor, token):
-    with TestClient(build_api(), base_url="http://testserver") as client:
+    with TestClient(build_api(reflex_module.app), base_url="http://testserver") as client:
         client.cookies.set(SESSION_COOKIE, token)
         answer = client.post(
             UPLOAD_PATH,
@@ -106,7 +106,7 @@ def test_an_upload_past_the_limit_is_refused_from_its_declared_length(processor,
 
 
 def test_an_upload_from_another_site_is_refused(processor, token):
-    with TestClient(build_api(), base_url="http://testserver") as client:
+    with TestClient(build_api(reflex_module.app), base_url="http://testserver") as client:
         answer = _post(client, {"Origin": "https://elsewhere.example"}, cookie=token)
     assert answer.status_code == 403
     assert processor.events == []

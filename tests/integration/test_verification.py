@@ -12,16 +12,17 @@ from sqlmodel import Session, select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from app import private_api
 from app.core.dates import format_date
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PhotoRejectedError
-from app.identity.cookies import SESSION_COOKIE
+from app.identity.sessions import SESSION_COOKIE
 from app.models import Listing, ListingVerification, ProfileId, User, VerificationStatus, utc_now
 from app.services import listings, my_listings, verification
 from app.settings import Settings, get_settings
-from app.storage import NoPublicUrlError, get_private_storage
+from app.storage import NoPublicUrlError
+from app.storage.factory import get_private_storage
 from app.storage.local import PrivateLocalStorage
 from app.storage.s3 import PrivateS3Storage
+from app.web import private_api
 from tests.factories import make_listing, make_owner, make_staff, open_session
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import TEXT_AS_JPG, assert_no_metadata, heic_with_gps, jpeg_with_gps

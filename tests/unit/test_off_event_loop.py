@@ -15,10 +15,10 @@ import httpx
 from reflex.state import State
 from reflex_base.constants import RouteVar
 
-import app.app  # noqa: F401  (registers every state)
-from app import api
+from app.app import app as reflex_app  # registers every state too
 from app.services import listings
 from app.states.public import DirectoryState
+from app.web.api import build_api
 from tests.handlers import run_async
 
 BLOCK_SECONDS = 0.4
@@ -67,7 +67,7 @@ def test_ssg_routes_query_off_the_loop_with_a_slow_database_stand_in(monkeypatch
     monkeypatch.setattr(listings, "city_cards", _slow_city_cards)
 
     async def fetch(path: str) -> httpx.Response:
-        transport = httpx.ASGITransport(app=api.build_api())
+        transport = httpx.ASGITransport(app=build_api(reflex_app))
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
             return await client.get(path)
 

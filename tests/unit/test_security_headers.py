@@ -1,8 +1,8 @@
-"""Security headers, cache lifetimes, Host and Origin checks of app.middleware.
+"""Security headers, cache lifetimes, Host and Origin checks of app.web.middleware.
 
 The middleware is driven with Starlette's TestClient around a frontend built
 like Reflex's (prerendered HTML with inline scripts, hashed assets, Reflex's
-own static file server) and around the real app.api routes, inside the same
+own static file server) and around the real app.web.api routes, inside the same
 layers Reflex's App.__call__ puts around the api_transformer list.
 """
 
@@ -22,8 +22,8 @@ from starlette.testclient import TestClient
 from starlette.types import ASGIApp
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from app.middleware import IMMUTABLE, REVALIDATE, SecurityMiddleware, allowed_host_names, allowed_origins
 from app.settings import Settings
+from app.web.middleware import IMMUTABLE, REVALIDATE, SecurityMiddleware, allowed_host_names, allowed_origins
 
 SITE = "http://localhost:3000"
 INLINE_SCRIPT = 'window.__reactRouterContext = {"ssr": false};'
@@ -67,7 +67,7 @@ def build(tmp_path) -> Path:
 
 @pytest.fixture
 def api_env(sqlite_url: str, tmp_path, monkeypatch) -> Iterator[Path]:
-    """app.api's routes on a migrated SQLite file of this test, with one public listing's photo in the media folder."""
+    """app.web.api's routes on a migrated SQLite file of this test, with one public listing's photo in the media folder."""
     from sqlmodel import Session
 
     from app.db import get_engine, make_engine
@@ -202,9 +202,10 @@ def test_vary_names_origin_exactly_once(build, origin):
 
 
 def test_the_plain_http_routes_carry_the_headers(build, api_env):
-    from app.api import build_api
+    from app.app import app as reflex_app
+    from app.web.api import build_api
 
-    client = _client(reflex_stack(build, _settings(), routes=build_api()))
+    client = _client(reflex_stack(build, _settings(), routes=build_api(reflex_app)))
     for path in ("/healthz", "/escorts-ssg", "/media/photos/foto.jpg"):
         response = client.get(path)
         assert response.status_code == 200, (path, response.text)
@@ -220,9 +221,10 @@ def test_the_plain_http_routes_carry_the_headers(build, api_env):
 
 
 def test_an_unknown_host_is_refused(build, api_env):
-    from app.api import build_api
+    from app.app import app as reflex_app
+    from app.web.api import build_api
 
-    stack = reflex_stack(build, _settings(), routes=build_api())
+    stack = reflex_stack(build, _settings(), routes=build_api(reflex_app))
     refused = _client(stack, "http://sitio-falso.example").get("/escorts")
     assert refused.status_code == 400
     assert "no corresponde al sitio" in refused.text

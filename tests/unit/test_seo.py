@@ -25,7 +25,7 @@ from app.seo import (
     split_shell,
     urlset_xml,
 )
-from app.seo_api import RESERVED_SEGMENTS, _OldCitySegment
+from app.web.seo_api import RESERVED_SEGMENTS, _OldCitySegment
 from tests.factories import VIEW_UID, detail_view
 
 SITE = "https://ejemplo.cl"
@@ -207,7 +207,7 @@ def test_robots_closes_sign_in_leaves_private_areas_to_their_noindex_and_names_t
     lines = text.splitlines()
     for line in ("User-agent: *", "Disallow: /login", "Disallow: /sesion", "Disallow: /privado"):
         assert line in lines
-    # A crawler must be let in to read the guarded pages' "noindex" (app.private_api).
+    # A crawler must be let in to read the guarded pages' "noindex" (app.web.private_api).
     for line in ("Disallow: /admin", "Disallow: /bbitamia", "Disallow: /my"):
         assert line not in lines
     disallowed = [line.split(": ", 1)[1] for line in lines if line.startswith("Disallow:")]

@@ -75,7 +75,7 @@ VERIFICATION_REJECTION_REASONS: tuple[str, ...] = (
 
 
 def verification_photo_path(verification_uid: str) -> str:
-    """The authorized route that serves an open request's photo to staff (app/private_api.py)."""
+    """The authorized route that serves an open request's photo to staff (app/web/private_api.py)."""
     return f"/privado/verificacion/{verification_uid}"
 
 

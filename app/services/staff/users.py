@@ -1,8 +1,8 @@
 """The staff's users table (/admin/usuarios, /bbitamia/usuarios): list, change profile, ban, deactivate.
 
 Every function checks that the caller is live staff (``ensure_staff``) and records each write
-in the audit log in the same transaction. The account rules come from ``app.identity.accounts``
-(``_staff_target``: the user exists and is not the caller; ``set_ban``: a ban disables the
+in the audit log in the same transaction. The account rules come from ``app.services.accounts``
+(``accounts.staff_target``: the user exists and is not the caller; ``set_ban``: a ban disables the
 account and ends all its sessions, and only an administrator bans an administrator). A
 secretary cannot give or remove staff profiles, nor deactivate an administrator. A banned or
 deactivated user's listings leave the public site by themselves: the public queries hide
@@ -19,10 +19,10 @@ from sqlmodel import Session, col, select
 from app.core.actor import Actor
 from app.core.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.db import transaction
-from app.identity import accounts, sessions
+from app.identity import sessions
 from app.identity.provider import IdentityProvider
 from app.models import PROFILE_LABELS, STAFF_PROFILES, ProfileId, User, UserPublic
-from app.services import users
+from app.services import accounts, users
 from app.services.staff import audit
 from app.services.staff.shared import StaffPage, TableQuery, ensure_may, ensure_staff, fetch_page, sort_order
 from app.services.staff.table_spec import ADMIN, SECRETARY, Column, Filter, FormField, TableSpec, sort_columns
@@ -148,7 +148,7 @@ def change_profile(
     provider's profile claim change together, with the audit entry.
     """
     ensure_staff(session, actor.uid)
-    user = accounts._staff_target(session, actor, STAFF_PROFILES, user_uid)
+    user = accounts.staff_target(session=session, actor=actor, allowed=STAFF_PROFILES, user_uid=user_uid)
     if profile not in {p.value for p in ProfileId}:
         raise InvalidInputError("Elige un perfil de la lista.", field="perfil")
     if actor.profile_uid != ProfileId.ADMINISTRADOR and (
@@ -180,7 +180,7 @@ def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_
     The audit entry is added to the session first, so ``set_ban``'s one commit writes both.
     """
     ensure_staff(session, actor.uid)
-    user = accounts._staff_target(session, actor, STAFF_PROFILES, user_uid)
+    user = accounts.staff_target(session=session, actor=actor, allowed=STAFF_PROFILES, user_uid=user_uid)
     before = audit.snapshot(user)
     after = {**before, "ban": banned, "online": False if banned else user.online}
     audit.record(
@@ -202,7 +202,7 @@ def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_
 def set_active(*, session: Session, actor: Actor, user_uid: str, active: bool) -> UserPublic:
     """Deactivate (hidden from lists, signed out, listings off the site) or reactivate a user, audited."""
     ensure_staff(session, actor.uid)
-    user = accounts._staff_target(session, actor, STAFF_PROFILES, user_uid)
+    user = accounts.staff_target(session=session, actor=actor, allowed=STAFF_PROFILES, user_uid=user_uid)
     if user.profile_uid == ProfileId.ADMINISTRADOR and actor.profile_uid != ProfileId.ADMINISTRADOR:
         raise ForbiddenError(ADMIN_TARGET_MESSAGE)
     before = audit.snapshot(user)

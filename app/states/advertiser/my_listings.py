@@ -27,7 +27,7 @@ from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
-from app.storage import get_private_storage, get_storage
+from app.storage.factory import get_private_storage, get_storage
 
 VERIFICATION_LABELS = {
     VerificationStatus.SOLICITADA.value: "Solicitada: la revisaremos pronto.",

@@ -5,7 +5,7 @@ Every "Guardar y seguir" saves the step through ``save_step`` (a closed tab or
 another device resumes at the first unsaved step); the last step sends the
 listing to review, which validates the whole draft again. Photos (step 7)
 arrive through Reflex's upload endpoint, which hands the handler the
-upload request's session (``app.identity.cookies.upload_with_session``).
+upload request's session (``app.web.cookies.upload_endpoint``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from app.states.auth import current_actor, public, requires
 from app.states.forms import ClearingFormState
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
-from app.storage import get_storage
+from app.storage.factory import get_storage
 
 SENT_TO_REVIEW = "Tu publicación quedó en revisión."
 CHECKBOX_FIELDS = ("porn_actress", "curvy", "has_video")

@@ -28,7 +28,7 @@ from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
 from app.states.staff.catalogues import catalogue_options, form_values, table_cells
 from app.states.staff.table import GONE_MESSAGE, StaffTableState
-from app.storage import get_storage
+from app.storage.factory import get_storage
 
 
 def _local(moment: str) -> str:

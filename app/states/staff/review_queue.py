@@ -21,7 +21,7 @@ from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
-from app.storage import get_private_storage, get_storage
+from app.storage.factory import get_private_storage, get_storage
 
 STAFF = (ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
 GONE = "Ese elemento ya no está en la cola: alguien más lo revisó. Actualizamos la lista."

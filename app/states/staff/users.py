@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from app.core.actor import Actor
 from app.core.errors import ServiceError
-from app.identity.provider import get_provider
+from app.identity.factory import get_provider
 from app.models import ProfileId
 from app.services.staff import users as staff_users
 from app.services.staff.shared import TableQuery

@@ -1,7 +1,8 @@
 """Plain HTTP routes beside the Reflex app: SSG pages, listing photos (/media) and health.
 
-Mounted through ``rx.App(api_transformer=...)``; these routes answer before
-the compiled frontend, so /escorts-ssg is real HTML from the server. A GET of
+Handed to the app's ``api_transformer`` by the composition root (app.app), which
+passes the ``rx.App`` in for the upload route; these routes answer before the
+compiled frontend, so /escorts-ssg is real HTML from the server. A GET of
 Reflex's websocket or upload endpoint gets a plain 404 or 405, not the app's page.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import logging
 from urllib.parse import parse_qs
 
+from reflex.app import App
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
@@ -22,11 +24,8 @@ from starlette.routing import Route
 from app.core.errors import NotFoundError
 from app.core.geo import City, city_by_slug
 from app.db import get_engine, session_scope
-from app.identity.cookies import ROUTES as SESSION_ROUTES
-from app.identity.cookies import request_session_hash, session_actor
 from app.models import Section
 from app.models.filter_tabs import DEFAULT_TAB
-from app.private_api import ROUTES as PRIVATE_ROUTES
 from app.routes import (
     AGE_FORM_PATH,
     SSG_HOME,
@@ -36,13 +35,16 @@ from app.routes import (
     safe_age_next,
     ssg_page_url,
 )
-from app.seo_api import ROUTES as SEO_ROUTES
-from app.seo_api import ExportedPages
 from app.services import listing_photos, listings, page_cache
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
-from app.storage import InvalidKeyError, Storage, check_key, get_storage
+from app.storage import InvalidKeyError, Storage, check_key
+from app.storage.factory import get_storage
 from app.web import ssg
+from app.web.cookies import request_session_hash, session_actor, session_routes
+from app.web.private_api import ROUTES as PRIVATE_ROUTES
+from app.web.seo_api import ROUTES as SEO_ROUTES
+from app.web.seo_api import ExportedPages
 
 log = logging.getLogger(__name__)
 
@@ -278,8 +280,8 @@ async def upload_by_post_only(_: Request) -> Response:
     )
 
 
-def build_api() -> Starlette:
-    """The Starlette app handed to Reflex's api_transformer."""
+def build_api(reflex_app: App) -> Starlette:
+    """The Starlette app handed to ``reflex_app``'s api_transformer (uploads reach its event processor)."""
     from reflex_base import constants
     from reflex_base.config import get_config
 
@@ -294,9 +296,9 @@ def build_api() -> Starlette:
             Route(SSG_HOME + "/{city}", ssg_city, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
             Route("/media/{key:path}", media, methods=["GET"]),
-            *SESSION_ROUTES,
+            *session_routes(reflex_app),
             *PRIVATE_ROUTES,
-            # Last: robots.txt, sitemaps and the public pages' documents (app.seo_api).
+            # Last: robots.txt, sitemaps and the public pages' documents (app.web.seo_api).
             *SEO_ROUTES,
         ],
         # Around these routes and the Reflex app mounted behind them: exported pages at their own

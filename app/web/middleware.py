@@ -3,7 +3,7 @@
 A pure ASGI middleware (Starlette's BaseHTTPMiddleware would buffer streaming
 responses and cannot see websockets), appended to ``rx.App(api_transformer=[...])``
 so it wraps the compiled pages and their assets, the plain HTTP routes of
-``app.api`` and the websocket. On websocket connections only the Host and
+``app.web.api`` and the websocket. On websocket connections only the Host and
 Origin checks apply.
 """
 

@@ -13,10 +13,11 @@ that names something, and 404 otherwise. :class:`ExportedPages` serves every
 other exported page at its own URL (no 307 to ``{path}/``) and gives every path
 that names nothing the site's 404 document.
 
-Sitemaps are built from the database on every request (no server cache): a
-listing shows up in its city's sitemap as soon as it is published and leaves
-it as soon as it is not public any more. Responses say ``max-age=300``, so a
-shared cache in front of the site may lag five minutes at most.
+Sitemaps are built from the database on every request (no server cache; what
+they list is app.services.sitemap's): a listing shows up in its city's sitemap
+as soon as it is published and leaves it as soon as it is not public any more.
+Responses say ``max-age=300``, so a shared cache in front of the site may lag
+five minutes at most.
 """
 
 from __future__ import annotations
@@ -24,12 +25,8 @@ from __future__ import annotations
 import functools
 import gzip
 import logging
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import func
-from sqlmodel import Session, col, select
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.datastructures import Headers
@@ -40,9 +37,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import seo
 from app.content.legal import LEGAL_PAGES
-from app.core.geo import CITIES, city_by_slug
+from app.core.geo import city_by_slug
 from app.db import session_scope
-from app.models import Listing
 from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.routes import (
     AREAS,
@@ -57,8 +53,7 @@ from app.routes import (
     is_pretty_detail_path,
     legal_path,
 )
-from app.services import directory_cards, directory_view, listings
-from app.services.listings import _public_conditions  # the one definition of "public"
+from app.services import directory_cards, directory_view, sitemap
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
 from app.web import preview
@@ -66,8 +61,6 @@ from app.web import preview
 log = logging.getLogger(__name__)
 
 SITEMAP_CACHE = "public, max-age=300"
-# Sitemaps may hold 50,000 URLs; a city's first sitemap also lists its page and tabs.
-SITEMAP_LISTINGS = 45_000
 XML = "application/xml"
 GZIP_MIN_BYTES = 1024
 
@@ -263,7 +256,7 @@ class ExportedPages:
     - A 404 HTML page from Reflex's static files (no route, page or file) becomes this module's
       404 document (noindex), the same as every other URL that does not exist.
 
-    Added in app.api.build_api around its routes and the Reflex app mounted behind them.
+    Added in app.web.api.build_api around its routes and the Reflex app mounted behind them.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -376,60 +369,6 @@ async def robots(_: Request) -> Response:
     return PlainTextResponse(text, headers={"Cache-Control": "public, max-age=3600"})
 
 
-@dataclass(frozen=True)
-class CityStats:
-    """How many public listings a city has in a section, and when the newest change among them was."""
-
-    count: int
-    lastmod: datetime | None
-
-
-def _newest(*moments: datetime | None) -> datetime | None:
-    present = [moment for moment in moments if moment is not None]
-    return max(present) if present else None
-
-
-def city_stats(*, session: Session, section: str | None = None, city_slug: str | None = None) -> dict:
-    """{(section, city_slug): CityStats} of public listings, one GROUP BY over the status-led indexes."""
-    conditions = _public_conditions(section)
-    if city_slug is not None:
-        conditions.append(col(Listing.city_slug) == city_slug)
-    rows = session.exec(
-        select(  # type: ignore[call-overload]  # sqlmodel types select() for at most four columns
-            Listing.section,
-            Listing.city_slug,
-            func.count(),
-            func.max(Listing.updated_at),
-            func.max(Listing.published_at),
-        )
-        .where(*conditions)
-        .group_by(Listing.section, Listing.city_slug)
-    ).all()
-    return {
-        (str(sec), city): CityStats(count, _newest(updated, published)) for sec, city, count, updated, published in rows
-    }
-
-
-def city_listing_urls(
-    *, session: Session, section: str, city_slug: str, page: int
-) -> list[tuple[str, datetime | None]]:
-    """(detail path, lastmod) of one page of a city's public listings, newest first (ix_publicacion_city_recent)."""
-    rows = session.exec(
-        select(Listing.uid, Listing.name_slug, Listing.updated_at, Listing.published_at)
-        .where(*_public_conditions(section), Listing.city_slug == city_slug)
-        .order_by(col(Listing.published_at).desc(), col(Listing.uid).desc())
-        .offset((page - 1) * SITEMAP_LISTINGS)
-        .limit(SITEMAP_LISTINGS)
-    ).all()
-    return [
-        (
-            listings.listing_path(section=section, city_slug=city_slug, name_slug=name_slug or "", uid=uid),
-            _newest(updated, published),
-        )
-        for uid, name_slug, updated, published in rows
-    ]
-
-
 def _xml(document: str) -> Response:
     return Response(document, media_type=XML, headers={"Cache-Control": SITEMAP_CACHE})
 
@@ -438,19 +377,9 @@ def _xml_not_found() -> Response:
     return PlainTextResponse("No existe ese sitemap.", status_code=404, headers={"Cache-Control": "no-store"})
 
 
-def _index_entries() -> list[tuple[str, datetime | None]]:
-    site = get_settings().site_url
+def _index_entries() -> list[sitemap.Entry]:
     with session_scope() as session:
-        stats = city_stats(session=session)
-    entries: list[tuple[str, datetime | None]] = [(f"{site}{seo.SITEMAP_PREFIX}/paginas.xml", None)]
-    for section in seo.SECTION_SITEMAP_SEGMENTS:
-        for city in CITIES:
-            found = stats.get((section, city.slug), CityStats(0, None))
-            pages = max(1, -(-found.count // SITEMAP_LISTINGS))
-            entries += [
-                (site + seo.city_sitemap_path(section, city.slug, n), found.lastmod) for n in range(1, pages + 1)
-            ]
-    return entries
+        return sitemap.index_entries(session=session, site_url=get_settings().site_url)
 
 
 async def sitemap_index(_: Request) -> Response:
@@ -465,20 +394,11 @@ async def pages_sitemap(_: Request) -> Response:
     return _xml(seo.urlset_xml((site + path, None) for path in paths))
 
 
-def _city_entries(section: str, city_slug: str, page: int) -> list[tuple[str, datetime | None]] | None:
-    site = get_settings().site_url
+def _city_entries(section: str, city_slug: str, page: int) -> list[sitemap.Entry] | None:
     with session_scope() as session:
-        stats = city_stats(session=session, section=section, city_slug=city_slug)
-        found = stats.get((section, city_slug), CityStats(0, None))
-        if page > 1 and (page - 1) * SITEMAP_LISTINGS >= found.count:
-            return None
-        details = city_listing_urls(session=session, section=section, city_slug=city_slug, page=page)
-    entries: list[tuple[str, datetime | None]] = []
-    if page == 1:
-        entries += [
-            (url, found.lastmod) for url in seo.city_page_urls(section=section, city_slug=city_slug, site_url=site)
-        ]
-    return entries + [(site + path, moment) for path, moment in details]
+        return sitemap.city_entries(
+            session=session, site_url=get_settings().site_url, section=section, city_slug=city_slug, page=page
+        )
 
 
 _SECTIONS_BY_SEGMENT = {segment: section for section, segment in seo.SECTION_SITEMAP_SEGMENTS.items()}
@@ -515,4 +435,4 @@ ROUTES = [
     Route("/escort/{rest:path}", public_document, methods=["GET"]),
     Route("/{segment:old_city}", public_document, methods=["GET"]),
 ]
-"""Added last to app.api.build_api's routes."""
+"""Added last to app.web.api.build_api's routes."""

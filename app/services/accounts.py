@@ -326,7 +326,11 @@ def _password_changed_text() -> tuple[str, str]:
 # --- staff ------------------------------------------------------------------------
 
 
-def _staff_target(session: Session, actor: Actor, allowed: Collection[ProfileId], user_uid: str) -> User:
+def staff_target(*, session: Session, actor: Actor, allowed: Collection[ProfileId], user_uid: str) -> User:
+    """The user a staff member (one of ``allowed`` profiles) is about to change: it exists and is not the caller.
+
+    ForbiddenError for any other profile, NotFoundError for an unknown uid, ConflictError for oneself.
+    """
     if actor.profile_uid not in {p.value for p in allowed}:
         log.warning("staff operation refused: user %s (%s) may not change user accounts", actor.uid, actor.profile_uid)
         raise ForbiddenError("No tienes permiso para esta acción.")
@@ -344,7 +348,7 @@ def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_
     The user row, the account's disabled flag and the revocation of its
     sessions commit together.
     """
-    user = _staff_target(session, actor, STAFF_PROFILES, user_uid)
+    user = staff_target(session=session, actor=actor, allowed=STAFF_PROFILES, user_uid=user_uid)
     if user.profile_uid == ProfileId.ADMINISTRADOR and actor.profile_uid != ProfileId.ADMINISTRADOR:
         raise ConflictError("Solo un administrador puede suspender a otro administrador.")
     with transaction(session) as tx:
@@ -366,7 +370,7 @@ def set_profile(
     *, session: Session, provider: IdentityProvider, actor: Actor, user_uid: str, profile: str
 ) -> UserPublic:
     """Give a user another profile; only an administrator may, and staff profiles come only this way."""
-    user = _staff_target(session, actor, (ProfileId.ADMINISTRADOR,), user_uid)
+    user = staff_target(session=session, actor=actor, allowed=(ProfileId.ADMINISTRADOR,), user_uid=user_uid)
     if profile not in {p.value for p in ProfileId}:
         raise InvalidInputError("El perfil indicado no existe.")
     with transaction(session) as tx:

@@ -15,20 +15,24 @@ connection proves a session only by carrying the cookie itself.
 
 Uploads do not travel on the websocket: the browser POSTs them to ``/_upload``
 and Reflex dispatches the handler with no routing data, so a guarded upload
-handler would see no session. :func:`upload_with_session` answers that path
-before Reflex does and hands the request to Reflex's own upload endpoint with
-the request's headers (the cookie replaced by its digest, as on the
-websocket) in the routing data of the event: an upload proves its session by
-the cookie it carries, never by the tab token alone.
+handler would see no session. The endpoint from :func:`upload_endpoint` answers
+that path before Reflex does and hands the request to Reflex's own upload
+endpoint with the request's headers (the cookie replaced by its digest, as on
+the websocket) in the routing data of the event: an upload proves its session
+by the cookie it carries, never by the tab token alone. It is given the
+``rx.App`` by the composition root (app.app, through app.web.api.build_api),
+never imports it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from reflex._upload import upload  # type: ignore[attr-defined]  # re-exported with a wildcard from an untyped package
+from reflex.app import App
 from reflex_base.constants import RouteVar
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
@@ -39,13 +43,13 @@ from starlette.types import ASGIApp
 
 from app.core.actor import Actor
 from app.db import session_scope
-from app.identity import accounts, sessions
+from app.identity import sessions
+from app.identity.sessions import HASH_HEADER, SESSION_COOKIE
+from app.services import accounts
 from app.settings import get_settings
 
 log = logging.getLogger(__name__)
 
-SESSION_COOKIE = "sesion"
-HASH_HEADER = "x-sesion-hash"
 TICKET_HEADER = "x-ticket"
 # Reflex's websocket endpoint (reflex_base.constants.Endpoint.EVENT; a test checks they agree).
 EVENT_PATH = "/_event"
@@ -199,33 +203,36 @@ def signed_in(token_hash: str) -> bool:
         return session_actor(session, token_hash) is not None
 
 
-async def upload_with_session(request: Request) -> Response:
-    """POST /_upload: Reflex's upload endpoint, its handler seeing the request's session digest.
+def upload_endpoint(reflex_app: App) -> Callable[[Request], Awaitable[Response]]:
+    """The POST /_upload endpoint: Reflex's upload endpoint of ``reflex_app``, its handler seeing the session digest."""
 
-    Only from a page of this site (a foreign page cannot post files into a tab), only
-    with a live session, and only up to MAX_UPLOAD_BYTES declared up front: the body
-    of anything else is never read.
-    """
-    if not _same_origin(request):
-        return JSONResponse({"error": FOREIGN_ORIGIN}, status_code=403)
-    declared = request.headers.get("content-length", "")
-    if not (declared.isascii() and declared.isdigit()):
-        return JSONResponse({"error": UPLOAD_LENGTH_REQUIRED}, status_code=411)
-    if int(declared) > MAX_UPLOAD_BYTES:
-        return JSONResponse({"error": UPLOAD_TOO_LARGE}, status_code=413)
-    if not await run_in_threadpool(signed_in, request_session_hash(request)):
-        return JSONResponse({"error": UPLOAD_SIGNED_OUT}, status_code=403)
-    from app.app import app as reflex_app  # app.app imports this module
+    async def upload_with_session(request: Request) -> Response:
+        """POST /_upload, only from a page of this site (a foreign page cannot post files into a tab), only
+        with a live session, and only up to MAX_UPLOAD_BYTES declared up front: the body of anything else is
+        never read.
+        """
+        if not _same_origin(request):
+            return JSONResponse({"error": FOREIGN_ORIGIN}, status_code=403)
+        declared = request.headers.get("content-length", "")
+        if not (declared.isascii() and declared.isdigit()):
+            return JSONResponse({"error": UPLOAD_LENGTH_REQUIRED}, status_code=411)
+        if int(declared) > MAX_UPLOAD_BYTES:
+            return JSONResponse({"error": UPLOAD_TOO_LARGE}, status_code=413)
+        if not await run_in_threadpool(signed_in, request_session_hash(request)):
+            return JSONResponse({"error": UPLOAD_SIGNED_OUT}, status_code=403)
+        headers = {
+            name.decode("latin-1"): value.decode("latin-1")
+            for name, value in session_hash_headers(list(request.scope.get("headers", [])))
+        }
+        return await upload(_RoutedUploads(reflex_app.event_processor, headers))(request)
 
-    headers = {
-        name.decode("latin-1"): value.decode("latin-1")
-        for name, value in session_hash_headers(list(request.scope.get("headers", [])))
-    }
-    return await upload(_RoutedUploads(reflex_app.event_processor, headers))(request)
+    return upload_with_session
 
 
-ROUTES = [
-    Route("/sesion", open_session, methods=["POST"]),
-    Route("/sesion/cerrar", close_session, methods=["POST"]),
-    Route(UPLOAD_PATH, upload_with_session, methods=["POST"]),
-]
+def session_routes(reflex_app: App) -> list[Route]:
+    """POST /sesion, /sesion/cerrar and /_upload; uploads go to ``reflex_app``'s event processor."""
+    return [
+        Route("/sesion", open_session, methods=["POST"]),
+        Route("/sesion/cerrar", close_session, methods=["POST"]),
+        Route(UPLOAD_PATH, upload_endpoint(reflex_app), methods=["POST"]),
+    ]

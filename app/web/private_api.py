@@ -23,13 +23,13 @@ from starlette.routing import Route
 from app import seo
 from app.core.errors import ForbiddenError, NotFoundError
 from app.db import session_scope
-from app.identity.cookies import request_session_hash, session_actor, signed_in
 from app.route_table import PAGE_ROUTES
-from app.seo_api import document_response, exported_shell
 from app.services.verification import verification_photo
 from app.settings import get_settings
-from app.storage import get_private_storage
+from app.storage.factory import get_private_storage
+from app.web.cookies import request_session_hash, session_actor, signed_in
 from app.web.preview import private_preview
+from app.web.seo_api import document_response, exported_shell
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 
