@@ -2,14 +2,20 @@
 
 PostgreSQL comes from TEST_DATABASE_URL (scripts/test.sh starts or installs
 the server). A test that needs it and cannot reach it fails; it never skips.
+
+Every database is a copy of one migrated per session (per xdist worker): a PostgreSQL
+template database, a SQLite template file. Passwords are hashed with PASSWORD_HASHER=fast
+(argon2 at its lowest cost; tests/unit/test_password_hasher.py runs the real one).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -20,6 +26,17 @@ from app.db import make_engine, migrate
 from tests.firebase_emulator import firebase_emulator, firebase_oob_codes, firebase_provider  # noqa: F401  (fixtures)
 
 DEFAULT_PG = "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres"
+
+
+def pytest_configure(config) -> None:
+    """The test run hashes passwords with the fast hasher (the app servers of the e2e tests inherit it).
+
+    Set here, under pytest only: benchmarks that import the test helpers keep the real argon2.
+    """
+    from app.settings import get_settings
+
+    os.environ.setdefault("PASSWORD_HASHER", "fast")
+    get_settings.cache_clear()
 
 
 def pg_server_url() -> str:
@@ -77,12 +94,20 @@ def pg_session(pg_url: str) -> Iterator[Session]:
     engine.dispose()
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory) -> Path:
+    """A SQLite file migrated once per session, copied by each test that needs one."""
+    path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    migrate(f"sqlite:///{path}")
+    return path
+
+
 @pytest.fixture
-def sqlite_url(tmp_path) -> str:
-    """A migrated SQLite file of this test's own (the embedded default)."""
-    url = f"sqlite:///{tmp_path / 'test.db'}"
-    migrate(url)
-    return url
+def sqlite_url(sqlite_template: Path, tmp_path) -> str:
+    """A migrated SQLite file of this test's own (the embedded default), copied from the template."""
+    path = tmp_path / "test.db"
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite:///{path}"
 
 
 @pytest.fixture

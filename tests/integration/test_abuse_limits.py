@@ -228,7 +228,7 @@ def test_argon2_runs_at_most_two_at_a_time(monkeypatch):
                 active -= 1
             return "hash"
 
-    monkeypatch.setattr(local, "_hasher", Hasher())
+    monkeypatch.setattr(local, "_hasher", Hasher)
     assert at_once(lambda i: local._hash("x"), 8) == ["hash"] * 8
     assert most == local.ARGON2_WORKERS == 2
 
@@ -244,7 +244,7 @@ def test_a_sign_up_flood_leaves_the_session_checks_their_threads(app_database, p
             release.wait(60)  # argon2 busy for as long as the flood lasts
             return "hash"
 
-    monkeypatch.setattr(local, "_hasher", SlowHasher())
+    monkeypatch.setattr(local, "_hasher", SlowHasher)
 
     def check_session() -> str:
         with Session(get_engine()) as session:
