@@ -39,6 +39,22 @@ def pytest_configure(config) -> None:
     get_settings.cache_clear()
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """Groups for pytest-xdist's ``--dist loadgroup`` (scripts/test.sh): tests that share an expensive
+    session server run on one worker, so it starts once.
+
+    - ``e2e``: every end-to-end test, so each app server is built and started once;
+    - ``firebase``: the other tests on the Firebase Auth emulator (node, about 20 s to start).
+
+    Every other test goes to whichever worker is free. Without xdist the marks do nothing.
+    """
+    for item in items:
+        if item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.xdist_group("e2e"))
+        elif "firebase_emulator" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("firebase"))
+
+
 def pg_server_url() -> str:
     """The SQLAlchemy URL of the PostgreSQL server the tests may use."""
     return os.environ.get("TEST_DATABASE_URL", DEFAULT_PG)
