@@ -10,8 +10,10 @@ template database, a SQLite template file. Passwords are hashed with PASSWORD_HA
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,6 +57,51 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(pytest.mark.xdist_group("firebase"))
 
 
+# tests/e2e/test_zz_database_restart.py stops the PostgreSQL cluster that every test on this
+# machine shares. Every other test holds it "in use" (a shared lock) while it runs, and the
+# restart waits until it has the cluster to itself; a gate taken first by the restart stops new
+# tests from starting meanwhile, so it is not starved. One pair of files per machine: runs of
+# other checkouts are protected too.
+CLUSTER_LOCK = Path(tempfile.gettempdir()) / "tests-postgresql-cluster.lock"
+CLUSTER_GATE = Path(tempfile.gettempdir()) / "tests-postgresql-cluster.gate"
+
+
+@contextmanager
+def _flocked(path: Path, operation: int) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, operation)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def postgresql_cluster_in_use() -> Iterator[None]:
+    """Keep the shared PostgreSQL cluster from being stopped by the restart test meanwhile."""
+    with _flocked(CLUSTER_GATE, fcntl.LOCK_SH):
+        pass
+    with _flocked(CLUSTER_LOCK, fcntl.LOCK_SH):
+        yield
+
+
+@contextmanager
+def postgresql_cluster_to_itself() -> Iterator[None]:
+    """Wait until no other test uses the shared PostgreSQL cluster, and keep them waiting meanwhile."""
+    with _flocked(CLUSTER_GATE, fcntl.LOCK_EX), _flocked(CLUSTER_LOCK, fcntl.LOCK_EX):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _postgresql_cluster_stays_up(request) -> Iterator[None]:
+    """Every test but the e2e ones (one worker, run in order) runs with the cluster "in use"."""
+    if request.node.get_closest_marker("e2e"):
+        yield
+        return
+    with postgresql_cluster_in_use():
+        yield
+
+
 def pg_server_url() -> str:
     """The SQLAlchemy URL of the PostgreSQL server the tests may use."""
     return os.environ.get("TEST_DATABASE_URL", DEFAULT_PG)
@@ -64,9 +111,8 @@ def _libpq(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-@contextmanager
-def fresh_pg_database(prefix: str = "t", template: str | None = None) -> Iterator[str]:
-    """Create an empty (or templated) database, yield its URL, drop it after."""
+def create_pg_database(prefix: str = "t", template: str | None = None) -> str:
+    """Create an empty (or templated) database of a fresh name; its URL."""
     server = pg_server_url()
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     try:
@@ -76,22 +122,34 @@ def fresh_pg_database(prefix: str = "t", template: str | None = None) -> Iterato
     with admin:
         suffix = f" TEMPLATE {template}" if template else ""
         admin.execute(f'CREATE DATABASE "{name}"{suffix}')
-    url = make_url(server).set(database=name).render_as_string(hide_password=False)
+    return make_url(server).set(database=name).render_as_string(hide_password=False)
+
+
+def drop_pg_database(url: str) -> None:
+    """Drop the database of ``url``, closing its connections."""
+    with psycopg.connect(_libpq(pg_server_url()), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
+
+
+@contextmanager
+def fresh_pg_database(prefix: str = "t", template: str | None = None) -> Iterator[str]:
+    """Create an empty (or templated) database, yield its URL, drop it after."""
+    url = create_pg_database(prefix, template)
     try:
         yield url
     finally:
-        with psycopg.connect(_libpq(server), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_pg_database(url)
 
 
 @pytest.fixture(scope="session")
 def pg_template() -> Iterator[str]:
     """A migrated PostgreSQL database used as a template for per-test copies."""
-    with fresh_pg_database("tmpl") as url:
+    with postgresql_cluster_in_use():  # session set-up and tear-down run outside any test's hold
+        url = create_pg_database("tmpl")
         migrate(url)
-        engine = make_engine(url)
-        engine.dispose()
-        yield make_url(url).database
+    yield make_url(url).database
+    with postgresql_cluster_in_use():
+        drop_pg_database(url)
 
 
 @pytest.fixture

@@ -14,7 +14,9 @@ scripts/test.sh installs ``redis-server`` from Debian when it is missing.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -27,6 +29,12 @@ TESTS_DB, SITE_DB, FIREBASE_SITE_DB = 0, 1, 2
 START_TIMEOUT_S = 20
 
 _server: tuple[subprocess.Popen, int] | None = None
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: the kernel stops the server when this test process dies, even by SIGKILL."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _start() -> tuple[subprocess.Popen, int]:
@@ -37,7 +45,11 @@ def _start() -> tuple[subprocess.Popen, int]:
     folder = tempfile.mkdtemp(prefix="test-redis-")
     command = [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"]
     process = subprocess.Popen(
-        [*command, "--dir", folder], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, cwd=folder
+        [*command, "--dir", folder],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+        cwd=folder,
+        preexec_fn=_die_with_parent,
     )
     client = redis.Redis(port=port, socket_connect_timeout=1)
     deadline = time.monotonic() + START_TIMEOUT_S
