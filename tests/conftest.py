@@ -16,6 +16,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -169,11 +170,32 @@ def pg_template() -> Iterator[str]:
         drop_pg_database(url)
 
 
+def _drop_while_in_use(url: str) -> None:
+    with postgresql_cluster_in_use():
+        drop_pg_database(url)
+
+
+# Dropping a database makes PostgreSQL checkpoint (about a second on a busy machine, waiting on
+# the disk): a test's database is dropped on these threads while the next tests run, and
+# concurrent drops share one checkpoint. The session waits for them at its end.
+_dropper = ThreadPoolExecutor(max_workers=4, thread_name_prefix="drop-test-database")
+_drops: list[Future] = []
+
+
+@pytest.fixture(scope="session")
+def _test_databases_dropped() -> Iterator[None]:
+    """Wait, at the end of the session, until every test database has been dropped."""
+    yield
+    for drop in _drops:
+        drop.result()
+
+
 @pytest.fixture
-def pg_url(pg_template: str) -> Iterator[str]:
-    """A migrated PostgreSQL database of this test's own."""
-    with fresh_pg_database("t", template=pg_template) as url:
-        yield url
+def pg_url(pg_template: str, _test_databases_dropped) -> Iterator[str]:
+    """A migrated PostgreSQL database of this test's own (dropped in the background after it)."""
+    url = create_pg_database("t", template=pg_template)
+    yield url
+    _drops.append(_dropper.submit(_drop_while_in_use, url))
 
 
 @pytest.fixture
