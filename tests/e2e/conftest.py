@@ -5,7 +5,8 @@ Playwright. If the build or the server fails, the tests fail with its log.
 Each server builds its frontend into a folder of its own under ``.build/`` (REFLEX_WEB_WORKDIR),
 never into the ``.web`` that a running instance of this checkout serves, and keeps tab state
 in a database of this test process's private Redis server (tests/redis_server.py). Under
-pytest-xdist every e2e test runs on one worker (the ``e2e`` group), so each site is built once.
+pytest-xdist every e2e test runs on one worker (``xdist_scope`` in tests/conftest.py), so each
+site is built once.
 """
 
 from __future__ import annotations
