@@ -8,7 +8,6 @@ Reflex's websocket or upload endpoint gets a plain 404 or 405, not the app's pag
 from __future__ import annotations
 
 import logging
-from html import escape
 from urllib.parse import parse_qs
 
 from sqlalchemy import text
@@ -20,12 +19,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from app.core.errors import NotFoundError
 from app.core.geo import city_by_slug
 from app.db import get_engine, session_scope
 from app.identity.cookies import ROUTES as SESSION_ROUTES
 from app.identity.cookies import request_session_hash, session_actor
 from app.models import Section
-from app.pages import ssg
+from app.models.filter_tabs import DEFAULT_TAB
 from app.private_api import ROUTES as PRIVATE_ROUTES
 from app.routes import (
     AGE_FORM_PATH,
@@ -39,11 +39,10 @@ from app.routes import (
 from app.seo_api import ROUTES as SEO_ROUTES
 from app.seo_api import ExportedPages
 from app.services import listing_photos, listings, page_cache
-from app.services.errors import NotFoundError
-from app.services.filter_tabs import DEFAULT_TAB
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
 from app.storage import InvalidKeyError, Storage, check_key, get_storage
+from app.web import ssg
 
 log = logging.getLogger(__name__)
 
@@ -145,16 +144,7 @@ def _city_page(city_slug: str, page: int) -> listings.CardPage:
 
 def _page_not_found(city_path: str, city_name: str) -> HTMLResponse:
     """A plain Spanish 404 that search engines must not index, linking to the city's first page."""
-    site_name = escape(get_settings().site_name)
-    document = (
-        '<!DOCTYPE html><html lang="es-CL"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta name="robots" content="noindex">'
-        f"<title>Página no encontrada | {site_name}</title></head><body>"
-        "<h1>Esta página no existe</h1>"
-        f'<p>La página que buscas no existe. <a href="{escape(city_path)}">'
-        f"Ver los avisos de {escape(city_name)}</a></p></body></html>"
-    )
+    document = ssg.not_found_page(city_path=city_path, city_name=city_name, site_name=get_settings().site_name)
     return HTMLResponse(document, status_code=404, headers={"X-Robots-Tag": "noindex"})
 
 

@@ -13,10 +13,10 @@ import getpass
 import secrets
 import sys
 
+from app.core.errors import ServiceError
 from app.db import session_scope
 from app.identity import accounts
 from app.identity.provider import get_provider
-from app.services.errors import ServiceError
 
 
 def _password(args: argparse.Namespace) -> tuple[str, bool]:

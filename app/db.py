@@ -1,17 +1,31 @@
-"""Database engine and sessions for the configured DATABASE_URL."""
+"""Database engine and sessions for the configured DATABASE_URL, and the project's one unit of work.
+
+One transaction per operation: inner steps only ``flush()``, and the
+outermost operation commits once, either through :func:`commit` (a plain
+service) or at the end of a :func:`transaction` block, which also runs side
+effects such as e-mail only after the commit and undoes remote changes
+(compensation) when it rolls back.
+"""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, create_engine
 
+from app.core.errors import ConflictError, StorageError
 from app.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+NOT_SAVED = "No pudimos guardar los cambios. Inténtalo de nuevo en un momento."
 
 
 def make_engine(url: str, *, settings: Settings | None = None, statement_timeout_ms: int | None = None) -> Engine:
@@ -64,6 +78,95 @@ def session_scope() -> Iterator[Session]:
     """A session that is closed on exit; callers commit through the services."""
     with Session(get_engine(), expire_on_commit=False) as session:
         yield session
+
+
+def commit(session: Session, failure: str = NOT_SAVED, *, conflict: bool = False) -> None:
+    """Commit the operation's writes once, or roll back and raise StorageError(``failure``): nothing was changed.
+
+    With ``conflict``, a refused uniqueness or foreign key raises ConflictError (same message) instead.
+    """
+    try:
+        session.commit()
+    except SQLAlchemyError as exc:
+        session.rollback()
+        if conflict and isinstance(exc, IntegrityError):
+            raise ConflictError(failure) from exc
+        raise StorageError(failure) from exc
+
+
+class Transaction:
+    """One operation's unit of work: its database session, steps after the commit, remote changes.
+
+    Made by :func:`transaction`, which commits once at the end or rolls back.
+    """
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._before_commit: list[Callable[[], None]] = []
+        self._after_commit: list[Callable[[], None]] = []
+        self._on_rollback: list[Callable[[], None]] = []
+
+    def before_commit(self, step: Callable[[], None]) -> None:
+        """Run ``step`` (a remote change that cannot be undone) after the last local write, just before the commit.
+
+        Steps run in the order given; one that raises rolls the transaction back.
+        """
+        self._before_commit.append(step)
+
+    def after_commit(self, step: Callable[[], None]) -> None:
+        """Run ``step`` (a side effect such as handing an e-mail to the sender) once the transaction committed.
+
+        Steps run in the order given; a failure is logged, never raised (the operation did happen).
+        """
+        self._after_commit.append(step)
+
+    def on_rollback(self, undo: Callable[[], None]) -> None:
+        """Undo a change already made (remote, or a place taken in a queue) if the transaction rolls back
+        (undos run last first)."""
+        self._on_rollback.append(undo)
+
+    def _commit(self) -> None:
+        self.session.flush()  # a refused local write fails here, before any remote change
+        for step in self._before_commit:
+            step()
+        self.session.commit()
+
+    def _roll_back(self) -> None:
+        """Roll back and undo the changes already made; failures here are logged, never raised
+        (the exception that caused the rollback is the one the caller must see)."""
+        try:
+            self.session.rollback()
+        except Exception:
+            log.exception("rollback failed")
+        for undo in reversed(self._on_rollback):
+            try:
+                undo()
+            except Exception:
+                log.exception("could not undo a change after a rollback")
+
+    def _committed(self) -> None:
+        for step in self._after_commit:
+            try:
+                step()
+            except Exception:
+                log.exception("a step after the commit failed")
+
+
+@contextmanager
+def transaction(session: Session) -> Iterator[Transaction]:
+    """``with transaction(session) as tx: ...``: commit once when the block ends, roll back if anything raises.
+
+    The steps the block registered with ``tx.after_commit`` (e-mail) run after
+    the commit; the undos it registered with ``tx.on_rollback`` run after a rollback.
+    """
+    tx = Transaction(session)
+    try:
+        yield tx
+        tx._commit()
+    except BaseException:
+        tx._roll_back()
+        raise
+    tx._committed()
 
 
 def migrate(url: str | None = None, revision: str = "head", *, downgrade: bool = False) -> None:

@@ -1,7 +1,7 @@
 """Authorized HTTP routes: the documents of the guarded pages, and verification photos for staff only.
 
 A guarded page's document (every page of /admin, /bbitamia and /my) is its exported page with
-the first screen the app shows until the server has accepted the caller (app.pages.preview), so
+the first screen the app shows until the server has accepted the caller (app.web.preview), so
 the frame paints before the app's files arrive. It names nothing of the caller: the app's own
 guard decides who sees what. To anyone without a live session, which is every crawler, it says
 "noindex" (app.seo.private_tags); never cached.
@@ -21,15 +21,15 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from app import seo
+from app.core.errors import ForbiddenError, NotFoundError
 from app.db import session_scope
 from app.identity.cookies import request_session_hash, session_actor, signed_in
-from app.pages.preview import private_preview
 from app.route_table import PAGE_ROUTES
 from app.seo_api import document_response, exported_shell
-from app.services.errors import ForbiddenError, NotFoundError
 from app.services.verification import verification_photo
 from app.settings import get_settings
 from app.storage import get_private_storage
+from app.web.preview import private_preview
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 

@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from app.core.geo import city_by_slug, normalize_city_slug
 from app.models import ProfileId, Section
-from app.services.filter_tabs import TABS_BY_SLUG
+from app.models.filter_tabs import TABS_BY_SLUG
 
 PUBLIC_HOME = "/escorts"
 TRANS_HOME = "/escorts/trans"
@@ -281,7 +281,7 @@ def resolve_ssg_page(path: str, values: Sequence[str]) -> SsgPage:
     return SsgPage(page=page)
 
 
-# The form of the 18+ notice that works without JavaScript (SSG pages, and the preview of app.pages.preview).
+# The form of the 18+ notice that works without JavaScript (SSG pages, and the preview of app.web.preview).
 AGE_FORM_PATH = f"{SSG_HOME}/confirmar-edad"
 _PUBLIC_NEXT = re.compile(r"(/[A-Za-z0-9_-]+)+")
 

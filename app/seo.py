@@ -27,6 +27,7 @@ from markupsafe import Markup
 
 from app.core.geo import city_by_slug
 from app.models import ListingDetail, Section
+from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 from app.routes import (
     AGE_FORM_PATH,
     LOGIN,
@@ -36,7 +37,6 @@ from app.routes import (
     city_path,
     resolve_public_path,
 )
-from app.services.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 
 DESCRIPTION_MAX = 160
 MAX_CANONICAL_HOPS = 4
@@ -296,6 +296,8 @@ _AFTER_CHARSET = re.compile(r"<meta charSet=\"utf-8\"\s*/?>", re.IGNORECASE)
 _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
 # The build's one stylesheet (Radix Themes and the app's styles, 714 KB, 85 KB gzip).
 _BUILD_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"]+\.css)" rel="stylesheet"[^>]*>')
+# The same stylesheet as it waits for assets/site.js, which applies it when the preview leaves.
+_DEFERRED_STYLESHEET = Markup('<link href="{}" rel="stylesheet" media="print" data-media="all">')
 # The head's hints to fetch that stylesheet and the app's modules (about 250 KB) at high priority, at once.
 _APP_MODULE = re.compile(r'<script type="module"[^>]*>')
 _PRELOADS = re.compile(r'<link (?:as="style" href="[^"]+" rel="preload"|rel="modulepreload" href="[^"]+")\s*/?>')
@@ -314,7 +316,7 @@ class Shell:
     # Where in ``after`` the body's content starts: a preview goes first, so the parser reaches it
     # before the body's inline scripts; -1: no body to put one in.
     body_at: int = -1
-    theme_attributes: str = ""  # the theme root's data attributes, for a preview (app.pages.preview)
+    theme_attributes: str = ""  # the theme root's data attributes, for a preview (app.web.preview)
 
     def with_head(self, head: str, body_start: str = "") -> str:
         """The document with ``head`` in its head and ``body_start`` first in its body (both escaped markup)."""
@@ -326,7 +328,7 @@ class Shell:
 def split_shell(document: str, site_css: str = "") -> Shell:
     """Strip the generic title, description and OpenGraph tags from an exported page and mark where ours go.
 
-    With ``site_css`` (assets/styles.css, which styles the preview of app.pages.preview on its own),
+    With ``site_css`` (assets/styles.css, which styles the preview of app.web.preview on its own),
     the first paint waits for nothing but the document: that CSS goes inline, the build's stylesheet
     comes as ``media="print"``, and the preload hints go, so the app's stylesheet and modules no
     longer compete with the document for a slow connection. The app's module script comes as text,
@@ -341,9 +343,9 @@ def split_shell(document: str, site_css: str = "") -> Shell:
     head = _REFLEX_HEAD_TAGS.sub("", document[:head_end])
     if site_css and _BUILD_STYLESHEET.search(head):
         head = _PRELOADS.sub("", head)
-        inline = str(Markup("<style>{}</style>").format(Markup(site_css.replace("</", "<\\/"))))
+        inline = Markup("<style>{}</style>").format(Markup(site_css.replace("</", "<\\/")))
         head = _BUILD_STYLESHEET.sub(
-            lambda link: inline + f'<link href="{link.group(1)}" rel="stylesheet" media="print" data-media="all">',
+            lambda link: str(inline + _DEFERRED_STYLESHEET.format(link.group(1))),
             head,
             count=1,
         )

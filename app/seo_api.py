@@ -43,7 +43,7 @@ from app.content.legal import LEGAL_PAGES
 from app.core.geo import CITIES, city_by_slug
 from app.db import session_scope
 from app.models import Listing
-from app.pages import preview
+from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.routes import (
     AREAS,
     LEGAL_PREFIX,
@@ -58,10 +58,10 @@ from app.routes import (
     legal_path,
 )
 from app.services import directory_cards, directory_view, listings
-from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.services.listings import _public_conditions  # the one definition of "public"
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
+from app.web import preview
 
 log = logging.getLogger(__name__)
 
@@ -301,7 +301,7 @@ def _returning_visitor(request: Request) -> bool:
 
 
 async def _first_screen(request: Request, view: PublicView, path: str, shell: seo.Shell) -> str:
-    """The preview of a home or city page (app.pages.preview): its first cards, or the 18+ notice on a first visit.
+    """The preview of a home or city page (app.web.preview): its first cards, or the 18+ notice on a first visit.
 
     The cards come from the same cache as the running page's (app.services.directory_cards).
     """

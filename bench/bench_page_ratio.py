@@ -77,7 +77,7 @@ from bench.common import busiest_city, demo_database, serve_demo
 TARGET_RATIO = 1.3
 CARD_LINK = "[data-testid=listing-card] a[href]"
 DETAIL_NAME = ".detail h1"
-SSG_CARD_LINK = "article.card a[href]"  # app.pages.ssg's card
+SSG_CARD_LINK = "article.card a[href]"  # app.web.ssg's card
 # What app.middleware sends with every response, the security headers of the site.
 SITE_HEADERS = (
     "content-security-policy",

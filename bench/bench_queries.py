@@ -25,9 +25,9 @@ from sqlmodel import Session, select
 from app.core.geo import CITIES
 from app.db import make_engine, migrate
 from app.models import Listing, ListingStatus, Section
+from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 from app.seed import seed
 from app.services import listings
-from app.services.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 from app.storage.local import LocalStorage
 
 

@@ -86,8 +86,8 @@ def check_invalidation(site: str, city: str, redis_url: str, requests: int) -> N
 
     from app.db import get_engine
     from app.models import Listing, ListingStatus, Section
+    from app.models.filter_tabs import DEFAULT_TAB
     from app.services import listings, my_listings, page_cache  # noqa: F401  (page_cache: the write listener)
-    from app.services.filter_tabs import DEFAULT_TAB
     from app.settings import get_settings
 
     os.environ["REDIS_URL"] = redis_url

@@ -7,15 +7,26 @@ from reflex.vars import Var
 
 from app.models import ListingCard
 
+# The badges after the tier's, in order: the flag of the card (or detail) that shows it, its label, its class.
+# The server-rendered cards (app/web/templates/cards.html) read the same list.
+FLAG_BADGES: tuple[tuple[str, str, str], ...] = (
+    ("verified", "Verificada", "badge-verified"),
+    ("has_video", "Video", "badge-video"),
+    ("porn_actress", "Estrella XXX", "badge-xxx"),
+    ("available_now", "Disponible ahora", "badge-now"),
+)
+# What follows a card's price.
+PRICE_UNIT = " / hora"
+
 
 def badges(card) -> rx.Component:
-    """Tier, verified, video and available-now badges of a card or detail."""
+    """The tier's badge, then one per flag of FLAG_BADGES that the card or detail has."""
     return rx.el.div(
         rx.el.span(card.tier_name, class_name="badge badge-tier badge-" + card.tier_slug),
-        rx.cond(card.verified, rx.el.span("Verificada", class_name="badge badge-verified")),
-        rx.cond(card.has_video, rx.el.span("Video", class_name="badge badge-video")),
-        rx.cond(card.porn_actress, rx.el.span("Estrella XXX", class_name="badge badge-xxx")),
-        rx.cond(card.available_now, rx.el.span("Disponible ahora", class_name="badge badge-now")),
+        *(
+            rx.cond(getattr(card, flag), rx.el.span(label, class_name=f"badge {css}"))
+            for flag, label, css in FLAG_BADGES
+        ),
         class_name="badges",
     )
 
@@ -85,7 +96,7 @@ def listing_card(card: ListingCard, lead: Var[bool] | bool = False) -> rx.Compon
             rx.el.h3(card.display_name, class_name="card-name"),
             rx.el.p(card.age.to_string() + " años · " + card.commune, class_name="card-meta"),
             badges(card),
-            rx.el.p(card.price, rx.el.span(" / hora", class_name="muted"), class_name="card-price"),
+            rx.el.p(card.price, rx.el.span(PRICE_UNIT, class_name="muted"), class_name="card-price"),
             href=card.url,
             class_name="card-body",
         ),

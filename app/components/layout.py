@@ -13,7 +13,7 @@ from app.states.auth import AuthState
 
 SITE_NAME = "Escorts Chile"
 # Set by a page, to the path it shows, on an element that appears once that path's content is in:
-# then the first screen the document brought (app.pages.preview) leaves (assets/site.js).
+# then the first screen the document brought (app.web.preview) leaves (assets/site.js).
 READY_ATTRIBUTE = "data-vista-lista"
 ACCESS_CHECK = "Comprobando tu acceso…"
 # The name screen readers give the notifications region (app/app.py's toaster).

@@ -1,1 +1,1 @@
-"""Pure helper functions (RUT, money, dates, text, Chile geography) with no app dependencies."""
+"""Pure helpers (RUT, money, dates, text, Chile geography) and the typed errors, with no app dependencies."""

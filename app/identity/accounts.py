@@ -8,7 +8,7 @@ in app.identity.throttle; ``client_hash`` is app.services.abuse.client_key.
 
 One transaction per operation: sign-up, password change and reset, bans,
 profile changes and the first administrator each run in one
-``app.identity.provider.transaction`` and commit once, at its end. The
+``app.db.transaction`` and commit once, at its end. The
 provider works inside it (``provider.bound(tx)``), users rows are written
 with ``commit=False``, and any failure rolls back the credential, the user,
 the codes and the session revocations together (Firebase, which cannot join
@@ -27,28 +27,24 @@ import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
-from app.core.text import is_valid_email, mask_email
-from app.identity import sessions, throttle
-from app.identity.errors import AuthError
-from app.identity.provider import (
-    IdentityProvider,
-    Transaction,
-    check_password_rules,
-    normalized_email,
-    transaction,
-)
-from app.models import STAFF_PROFILES, ProfileId, User, UserPublic, utc_now
-from app.services import users
-from app.services.errors import (
+from app.core.errors import (
     ConflictError,
     ForbiddenError,
     InvalidInputError,
     NotFoundError,
+    validated_input,
 )
+from app.core.text import is_valid_email, mask_email
+from app.db import Transaction, transaction
+from app.identity import sessions, throttle
+from app.identity.errors import AuthError
+from app.identity.provider import IdentityProvider, check_password_rules, normalized_email
+from app.models import STAFF_PROFILES, ProfileId, User, UserPublic, utc_now
+from app.services import users
 from app.services.mail import MailError, queue_email
 from app.settings import Settings, get_settings
 
@@ -101,18 +97,6 @@ class SignUpInput(BaseModel):
         return self
 
 
-def _parsed(model: type[BaseModel], data: dict) -> BaseModel:
-    """Validate a form; the first refusal becomes an InvalidInputError in Spanish."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        error = first.get("ctx", {}).get("error")
-        loc = first.get("loc") or ()
-        field = loc[0] if loc and isinstance(loc[0], str) else None
-        raise InvalidInputError(str(error) if error else "Revisa los datos del formulario.", field=field) from exc
-
-
 def _matching(password: str, confirm: str) -> None:
     if password != confirm:
         raise InvalidInputError("Las contraseñas no coinciden.")
@@ -133,7 +117,7 @@ def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_
     address that already has an account nothing is created and its owner is
     e-mailed instead (None is returned); the caller answers both alike.
     """
-    form = _parsed(SignUpInput, data)
+    form = validated_input(SignUpInput, data)
     check_password_rules(form.password)
     secret = get_settings().secret_key
     throttle.check_sign_up(email=form.email, client=client_hash, secret=secret)

@@ -4,12 +4,16 @@ Both providers raise :class:`AuthError` with one of these codes, so screens
 never depend on which provider is configured. Sign-in never tells whether an
 e-mail has an account: the providers raise ``invalid-credential`` for an
 unknown e-mail and for a wrong password alike.
+
+The codes are the identity adapters' own vocabulary, so the error lives here,
+beside them, rather than in app.core.errors; it is a ServiceError, so
+handlers show it like any other service refusal.
 """
 
 from __future__ import annotations
 
+from app.core.errors import ServiceError
 from app.core.text import spanish_duration
-from app.services.errors import ServiceError
 
 AUTH_MESSAGES: dict[str, str] = {
     "email-already-in-use": "Ya existe una cuenta con ese correo. Ingresa o recupera tu contraseña.",

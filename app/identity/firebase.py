@@ -28,8 +28,9 @@ import firebase_admin
 import httpx
 from firebase_admin import auth, credentials, exceptions
 
+from app.db import Transaction
 from app.identity.errors import AuthError
-from app.identity.provider import Identity, Transaction, check_password_rules, normalized_email
+from app.identity.provider import Identity, check_password_rules, normalized_email
 from app.settings import Settings
 
 logger = logging.getLogger(__name__)

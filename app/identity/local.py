@@ -28,10 +28,12 @@ from sqlalchemy import Engine, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from app.db import Transaction, transaction
 from app.identity.errors import AuthError
-from app.identity.provider import Identity, Transaction, check_password_rules, normalized_email, transaction
+from app.identity.provider import Identity, check_password_rules, normalized_email
 from app.identity.sessions import digest
 from app.models import ActionCode, ActionPurpose, LocalCredential, utc_now
+from app.services.mail import send_after_commit
 from app.settings import PasswordHasherKind, get_settings
 
 CODE_LIFETIME = {
@@ -91,7 +93,7 @@ class LocalProvider:
     Unbound, every method is a transaction of its own. ``bound(tx)`` returns
     the same provider writing through ``tx.session`` and only flushing: the
     caller's transaction commits it with everything else, and the e-mail it
-    sends (``tx.mail``) leaves only after that commit.
+    sends (``send_after_commit``) leaves only after that commit.
     """
 
     name = "local"
@@ -256,7 +258,7 @@ class LocalProvider:
         )
         tx.session.flush()
         subject, body = _email_text(purpose, action_link(mode=purpose, code=code))
-        tx.mail(to=credential.email, subject=subject, body=body)
+        send_after_commit(tx, to=credential.email, subject=subject, body=body)
 
     def _redeem(self, session: Session, code: str, purpose: ActionPurpose) -> LocalCredential:
         """Mark a code used (in the caller's transaction) and return its account."""

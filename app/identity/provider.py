@@ -5,11 +5,11 @@ sends the verification and reset e-mails, applies their one-time codes, and
 can disable an account. It knows nothing about profiles, listings or sessions;
 ``app.identity.accounts`` combines it with the users table.
 
-Every method is blocking (database or HTTP): states call them through
-``asyncio.to_thread``. Every failure is an :class:`AuthError`.
+Every method is blocking (database or HTTP): states call them off the event
+loop (``app.states.offload.run_service``). Every failure is an :class:`AuthError`.
 
-One transaction per operation. An account operation opens a
-:func:`transaction` on its database session and works through
+One transaction per operation. An account operation opens the project's unit
+of work (``app.db.transaction``) on its database session and works through
 ``provider.bound(tx)``:
 
 - the local provider then writes with that session and only flushes, so its
@@ -21,28 +21,22 @@ One transaction per operation. An account operation opens a
   every local write has been flushed, just before the commit. Only a failure
   of the commit itself can then leave Firebase changed and our tables not.
 
-E-mail justified by a write is queued through the transaction (``tx.mail``):
-its place in the mail queue is taken at once, the message leaves only after
-the commit. Unbound, each provider method is a transaction of its own.
+E-mail justified by a write is queued through the transaction
+(``app.services.mail.send_after_commit``): its place in the mail queue is
+taken at once, the message leaves only after the commit. Unbound, each
+provider method is a transaction of its own.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sqlmodel import Session
-
 from app.core.text import is_valid_email
+from app.db import Transaction
 from app.identity.common_passwords import is_common_password
 from app.identity.errors import AuthError
-from app.services.mail import Outbox
 from app.settings import get_settings
-
-log = logging.getLogger(__name__)
 
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 128
@@ -58,74 +52,6 @@ class Identity:
     # Firebase only: the ID token from the sign-in, needed to send a
     # verification e-mail. Never stored, never sent to a browser.
     id_token: str = field(default="", repr=False)
-
-
-class Transaction:
-    """One operation's unit of work: its database session, e-mail sent once it commits, remote changes.
-
-    Made by :func:`transaction`, which commits once at the end or rolls back.
-    """
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self._outbox = Outbox()
-        self._before_commit: list[Callable[[], None]] = []
-        self._on_rollback: list[Callable[[], None]] = []
-
-    def mail(self, *, to: str, subject: str, body: str) -> None:
-        """Send this message once the transaction has committed; MailError now if the mail queue is full."""
-        self._outbox.add(to=to, subject=subject, body=body)
-
-    def before_commit(self, step: Callable[[], None]) -> None:
-        """Run ``step`` (a remote change that cannot be undone) after the last local write, just before the commit.
-
-        Steps run in the order given; one that raises rolls the transaction back.
-        """
-        self._before_commit.append(step)
-
-    def on_rollback(self, undo: Callable[[], None]) -> None:
-        """Undo a remote change already made if the transaction rolls back (undos run last first)."""
-        self._on_rollback.append(undo)
-
-    def _commit(self) -> None:
-        self.session.flush()  # a refused local write fails here, before any remote change
-        for step in self._before_commit:
-            step()
-        self.session.commit()
-
-    def _roll_back(self) -> None:
-        """Roll back, undo the remote changes and drop the e-mail; failures here are logged, never raised
-        (the exception that caused the rollback is the one the caller must see)."""
-        try:
-            self.session.rollback()
-        except Exception:
-            log.exception("rollback failed")
-        for undo in reversed(self._on_rollback):
-            try:
-                undo()
-            except Exception:
-                log.exception("could not undo a remote change after a rollback")
-        self._outbox.discard()
-
-    def _committed(self) -> None:
-        self._outbox.send()
-
-
-@contextmanager
-def transaction(session: Session) -> Iterator[Transaction]:
-    """``with transaction(session) as tx: ...``: commit once when the block ends, roll back if anything raises.
-
-    The block's e-mail (``tx.mail``) is queued after the commit; remote
-    changes it registered are undone after a rollback.
-    """
-    tx = Transaction(session)
-    try:
-        yield tx
-        tx._commit()
-    except BaseException:
-        tx._roll_back()
-        raise
-    tx._committed()
 
 
 class IdentityProvider(Protocol):

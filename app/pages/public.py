@@ -11,9 +11,13 @@ from app.components.cards import badges, card_grid
 from app.components.carousel import carousel
 from app.components.layout import READY_ATTRIBUTE, page_frame
 from app.core.geo import cities_by_region
-from app.pages.preview import ALL_HEADING
 from app.routes import ALL_SEGMENT, REPORT_LISTING_PARAM, REPORT_PATH
 from app.states.public import AgeGateState, DirectoryState, TierGroup
+
+# The tab of a city's every listing, and the hidden h2 over its cards, whose names are h3 (no tier headings
+# there); the first screen in the document (app.web.preview) shows the same.
+ALL_TAB_LABEL = "Ver todas"
+ALL_HEADING = "Todos los avisos"
 
 
 def _city_links() -> rx.Component:
@@ -78,7 +82,7 @@ def _tabs() -> rx.Component:
             ),
         ),
         rx.link(
-            "Ver todas",
+            ALL_TAB_LABEL,
             href=DirectoryState.section_home + "/" + DirectoryState.city_slug + "/" + ALL_SEGMENT,
             class_name="tab tab-all",
         ),
@@ -127,7 +131,7 @@ def _listing_area() -> rx.Component:
             rx.el.p("No hay avisos que coincidan con este filtro.", class_name="empty"),
             rx.cond(
                 DirectoryState.view == "all",
-                # The cards' names are h3, under an h2 as on the tier tabs (preview.ALL_HEADING).
+                # The cards' names are h3, under an h2 as on the tier tabs.
                 rx.fragment(rx.el.h2(ALL_HEADING, class_name="visually-hidden"), card_grid(DirectoryState.cards)),
                 rx.foreach(DirectoryState.groups, _group),
             ),

@@ -32,7 +32,7 @@ from limits.errors import StorageError as LimitsStorageError
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import MovingWindowRateLimiter, SlidingWindowCounterRateLimiter
 
-from app.services.errors import ServiceError
+from app.core.errors import ServiceError
 from app.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)

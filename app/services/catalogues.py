@@ -22,6 +22,7 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlmodel import Session, SQLModel, select
 
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.text import slugify
 from app.models import (
     Advertiser,
@@ -41,7 +42,6 @@ from app.models import (
     utc_now,
 )
 from app.services import audit
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.staff import (
     StaffForm,
     StaffPage,

@@ -12,8 +12,8 @@ import dataclasses
 
 from app.db import get_engine, session_scope
 from app.models import ListingCard, ListingDetail
+from app.models.filter_tabs import FilterTab
 from app.services import listings, page_cache
-from app.services.filter_tabs import FilterTab
 from app.settings import get_settings
 
 

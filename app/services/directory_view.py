@@ -1,7 +1,7 @@
 """What the directory's pages show besides their cards: headings, filter tabs and tier groups (pure).
 
 The interactive page's state (app.states.public) and the preview of its first
-screen in the served document (app.pages.preview) both build them here, so
+screen in the served document (app.web.preview) both build them here, so
 the two never disagree.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from app.models import ListingCard, Section
+from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
 from app.routes import city_path
-from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
 
 
 class TierGroup(BaseModel):

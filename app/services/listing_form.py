@@ -21,12 +21,12 @@ from typing import Any
 from babel import Locale
 
 from app.core.dates import date_parts, month_name, parse_date
+from app.core.errors import InvalidInputError
 from app.core.geo import city_by_slug, commune_names_for_city
 from app.core.phone import normalize_chilean_mobile
 from app.core.rut import format_rut, is_valid_rut
 from app.core.text import slugify
 from app.models import Section
-from app.services.errors import InvalidInputError
 
 
 @dataclass(frozen=True)

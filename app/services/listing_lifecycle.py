@@ -18,8 +18,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TypeVar
 
+from app.core.errors import TransitionNotAllowedError
 from app.models.listings import LISTING_STATUS_LABELS, LISTING_TRANSITIONS, ActorKind, ListingStatus
-from app.services.errors import TransitionNotAllowedError
 
 E = TypeVar("E", bound=StrEnum)
 

@@ -27,12 +27,12 @@ import re
 
 from pydantic import BaseModel
 from sqlalchemy import ColumnElement, and_, func, or_, update
-from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
+from app.core.errors import InvalidInputError, NotFoundError
+from app.db import commit
 from app.models import STAFF_PROFILES, Listing, ListingPhoto, ListingStatus, new_uid, utc_now
-from app.services.errors import InvalidInputError, NotFoundError, StorageError
 from app.services.listings import _public_conditions, photo_url
 from app.services.ownership import owned_listing
 from app.services.photos import CONTENT_TYPE, StoredPhoto, delete_photo, store_photo
@@ -157,14 +157,6 @@ def _count(session: Session, listing_uid: str) -> int:
     ).one()
 
 
-def _commit(session: Session) -> None:
-    try:
-        session.commit()
-    except SQLAlchemyError as exc:
-        session.rollback()
-        raise StorageError(NOT_SAVED) from exc
-
-
 def _locked_photo(session: Session, *, owner_uid: str, photo_uid: object) -> tuple[Listing, ListingPhoto]:
     """The caller's photo and its listing, the listing locked; NotFoundError for a missing or foreign one."""
     if not isinstance(photo_uid, str) or not photo_uid or len(photo_uid) > 40 or not owner_uid:
@@ -251,7 +243,7 @@ def _insert(session: Session, stored: StoredPhoto, *, owner_uid: str, uid: str) 
         listing.verified = False
     listing.updated_at = now
     session.add(listing)
-    _commit(session)
+    commit(session, NOT_SAVED)
     return photo
 
 
@@ -263,7 +255,7 @@ def delete_listing_photo(*, session: Session, storage: Storage, owner_uid: str, 
     _renumber(session, _ordered(session, listing.uid))
     listing.updated_at = utc_now()
     session.add(listing)
-    _commit(session)
+    commit(session, NOT_SAVED)
     # After the commit: a failed commit must not leave a row pointing at deleted files.
     delete_photo_files(storage=storage, photos=[photo])
 
@@ -280,7 +272,7 @@ def move_photo(*, session: Session, owner_uid: str, photo_uid: str, offset: int)
     _renumber(session, photos)
     listing.updated_at = utc_now()  # a change of the owner's: staff may not republish over it unseen
     session.add(listing)
-    _commit(session)
+    commit(session, NOT_SAVED)
 
 
 def set_cover(*, session: Session, owner_uid: str, photo_uid: str) -> None:
@@ -290,7 +282,7 @@ def set_cover(*, session: Session, owner_uid: str, photo_uid: str) -> None:
     _renumber(session, [photo, *photos])
     listing.updated_at = utc_now()
     session.add(listing)
-    _commit(session)
+    commit(session, NOT_SAVED)
 
 
 def delete_all_photos(*, session: Session, listing_uid: str) -> list[ListingPhoto]:

@@ -32,7 +32,7 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services.filter_tabs import Clock, FilterTab
+from app.models.filter_tabs import Clock, FilterTab
 from app.settings import get_settings
 
 MEDIA_URL_PREFIX = "/media/"

@@ -19,6 +19,7 @@ account) goes through an :class:`Outbox`: adding it takes its place in the
 queue at once, so a full queue fails the operation before anything is
 committed, and it reaches the sender only when the transaction committed
 (``Outbox.send``); a rolled-back operation gives its places back unsent.
+:func:`send_after_commit` ties one message to the unit of work of app.db.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ import threading
 from email.message import EmailMessage
 from email.utils import make_msgid
 
+from app.core.errors import ServiceError
 from app.core.text import mask_email
+from app.db import Transaction
 from app.models.base import new_uid, utc_now
-from app.services.errors import ServiceError
 from app.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -202,6 +204,17 @@ class Outbox:
         messages, self._messages = self._messages, []
         for sender, _message in messages:
             sender.release()
+
+
+def send_after_commit(tx: Transaction, *, to: str, subject: str, body: str) -> None:
+    """E-mail a message that a write in ``tx`` justifies: it leaves once ``tx`` commits, never if it rolls back.
+
+    Its place in the queue is taken now, so a full queue raises MailError while ``tx`` can still roll back.
+    """
+    outbox = Outbox()
+    outbox.add(to=to, subject=subject, body=body)
+    tx.after_commit(outbox.send)
+    tx.on_rollback(outbox.discard)
 
 
 def wait_until_sent(timeout: float = 30.0) -> None:

@@ -25,8 +25,10 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
 from app.core.dates import format_date
+from app.core.errors import ConflictError, InvalidInputError
 from app.core.geo import CITIES, city_by_slug, commune_names_for_city
 from app.core.money import format_currency
+from app.db import commit
 from app.models import (
     LISTING_STATUS_LABELS,
     WIZARD_DONE,
@@ -52,7 +54,6 @@ from app.models import (
     utc_now,
 )
 from app.services import identity_review, listing_photos, stats
-from app.services.errors import ConflictError, InvalidInputError, StorageError
 from app.services.listing_form import (
     DOCUMENT_PASSPORT,
     DOCUMENT_RUT,
@@ -207,14 +208,6 @@ def wizard_options(*, session: Session) -> WizardOptions:
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _commit(session: Session) -> None:
-    try:
-        session.commit()
-    except Exception as exc:
-        session.rollback()
-        raise StorageError("No pudimos guardar los cambios. Inténtalo de nuevo en un momento.") from exc
 
 
 def _advertiser(session: Session, owner_uid: str) -> Advertiser | None:
@@ -462,7 +455,7 @@ def save_step(
         listing.wizard_step = max(listing.wizard_step, step + 1)
     listing.updated_at = now
     session.add(listing)
-    _commit(session)
+    commit(session)
     return listing.uid
 
 
@@ -575,7 +568,7 @@ def send_to_review(*, session: Session, owner_uid: str, uid: str, now: datetime 
     session.flush()
     identity_review.attach(session, advertiser, listing.uid)
     session.add(listing)
-    _commit(session)
+    commit(session)
 
 
 # ---------------------------------------------------------------- my listings
@@ -693,7 +686,7 @@ def _move(
 def pause_listing(*, session: Session, owner_uid: str, uid: str, now: datetime | None = None) -> None:
     """Hide a published listing from the public until its owner resumes it."""
     _move(session, owner_uid, uid, ListingStatus.PAUSADA, now)
-    _commit(session)
+    commit(session)
 
 
 def resume_listing(*, session: Session, owner_uid: str, uid: str, now: datetime | None = None) -> None:
@@ -704,10 +697,10 @@ def resume_listing(*, session: Session, owner_uid: str, uid: str, now: datetime 
         listing.status = ensure_transition(listing.status, ListingStatus.EXPIRADA, ActorKind.SYSTEM)
         listing.updated_at = now
         session.add(listing)
-        _commit(session)
+        commit(session)
         raise ConflictError("Tu publicación venció mientras estaba pausada: renuévala para volver a publicarla.")
     _move(session, owner_uid, uid, ListingStatus.PUBLICADA, now)
-    _commit(session)
+    commit(session)
 
 
 def renew_listing(*, session: Session, owner_uid: str, uid: str, now: datetime | None = None) -> None:
@@ -730,7 +723,7 @@ def set_available_now(*, session: Session, owner_uid: str, uid: str, hours: int,
     listing.available_until = now + timedelta(hours=hours)
     listing.updated_at = now
     session.add(listing)
-    _commit(session)
+    commit(session)
 
 
 def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: str) -> None:
@@ -760,7 +753,7 @@ def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: s
         session.add(report)
     session.flush()
     session.delete(listing)
-    _commit(session)
+    commit(session)
     listing_photos.delete_photo_files(storage=storage, photos=photos)
     private = get_private_storage()
     for key in private_keys:
@@ -788,5 +781,5 @@ def copy_to_city(*, session: Session, storage: Storage, owner_uid: str, uid: str
         set_base_tier(session, copy, columns["base_tier_uid"])
     session.add_all([ListingService(listing_uid=copy.uid, service_uid=service) for service in services])
     listing_photos.copy_photos(session=session, storage=storage, from_listing_uid=source.uid, to_listing_uid=copy.uid)
-    _commit(session)
+    commit(session)
     return copy.uid

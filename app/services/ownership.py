@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
+from app.core.errors import NotFoundError
 from app.models import Listing
-from app.services.errors import NotFoundError
 
 NOT_FOUND_MESSAGE = "No encontramos esa publicación entre las tuyas."
 

@@ -18,8 +18,8 @@ import imagehash
 import pillow_heif
 from PIL import Image, ImageCms, ImageDraw, ImageFile, UnidentifiedImageError
 
+from app.core.errors import PhotoRejectedError
 from app.models import new_uid
-from app.services.errors import PhotoRejectedError
 from app.storage import Storage
 
 MAX_BYTES = 15 * 1024 * 1024

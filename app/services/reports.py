@@ -15,15 +15,15 @@ from __future__ import annotations
 import logging
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ValidationError, field_validator
-from sqlalchemy.exc import SQLAlchemyError
+from pydantic import BaseModel, field_validator
 from sqlmodel import Session, select
 
+from app.core.errors import InvalidInputError, RateLimitedError, validated_input
 from app.core.text import is_valid_email, spanish_duration
+from app.db import commit
 from app.models import REPORT_KIND_LABELS, Listing, ProfileId, Report, ReportKind, User
 from app.routes import ADMIN_REPORTS
 from app.services.abuse import Rule, limiter
-from app.services.errors import InvalidInputError, RateLimitedError, StorageError
 from app.services.listings import listing_path
 from app.services.mail import MailError, queue_email
 from app.settings import get_settings
@@ -101,13 +101,7 @@ def create_report(
     """
     if honeypot or seconds_on_form < MIN_FILL_SECONDS:
         raise InvalidInputError("No pudimos aceptar el reporte. Revisa el formulario e inténtalo de nuevo.")
-    try:
-        payload = ReportInput.model_validate(data)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        message = str(error.get("ctx", {}).get("error", "")) or "Revisa los datos del formulario."
-        loc = error.get("loc") or ()
-        raise InvalidInputError(message, field=str(loc[0]) if loc else None) from exc
+    payload = validated_input(ReportInput, data)
     if payload.listing_uid and session.get(Listing, payload.listing_uid) is None:
         raise InvalidInputError("La publicación indicada no existe.", field="listing_uid")
     wait = limiter().hit([(REPORTS_PER_CLIENT, client_key)])
@@ -124,11 +118,7 @@ def create_report(
         client_hash=client_key,
     )
     session.add(report)
-    try:
-        session.commit()
-    except SQLAlchemyError as exc:
-        session.rollback()
-        raise StorageError("No se pudo guardar el reporte. Inténtalo de nuevo en unos minutos.") from exc
+    commit(session, "No se pudo guardar el reporte. Inténtalo de nuevo en unos minutos.")
     if report.kind in URGENT_KINDS:
         _alert_administrators(session, report)
     return report

@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, timedelta
 from sqlalchemy import delete, update
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.models import (
     ActorKind,
     AdvertiserService,
@@ -33,7 +34,6 @@ from app.models import (
 )
 from app.models.listings import ListingBase
 from app.services import audit, identity_review, listing_photos, verification
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_lifecycle import ensure_transition
 from app.services.my_listings import REVISED_STATUSES, revision_changes, set_base_tier
 from app.services.staff import ensure_staff

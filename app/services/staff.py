@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import func, or_
 from sqlalchemy.sql import Select
 from sqlmodel import Session, select
 
+from app.core.errors import ForbiddenError, InvalidInputError, validated_input
 from app.models import STAFF_PROFILES, ProfileId, User
-from app.services.errors import ForbiddenError, InvalidInputError
 
 STAFF_ONLY_MESSAGE = "Solo el equipo del sitio puede hacer esto."
 ADMIN_ONLY_MESSAGE = "Solo un administrador puede hacer esto."
@@ -158,15 +158,4 @@ def validated(form: type[BaseModel], data: object, *, context: dict[str, Any] | 
     """``data`` validated by ``form``; the first problem becomes InvalidInputError with a Spanish message and field."""
     if not isinstance(data, Mapping):
         raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")
-    try:
-        return form.model_validate(dict(data), context=context)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        loc = error.get("loc") or ()
-        name = str(loc[0]) if loc else None
-        ctx = error.get("ctx") or {}
-        if error["type"] == "value_error":
-            message = str(ctx.get("error", "")) or "Revisa este campo."
-        else:
-            message = _MESSAGES.get(error["type"], "Revisa este campo.").format(**ctx)
-        raise InvalidInputError(message, field=name) from exc
+    return validated_input(form, dict(data), context=context, fallback="Revisa este campo.", messages=_MESSAGES)

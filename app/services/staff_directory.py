@@ -16,6 +16,7 @@ from pydantic import Field, field_validator
 from sqlalchemy import func
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.phone import normalize_chilean_mobile
 from app.core.text import is_valid_email
 from app.models import (
@@ -30,7 +31,6 @@ from app.models import (
     utc_now,
 )
 from app.services import audit
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, Catalogues, clean_step
 from app.services.listings import clock
 from app.services.staff import (

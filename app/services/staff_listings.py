@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import func, or_
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.geo import city_by_slug
 from app.models import (
     LISTING_STATUS_LABELS,
@@ -37,7 +38,6 @@ from app.models import (
     utc_now,
 )
 from app.services import audit, my_listings
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listing_form import Catalogues, clean_step
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listings import clock

@@ -24,6 +24,7 @@ from sqlalchemy import case, func
 from sqlmodel import Session, select
 
 from app.core.dates import format_date
+from app.core.errors import ForbiddenError
 from app.core.geo import city_by_slug
 from app.core.money import format_currency
 from app.models import (
@@ -40,7 +41,6 @@ from app.models import (
 )
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportStatus
 from app.routes import ADMIN_REPORTS, ADMIN_REVIEW_QUEUE, ADMIN_UPGRADES
-from app.services.errors import ForbiddenError
 from app.services.reports import URGENT_KINDS
 from app.services.review_queue import queue_size
 from app.services.staff import ensure_staff

@@ -14,10 +14,10 @@ from pydantic import BaseModel
 from sqlalchemy import case
 from sqlmodel import Session, select
 
+from app.core.errors import InvalidInputError, NotFoundError
 from app.core.geo import city_by_slug
 from app.models import REPORT_KIND_LABELS, Listing, Report, ReportStatus, User, utc_now
 from app.services import audit, reports
-from app.services.errors import InvalidInputError, NotFoundError
 from app.services.listings import listing_path
 from app.services.staff import StaffPage, TableQuery, ensure_admin, fetch_page, search_condition
 from app.settings import get_settings

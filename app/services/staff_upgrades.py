@@ -13,10 +13,10 @@ from pydantic import BaseModel
 from sqlmodel import Session, select
 
 from app.core.dates import parse_date
+from app.core.errors import InvalidInputError
 from app.core.money import format_currency
 from app.models import UPGRADE_STATUS_LABELS, AppService, Listing, ListingUpgrade, UpgradeStatus, User, utc_now
 from app.services import upgrades
-from app.services.errors import InvalidInputError
 from app.services.listings import listing_path
 from app.services.staff import StaffPage, TableQuery, fetch_page, search_condition
 

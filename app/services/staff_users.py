@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
+from app.core.errors import ForbiddenError, InvalidInputError, NotFoundError
+from app.db import transaction
 from app.identity import accounts, sessions
-from app.identity.provider import IdentityProvider, transaction
+from app.identity.provider import IdentityProvider
 from app.models import PROFILE_LABELS, STAFF_PROFILES, ProfileId, User, UserPublic
 from app.services import audit, users
-from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.services.staff import StaffPage, TableQuery, ensure_staff, fetch_page, sort_order
 
 log = logging.getLogger(__name__)

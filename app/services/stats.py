@@ -20,9 +20,9 @@ from sqlalchemy import case, func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
+from app.core.errors import InvalidInputError
 from app.models import STAFF_PROFILES, Listing, ListingDailyStats, ListingStatus, User
 from app.services.abuse import Rule, limiter
-from app.services.errors import InvalidInputError
 from app.services.ownership import owned_listing
 
 VIEW = "view"

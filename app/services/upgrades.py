@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, select
 
 from app.core.dates import format_date
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.money import format_currency
 from app.models import (
     UPGRADE_STATUS_LABELS,
@@ -37,7 +38,6 @@ from app.models import (
     utc_now,
 )
 from app.services import audit
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from app.services.listings import clock
 from app.services.ownership import owned_listing
 from app.services.staff import ensure_admin

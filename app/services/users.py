@@ -9,10 +9,11 @@ the outermost operation commits once or rolls everything back.
 
 from __future__ import annotations
 
-from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, select
 
+from app import db
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError, StorageError, validated_input
 from app.models import (
     PROFILE_LABELS,
     Listing,
@@ -28,19 +29,6 @@ from app.models import (
     new_uid,
     utc_now,
 )
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
-
-
-def _commit(session: Session, failure: str) -> None:
-    """Commit, or roll back and raise a typed error with ``failure`` as message."""
-    try:
-        session.commit()
-    except IntegrityError as exc:
-        session.rollback()
-        raise ConflictError(failure) from exc
-    except SQLAlchemyError as exc:
-        session.rollback()
-        raise StorageError(failure) from exc
 
 
 def _flush(session: Session, failure: str) -> None:
@@ -56,21 +44,16 @@ def _flush(session: Session, failure: str) -> None:
 def _write(session: Session, failure: str, *, commit: bool) -> None:
     """Commit (a whole operation), or only flush (a step of the caller's transaction)."""
     if commit:
-        _commit(session, failure)
+        db.commit(session, failure, conflict=True)
     else:
         _flush(session, failure)
 
 
 def _validated(model: type, data: object):
-    """Validate ``data`` into ``model``; a refusal becomes InvalidInputError."""
+    """Validate ``data`` (a dict, or a model to check again) into ``model``; a refusal becomes InvalidInputError."""
     if isinstance(data, model):
         data = data.model_dump(exclude_unset=True)
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        message = str(first.get("ctx", {}).get("error", "")) or "Los datos ingresados no son válidos."
-        raise InvalidInputError(message) from exc
+    return validated_input(model, data, fallback="Los datos ingresados no son válidos.")
 
 
 # --- profiles ---------------------------------------------------------------
@@ -82,7 +65,7 @@ def ensure_fixed_profiles(*, session: Session) -> list[ProfilePublic]:
     for profile_id in ProfileId:
         if profile_id.value not in existing:
             session.add(Profile(uid=profile_id.value, name=profile_id.value, label=PROFILE_LABELS[profile_id]))
-    _commit(session, "No se pudieron crear los perfiles de usuario.")
+    db.commit(session, "No se pudieron crear los perfiles de usuario.", conflict=True)
     return list_profiles(session=session)
 
 
@@ -106,7 +89,7 @@ def create_profile(*, session: Session, data: ProfileCreate | dict) -> ProfilePu
     now = utc_now()
     row = Profile(**payload.model_dump(), created_at=now, updated_at=now)
     session.add(row)
-    _commit(session, "No se pudo crear el perfil.")
+    db.commit(session, "No se pudo crear el perfil.", conflict=True)
     return ProfilePublic.model_validate(row)
 
 
@@ -120,7 +103,7 @@ def update_profile(*, session: Session, uid: str, data: ProfileUpdate | dict) ->
         setattr(row, key, value)
     row.updated_at = utc_now()
     session.add(row)
-    _commit(session, "No se pudo actualizar el perfil.")
+    db.commit(session, "No se pudo actualizar el perfil.", conflict=True)
     return ProfilePublic.model_validate(row)
 
 
@@ -134,7 +117,7 @@ def delete_profile(*, session: Session, uid: str) -> None:
     if session.exec(select(User.uid).where(User.profile_uid == uid).limit(1)).first():
         raise ConflictError("El perfil está asignado a usuarios y no se puede eliminar.")
     session.delete(row)
-    _commit(session, "No se pudo eliminar el perfil.")
+    db.commit(session, "No se pudo eliminar el perfil.", conflict=True)
 
 
 # --- users ------------------------------------------------------------------
@@ -221,4 +204,4 @@ def delete_user(*, session: Session, uid: str) -> None:
     if session.exec(select(Listing.uid).where(Listing.owner_uid == uid).limit(1)).first():
         raise ConflictError("El usuario tiene publicaciones: desactívalo en lugar de eliminarlo.")
     session.delete(row)
-    _commit(session, "No se pudo eliminar el usuario.")
+    db.commit(session, "No se pudo eliminar el usuario.", conflict=True)

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import (
     STAFF_PROFILES,
     ListingStatus,
@@ -26,7 +27,6 @@ from app.models import (
 )
 from app.models.listings import Listing
 from app.services import audit
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.ownership import owned_listing
 from app.services.photos import process_photo
 from app.services.staff import ensure_staff

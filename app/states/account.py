@@ -6,20 +6,16 @@ what the person typed. Sign-in never says whether an e-mail has an account.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
-from concurrent.futures import ThreadPoolExecutor
 
 import reflex as rx
 
-from app.db import session_scope
+from app.core.errors import ServiceError
 from app.identity import accounts
 from app.identity.errors import AuthError
 from app.identity.guards import ALL_PROFILES, landing_path
 from app.identity.provider import get_provider
 from app.services.abuse import client_key
-from app.services.errors import ServiceError
 from app.settings import get_settings
 from app.states.auth import (
     AuthState,
@@ -29,6 +25,7 @@ from app.states.auth import (
     requires,
 )
 from app.states.forms import ClearingFormState
+from app.states.offload import ACCOUNT_POOL, run_service
 
 LOGIN_TABS = ("ingresar", "registro", "recuperar")
 RESET_SENT = (
@@ -50,27 +47,14 @@ def _field(form_data: dict, name: str, limit: int = 256) -> str:
     return value[:limit] if isinstance(value, str) else ""
 
 
-# Account operations (argon2, identity-service calls) wait in a pool of their own, so a
-# flood of them never holds the shared threads that asyncio.to_thread gives the
-# session check of every guarded action.
-ACCOUNT_WORKERS = 4
-_account_pool = ThreadPoolExecutor(max_workers=ACCOUNT_WORKERS, thread_name_prefix="accounts")
-
-
-def _account_call(operation, **kwargs):
-    """Run an app.identity.accounts operation with a database session and the configured provider."""
-    with session_scope() as session:
-        return operation(session=session, provider=get_provider(), **kwargs)
-
-
-async def _in_account_pool(function, **kwargs):
-    """Run a blocking function on the account pool, off the event loop."""
-    return await asyncio.get_running_loop().run_in_executor(_account_pool, functools.partial(function, **kwargs))
+def _with_provider(operation, **kwargs):
+    """Call an app.identity.accounts operation with the configured identity provider (on the worker thread)."""
+    return operation(provider=get_provider(), **kwargs)
 
 
 async def _off_loop(operation, **kwargs):
-    """An app.identity.accounts operation with a session and the provider, on the account pool."""
-    return await _in_account_pool(_account_call, operation=operation, **kwargs)
+    """An app.identity.accounts operation with a session and the provider, on the accounts' own pool."""
+    return await run_service(_with_provider, operation=operation, pool=ACCOUNT_POOL, **kwargs)
 
 
 def _client_key(state: rx.State) -> str:
@@ -182,7 +166,13 @@ class LoginState(ClearingFormState, rx.State):
         email = _field(form_data, "email")
         self.notice = ""
         outcome = await self._submit(
-            _in_account_pool(accounts.request_password_reset, provider=get_provider(), email=email),
+            run_service(
+                _with_provider,
+                operation=accounts.request_password_reset,
+                email=email,
+                pool=ACCOUNT_POOL,
+                with_session=False,
+            ),
             fields=RESET_REQUEST_FIELDS,
         )
         if not outcome.ok:
@@ -217,7 +207,7 @@ class AccountActionState(ClearingFormState, rx.State):
             return
         if mode == "verifyEmail":
             try:
-                await _in_account_pool(_confirm_email, code=code)
+                await run_service(_confirm_email, code=code, pool=ACCOUNT_POOL, with_session=False)
             except ServiceError as exc:
                 self.status, self.message = "failed", exc.message
                 return

@@ -18,7 +18,6 @@ browser's current cookie.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import functools
 import inspect
@@ -31,7 +30,6 @@ from reflex_base.constants import RouteVar
 from reflex_base.event.context import EventContext
 
 from app.core.actor import Actor
-from app.db import session_scope
 from app.identity.cookies import HASH_HEADER
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.guards import HOME, landing_path
@@ -40,6 +38,7 @@ from app.models import PROFILE_LABELS, ProfileId
 from app.services.abuse import client_key
 from app.settings import get_settings
 from app.states.notify import notify_error, notify_success
+from app.states.offload import run_service
 
 log = logging.getLogger(__name__)
 
@@ -110,9 +109,9 @@ def connection_session_hash() -> str:
     return value if isinstance(value, str) else ""
 
 
-def _resolve(token_hash: str) -> SessionCheck:
-    with session_scope() as session:
-        return resolve_session(session=session, token_hash=token_hash, idle_days=get_settings().session_idle_days)
+async def _resolve(token_hash: str) -> SessionCheck:
+    """The session behind ``token_hash``, read off the event loop."""
+    return await run_service(resolve_session, token_hash=token_hash, idle_days=get_settings().session_idle_days)
 
 
 def _connection_client() -> str:
@@ -127,7 +126,7 @@ def _connection_client() -> str:
 async def _authorize(state: rx.State, allowed: frozenset[str], handler: str) -> list | None:
     """None when the caller may go on (the actor is then set); otherwise the refusal events (logged)."""
     auth = state if isinstance(state, AuthState) else await state.get_state(AuthState)
-    check = await asyncio.to_thread(_resolve, connection_session_hash())
+    check = await _resolve(connection_session_hash())
     if check.banned:
         log.warning("refused %s: banned user's session (client %s)", handler, _connection_client())
         return auth._forget_banned()
@@ -234,7 +233,7 @@ class AuthState(rx.State):
         """
         events = self._take_flash()
         token_hash = connection_session_hash()
-        check = await asyncio.to_thread(_resolve, token_hash) if token_hash else SessionCheck(actor=None)
+        check = await _resolve(token_hash) if token_hash else SessionCheck(actor=None)
         if check.banned:
             return self._forget_banned()
         if check.actor is None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import reflex as rx
 
-from app.services.errors import InvalidInputError, ServiceError
+from app.core.errors import InvalidInputError, ServiceError
 from app.states.auth import public
 
 

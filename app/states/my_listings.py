@@ -9,17 +9,15 @@ is read again.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
 import reflex as rx
 
-from app.db import session_scope
+from app.core.errors import ServiceError
 from app.models import ProfileId, VerificationStatus, utc_now
 from app.routes import wizard_path
 from app.services import my_listings, upgrades, verification
-from app.services.errors import ServiceError
 from app.services.listings import clock
 from app.services.my_listings import AVAILABLE_NOW_HOURS, MyListingRow
 from app.services.photos import MAX_BYTES
@@ -28,6 +26,7 @@ from app.services.upgrades import UpgradeOption, UpgradeRow
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
+from app.states.offload import run_service
 from app.storage import get_private_storage, get_storage
 
 VERIFICATION_LABELS = {
@@ -36,17 +35,6 @@ VERIFICATION_LABELS = {
     VerificationStatus.RECHAZADA.value: "Rechazada.",
 }
 NO_FILE = "Elige una foto para enviar."
-
-
-def in_session(fn: Callable, **kwargs) -> Any:
-    """Call a service with a database session (blocking: run it through :func:`call`)."""
-    with session_scope() as session:
-        return fn(session=session, **kwargs)
-
-
-async def call(fn: Callable, **kwargs) -> Any:
-    """A service call off the event loop, with its own database session."""
-    return await asyncio.to_thread(in_session, fn, **kwargs)
 
 
 async def enter_area(state: rx.State) -> list:
@@ -86,13 +74,13 @@ class MyListingsState(rx.State):
 
     async def _reload(self) -> None:
         owner = current_actor().uid
-        self.rows = await call(my_listings.list_my_listings, owner_uid=owner)
+        self.rows = await run_service(my_listings.list_my_listings, owner_uid=owner)
         self.loaded = True
 
     async def _act(self, fn: Callable, success: str, **kwargs) -> list:
         """Run one ownership-checked service call for the caller; a notice either way, then a fresh list."""
         try:
-            await call(fn, owner_uid=current_actor().uid, **kwargs)
+            await run_service(fn, owner_uid=current_actor().uid, **kwargs)
         except ServiceError as exc:
             return [notify_error(exc.message)]
         await self._reload()
@@ -103,7 +91,7 @@ class MyListingsState(rx.State):
         """Enter the page: show the area, then the caller's listings."""
         events = await enter_area(self)
         self.dialog = ""
-        options = await call(my_listings.wizard_options)
+        options = await run_service(my_listings.wizard_options)
         self.cities = [[slug, name] for slug, name in options.cities]
         await self._reload()
         return events
@@ -149,7 +137,7 @@ class MyListingsState(rx.State):
         """Copy a listing as a new draft in another city, then continue that draft in the wizard."""
         data = form_data if isinstance(form_data, dict) else {}
         try:
-            new_uid = await call(
+            new_uid = await run_service(
                 my_listings.copy_to_city,
                 owner_uid=current_actor().uid,
                 storage=get_storage(),
@@ -173,8 +161,8 @@ class MyListingsState(rx.State):
         """The upgrades that can be asked for, with their prices, and this listing's upgrades."""
         uid = _text(uid)
         try:
-            self.upgrades = await call(upgrades.my_upgrades, owner_uid=current_actor().uid, listing_uid=uid)
-            self.upgrade_options = await call(upgrades.requestable_upgrades)
+            self.upgrades = await run_service(upgrades.my_upgrades, owner_uid=current_actor().uid, listing_uid=uid)
+            self.upgrade_options = await run_service(upgrades.requestable_upgrades)
         except ServiceError as exc:
             return notify_error(exc.message)
         self._open_dialog("mejorar", uid)
@@ -185,19 +173,19 @@ class MyListingsState(rx.State):
         """Ask for one upgrade of the listing whose dialog is open."""
         owner = current_actor().uid
         try:
-            await call(
+            await run_service(
                 upgrades.request_upgrade,
                 owner_uid=owner,
                 listing_uid=self.dialog_uid,
                 app_service_uid=_text(service_uid),
             )
-            self.upgrades = await call(upgrades.my_upgrades, owner_uid=owner, listing_uid=self.dialog_uid)
+            self.upgrades = await run_service(upgrades.my_upgrades, owner_uid=owner, listing_uid=self.dialog_uid)
         except ServiceError as exc:
             return notify_error(exc.message)
         return notify_success("Pediste la mejora: la activaremos cuando confirmemos el pago.")
 
     async def _show_verification(self, uid: str) -> None:
-        found = await call(verification.my_verification, owner_uid=current_actor().uid, listing_uid=uid)
+        found = await run_service(verification.my_verification, owner_uid=current_actor().uid, listing_uid=uid)
         status = str(found.status) if found else ""
         self.verification_label = VERIFICATION_LABELS.get(status, "")
         self.verification_reason = found.reason if found else ""
@@ -217,12 +205,12 @@ class MyListingsState(rx.State):
     async def send_verification(self, files: list[rx.UploadFile]):
         """Send the verification photo of the listing whose dialog is open (kept privately)."""
         uploads = files if isinstance(files, list) else []
-        data = await asyncio.to_thread(read_upload, uploads[0]) if uploads else None
+        data = await run_service(read_upload, upload=uploads[0], with_session=False) if uploads else None
         if data is None:
             return notify_error(NO_FILE)
         self.sending = True
         try:
-            await call(
+            await run_service(
                 verification.request_verification,
                 storage=get_private_storage(),
                 owner_uid=current_actor().uid,
@@ -241,7 +229,7 @@ class MyListingsState(rx.State):
         """Daily views and contact clicks of the last 30 days of one listing."""
         uid = _text(uid)
         try:
-            self.stats_series = await call(
+            self.stats_series = await run_service(
                 daily_series, owner_uid=current_actor().uid, listing_uid=uid, today=clock(utc_now()).today
             )
         except ServiceError as exc:

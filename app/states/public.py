@@ -27,11 +27,11 @@ from app.core.geo import city_by_slug
 from app.db import session_scope
 from app.identity.sessions import resolve_session
 from app.models import ListingCard, ListingDetail, Section
+from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.routes import PublicView, is_pretty_detail_path, resolve_public_path
 from app.services import directory_cards, directory_view, listings, stats
 from app.services.abuse import client_key
 from app.services.directory_view import TabLink, TierGroup
-from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.settings import get_settings
 from app.states.auth import connection_session_hash, public
 
@@ -129,7 +129,7 @@ class DirectoryState(rx.State):
     # The document's title once the page runs (the server-sent document carries the same; app.seo).
     page_title: str = get_settings().site_name
     # The path whose content is shown (set when it is loaded): the server's preview of this path's
-    # first screen (app.pages.preview) leaves only once the app shows the same path.
+    # first screen (app.web.preview) leaves only once the app shows the same path.
     shown_path: str = ""
 
     @rx.var

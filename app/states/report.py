@@ -8,12 +8,10 @@ the field it is about.
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import reflex as rx
 
-from app.db import session_scope
 from app.models import REPORT_KIND_LABELS
 from app.services.abuse import client_key
 from app.services.reports import MESSAGE_MAX, create_report
@@ -21,6 +19,7 @@ from app.settings import get_settings
 from app.states.auth import public
 from app.states.forms import ClearingFormState
 from app.states.notify import notify_success
+from app.states.offload import run_service
 
 KIND_OPTIONS: list[list[str]] = [[kind.value, label] for kind, label in REPORT_KIND_LABELS.items()]
 # The fields the form shows: a refusal naming one of them is shown under it.
@@ -64,13 +63,11 @@ class ReportState(ClearingFormState, rx.State):
         honeypot = str(form_data.get("website", ""))
         seconds = time.monotonic() - self._shown_at if self._shown_at else 0.0
         key = client_key(self.router.session.client_ip or "", get_settings().secret_key)
-        outcome = await self._submit(asyncio.to_thread(_store, fields, key, honeypot, seconds), fields=REPORT_FIELDS)
+        outcome = await self._submit(
+            run_service(create_report, data=fields, client_key=key, honeypot=honeypot, seconds_on_form=seconds),
+            fields=REPORT_FIELDS,
+        )
         if not outcome.ok:
             return None
         self.sent = True
         return notify_success("Gracias. Tu reporte fue recibido y será revisado por nuestro equipo.")
-
-
-def _store(fields: dict, key: str, honeypot: str, seconds: float) -> None:
-    with session_scope() as session:
-        create_report(session=session, data=fields, client_key=key, honeypot=honeypot, seconds_on_form=seconds)

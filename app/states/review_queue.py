@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import reflex as rx
 
+from app.core.errors import ConflictError, ServiceError
 from app.models import ProfileId
 from app.services import review_queue, reviews
-from app.services.errors import ConflictError, ServiceError
 from app.services.review_queue import KIND_VERIFICATION, VERIFICATION_REJECTION_REASONS, QueueItem
 from app.services.reviews import REJECTION_REASONS
 from app.states.auth import current_actor, requires
-from app.states.my_listings import call, enter_area
+from app.states.my_listings import enter_area
 from app.states.notify import notify_error, notify_success
+from app.states.offload import run_service
 from app.storage import get_private_storage, get_storage
 
 STAFF = (ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
@@ -46,10 +47,10 @@ class ReviewQueueState(rx.State):
     busy: bool = False
 
     async def _reload(self) -> None:
-        found = await call(review_queue.list_queue, viewer_uid=current_actor().uid, page=self.page)
+        found = await run_service(review_queue.list_queue, viewer_uid=current_actor().uid, page=self.page)
         if not found.items and found.page > 1 and found.total:
             self.page = max(1, -(-found.total // found.page_size))
-            found = await call(review_queue.list_queue, viewer_uid=current_actor().uid, page=self.page)
+            found = await run_service(review_queue.list_queue, viewer_uid=current_actor().uid, page=self.page)
         self.items = found.items
         self.total = found.total
         self.page_count = max(1, -(-found.total // found.page_size))
@@ -109,7 +110,7 @@ class ReviewQueueState(rx.State):
         reviewer = current_actor().uid
         try:
             if item.kind == KIND_VERIFICATION:
-                await call(
+                await run_service(
                     reviews.approve_verification,
                     storage=get_private_storage(),
                     reviewer_uid=reviewer,
@@ -117,7 +118,7 @@ class ReviewQueueState(rx.State):
                     expected_version=item.version,
                 )
             else:
-                await call(
+                await run_service(
                     reviews.approve_listing,
                     reviewer_uid=reviewer,
                     listing_uid=item.listing_uid,
@@ -164,7 +165,7 @@ class ReviewQueueState(rx.State):
         try:
             reason = reviews.rejection_text(_text(data.get("reason"), 120), _text(data.get("detail"), 1200), choices)
             if item.kind == KIND_VERIFICATION:
-                await call(
+                await run_service(
                     reviews.reject_verification,
                     storage=get_private_storage(),
                     reviewer_uid=reviewer,
@@ -173,7 +174,7 @@ class ReviewQueueState(rx.State):
                     expected_version=item.version,
                 )
             else:
-                await call(
+                await run_service(
                     reviews.reject_listing,
                     storage=get_storage(),
                     reviewer_uid=reviewer,

@@ -16,13 +16,14 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
 from app.services import catalogues
-from app.services.errors import ServiceError
 from app.services.staff import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error
+from app.states.offload import run_service
 from app.states.staff_table import (
     ADMIN,
     GONE_MESSAGE,
@@ -30,7 +31,6 @@ from app.states.staff_table import (
     FormField,
     StaffTableState,
     TableSpec,
-    call_service,
 )
 
 EFFECT_OPTIONS: tuple[tuple[str, str], ...] = (
@@ -194,7 +194,7 @@ class TiersTableState(CatalogueTableState, rx.State):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
         try:
-            await call_service(catalogues.move_tier, actor_uid=current_actor().uid, uid=uid, step=step)
+            await run_service(catalogues.move_tier, actor_uid=current_actor().uid, uid=uid, step=step)
         except ServiceError as exc:
             return notify_error(exc.message)
         finally:

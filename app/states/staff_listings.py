@@ -16,14 +16,15 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.errors import InvalidInputError, ServiceError
 from app.core.geo import CITIES
 from app.models import LISTING_STATUS_LABELS, ListingStatus, ProfileId
 from app.services import catalogues, staff_listings
-from app.services.errors import InvalidInputError, ServiceError
 from app.services.staff import TableQuery
 from app.settings import get_settings
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
+from app.states.offload import run_service
 from app.states.staff_catalogues import catalogue_options, form_values, table_cells
 from app.states.staff_table import (
     ADMIN,
@@ -34,7 +35,6 @@ from app.states.staff_table import (
     FormField,
     StaffTableState,
     TableSpec,
-    call_service,
 )
 from app.storage import get_storage
 
@@ -178,7 +178,7 @@ class StaffListingsState(StaffTableState, rx.State):
             return notify_error(GONE_MESSAGE)
         reason = form_data.get("reason", "") if isinstance(form_data, dict) else ""
         try:
-            await call_service(staff_listings.unpublish_listing, actor_uid=current_actor().uid, uid=uid, reason=reason)
+            await run_service(staff_listings.unpublish_listing, actor_uid=current_actor().uid, uid=uid, reason=reason)
         except InvalidInputError as exc:
             self.unpublish_error = exc.message
             return None
@@ -197,7 +197,7 @@ class StaffListingsState(StaffTableState, rx.State):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
         try:
-            await call_service(staff_listings.republish_listing, actor_uid=current_actor().uid, uid=uid)
+            await run_service(staff_listings.republish_listing, actor_uid=current_actor().uid, uid=uid)
         except ServiceError as exc:
             return notify_error(exc.message)
         finally:

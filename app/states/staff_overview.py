@@ -7,22 +7,15 @@ reports' labels reach the browser.
 
 from __future__ import annotations
 
-import asyncio
-
 import reflex as rx
 
-from app.db import session_scope
+from app.core.errors import ServiceError
 from app.models import ProfileId
-from app.services.errors import ServiceError
 from app.services.staff_overview import StaffOverview, staff_overview
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error
-
-
-def _read(viewer_uid: str) -> StaffOverview:
-    with session_scope() as session:
-        return staff_overview(session=session, viewer_uid=viewer_uid)
+from app.states.offload import run_service
 
 
 class StaffOverviewState(rx.State):
@@ -38,7 +31,7 @@ class StaffOverviewState(rx.State):
         events = await area._accept()
         self.loaded = False
         try:
-            self.overview = await asyncio.to_thread(_read, current_actor().uid)
+            self.overview = await run_service(staff_overview, viewer_uid=current_actor().uid)
         except ServiceError as exc:
             return [*events, notify_error(exc.message)]
         self.loaded = True

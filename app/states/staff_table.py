@@ -24,7 +24,6 @@ checked against the spec before a query sees them.
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import math
@@ -38,14 +37,14 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.db import session_scope
+from app.core.errors import ServiceError
 from app.models import ProfileId
-from app.services.errors import ServiceError
 from app.services.staff import MAX_QUERY_ROWS, TableQuery
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires
 from app.states.forms import FormState
 from app.states.notify import notify_error, notify_success
+from app.states.offload import run_service
 
 ADMIN = ProfileId.ADMINISTRADOR
 SECRETARY = ProfileId.SECRETARIA
@@ -246,16 +245,6 @@ def csv_cell(value: Any) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def _in_session(fn: Callable, **kwargs) -> Any:
-    with session_scope() as session:
-        return fn(session=session, **kwargs)
-
-
-async def call_service(fn: Callable, **kwargs) -> Any:
-    """A hook or service call off the event loop, with its own database session."""
-    return await asyncio.to_thread(_in_session, fn, **kwargs)
-
-
 class StaffTableState(FormState, mixin=True):
     """One page of a staff table, its search/sort/filters, the create/edit dialog and the delete question.
 
@@ -336,13 +325,13 @@ class StaffTableState(FormState, mixin=True):
 
     async def _read_options(self) -> None:
         if self._spec.reads_options:
-            self.options = await call_service(type(self)._options, actor=current_actor())
+            self.options = await run_service(type(self)._options, actor=current_actor())
 
     async def _refresh(self) -> None:
         """Read the current page again (the last one if the current is past the end)."""
         spec = type(self)._spec
         for _ in range(2):
-            rows, total = await call_service(
+            rows, total = await run_service(
                 type(self)._query, actor=current_actor(), query=self._table_query(self.page, spec.page_size)
             )
             self.total = total
@@ -422,7 +411,7 @@ class StaffTableState(FormState, mixin=True):
             return notify_error(GONE_MESSAGE)
         try:
             await self._read_options()
-            found = await call_service(type(self)._read, actor=current_actor(), uid=uid)
+            found = await run_service(type(self)._read, actor=current_actor(), uid=uid)
         except ServiceError as exc:
             await self._refresh()
             return notify_error(exc.message)
@@ -448,9 +437,9 @@ class StaffTableState(FormState, mixin=True):
             self.field_errors = errors
             return None
         if mode == CREATE:
-            call = call_service(cls._create, actor=current_actor(), values=values)
+            call = run_service(cls._create, actor=current_actor(), values=values)
         else:
-            call = call_service(cls._update, actor=current_actor(), uid=self.edit_uid, values=values)
+            call = run_service(cls._update, actor=current_actor(), uid=self.edit_uid, values=values)
         outcome = await self._submit(call, fields=[f.key for f in spec.fields_for(mode)])
         if not outcome.ok:
             return None
@@ -476,7 +465,7 @@ class StaffTableState(FormState, mixin=True):
         if not self._may("delete"):
             return notify_error(NOT_ALLOWED_MESSAGE)
         try:
-            await call_service(type(self)._delete, actor=current_actor(), uid=uid)
+            await run_service(type(self)._delete, actor=current_actor(), uid=uid)
         except ServiceError as exc:
             await self._refresh()
             return notify_error(exc.message)
@@ -487,12 +476,14 @@ class StaffTableState(FormState, mixin=True):
         if not self._may("export"):
             return notify_error(NOT_ALLOWED_MESSAGE)
         spec = self._spec
-        text = await asyncio.to_thread(_csv_of, type(self), current_actor(), self._table_query(1, MAX_QUERY_ROWS))
+        text = await run_service(
+            _csv_of, cls=type(self), actor=current_actor(), first=self._table_query(1, MAX_QUERY_ROWS)
+        )
         name = spec.csv_name or spec.entity
         return rx.download(data=text, filename=f"{name}.csv", mime_type="text/csv")
 
 
-def _csv_of(cls: type[StaffTableState], actor: Actor, first: TableQuery) -> str:
+def _csv_of(*, session: Session, cls: type[StaffTableState], actor: Actor, first: TableQuery) -> str:
     """Every row of the table's query from its ``first`` page on (at most EXPORT_MAX_ROWS), read a page at a time,
     as CSV text."""
     spec = cls._spec
@@ -501,16 +492,15 @@ def _csv_of(cls: type[StaffTableState], actor: Actor, first: TableQuery) -> str:
     writer = csv.writer(out)
     writer.writerow([column.label for column in spec.columns])
     written, page = 0, first.page
-    with session_scope() as session:
-        while written < EXPORT_MAX_ROWS:
-            query = replace(first, page=page)
-            rows, total = cls._query(session=session, actor=actor, query=query)
-            for row in rows[: EXPORT_MAX_ROWS - written]:
-                writer.writerow([csv_cell(row.get(column.key, "")) for column in spec.columns])
-            written += len(rows)
-            if len(rows) < query.page_size or written >= total:
-                break
-            page += 1
+    while written < EXPORT_MAX_ROWS:
+        query = replace(first, page=page)
+        rows, total = cls._query(session=session, actor=actor, query=query)
+        for row in rows[: EXPORT_MAX_ROWS - written]:
+            writer.writerow([csv_cell(row.get(column.key, "")) for column in spec.columns])
+        written += len(rows)
+        if len(rows) < query.page_size or written >= total:
+            break
+        page += 1
     return out.getvalue()
 
 

@@ -18,7 +18,8 @@ from app.services import staff_upgrades, upgrades
 from app.services.staff import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
-from app.states.staff_table import ADMIN, GONE_MESSAGE, Column, Filter, StaffTableState, TableSpec, call_service
+from app.states.offload import run_service
+from app.states.staff_table import ADMIN, GONE_MESSAGE, Column, Filter, StaffTableState, TableSpec
 
 APPROVE, DENY = "aprobar", "rechazar"
 STATUS_FILTER = staff_upgrades.STATUS_FILTER
@@ -127,7 +128,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
         if not self.decision_uid:
             return notify_error("Elige una mejora de la lista.")
         outcome = await self._submit(
-            call_service(fn, reviewer_uid=current_actor().uid, upgrade_uid=self.decision_uid, **kwargs),
+            run_service(fn, reviewer_uid=current_actor().uid, upgrade_uid=self.decision_uid, **kwargs),
             fields=fields,
         )
         if not outcome.ok:

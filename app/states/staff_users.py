@@ -13,13 +13,14 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.errors import ServiceError
 from app.identity.provider import get_provider
 from app.models import PROFILE_LABELS, ProfileId
 from app.services import staff_users
-from app.services.errors import ServiceError
 from app.services.staff import TableQuery
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
+from app.states.offload import run_service
 from app.states.staff_table import (
     ADMIN,
     GONE_MESSAGE,
@@ -29,7 +30,6 @@ from app.states.staff_table import (
     FormField,
     StaffTableState,
     TableSpec,
-    call_service,
 )
 
 PROFILE_OPTIONS = tuple((profile.value, label) for profile, label in PROFILE_LABELS.items())
@@ -92,7 +92,7 @@ class UsersTableState(StaffTableState, rx.State):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
         try:
-            await call_service(fn, actor=current_actor(), user_uid=uid, **kwargs)
+            await run_service(fn, actor=current_actor(), user_uid=uid, **kwargs)
         except ServiceError as exc:
             return notify_error(exc.message)
         finally:

@@ -10,23 +10,23 @@ upload request's session (``app.identity.cookies.upload_with_session``).
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import reflex as rx
 
+from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
 from app.routes import ADVERTISER_HOME, WIZARD_LISTING_PARAM
 from app.services import listing_photos, my_listings
-from app.services.errors import ServiceError
 from app.services.listing_form import PHOTO_STEP, SEND_STEP, STEP_BY_NUMBER
 from app.services.listing_photos import OwnerPhoto
 from app.services.my_listings import WizardDraft
 from app.states.auth import current_actor, public, requires
 from app.states.forms import ClearingFormState
-from app.states.my_listings import call, enter_area, read_upload
+from app.states.my_listings import enter_area, read_upload
 from app.states.notify import notify_error, notify_success
+from app.states.offload import run_service
 from app.storage import get_storage
 
 SENT_TO_REVIEW = "Tu publicación quedó en revisión."
@@ -169,9 +169,9 @@ class WizardState(ClearingFormState, rx.State):
         """Read what the step shows besides the form: the photos (7) or the summary (9)."""
         owner = current_actor().uid
         if self.step == PHOTO_STEP and self.uid:
-            self.photos = await call(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
+            self.photos = await run_service(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
         if self.step == SEND_STEP and self.uid:
-            rows = await call(my_listings.review_summary, owner_uid=owner, uid=self.uid)
+            rows = await run_service(my_listings.review_summary, owner_uid=owner, uid=self.uid)
             self.summary = [[label, value] for label, value in rows]
 
     @requires(ProfileId.PROFESOR)
@@ -185,8 +185,10 @@ class WizardState(ClearingFormState, rx.State):
         wanted = self.router.url.query_parameters.get(WIZARD_LISTING_PARAM, "")
         owner = current_actor().uid
         try:
-            options = await call(my_listings.wizard_options)
-            draft = await call(my_listings.load_wizard, owner_uid=owner, uid=wanted if isinstance(wanted, str) else "")
+            options = await run_service(my_listings.wizard_options)
+            draft = await run_service(
+                my_listings.load_wizard, owner_uid=owner, uid=wanted if isinstance(wanted, str) else ""
+            )
         except ServiceError as exc:
             return [*events, notify_error(exc.message), rx.redirect(ADVERTISER_HOME)]
         self.cities = [list(pair) for pair in options.cities]
@@ -239,7 +241,7 @@ class WizardState(ClearingFormState, rx.State):
         owner = current_actor().uid
 
         async def save_and_reload() -> WizardDraft:
-            uid = await call(
+            uid = await run_service(
                 my_listings.save_step,
                 owner_uid=owner,
                 uid=self.uid or None,
@@ -248,7 +250,7 @@ class WizardState(ClearingFormState, rx.State):
                 services=services if step == 4 else None,
                 schedule=schedule if step == 6 else None,
             )
-            return await call(my_listings.load_wizard, owner_uid=owner, uid=uid)
+            return await run_service(my_listings.load_wizard, owner_uid=owner, uid=uid)
 
         outcome = await self._submit(save_and_reload(), fields=STEP_BY_NUMBER[step].fields)
         if not outcome.ok:
@@ -291,8 +293,8 @@ class WizardState(ClearingFormState, rx.State):
 
     async def _photo_call(self, fn, **kwargs) -> list:
         try:
-            await call(fn, owner_uid=current_actor().uid, **kwargs)
-            self.photos = await call(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
+            await run_service(fn, owner_uid=current_actor().uid, **kwargs)
+            self.photos = await run_service(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
         except ServiceError as exc:
             return [notify_error(exc.message)]
         return []
@@ -319,15 +321,17 @@ class WizardState(ClearingFormState, rx.State):
         try:
             for upload in uploads:
                 name = _file_name(getattr(upload, "name", ""))
-                data = await asyncio.to_thread(read_upload, upload)
+                data = await run_service(read_upload, upload=upload, with_session=False)
                 try:
                     if data is None:
                         raise ServiceError("No recibimos el archivo: vuelve a elegirlo.")
-                    await call(listing_photos.add_photo, storage=storage, owner_uid=owner, uid=self.uid, data=data)
+                    await run_service(
+                        listing_photos.add_photo, storage=storage, owner_uid=owner, uid=self.uid, data=data
+                    )
                 except ServiceError as exc:
                     errors.append([name, exc.message])
             if self.uid:
-                self.photos = await call(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
+                self.photos = await run_service(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
         except ServiceError as exc:
             errors.append(["", exc.message])
         finally:
@@ -358,7 +362,9 @@ class WizardState(ClearingFormState, rx.State):
         """Send the listing to review (everything is validated again), then go to my listings."""
         if self.busy or not self.uid:
             return None
-        outcome = await self._submit(call(my_listings.send_to_review, owner_uid=current_actor().uid, uid=self.uid))
+        outcome = await self._submit(
+            run_service(my_listings.send_to_review, owner_uid=current_actor().uid, uid=self.uid)
+        )
         if not outcome.ok:
             return None
         return [notify_success(SENT_TO_REVIEW), rx.redirect(ADVERTISER_HOME)]

@@ -42,7 +42,7 @@ class Storage(Protocol):
         """Write (or overwrite) an object."""
 
     def get(self, key: str) -> bytes:
-        """Read an object; raises app.services.errors.NotFoundError when it does not exist."""
+        """Read an object; raises app.core.errors.NotFoundError when it does not exist."""
 
     def delete(self, key: str) -> None:
         """Delete an object; deleting a missing one is not an error."""

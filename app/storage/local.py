@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from app.services.errors import NotFoundError
+from app.core.errors import NotFoundError
 from app.storage import InvalidKeyError, NoPublicUrlError, check_key
 
 MEDIA_URL_PREFIX = "/media/"

@@ -6,7 +6,7 @@ import boto3
 from botocore.client import Config
 from botocore.exceptions import ClientError
 
-from app.services.errors import NotFoundError
+from app.core.errors import NotFoundError
 from app.settings import Settings
 from app.storage import NoPublicUrlError, check_key
 

@@ -397,7 +397,7 @@ def page(browser: Browser, site: Site) -> Page:
 def accept_age(page: Page) -> None:
     """Confirm the 18+ notice, and wait until the app runs the page.
 
-    Before the app has hydrated, the notice is the server's preview (app.pages.preview), whose
+    Before the app has hydrated, the notice is the server's preview (app.web.preview), whose
     form reloads the page with the cookie set; either way the page then shows the app's own
     listings, once the preview has left.
     """

@@ -1,4 +1,4 @@
-"""A returning visitor's first screen comes in the document (app.pages.preview), and the app takes over from it.
+"""A returning visitor's first screen comes in the document (app.web.preview), and the app takes over from it.
 
 Runs against the real production app in chromium: with JavaScript off the
 listings and their links are there; with JavaScript on, the preview leaves once

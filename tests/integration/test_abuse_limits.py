@@ -21,6 +21,7 @@ from reflex.istate.data import SessionData
 from sqlmodel import Session, select
 
 from app.core.actor import Actor
+from app.core.errors import RateLimitedError
 from app.db import get_engine
 from app.identity import accounts, local
 from app.identity.errors import AUTH_MESSAGES, AuthError
@@ -28,7 +29,6 @@ from app.identity.local import LocalProvider
 from app.identity.sessions import digest, resolve_session
 from app.models import LocalCredential, ProfileId, Report, User
 from app.services.abuse import client_key
-from app.services.errors import RateLimitedError
 from app.services.mail import wait_until_sent
 from app.services.reports import create_report
 from app.settings import get_settings

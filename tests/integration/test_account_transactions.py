@@ -19,13 +19,13 @@ import firebase_admin.auth
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import StorageError
 from app.db import get_engine
 from app.identity import accounts
 from app.identity.errors import AuthError
 from app.identity.local import LocalProvider
 from app.models import ActionCode, ActionPurpose, LocalCredential, ProfileId, SessionTicket, User, UserSession
 from app.services import mail
-from app.services.errors import StorageError
 from app.services.mail import wait_until_sent
 from app.settings import get_settings
 from tests.abuse import use_storage

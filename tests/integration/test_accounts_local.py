@@ -17,6 +17,7 @@ from sqlalchemy import update
 from sqlmodel import Session, select
 
 from app import cli
+from app.core.errors import ForbiddenError, InvalidInputError
 from app.db import get_engine
 from app.identity import accounts
 from app.identity.errors import AuthError
@@ -31,7 +32,6 @@ from app.models import (
     utc_now,
 )
 from app.services import mail
-from app.services.errors import ForbiddenError, InvalidInputError
 from app.services.mail import MailError, wait_until_sent
 from app.settings import get_settings
 from tests.abuse import install_clock

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ForbiddenError
 from app.models import AuditEntry, Listing, ProfileId
 from app.services import audit, reviews
-from app.services.errors import ForbiddenError
 from app.services.listings import clock
 from app.services.staff import TableQuery
 from app.services.users import create_user

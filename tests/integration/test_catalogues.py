@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import event
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.db import get_engine
 from app.models import (
     AdvertiserService,
@@ -36,7 +37,6 @@ from app.services.catalogues import (
     reorder_tiers,
     update_entry,
 )
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.services.staff import TableQuery
 from tests.factories import make_listing, make_owner, make_staff, tier_of
 

@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import AdvertiserService, ListingService, ProfileId, Section, utc_now
+from app.models.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
 from app.services import (
     catalogues,
     directory_cards,
@@ -27,7 +28,6 @@ from app.services import (
     staff_users,
     upgrades,
 )
-from app.services.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
 from app.services.users import create_user
 from app.settings import get_settings
 from app.states.public import DirectoryState, wait_for_counts

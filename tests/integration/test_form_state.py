@@ -13,11 +13,11 @@ import pytest
 from sqlmodel import Session, select
 
 import app.states.wizard as wizard_module
+from app.core.errors import ConflictError, InvalidInputError, validated_input
 from app.db import get_engine
 from app.identity import accounts
 from app.identity.local import LocalProvider
 from app.models import Listing, ProfileId, Report
-from app.services.errors import ConflictError, InvalidInputError
 from app.states.account import LoginState
 from app.states.report import ReportState
 from app.states.wizard import WizardState
@@ -126,12 +126,12 @@ def test_an_invalid_e_mail_is_shown_under_the_e_mail_field(app_database):
 
 def test_the_validation_error_names_its_field():
     with pytest.raises(InvalidInputError) as refused:
-        accounts._parsed(accounts.SignUpInput, _sign_up_form(profile="nadie"))
+        validated_input(accounts.SignUpInput, _sign_up_form(profile="nadie"))
     assert refused.value.field == "profile"
     assert refused.value.message == "Elige si quieres ver avisos o publicar avisos."
     # A refusal of the whole form (the two passwords differ) names no field.
     with pytest.raises(InvalidInputError) as refused:
-        accounts._parsed(accounts.SignUpInput, _sign_up_form(password_confirm="otra-cosa-distinta-1"))
+        validated_input(accounts.SignUpInput, _sign_up_form(password_confirm="otra-cosa-distinta-1"))
     assert refused.value.field is None
     assert refused.value.message == "Las contraseñas no coinciden."
 
@@ -179,10 +179,10 @@ def test_a_bot_filling_the_trap_field_gets_a_form_level_refusal(app_database, mo
 
 
 def test_the_report_form_is_usable_again_after_an_unexpected_error(monkeypatch):
-    def boom(*_args):
+    def boom(**_kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("app.states.report._store", boom)
+    monkeypatch.setattr("app.states.report.create_report", boom)
     state = _ready_report()
     with pytest.raises(RuntimeError):
         invoke(state, "submit", form_data=REPORT)
@@ -250,13 +250,13 @@ def test_a_second_submit_of_a_step_already_saved_is_ignored(advertiser):
 def test_the_button_is_busy_while_the_step_is_saved(advertiser, monkeypatch):
     state = _wizard(advertiser)
     seen: list[bool] = []
-    real = wizard_module.call
+    real = wizard_module.run_service
 
     async def watch(*args, **kwargs):
         seen.append(state.busy)
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(wizard_module, "call", watch)
+    monkeypatch.setattr(wizard_module, "run_service", watch)
     events = invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
     assert seen and all(seen) and state.busy is False and state.step == 2
     assert events == []

@@ -12,9 +12,9 @@ from datetime import date
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError
 from app.models import Advertiser, AuditEntry, Listing, ListingStatus, User
 from app.services import listing_photos, my_listings, review_queue, reviews, staff_directory
-from app.services.errors import ConflictError
 from app.services.listings import public_listing
 from app.services.staff import TableQuery
 from tests.factories import make_owner, save_wizard_step

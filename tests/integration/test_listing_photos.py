@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
+from app.core.errors import InvalidInputError, NotFoundError, PhotoRejectedError, StorageError
 from app.db import make_engine
 from app.models import Listing, ListingPhoto, ListingStatus, utc_now
 from app.services import listing_photos, listings
-from app.services.errors import InvalidInputError, NotFoundError, PhotoRejectedError, StorageError
 from app.services.listing_photos import (
     MAX_PHOTOS,
     add_photo,

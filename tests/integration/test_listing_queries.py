@@ -10,8 +10,8 @@ from sqlmodel import Session
 
 from app.db import make_engine
 from app.models import AdvertiserService, ListingService, Section, utc_now
+from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG, tab_by_slug
 from app.services import listings
-from app.services.filter_tabs import FILTER_TABS, TABS_BY_SLUG, tab_by_slug
 from tests.factories import make_listing, make_owner
 
 CITY = "valparaiso"

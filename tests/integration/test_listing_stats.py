@@ -13,10 +13,10 @@ from reflex.istate.data import SessionData
 from reflex_base.constants import RouteVar
 from sqlmodel import Session, select
 
+from app.core.errors import InvalidInputError, NotFoundError
 from app.db import get_engine
 from app.models import ListingDailyStats, ProfileId, User
 from app.services import listings, stats
-from app.services.errors import InvalidInputError, NotFoundError
 from app.services.users import create_user
 from app.states import public as public_state
 from app.states.public import DirectoryState, wait_for_counts

@@ -9,6 +9,14 @@ import pytest
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
+from app.core.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidInputError,
+    NotFoundError,
+    StorageError,
+    TransitionNotAllowedError,
+)
 from app.models import (
     Advertiser,
     AdvertiserType,
@@ -21,16 +29,8 @@ from app.models import (
     ReviewDecision,
     utc_now,
 )
+from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.services import listing_photos, my_listings, reviews
-from app.services.errors import (
-    ConflictError,
-    ForbiddenError,
-    InvalidInputError,
-    NotFoundError,
-    StorageError,
-    TransitionNotAllowedError,
-)
-from app.services.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.services.listings import city_cards, public_listing
 from app.services.users import create_user
 from tests.factories import make_listing, make_owner, wizard_steps

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ForbiddenError, InvalidInputError
 from app.identity.local import LocalProvider
 from app.models import (
     AuditEntry,
@@ -22,7 +23,6 @@ from app.models import (
 )
 from app.models.reports import Report
 from app.services import my_listings, review_queue, reviews, verification
-from app.services.errors import ForbiddenError, InvalidInputError
 from app.services.review_queue import KIND_EDIT, KIND_NEW, KIND_VERIFICATION
 from app.states.review_queue import ReviewQueueState
 from app.storage.local import LocalStorage, PrivateLocalStorage

@@ -9,6 +9,7 @@ import json
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError
 from app.models import (
     AdvertiserService,
     Listing,
@@ -21,7 +22,6 @@ from app.models import (
     VerificationStatus,
 )
 from app.services import listing_photos, my_listings, review_queue, reviews, verification
-from app.services.errors import ConflictError
 from app.storage.local import PrivateLocalStorage
 from tests.factories import (
     make_listing,

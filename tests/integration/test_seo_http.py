@@ -368,7 +368,7 @@ def test_reflex_endpoints_answer_a_get_with_a_plain_4xx(site):
     assert (upload.status_code, upload.headers["allow"]) == (405, "POST")
 
 
-# --- The first screen of a city or detail page, in the document (app.pages.preview) -------------
+# --- The first screen of a city or detail page, in the document (app.web.preview) -------------
 
 
 def _body(site, path, **kwargs) -> str:

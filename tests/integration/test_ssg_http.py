@@ -57,7 +57,7 @@ def test_every_page_of_a_city_shows_its_cards(client):
     for value in (None, "2", "3"):
         response = _page(client, value)
         assert response.status_code == 200
-        counts.append(response.text.count('<article class="card">'))
+        counts.append(response.text.count('<article class="card" data-testid="listing-card">'))
     assert counts == [2, 2, 1]
     assert 'rel="canonical" href="http://localhost:3000/escorts-ssg/temuco?pagina=3"' in _page(client, "3").text
 

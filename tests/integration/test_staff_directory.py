@@ -8,9 +8,9 @@ from datetime import date
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.models import Advertiser, AuditEntry, ProfileId
 from app.services import staff_directory
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
 from tests.factories import make_listing, make_owner, make_staff
 
 

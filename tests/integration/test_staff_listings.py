@@ -9,6 +9,7 @@ from datetime import date, timedelta
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import (
     Advertiser,
     AdvertiserType,
@@ -22,7 +23,6 @@ from app.models import (
     utc_now,
 )
 from app.services import listing_photos, my_listings, reviews, staff_directory, staff_listings, staff_reports
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.services.staff import TableQuery
 from app.storage.local import LocalStorage
 from tests.factories import make_listing, make_owner, make_staff, tier_of

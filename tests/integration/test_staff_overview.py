@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import event
 from sqlmodel import Session
 
+from app.core.errors import ForbiddenError
 from app.models import (
     AppService,
     ListingReview,
@@ -25,7 +26,6 @@ from app.models import (
 )
 from app.routes import ADMIN_REVIEW_QUEUE
 from app.services import review_queue
-from app.services.errors import ForbiddenError
 from app.services.staff_overview import RECENT_REPORTS, bars, staff_overview, time_ago
 from app.services.users import create_user
 from app.states.staff_overview import StaffOverviewState

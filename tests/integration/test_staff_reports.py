@@ -12,9 +12,9 @@ from email.header import decode_header, make_header
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.models import AuditEntry, ProfileId, Report, utc_now
 from app.services import mail, staff_reports
-from app.services.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.services.reports import create_report
 from app.services.staff import TableQuery
 from app.settings import get_settings

@@ -10,9 +10,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.models import AppService, AuditEntry, Listing, ListingUpgrade, ProfileId, UpgradeStatus
 from app.services import staff_upgrades, upgrades
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.services.staff import TableQuery
 from tests.factories import make_listing, make_owner, make_staff, tier_of, tier_upgrade
 

@@ -8,11 +8,11 @@ import json
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import AuditEntry, ProfileId, User
 from app.services import listings, staff_users
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.services.staff import TableQuery
 from tests.factories import actor_of, check_session, make_account, make_listing, open_session
 

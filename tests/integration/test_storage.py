@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.services.errors import NotFoundError, PhotoRejectedError
+from app.core.errors import NotFoundError, PhotoRejectedError
 from app.services.photos import delete_photo, store_photo
 from app.settings import Settings
 from app.storage import get_storage

@@ -8,10 +8,10 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from sqlmodel import Session, select
 
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import AppService, ListingUpgrade, ProfileId, Section, UpgradeStatus, utc_now
+from app.models.filter_tabs import TABS_BY_SLUG
 from app.services import listings, upgrades
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
-from app.services.filter_tabs import TABS_BY_SLUG
 from tests.factories import make_listing, make_owner, make_staff, tier_of, tier_upgrade
 
 CITY = "valparaiso"

@@ -14,10 +14,10 @@ from starlette.testclient import TestClient
 
 from app import private_api
 from app.core.dates import format_date
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PhotoRejectedError
 from app.identity.cookies import SESSION_COOKIE
 from app.models import Listing, ListingVerification, ProfileId, User, VerificationStatus, utc_now
 from app.services import listings, my_listings, verification
-from app.services.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PhotoRejectedError
 from app.settings import Settings, get_settings
 from app.storage import NoPublicUrlError, get_private_storage
 from app.storage.local import PrivateLocalStorage

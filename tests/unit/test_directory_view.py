@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from app.models import ListingCard
+from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, TABS_BY_SLUG
 from app.services.directory_view import city_heading, tab_links, tier_groups
-from app.services.filter_tabs import DEFAULT_TAB, FILTER_TABS, TABS_BY_SLUG
 from tests.factories import card_view
 
 

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
+from app.core.errors import InvalidInputError
 from app.core.phone import normalize_chilean_mobile
-from app.services.errors import InvalidInputError
 from app.services.listing_form import Catalogues, clean_step, nationalities, parse_schedule, years_between
 
 TODAY = date(2026, 11, 21)

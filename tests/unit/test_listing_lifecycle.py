@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
+from app.core.errors import ConflictError, TransitionNotAllowedError
 from app.models import LISTING_TRANSITIONS, ActorKind, ListingStatus
-from app.services.errors import ConflictError, TransitionNotAllowedError
 from app.services.listing_lifecycle import allowed_targets, can_transition, ensure_transition
 
 B, PE, PU, R, PA, E = (

@@ -9,7 +9,7 @@ import imagehash
 import pytest
 from PIL import Image, ImageDraw, ImageOps
 
-from app.services.errors import InvalidInputError, PhotoRejectedError
+from app.core.errors import InvalidInputError, PhotoRejectedError
 from app.services.photos import WIDTHS, process_photo, store_photo
 from app.storage import InvalidKeyError
 from app.storage.local import LocalStorage

@@ -7,7 +7,7 @@ import io
 import pytest
 from PIL import Image
 
-from app.services.errors import InvalidInputError
+from app.core.errors import InvalidInputError
 from app.services.photos import MAX_SIDE, placeholder_photo, store_photo
 from app.storage.local import LocalStorage
 from tests.photo_samples import GPS_IFD, jpeg_with_gps

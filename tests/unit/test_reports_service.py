@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
+from app.core.errors import InvalidInputError, RateLimitedError
 from app.models import Report
-from app.services.errors import InvalidInputError, RateLimitedError
 from app.services.reports import create_report
 from tests.abuse import install_clock, use_storage
 from tests.factories import make_listing, make_owner

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
+from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.models import ProfileId, User
 from app.services import users
-from app.services.errors import ConflictError, InvalidInputError, NotFoundError
 from tests.factories import make_listing, make_owner
 
 

@@ -13,7 +13,8 @@ from datetime import date, datetime, timedelta
 
 from sqlalchemy import ColumnElement, and_, or_, select
 
-from app.models import Listing, Tier
+from app.models.catalogues import Tier
+from app.models.listings import Listing
 
 NEW_LISTING_DAYS = 7
 MATURE_MIN_AGE = 35

@@ -1,8 +1,15 @@
-"""Typed errors raised by the services, each carrying a Spanish message for people."""
+"""Typed errors raised by the services (and the adapters below them), each carrying a Spanish message for people."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+Model = TypeVar("Model", bound=BaseModel)
+
+FORM_REFUSED = "Revisa los datos del formulario."
 
 
 class ServiceError(Exception):
@@ -74,3 +81,31 @@ class TransitionNotAllowedError(ConflictError):
         self.current = current
         self.new = new
         self.actor_kind = actor_kind
+
+
+def validated_input(
+    model: type[Model],
+    data: object,
+    *,
+    context: dict[str, Any] | None = None,
+    fallback: str = FORM_REFUSED,
+    messages: Mapping[str, str] | None = None,
+) -> Model:
+    """``data`` validated by the pydantic ``model``; the first refusal becomes InvalidInputError, nothing else.
+
+    Its message is the validator's own (a ``ValueError`` raised with Spanish
+    text), else ``messages`` by pydantic error type (formatted with the
+    error's context, e.g. ``{max_length}``), else ``fallback``; its field is
+    the refused top-level field, when there is one.
+    """
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        ctx = error.get("ctx") or {}
+        loc = error.get("loc") or ()
+        field = loc[0] if loc and isinstance(loc[0], str) else None
+        message = str(ctx.get("error") or "")
+        if not message and messages and error["type"] in messages:
+            message = messages[error["type"]].format(**ctx)
+        raise InvalidInputError(message or fallback, field=field) from exc

@@ -1,0 +1,1 @@
+"""HTTP and ASGI adapters, and the server-rendered HTML they serve (Jinja2 templates in ``templates/``)."""

@@ -1,0 +1,114 @@
+"""The first screen of an interactive public page, as HTML inside the served document.
+
+A home, city or detail page is a Reflex page: its cards arrive over the
+websocket after the JavaScript has loaded, connected and hydrated, about 700 ms
+after the document on these machines. So that nobody waits for that,
+:mod:`app.seo_api` puts this preview in the document's body: the
+same header, heading, tabs and first page of cards for a returning visitor
+(18+ notice accepted), or the 18+ notice for a first visit, with the same
+markup and classes as the components in app.components and app.pages.public,
+so it looks the same and every link works without JavaScript (the notice is
+a form posting to the same confirmation as the SSG pages). It comes first in
+<body>, so the browser parses it before the body's inline scripts (which wait
+for the stylesheet), and React's hydration skips it (an element React did not
+render, in <body>); the app's own page stays hidden while it is there
+(assets/styles.css) until
+assets/site.js sees the app's listings or notice in place
+(``READY_ATTRIBUTE``, ``.age-gate``) and removes the preview.
+
+The markup is in app/web/templates/preview/ (the cards in cards.html, shared with
+the SSG pages); every value is escaped. Nothing here is secret or personal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from app.core.geo import cities_by_region
+from app.models import ListingCard, ListingDetail, Section
+from app.pages.public import ALL_HEADING, ALL_TAB_LABEL
+from app.routes import PUBLIC_HOME, REPORT_LISTING_PARAM, REPORT_PATH, TRANS_HOME
+from app.services.directory_view import TabLink, TierGroup
+from app.web.rendering import render
+
+PREVIEW_ID = "vista-previa"
+
+
+def _section_home(section: str) -> str:
+    return TRANS_HOME if section == Section.TRANS.value else PUBLIC_HOME
+
+
+def _render(template: str, theme_attributes: str, *, signed_in: bool = False, **context: object) -> str:
+    # The theme root's attributes come from the exported page, not from a visitor: kept as they are.
+    theme = Markup(theme_attributes)
+    return render(template, preview_id=PREVIEW_ID, theme=theme, signed_in=signed_in, **context)
+
+
+@dataclass(frozen=True)
+class CityListings:
+    """The first page of a city: ``groups`` by tier on a tab, or ``cards`` on a city's every-listing page, /all (groups None)."""
+
+    total: int
+    cards: list[ListingCard]
+    groups: list[TierGroup] | None
+
+
+def city_preview(
+    *,
+    section: str,
+    city_slug: str,
+    heading: str,
+    tabs: list[TabLink],
+    path: str,
+    listings: CityListings | None,
+    theme_attributes: str = "",
+) -> str:
+    """A city page's first screen (app.pages.public._city); ``listings`` None: the 18+ notice in their place."""
+    return _render(
+        "preview/city.html",
+        theme_attributes,
+        home=_section_home(section),
+        city_slug=city_slug,
+        heading=heading,
+        tabs=tabs,
+        path=path,
+        listings=listings,
+        all_tab_label=ALL_TAB_LABEL,
+        all_heading=ALL_HEADING,
+    )
+
+
+def home_preview(
+    *, section: str, heading: str, featured: list[ListingCard] | None, path: str, theme_attributes: str = ""
+) -> str:
+    """A section home's first screen (app.pages.public._home); ``featured`` None: the 18+ notice in their place."""
+    return _render(
+        "preview/home.html",
+        theme_attributes,
+        home=_section_home(section),
+        heading=heading,
+        featured=featured,
+        path=path,
+        regions=cities_by_region(),
+    )
+
+
+def detail_preview(detail: ListingDetail, *, adult: bool, path: str, theme_attributes: str = "") -> str:
+    """A detail page's first screen (app.pages.public._detail), contact buttons included; the notice unless ``adult``."""
+    return _render(
+        "preview/detail.html",
+        theme_attributes,
+        home=_section_home(detail.section),
+        detail=detail,
+        adult=adult,
+        path=path,
+        report_url=f"{REPORT_PATH}?{REPORT_LISTING_PARAM}={detail.uid}",
+    )
+
+
+def private_preview(*, signed_in: bool, theme_attributes: str = "") -> str:
+    """The first screen of a guarded page: the frame and the access check, as the app shows it until the
+    server has accepted the caller; nothing of the caller's data (the app brings that)."""
+    return _render("preview/private.html", theme_attributes, signed_in=signed_in)

@@ -1,0 +1,55 @@
+"""Server-rendered HTML for /escorts-ssg: listing cards readable without JavaScript.
+
+The markup is in app/web/templates/ssg/ (the cards in cards.html, shared with the
+preview of app.web.preview); every value is escaped, and user-written text is
+never emitted as HTML.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from app.core.geo import cities_by_region
+from app.models import ListingCard
+from app.routes import SSG_HOME
+from app.web.rendering import render
+
+
+def render_page(
+    *, title: str, description: str, canonical: str, heading: str, body: Markup, adult_ok: bool, path: str
+) -> str:
+    """A full HTML document in Spanish with title, description and canonical link around ``body``."""
+    return render(
+        "ssg/page.html",
+        title=title,
+        description=description,
+        canonical=canonical,
+        heading=heading,
+        body=body,
+        adult_ok=adult_ok,
+        path=path,
+    )
+
+
+def home_body(featured: list[ListingCard]) -> Markup:
+    """The SSG home: cities by region, then featured cards."""
+    return Markup(render("ssg/home.html", regions=cities_by_region(), featured=featured))
+
+
+def city_body(cards: list[ListingCard], total: int, page: int, page_count: int, city_slug: str) -> Markup:
+    """An SSG city page: one page of cards and links to the other pages."""
+    return Markup(
+        render(
+            "ssg/city.html",
+            cards=cards,
+            total=total,
+            page=page,
+            page_count=page_count,
+            city_path=f"{SSG_HOME}/{city_slug}",
+        )
+    )
+
+
+def not_found_page(*, city_path: str, city_name: str, site_name: str) -> str:
+    """A plain Spanish 404 document that links to the city's first page."""
+    return render("ssg/not_found.html", city_path=city_path, city_name=city_name, site_name=site_name)
