@@ -5,7 +5,7 @@ the server). A test that needs it and cannot reach it fails; it never skips.
 
 Every database is a copy of one migrated per session (per xdist worker): a PostgreSQL
 template database, a SQLite template file. Passwords are hashed with PASSWORD_HASHER=fast
-(argon2 at its lowest cost; tests/unit/test_password_hasher.py runs the real one).
+(argon2 at its lowest cost); a test that needs the real cost asks for ``real_argon2``.
 """
 
 from __future__ import annotations
@@ -205,6 +205,17 @@ def pg_session(pg_url: str) -> Iterator[Session]:
     with Session(engine, expire_on_commit=False) as session:
         yield session
     engine.dispose()
+
+
+@pytest.fixture
+def real_argon2(monkeypatch) -> Iterator[None]:
+    """This test hashes passwords as production does (argon2's recommended cost), not with the fast hasher."""
+    from app.settings import get_settings
+
+    monkeypatch.setenv("PASSWORD_HASHER", "argon2")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
 
 
 @pytest.fixture(scope="session")

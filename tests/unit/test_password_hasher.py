@@ -6,7 +6,6 @@ real hasher verifies, and strengthens, so a test-made hash can never stay weak i
 
 from __future__ import annotations
 
-import pytest
 from sqlmodel import Session
 
 from app.db import make_engine
@@ -15,15 +14,6 @@ from app.models import LocalCredential
 from app.settings import get_settings
 
 RECOMMENDED = "$argon2id$v=19$m=65536,t=3,p=4$"
-
-
-@pytest.fixture
-def real_argon2(monkeypatch) -> None:
-    """This test hashes as production does."""
-    monkeypatch.setenv("PASSWORD_HASHER", "argon2")
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
 
 
 def test_the_real_hasher_is_argon2id_with_the_recommended_parameters():
