@@ -376,12 +376,45 @@ def no_earlier_attempts(site: Site) -> None:
         store.delete(key)
 
 
+class _Chromium:
+    """Playwright and its chromium, stopped as soon as this process has run its last e2e test.
+
+    Playwright's synchronous API keeps its event loop set on the main thread while it runs: a
+    later test of the same process (an xdist worker takes other tests after the e2e ones) could
+    not call ``asyncio.run``.
+    """
+
+    def __init__(self) -> None:
+        self._playwright = None
+        self.browser: Browser | None = None
+
+    def start(self) -> Browser:
+        self._playwright = sync_playwright().start()
+        self.browser = self._playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        return self.browser
+
+    def stop(self) -> None:
+        if self._playwright is None:
+            return
+        self.browser.close()
+        self._playwright.stop()
+        self._playwright = self.browser = None
+
+
+_CHROMIUM = _Chromium()
+
+
 @pytest.fixture(scope="session")
 def browser() -> Browser:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    yield _CHROMIUM.start()
+    _CHROMIUM.stop()
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures (its browser context) are torn down
+def pytest_runtest_teardown(item, nextitem) -> None:
+    """After the last e2e test of this process, stop Playwright (see ``_Chromium``)."""
+    if nextitem is None or nextitem.get_closest_marker("e2e") is None:
+        _CHROMIUM.stop()
 
 
 @pytest.fixture
