@@ -20,7 +20,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from app.core.errors import NotFoundError
-from app.core.geo import city_by_slug
+from app.core.geo import City, city_by_slug
 from app.db import get_engine, session_scope
 from app.identity.cookies import ROUTES as SESSION_ROUTES
 from app.identity.cookies import request_session_hash, session_actor
@@ -101,7 +101,8 @@ async def ssg_city(request: Request) -> Response:
     city_slug, redirect = resolve_ssg_city(request.path_params["city"])
     if redirect:
         return RedirectResponse(redirect, status_code=301)
-    city = city_by_slug(city_slug)
+    # Without a redirect, resolve_ssg_city gave the slug of a known city.
+    city: City = city_by_slug(city_slug)  # type: ignore[assignment]
     path = f"{SSG_HOME}/{city_slug}"
     wanted = resolve_ssg_page(path, request.query_params.getlist(SSG_PAGE_PARAM))
     if wanted.redirect_to:
@@ -110,7 +111,7 @@ async def ssg_city(request: Request) -> Response:
         return _page_not_found(path, city.name)
     adult_ok = _adult(request)
     key = ("city", *_page_inputs(), city_slug, wanted.page, adult_ok)
-    document = await page_cache.cached(key, get_engine(), lambda: _city_document(city_slug, wanted.page, adult_ok))
+    document = await page_cache.cached(key, get_engine(), lambda: _city_document(city.slug, wanted.page, adult_ok))
     if document is None:
         return _page_not_found(path, city.name)
     return _html(document)
@@ -118,7 +119,7 @@ async def ssg_city(request: Request) -> Response:
 
 def _city_document(city_slug: str, page: int, adult_ok: bool) -> str | None:
     """The HTML of one page of a city, or None when the city has fewer pages."""
-    city = city_by_slug(city_slug)
+    city: City = city_by_slug(city_slug)  # type: ignore[assignment]  # ssg_city's known city
     path = f"{SSG_HOME}/{city_slug}"
     result = _city_page(city_slug, page)
     if result.page > result.page_count:

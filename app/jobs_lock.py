@@ -22,7 +22,8 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 import redis.asyncio as redis_asyncio
 from redis.exceptions import RedisError
@@ -53,7 +54,7 @@ end
 return 0
 """
 
-Job = Callable[[], Awaitable[None]]
+Job = Callable[[], Coroutine[Any, Any, None]]
 
 
 def one_worker(
@@ -80,7 +81,7 @@ def one_worker(
             await _lead(client, key, holder, job, lease_seconds, renew_every_seconds)
         finally:
             with contextlib.suppress(RedisError, OSError):
-                await client.eval(_RELEASE, 1, key, holder)
+                await client.eval(_RELEASE, 1, key, holder)  # type: ignore[misc]  # redis-py types eval() for both clients
             await client.aclose()
 
     return run
@@ -120,7 +121,7 @@ async def _run_while_held(
                 task.result()  # a job that failed raises here
                 return False
             try:
-                kept = bool(await client.eval(_RENEW, 1, key, holder, lease_ms))
+                kept = bool(await client.eval(_RENEW, 1, key, holder, lease_ms))  # type: ignore[misc]  # as above
             except RedisError as exc:
                 log.warning("%s: lease not renewed (%s); the job keeps running", key, type(exc).__name__)
                 kept = True

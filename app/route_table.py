@@ -57,21 +57,21 @@ from app.routes import (
 )
 from app.seo import LOGIN_DESCRIPTION, LOGIN_TITLE
 from app.states.account import AccountActionState, LoginState
+from app.states.advertiser.my_listings import MyListingsState
+from app.states.advertiser.wizard import WizardState
 from app.states.areas import AreaState
-from app.states.audit import AuditTableState
 from app.states.auth import AuthState
-from app.states.my_listings import MyListingsState
 from app.states.public import DirectoryState
 from app.states.report import ReportState
-from app.states.review_queue import ReviewQueueState
-from app.states.staff_catalogues import CATALOGUE_STATES
-from app.states.staff_directory import AdvertisersTableState, AgenciesTableState
-from app.states.staff_listings import StaffListingsState
-from app.states.staff_overview import StaffOverviewState
-from app.states.staff_reports import StaffReportsState
-from app.states.staff_upgrades import StaffUpgradesState
-from app.states.staff_users import UsersTableState
-from app.states.wizard import WizardState
+from app.states.staff.audit import AuditTableState
+from app.states.staff.catalogues import CATALOGUE_STATES
+from app.states.staff.directory import AdvertisersTableState, AgenciesTableState
+from app.states.staff.listings import StaffListingsState
+from app.states.staff.overview import StaffOverviewState
+from app.states.staff.reports import StaffReportsState
+from app.states.staff.review_queue import ReviewQueueState
+from app.states.staff.upgrades import StaffUpgradesState
+from app.states.staff.users import UsersTableState
 
 SITE_TITLE = "Escorts Chile"
 
@@ -169,7 +169,7 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         ReviewQueueState,
         ProfileId.SECRETARIA,
     ),
-    # Staff tables: each page opens with its area's opener (app.states.staff_table).
+    # Staff tables: each page opens with its area's opener (app.states.staff.table).
     _staff_table_route(ADMIN_USERS, admin_users_page, "Usuarios", UsersTableState, ProfileId.ADMINISTRADOR),
     _staff_table_route(SECRETARY_USERS, secretary_users_page, "Usuarios", UsersTableState, ProfileId.SECRETARIA),
     _staff_table_route(ADMIN_AUDIT, audit_page, "Auditoría", AuditTableState, ProfileId.ADMINISTRADOR),

@@ -138,7 +138,8 @@ class PageRoute:
     """
 
     path: str
-    page: Callable[[], Any]
+    page: Callable[[], Any] | Any
+    """The page's function, or a component built once (Reflex takes either)."""
     title: Any
     """The document's title: text, or a state var the page sets when it loads."""
     profiles: frozenset[str] = frozenset()

@@ -19,6 +19,7 @@ import random
 import sys
 import time
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import func, insert
 from sqlmodel import Session, select
@@ -133,7 +134,7 @@ def demo_photos(storage: Storage) -> list[tuple[str, int, int]]:
 
 def _ensure_catalogues(session: Session) -> dict[str, list[str]]:
     """Create the demo catalogues when empty; return uids by catalogue."""
-    tiers = {tier.slug: tier.uid for tier in session.exec(select(Tier)).all()}
+    tiers: dict[str | None, str] = {tier.slug: tier.uid for tier in session.exec(select(Tier)).all()}
 
     def ensure(model, rows: list[dict]) -> list[str]:
         if not session.exec(select(func.count()).select_from(model)).one():
@@ -245,7 +246,10 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
             }
         )
 
-    rows, photo_rows, service_rows, review_rows = [], [], [], []
+    rows: list[dict[str, Any]] = []
+    photo_rows: list[dict[str, Any]] = []
+    service_rows: list[dict[str, Any]] = []
+    review_rows: list[dict[str, Any]] = []
     communes = {city.slug: commune_names_for_city(city.slug) or [city.name] for city in CITIES}
     for i in range(listings):
         city = CITIES[i % len(CITIES)]

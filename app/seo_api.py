@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.datastructures import Headers
@@ -393,9 +393,9 @@ def city_stats(*, session: Session, section: str | None = None, city_slug: str |
     """{(section, city_slug): CityStats} of public listings, one GROUP BY over the status-led indexes."""
     conditions = _public_conditions(section)
     if city_slug is not None:
-        conditions.append(Listing.city_slug == city_slug)
+        conditions.append(col(Listing.city_slug) == city_slug)
     rows = session.exec(
-        select(
+        select(  # type: ignore[call-overload]  # sqlmodel types select() for at most four columns
             Listing.section,
             Listing.city_slug,
             func.count(),
@@ -417,7 +417,7 @@ def city_listing_urls(
     rows = session.exec(
         select(Listing.uid, Listing.name_slug, Listing.updated_at, Listing.published_at)
         .where(*_public_conditions(section), Listing.city_slug == city_slug)
-        .order_by(Listing.published_at.desc(), Listing.uid.desc())
+        .order_by(col(Listing.published_at).desc(), col(Listing.uid).desc())
         .offset((page - 1) * SITEMAP_LISTINGS)
         .limit(SITEMAP_LISTINGS)
     ).all()

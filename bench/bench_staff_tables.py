@@ -38,7 +38,7 @@ def main() -> int:
     with demo_database(args.listings, analyze=False):
         token = admin_token()
 
-        from app.states.staff_table import StaffTableState
+        from app.states.staff.table import StaffTableState
         from tests.handlers import client_states, invoke
 
         tables = sorted(

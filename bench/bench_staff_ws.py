@@ -93,7 +93,7 @@ def admin_tables() -> list[Table]:
     """Every /admin page whose opener belongs to a staff table state (from the one route table)."""
     from app.models import ProfileId
     from app.route_table import PAGE_ROUTES
-    from app.states.staff_table import StaffTableState
+    from app.states.staff.table import StaffTableState
 
     tables = []
     for route in PAGE_ROUTES:

@@ -66,9 +66,12 @@ fi
 
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres}"
 
-# Lint and format first: cheap, and a failure says exactly what to fix.
+# Lint, format and types first: cheap, and a failure says exactly what to fix.
+# mypy reads its settings from pyproject.toml (strict core, settings, routes, storage and
+# identity adapters; default level for the rest of app/).
 ruff check .
 ruff format --check .
+mypy
 
 set +e
 python -m pytest -n "${PYTEST_WORKERS:-2}" "$@"

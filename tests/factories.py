@@ -24,7 +24,7 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import my_listings
+from app.services import listing_drafts
 from app.services.users import create_user
 
 
@@ -169,7 +169,7 @@ def make_wizard_catalogue(session: Session) -> dict:
     services = [AdvertiserService(name=f"Servicio {i}") for i in range(3)]
     session.add_all([kind, *services])
     session.commit()
-    options = my_listings.wizard_options(session=session)
+    options = listing_drafts.wizard_options(session=session)
     return {"type": kind.uid, "services": [s.uid for s in services], "tier": options.tiers[0][0]}
 
 
@@ -202,7 +202,7 @@ VIEW_UID = "AbCdEfGhIjKlMnOpQrSt"
 
 def save_wizard_step(session: Session, owner: User, uid: str, catalogue: dict, step: int, **values) -> str:
     """Save one wizard step of the draft ``uid`` ("" for a new one) with valid values, ``values`` overriding them."""
-    return my_listings.save_step(
+    return listing_drafts.save_step(
         session=session,
         owner_uid=owner.uid,
         uid=uid,
@@ -230,7 +230,7 @@ def wizard_draft(
     from app.models import AdvertiserService, AdvertiserType
     from app.services import listing_photos
 
-    options = my_listings.wizard_options(session=session)
+    options = listing_drafts.wizard_options(session=session)
     kind = session.exec(select(AdvertiserType).limit(1)).first()
     services = [row.uid for row in session.exec(select(AdvertiserService).limit(2)).all()]
     steps = {
@@ -253,7 +253,7 @@ def wizard_draft(
     for number, values in steps.items():
         if number == 7:
             listing_photos.add_photo(session=session, storage=storage, owner_uid=owner.uid, uid=uid, data=photo)
-        uid = my_listings.save_step(
+        uid = listing_drafts.save_step(
             session=session,
             owner_uid=owner.uid,
             uid=uid,

@@ -6,7 +6,7 @@ from sqlalchemy import and_, or_
 from sqlmodel import Session, select
 
 from app.models import Listing, ListingReview, ListingStatus, ReviewDecision
-from app.services.my_listings import REVISED_STATUSES
+from app.services.listing_revisions import REVISED_STATUSES
 
 
 def listings_in_review_without_queue_item(session: Session) -> list[str]:

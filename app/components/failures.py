@@ -7,6 +7,8 @@ and "ErrorBoundary" (the "An error occurred while rendering this page" screen).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import reflex as rx
 from reflex_components_core.base.error_boundary import ErrorBoundary
 from reflex_components_core.core.banner import has_too_many_connection_errors
@@ -56,4 +58,7 @@ def _error_boundary(stateful: bool) -> rx.Component:
     return ErrorBoundary.create(fallback_render=render_failed_notice(), **({} if stateful else {"on_error": rx.noop()}))
 
 
-APP_WRAPS = {(5, "Overlay"): _overlay, (55, "ErrorBoundary"): _error_boundary}
+APP_WRAPS: dict[tuple[int, str], Callable[[bool], rx.Component | None]] = {
+    (5, "Overlay"): _overlay,
+    (55, "ErrorBoundary"): _error_boundary,
+}

@@ -9,14 +9,18 @@ and, given ``on_clear``, a field's message goes away as soon as that field chang
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import reflex as rx
+from reflex_base.event import EventSpec
 
 # Called with a field's name, it gives the event that takes that field's message away.
-Clear = Callable[[str], rx.event.EventSpec]
+Clear = Callable[[str], EventSpec]
+# A form's messages by field name: a state var (a Var to Reflex, a dict to the type checker).
+Errors = rx.Var | dict[str, str]
 
 
-def form_alert(text: rx.Var) -> rx.Component:
+def form_alert(text: rx.Var | str) -> rx.Component:
     """The form-level error, announced to screen readers (role="alert") when there is one."""
     return rx.cond(text != "", rx.el.p(text, role="alert", class_name="form-error"))
 
@@ -30,10 +34,10 @@ def _described_by(ids: list[str], message: rx.Var | None, error_id: str) -> rx.V
 
 
 def _control(
-    field_id: str, name: str, errors: rx.Var | None, on_clear: Clear | None, props: dict, hint_id: str = ""
+    field_id: str, name: str, errors: Errors | None, on_clear: Clear | None, props: dict, hint_id: str = ""
 ) -> tuple[dict, list[rx.Component]]:
     """The props of a control (aria attributes, clearing its message on change) and its error paragraph."""
-    message = errors.get(name, "") if errors is not None else None
+    message: Any = errors.get(name, "") if errors is not None else None
     error_id = f"{field_id}-error"
     attrs = dict(props.pop("custom_attrs", {}))
     described = _described_by([hint_id] if hint_id else [], message, error_id)
@@ -59,7 +63,7 @@ def text_field(
     *,
     type_: str = "text",
     auto_complete: str | None = None,
-    errors: rx.Var | None = None,
+    errors: Errors | None = None,
     on_clear: Clear | None = None,
     **props,
 ) -> rx.Component:
@@ -83,7 +87,7 @@ def password_field(
     auto_complete: str,
     *,
     max_length: int,
-    errors: rx.Var | None = None,
+    errors: Errors | None = None,
     on_clear: Clear | None = None,
 ) -> rx.Component:
     """A required password input."""
@@ -104,10 +108,10 @@ def select_field(
     form: str,
     label: str,
     name: str,
-    options: rx.Var,
+    options: rx.Var | list[list[str]],
     *,
     placeholder: str = "Elige…",
-    errors: rx.Var | None = None,
+    errors: Errors | None = None,
     on_clear: Clear | None = None,
     **props,
 ) -> rx.Component:
@@ -129,7 +133,7 @@ def select_field(
 
 
 def textarea_field(
-    form: str, label: str, name: str, *, errors: rx.Var | None = None, on_clear: Clear | None = None, **props
+    form: str, label: str, name: str, *, errors: Errors | None = None, on_clear: Clear | None = None, **props
 ) -> rx.Component:
     """A label and its text area."""
     field_id = f"{form}-{name}"
@@ -167,7 +171,7 @@ def date_field(
     name: str,
     *,
     on_pick,
-    errors: rx.Var | None = None,
+    errors: Errors | None = None,
     on_clear: Clear | None = None,
     **props,
 ) -> rx.Component:

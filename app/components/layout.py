@@ -141,7 +141,7 @@ def page_frame(*children: rx.Component) -> rx.Component:
     )
 
 
-def guarded_content(ready: rx.Var, content: rx.Component) -> rx.Component:
+def guarded_content(ready: rx.Var | bool, content: rx.Component) -> rx.Component:
     """A guarded page's ``content`` once the server accepted the caller and read its data (``ready``);
     until then, the access check. The content is marked ready for the document's first screen."""
     return rx.cond(

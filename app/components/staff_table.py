@@ -1,4 +1,4 @@
-"""The one staff table on screen, drawn from a state's :class:`~app.states.staff_table.TableSpec`.
+"""The one staff table on screen, drawn from a state's :class:`~app.services.staff.table_spec.TableSpec`.
 
 ``staff_table(State)`` gives the search box, the filters, the sortable headers, one page of
 rows with their buttons, the pager, the create/edit dialog and the delete confirmation.
@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 import reflex as rx
 
 from app.components.forms import form_alert
-from app.states.staff_table import CREATE, Filter, FormField, StaffTableState
+from app.services.staff.table_spec import CREATE, Filter, FormField
+from app.states.staff.table import StaffTableState
 
 RowActions = Callable[[rx.Var], Sequence[rx.Component]]
 

@@ -54,7 +54,7 @@ def _day_row(day) -> rx.Component:
     )
 
 
-def stats_chart(series: rx.Var) -> rx.Component:
+def stats_chart(series: rx.Var | list) -> rx.Component:
     """Bars of views and contact clicks per day, oldest first, from a list var of DayStat (day, views, clicks)."""
     peak = series.reduce(
         lambda tallest, day: _larger(tallest, _larger(_number(day, "views"), _number(day, "clicks"))), 1

@@ -76,7 +76,7 @@ def format_rut(text: object) -> str:
 
 def _group(digits: str) -> str:
     """Group a digit string by thousands with dots, keeping any leading zeros."""
-    groups = []
+    groups: list[str] = []
     while len(digits) > 3:
         groups.insert(0, digits[-3:])
         digits = digits[:-3]

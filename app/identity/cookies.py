@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
-from reflex._upload import upload
+from reflex._upload import upload  # type: ignore[attr-defined]  # re-exported with a wildcard from an untyped package
 from reflex_base.constants import RouteVar
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from app.core.actor import Actor
 from app.db import session_scope
@@ -58,8 +58,6 @@ UPLOAD_LENGTH_REQUIRED = "No pudimos recibir los archivos: vuelve a intentarlo."
 UPLOAD_TOO_LARGE = "Los archivos superan el máximo: hasta 12 fotos de 15 MB cada una."
 UPLOAD_SIGNED_OUT = "Tu sesión terminó: vuelve a ingresar para subir fotos."
 TICKET_REFUSED = "Tu ingreso expiró antes de completarse. Vuelve a ingresar."
-
-ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]], Awaitable[None]]
 
 
 def session_hash_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:

@@ -338,14 +338,15 @@ class FirebaseProvider:
             user = auth.get_user_by_email(pending["email"], app=self.app)
         if user.disabled:
             raise AuthError("user-disabled")
+        uid: str = user.uid  # firebase-admin is untyped
 
         def change() -> None:
             self._call("resetPassword", {"oobCode": code, "newPassword": new_password})
             with _admin_errors():
-                auth.revoke_refresh_tokens(user.uid, app=self.app)
+                auth.revoke_refresh_tokens(uid, app=self.app)
 
-        self._change(user.uid, change)
-        return user.uid
+        self._change(uid, change)
+        return uid
 
     # --- e-mail verification --------------------------------------------------
 

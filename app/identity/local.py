@@ -26,7 +26,7 @@ from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 from sqlalchemy import Engine, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.db import Transaction, transaction
 from app.identity.errors import AuthError
@@ -269,9 +269,9 @@ class LocalProvider:
         if row.expires_at <= now:
             raise AuthError("expired-action-code")
         # Claim the code atomically: of two concurrent uses only one updates a row.
-        claimed = session.execute(
+        claimed = session.exec(
             update(ActionCode)
-            .where(ActionCode.code_hash == row.code_hash, ActionCode.used_at.is_(None))
+            .where(col(ActionCode.code_hash) == row.code_hash, col(ActionCode.used_at).is_(None))
             .values(used_at=now)
         )
         if claimed.rowcount != 1:
@@ -284,12 +284,12 @@ class LocalProvider:
 
 def _void_codes(session: Session, credential_uid: str, purpose: ActionPurpose, now: datetime) -> None:
     """Mark every unused code of this purpose of the account used (in the caller's transaction)."""
-    session.execute(
+    session.exec(
         update(ActionCode)
         .where(
-            ActionCode.credential_uid == credential_uid,
-            ActionCode.purpose == purpose.value,
-            ActionCode.used_at.is_(None),
+            col(ActionCode.credential_uid) == credential_uid,
+            col(ActionCode.purpose) == purpose.value,
+            col(ActionCode.used_at).is_(None),
         )
         .values(used_at=now)
     )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, or_, update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
 from app.models import ActionCode, SessionTicket, User, UserSession, utc_now
@@ -64,10 +64,10 @@ def redeem_ticket(*, session: Session, ticket: str, days: int, now: datetime | N
     now = now or utc_now()
     if not ticket or len(ticket) > 128:
         return None
-    user_uid = session.execute(
+    user_uid = session.exec(
         delete(SessionTicket)
-        .where(SessionTicket.ticket_hash == digest(ticket), SessionTicket.expires_at > now)
-        .returning(SessionTicket.user_uid)
+        .where(col(SessionTicket.ticket_hash) == digest(ticket), col(SessionTicket.expires_at) > now)
+        .returning(col(SessionTicket.user_uid))
     ).scalar_one_or_none()
     if user_uid is None:
         return None
@@ -95,8 +95,8 @@ def resolve_session(*, session: Session, token_hash: str, idle_days: int, now: d
     now = now or utc_now()
     row = session.exec(
         select(UserSession, User)
-        .join(User, User.uid == UserSession.user_uid)
-        .where(UserSession.token_hash == token_hash)
+        .join(User, col(User.uid) == col(UserSession.user_uid))
+        .where(col(UserSession.token_hash) == token_hash)
     ).first()
     if row is None:
         return SessionCheck(actor=None)
@@ -108,7 +108,7 @@ def resolve_session(*, session: Session, token_hash: str, idle_days: int, now: d
     if stored.revoked_at is not None or stored.expires_at <= now or idle_end <= now or not user.activo:
         return SessionCheck(actor=None)
     if now - stored.last_seen_at >= TOUCH_EVERY:
-        session.execute(update(UserSession).where(UserSession.token_hash == token_hash).values(last_seen_at=now))
+        session.exec(update(UserSession).where(col(UserSession.token_hash) == token_hash).values(last_seen_at=now))
         session.commit()
     return SessionCheck(
         actor=Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
@@ -119,20 +119,20 @@ def revoke_session(*, session: Session, token_hash: str) -> str | None:
     """End one session (sign-out); return its user's uid, None for an unknown or ended one. Flushed."""
     if not token_hash:
         return None
-    return session.execute(
+    return session.exec(
         update(UserSession)
-        .where(UserSession.token_hash == token_hash, UserSession.revoked_at.is_(None))
+        .where(col(UserSession.token_hash) == token_hash, col(UserSession.revoked_at).is_(None))
         .values(revoked_at=utc_now())
-        .returning(UserSession.user_uid)
+        .returning(col(UserSession.user_uid))
     ).scalar_one_or_none()
 
 
 def revoke_user_sessions(*, session: Session, user_uid: str) -> int:
     """End every session and unused ticket of a user (ban, password change); return how many sessions. Flushed."""
-    session.execute(delete(SessionTicket).where(SessionTicket.user_uid == user_uid))
-    result = session.execute(
+    session.exec(delete(SessionTicket).where(col(SessionTicket.user_uid) == user_uid))
+    result = session.exec(
         update(UserSession)
-        .where(UserSession.user_uid == user_uid, UserSession.revoked_at.is_(None))
+        .where(col(UserSession.user_uid) == user_uid, col(UserSession.revoked_at).is_(None))
         .values(revoked_at=utc_now())
     )
     return result.rowcount
@@ -146,18 +146,18 @@ def purge_ended(*, session: Session, idle_days: int, now: datetime | None = None
     """
     now = now or utc_now()
     cutoff = now - KEEP_ENDED
-    deleted = session.execute(
+    deleted = session.exec(
         delete(UserSession).where(
             or_(
-                UserSession.revoked_at < cutoff,
-                UserSession.expires_at < cutoff,
-                UserSession.last_seen_at < cutoff - timedelta(days=idle_days),
+                col(UserSession.revoked_at) < cutoff,
+                col(UserSession.expires_at) < cutoff,
+                col(UserSession.last_seen_at) < cutoff - timedelta(days=idle_days),
             )
         )
     ).rowcount
-    deleted += session.execute(delete(SessionTicket).where(SessionTicket.expires_at <= now)).rowcount
-    deleted += session.execute(
-        delete(ActionCode).where(or_(ActionCode.used_at.is_not(None), ActionCode.expires_at <= now))
+    deleted += session.exec(delete(SessionTicket).where(col(SessionTicket.expires_at) <= now)).rowcount
+    deleted += session.exec(
+        delete(ActionCode).where(or_(col(ActionCode.used_at).is_not(None), col(ActionCode.expires_at) <= now))
     ).rowcount
     session.commit()
     return deleted

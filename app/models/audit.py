@@ -1,6 +1,6 @@
 """The audit log of staff writes (auditoria): who changed which record, from what to what, when.
 
-Written by ``app.services.audit.record`` in the same transaction as the change
+Written by ``app.services.staff.audit.record`` in the same transaction as the change
 itself, so a write and its entry land together or not at all.
 """
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import ColumnElement, and_, or_, select
+from sqlmodel import col
 
 from app.models.catalogues import Tier
 from app.models.listings import Listing
@@ -40,8 +41,8 @@ class FilterTab:
 
 
 def _vip(c: Clock) -> ColumnElement[bool]:
-    vip_tiers = select(Tier.uid).where(Tier.slug.in_(VIP_TIER_SLUGS))
-    return or_(Listing.tier_uid.in_(vip_tiers), Listing.vip_until > c.now)
+    vip_tiers = select(col(Tier.uid)).where(col(Tier.slug).in_(VIP_TIER_SLUGS))
+    return or_(col(Listing.tier_uid).in_(vip_tiers), col(Listing.vip_until) > c.now)
 
 
 FILTER_TABS: tuple[FilterTab, ...] = (
@@ -50,31 +51,31 @@ FILTER_TABS: tuple[FilterTab, ...] = (
         "lo-nuevo",
         "Lo Nuevo",
         f"Published in the last {NEW_LISTING_DAYS} days.",
-        lambda c: Listing.published_at >= c.now - timedelta(days=NEW_LISTING_DAYS),
+        lambda c: col(Listing.published_at) >= c.now - timedelta(days=NEW_LISTING_DAYS),
     ),
     FilterTab("vip", "VIP", "Tier Diamante or Ruby, or a VIP upgrade in force (vip_until after now).", _vip),
     FilterTab(
         "estrellas-xxx",
         "Estrellas XXX",
         "Marked as adult-film actress (actrizPorno).",
-        lambda c: Listing.porn_actress == True,  # noqa: E712
+        lambda c: col(Listing.porn_actress) == True,  # noqa: E712
     ),
     FilterTab(
         "de-pasada",
         "De pasada",
         "Visiting this city today: visiting_from <= today <= visiting_until.",
-        lambda c: and_(Listing.visiting_from <= c.today, Listing.visiting_until >= c.today),
+        lambda c: and_(col(Listing.visiting_from) <= c.today, col(Listing.visiting_until) >= c.today),
     ),
     FilterTab(
         "disponible-ahora",
         "Disponible AHORA",
         "The available-now window is open: available_until is after now.",
-        lambda c: Listing.available_until > c.now,
+        lambda c: col(Listing.available_until) > c.now,
     ),
-    FilterTab("verificadas", "Verificadas", "Photos verified by staff.", lambda c: Listing.verified == True),  # noqa: E712
-    FilterTab("culonas", "Culonas", "Self-declared curvy figure.", lambda c: Listing.curvy == True),  # noqa: E712
-    FilterTab("maduras", "Maduras", f"Age {MATURE_MIN_AGE} or more.", lambda c: Listing.age >= MATURE_MIN_AGE),
-    FilterTab("video", "Video", "Has a video.", lambda c: Listing.has_video == True),  # noqa: E712
+    FilterTab("verificadas", "Verificadas", "Photos verified by staff.", lambda c: col(Listing.verified) == True),  # noqa: E712
+    FilterTab("culonas", "Culonas", "Self-declared curvy figure.", lambda c: col(Listing.curvy) == True),  # noqa: E712
+    FilterTab("maduras", "Maduras", f"Age {MATURE_MIN_AGE} or more.", lambda c: col(Listing.age) >= MATURE_MIN_AGE),
+    FilterTab("video", "Video", "Has a video.", lambda c: col(Listing.has_video) == True),  # noqa: E712
 )
 
 TABS_BY_SLUG: dict[str, FilterTab] = {tab.slug: tab for tab in FILTER_TABS}

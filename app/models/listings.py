@@ -126,6 +126,24 @@ LISTING_TRANSITIONS: dict[tuple[ListingStatus, ListingStatus], frozenset[ActorKi
     (_S.RECHAZADA, _S.PUBLICADA): _STAFF,  # republish after a take down
 }
 
+# The owner's buttons on "my listings" that move a listing, each by name: one owner move of the table
+# above (a draft and a rejected listing are sent through the wizard instead).
+OWNER_MOVES: dict[str, tuple[ListingStatus, ListingStatus]] = {
+    "pause": (_S.PUBLICADA, _S.PAUSADA),
+    "resume": (_S.PAUSADA, _S.PUBLICADA),
+    "renew": (_S.EXPIRADA, _S.PENDIENTE),
+}
+_EVER_SENT = frozenset(_S) - {_S.BORRADOR}
+# The owner's other actions, which keep the status: the statuses in which each is offered.
+OWNER_ACTIONS: dict[str, frozenset[ListingStatus]] = {
+    "continue": frozenset({_S.BORRADOR}),  # the wizard goes on with the draft
+    "edit": _EVER_SENT,  # the wizard from its first step (an edit of a live listing waits for review)
+    "copy": _EVER_SENT,
+    "verify": _EVER_SENT,
+    "available_now": frozenset({_S.PUBLICADA}),
+    "upgrade": frozenset({_S.PUBLICADA, _S.PAUSADA}),
+}
+
 
 class ListingBase(SQLModel):
     """What an advertiser writes about a listing (the wizard's fields)."""
@@ -178,17 +196,18 @@ class Listing(EnumColumns, ListingBase, table=True):
     owner_uid: str = Field(foreign_key="usuarios.uid", index=True, max_length=40)
     section: Section = Field(default=Section.MUJERES, sa_type=EnumString(Section, 10), nullable=False)
     # A draft (borrador) is saved after every wizard step, so these are empty until their step;
-    # sending to review validates the whole listing against ListingCreate.
-    city_slug: str | None = Field(default=None, max_length=40)
-    tier_uid: str | None = Field(default=None, foreign_key="categoria_profesor.uid", max_length=40)
+    # sending to review validates the whole listing against ListingCreate. (Hence optional here
+    # where ListingBase requires them: the ignores below say that to mypy.)
+    city_slug: str | None = Field(default=None, max_length=40)  # type: ignore[assignment]
+    tier_uid: str | None = Field(default=None, foreign_key="categoria_profesor.uid", max_length=40)  # type: ignore[assignment]
     tier_rank: int | None = Field(default=None, description="Copy of the effective tier's display_order.")
     base_tier_uid: str | None = Field(
         default=None, foreign_key="categoria_profesor.uid", max_length=40, description="The advertiser's own tier."
     )
-    display_name: str | None = Field(default=None, max_length=60)
+    display_name: str | None = Field(default=None, max_length=60)  # type: ignore[assignment]
     name_slug: str | None = Field(default=None, max_length=60)
-    age: int | None = Field(default=None, ge=18, le=99)
-    price_hour_clp: int | None = Field(default=None, ge=0)
+    age: int | None = Field(default=None, ge=18, le=99)  # type: ignore[assignment]
+    price_hour_clp: int | None = Field(default=None, ge=0)  # type: ignore[assignment]
     description: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     schedule: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     wizard_step: int = Field(default=1, description="The first wizard step the owner has not saved yet.")

@@ -7,7 +7,7 @@ import reflex as rx
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
-from app.states.audit import AuditTableState
+from app.states.staff.audit import AuditTableState
 
 
 def audit_page() -> rx.Component:

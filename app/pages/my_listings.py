@@ -1,4 +1,4 @@
-"""/my/publicacion/misPublicaciones: the advertiser's listings, their figures and actions (app.states.my_listings)."""
+"""/my/publicacion/misPublicaciones: the advertiser's listings, their figures and actions (app.states.advertiser.my_listings)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
 from app.routes import ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
 from app.services.my_listings import AVAILABLE_NOW_HOURS
 from app.services.photos import MAX_BYTES
+from app.states.advertiser.my_listings import MyListingsState
 from app.states.areas import AreaState
-from app.states.my_listings import MyListingsState
 
 VERIFY_UPLOAD_ID = "verificacion"
 VERIFY_INSTRUCTIONS = (
@@ -22,7 +22,7 @@ VERIFY_INSTRUCTIONS = (
 )
 
 
-def _wizard_href(uid: rx.Var) -> rx.Var:
+def _wizard_href(uid: rx.Var) -> rx.Var | str:
     return f"{ADVERTISER_NEW_LISTING}?{WIZARD_LISTING_PARAM}=" + uid
 
 

@@ -1,4 +1,4 @@
-"""The review queue page (revisarPublicacion) of /admin and /bbitamia (app.states.review_queue)."""
+"""The review queue page (revisarPublicacion) of /admin and /bbitamia (app.states.staff.review_queue)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from app.components.staff_layout import staff_frame
 from app.models import ProfileId
 from app.services.identity_review import STATUS_CHANGED as IDENTITY_CHANGED
 from app.services.identity_review import STATUS_NEW as IDENTITY_NEW
-from app.services.reviews import REASON_MAX
+from app.services.staff.reviews import REASON_MAX
 from app.states.areas import AreaState
-from app.states.review_queue import ReviewQueueState
+from app.states.staff.review_queue import ReviewQueueState
 
 TITLE = "Revisión de publicaciones"
 

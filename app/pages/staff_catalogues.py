@@ -10,8 +10,8 @@ import reflex as rx
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
-from app.states.staff_catalogues import CATALOGUE_STATES, TiersTableState
-from app.states.staff_table import StaffTableState
+from app.states.staff.catalogues import CATALOGUE_STATES, TiersTableState
+from app.states.staff.table import StaffTableState
 
 
 def _tier_moves(row: rx.Var) -> list[rx.Component]:

@@ -9,7 +9,7 @@ import reflex as rx
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
-from app.states.staff_directory import AdvertisersTableState, AgenciesTableState
+from app.states.staff.directory import AdvertisersTableState, AgenciesTableState
 
 
 def _advertisers_page(area: ProfileId) -> Callable[[], rx.Component]:

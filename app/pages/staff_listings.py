@@ -11,7 +11,7 @@ from app.components.forms import form_alert
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
-from app.states.staff_listings import StaffListingsState
+from app.states.staff.listings import StaffListingsState
 
 REASON_ID = "despublicar-motivo"
 

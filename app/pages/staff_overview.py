@@ -1,4 +1,4 @@
-"""/admin/escorts: the administrator's overview (app.states.staff_overview).
+"""/admin/escorts: the administrator's overview (app.states.staff.overview).
 
 Key figures first, then bar charts of the listings by status, city and tier,
 then the ten most recent reports. The charts are plain HTML and CSS, like
@@ -14,9 +14,9 @@ import reflex as rx
 from app.components.staff_layout import staff_frame
 from app.models import ProfileId
 from app.routes import ADMIN_REPORTS
-from app.services.staff_overview import RECENT_REPORTS, TOP_CITIES
+from app.services.staff.overview import RECENT_REPORTS, TOP_CITIES
 from app.states.areas import AreaState
-from app.states.staff_overview import StaffOverviewState
+from app.states.staff.overview import StaffOverviewState
 
 TITLE = "Administración"
 OVERVIEW = StaffOverviewState.overview
@@ -43,7 +43,7 @@ def _bar_row(bar: rx.Var) -> rx.Component:
     )
 
 
-def bar_chart(caption: str, label_header: str, bars: rx.Var, empty: str) -> rx.Component:
+def bar_chart(caption: str, label_header: str, bars: rx.Var | list, empty: str) -> rx.Component:
     """A horizontal bar chart as a table: caption, then one row per bar (label, figure, bar)."""
     return rx.el.table(
         rx.el.caption(caption),

@@ -8,7 +8,7 @@ import reflex as rx
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
-from app.states.staff_reports import StaffReportsState
+from app.states.staff.reports import StaffReportsState
 
 
 def staff_reports_page() -> rx.Component:

@@ -8,7 +8,7 @@ from app.components.forms import date_field, form_alert, text_field, textarea_fi
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
-from app.states.staff_upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
+from app.states.staff.upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
 
 S = StaffUpgradesState
 APPROVE_FORM = "aprobar-mejora"
@@ -39,7 +39,7 @@ def _row_actions(row: rx.Var) -> list[rx.Component]:
     ]
 
 
-def _day(label: str, name: str, value: rx.Var) -> rx.Component:
+def _day(label: str, name: str, value: rx.Var | str) -> rx.Component:
     return date_field(
         APPROVE_FORM,
         label,

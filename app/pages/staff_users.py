@@ -7,7 +7,7 @@ import reflex as rx
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
-from app.states.staff_users import UsersTableState
+from app.states.staff.users import UsersTableState
 
 
 def _row_actions(row: rx.Var) -> list[rx.Component]:

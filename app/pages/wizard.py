@@ -1,8 +1,11 @@
-"""/my/publicacion/nuevaPublicacion: the listing wizard, one form per step (app.states.wizard)."""
+"""/my/publicacion/nuevaPublicacion: the listing wizard, one form per step (app.states.advertiser.wizard)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.components.forms import (
     checkbox_field,
@@ -15,12 +18,12 @@ from app.components.forms import (
 )
 from app.components.layout import guarded_content, page_frame
 from app.routes import ADVERTISER_HOME
+from app.services.listing_drafts import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.listing_form import STEP_BY_NUMBER, STEPS
 from app.services.listing_photos import MAX_PHOTOS
-from app.services.my_listings import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.photos import MAX_BYTES
+from app.states.advertiser.wizard import STEP_FIELD, WizardState
 from app.states.areas import AreaState
-from app.states.wizard import STEP_FIELD, WizardState
 
 FORM = "wizard"
 UPLOAD_ID = "fotos"
@@ -37,18 +40,18 @@ UPLOAD_LABEL = "Elegir fotos para subir"
 REFUSED_IN_BROWSER = "No se aceptaron algunos archivos: sube fotos JPEG, PNG, WebP o HEIC de hasta 15 MB. "
 
 
-def _value(name: str) -> rx.Var:
+def _value(name: str) -> rx.Var | str:
     return WizardState.values.get(name, "")
 
 
-FIELD_MESSAGES = {"errors": WizardState.field_errors, "on_clear": WizardState.clear_field_error}
+FIELD_MESSAGES: dict[str, Any] = {"errors": WizardState.field_errors, "on_clear": WizardState.clear_field_error}
 
 
 def _text(label: str, name: str, **props) -> rx.Component:
     return text_field(FORM, label, name, default_value=_value(name), **FIELD_MESSAGES, **props)
 
 
-def _select(label: str, name: str, options: rx.Var, **props) -> rx.Component:
+def _select(label: str, name: str, options: rx.Var | list[list[str]], **props) -> rx.Component:
     return select_field(FORM, label, name, options, default_value=_value(name), **FIELD_MESSAGES, **props)
 
 
@@ -65,7 +68,7 @@ def _date(label: str, name: str) -> rx.Component:
     )
 
 
-def _choices(legend: str, name: str, options: rx.Var) -> rx.Component:
+def _choices(legend: str, name: str, options: rx.Var | list[list[str]]) -> rx.Component:
     """Radio buttons from [value, text] pairs."""
     return rx.el.fieldset(
         rx.el.legend(legend),
@@ -373,7 +376,7 @@ def _rejected_files(rejected: rx.Var) -> rx.Var:
     )
 
 
-def refused_in_browser(rejected: rx.Var) -> rx.event.EventSpec:
+def refused_in_browser(rejected: rx.Var) -> EventSpec:
     """The notice for files the browser refused before sending them (type or size), naming them."""
     names = rejected.to(list).map(lambda item: item.to(dict)["file"].to(dict)["name"].to(str)).join(", ")
     return rx.toast.error(REFUSED_IN_BROWSER + names, duration=8000, position="bottom-center")

@@ -17,7 +17,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from app.models import Advertiser, ListingReview, ReviewDecision
-from app.services import audit
+from app.services.staff import audit
 
 FIELDS = ("rut", "passport", "birth_date", "nationality")
 STATUS_NONE = ""

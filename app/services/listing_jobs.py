@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from sqlalchemy import or_
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.db import session_scope
 from app.models import ActorKind, Listing, ListingReview, ListingStatus, ReviewDecision, utc_now
@@ -56,7 +56,11 @@ def expire_listings(*, session: Session, now: datetime | None = None) -> int:
     now = now or utc_now()
     due = session.exec(
         select(Listing)
-        .where(Listing.status.in_(EXPIRING_STATUSES), Listing.expires_at.is_not(None), Listing.expires_at <= now)
+        .where(
+            col(Listing.status).in_(EXPIRING_STATUSES),
+            col(Listing.expires_at).is_not(None),
+            col(Listing.expires_at) <= now,
+        )
         .order_by(Listing.uid)
         .with_for_update(skip_locked=True)
     ).all()
@@ -70,7 +74,9 @@ def expire_listings(*, session: Session, now: datetime | None = None) -> int:
         select(Listing)
         .where(
             Listing.status == ListingStatus.EXPIRADA,
-            or_(Listing.revision_at.is_not(None), Listing.revision.is_not(None), Listing.uid.in_(waiting)),
+            or_(
+                col(Listing.revision_at).is_not(None), col(Listing.revision).is_not(None), col(Listing.uid).in_(waiting)
+            ),
         )
         .order_by(Listing.uid)
         .with_for_update(skip_locked=True)

@@ -11,6 +11,9 @@ transaction.
 the owner pausing their listing is ``owner``; staff approving it is
 ``staff``; the expiry job is ``system``. Services derive it from the caller's
 ``Actor`` after checking ownership or staff profile.
+
+What the owner may do with a listing ("my listings" buttons, and the services behind them) is
+:func:`owner_may`: a named move of the table, or an action the status offers.
 """
 
 from __future__ import annotations
@@ -19,12 +22,19 @@ from enum import StrEnum
 from typing import TypeVar
 
 from app.core.errors import TransitionNotAllowedError
-from app.models.listings import LISTING_STATUS_LABELS, LISTING_TRANSITIONS, ActorKind, ListingStatus
+from app.models.listings import (
+    LISTING_STATUS_LABELS,
+    LISTING_TRANSITIONS,
+    OWNER_ACTIONS,
+    OWNER_MOVES,
+    ActorKind,
+    ListingStatus,
+)
 
 E = TypeVar("E", bound=StrEnum)
 
 
-def _member(enum_cls: type[E], value: object) -> E | None:
+def _member(enum_cls: type[E], value: str) -> E | None:
     try:
         return enum_cls(value)
     except ValueError:
@@ -63,6 +73,25 @@ def ensure_transition(
 def allowed_targets(current: ListingStatus | str, actor_kind: ActorKind | str) -> list[ListingStatus]:
     """The statuses ``actor_kind`` may move a listing in ``current`` to, in lifecycle order (for buttons)."""
     return [status for status in ListingStatus if can_transition(current, status, actor_kind)]
+
+
+def owner_may(action: str, current: ListingStatus | str) -> bool:
+    """Whether the owner may use ``action`` on a listing in ``current``: a move of ``OWNER_MOVES`` when the
+    listing is where that move starts and ``LISTING_TRANSITIONS`` lets the owner make it, any other action
+    when ``OWNER_ACTIONS`` offers it in that status. The buttons of "my listings" and the services behind
+    them both ask this."""
+    status = _member(ListingStatus, current)
+    if status is None:
+        return False
+    if action in OWNER_MOVES:
+        source, target = OWNER_MOVES[action]
+        return status == source and can_transition(source, target, ActorKind.OWNER)
+    return status in OWNER_ACTIONS[action]
+
+
+def owner_statuses(action: str) -> frozenset[ListingStatus]:
+    """The statuses in which the owner may use ``action``."""
+    return frozenset(status for status in ListingStatus if owner_may(action, status))
 
 
 def _label(value: ListingStatus | str) -> str:

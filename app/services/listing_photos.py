@@ -27,7 +27,7 @@ import re
 
 from pydantic import BaseModel
 from sqlalchemy import ColumnElement, and_, func, or_, update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
 from app.core.errors import InvalidInputError, NotFoundError
@@ -126,7 +126,7 @@ def _lock_listing(session: Session, *, owner_uid: str, uid: object) -> Listing:
     if session.get_bind().dialect.name == "sqlite" and isinstance(uid, str):
         session.execute(
             update(Listing)
-            .where(Listing.uid == uid, Listing.owner_uid == owner_uid)
+            .where(col(Listing.uid) == uid, col(Listing.owner_uid) == owner_uid)
             .values(updated_at=Listing.updated_at)
             .execution_options(synchronize_session=False)
         )
@@ -138,7 +138,7 @@ def _ordered(session: Session, listing_uid: str) -> list[ListingPhoto]:
         session.exec(
             select(ListingPhoto)
             .where(ListingPhoto.listing_uid == listing_uid)
-            .order_by(ListingPhoto.position, ListingPhoto.created_at, ListingPhoto.uid)
+            .order_by(col(ListingPhoto.position), col(ListingPhoto.created_at), col(ListingPhoto.uid))
         ).all()
     )
 
@@ -163,7 +163,7 @@ def _locked_photo(session: Session, *, owner_uid: str, photo_uid: object) -> tup
         raise NotFoundError(PHOTO_NOT_FOUND)
     listing_uid = session.exec(
         select(ListingPhoto.listing_uid)
-        .join(Listing, Listing.uid == ListingPhoto.listing_uid)
+        .join(Listing, col(Listing.uid) == col(ListingPhoto.listing_uid))
         .where(ListingPhoto.uid == photo_uid, Listing.owner_uid == owner_uid)
     ).first()
     if listing_uid is None:
@@ -336,12 +336,12 @@ def copy_photos(*, session: Session, storage: Storage, from_listing_uid: str, to
 
 def _key_matches(key: str) -> ColumnElement[bool]:
     """Photos stored under ``key``: as their ``path``, or as one stored width of their ``stem``."""
-    condition = ListingPhoto.path == key
+    condition = col(ListingPhoto.path) == key
     parsed = parse_variant_key(key)
     if parsed is not None:
         stem, width = parsed
-        in_widths = ("," + ListingPhoto.widths + ",").contains(f",{width},")
-        condition = or_(condition, and_(ListingPhoto.stem == stem, in_widths))
+        in_widths = ("," + col(ListingPhoto.widths) + ",").contains(f",{width},")
+        condition = or_(condition, and_(col(ListingPhoto.stem) == stem, in_widths))
     return condition
 
 
@@ -349,7 +349,7 @@ def public_media(*, session: Session, key: str) -> bool:
     """True when ``key`` is an approved photo of a public listing (anyone may load it, caches may keep it)."""
     found = session.exec(
         select(ListingPhoto.uid)
-        .join(Listing, Listing.uid == ListingPhoto.listing_uid)
+        .join(Listing, col(Listing.uid) == col(ListingPhoto.listing_uid))
         .where(_key_matches(key), ListingPhoto.approved == True, *_public_conditions(None))  # noqa: E712
         .limit(1)
     ).first()
@@ -358,7 +358,11 @@ def public_media(*, session: Session, key: str) -> bool:
 
 def private_media(*, session: Session, key: str, actor: Actor) -> bool:
     """True when ``actor`` may see the photo under ``key`` although it is not public: its owner, or staff."""
-    query = select(ListingPhoto.uid).join(Listing, Listing.uid == ListingPhoto.listing_uid).where(_key_matches(key))
+    query = (
+        select(col(ListingPhoto.uid))
+        .join(Listing, col(Listing.uid) == col(ListingPhoto.listing_uid))
+        .where(_key_matches(key))
+    )
     if actor.profile_uid not in STAFF_PROFILES:
         query = query.where(Listing.owner_uid == actor.uid)
     return session.exec(query.limit(1)).first() is not None

@@ -14,7 +14,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import ColumnElement, func, or_
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.geo import city_by_slug
@@ -61,7 +61,7 @@ def clock(now: datetime | None = None) -> Clock:
     return Clock(now=now, today=today)
 
 
-def listing_path(*, section: str, city_slug: str, name_slug: str, uid: str) -> str:
+def listing_path(*, section: str, city_slug: str | None, name_slug: str | None, uid: str) -> str:
     """The canonical detail URL of a listing."""
     if section == Section.TRANS:
         return f"/escorts/trans/{city_slug}/{name_slug}-{uid}"
@@ -75,10 +75,10 @@ def photo_url(path: str) -> str:
 
 def _public_conditions(section: str | None) -> list[ColumnElement[bool]]:
     """Published, and the owner is neither banned nor inactive."""
-    hidden_owners = select(User.uid).where(or_(User.ban == True, User.activo == False))  # noqa: E712
-    conditions = [Listing.status == ListingStatus.PUBLICADA.value, Listing.owner_uid.not_in(hidden_owners)]
+    hidden_owners = select(col(User.uid)).where(or_(col(User.ban) == True, col(User.activo) == False))  # noqa: E712
+    conditions = [col(Listing.status) == ListingStatus.PUBLICADA.value, col(Listing.owner_uid).not_in(hidden_owners)]
     if section is not None:
-        conditions.append(Listing.section == section)
+        conditions.append(col(Listing.section) == section)
     return conditions
 
 
@@ -92,8 +92,8 @@ def _photos_by_listing(session: Session, uids: list[str]) -> dict[str, list[str]
         return {}
     rows = session.exec(
         select(ListingPhoto.listing_uid, ListingPhoto.path)
-        .where(ListingPhoto.listing_uid.in_(uids), ListingPhoto.approved == True)  # noqa: E712
-        .order_by(ListingPhoto.listing_uid, ListingPhoto.position)
+        .where(col(ListingPhoto.listing_uid).in_(uids), col(ListingPhoto.approved) == True)  # noqa: E712
+        .order_by(col(ListingPhoto.listing_uid), col(ListingPhoto.position))
     ).all()
     photos: dict[str, list[str]] = defaultdict(list)
     for listing_uid, path in rows:
@@ -150,15 +150,15 @@ def city_cards(
     moment = clock(now)
     page_size = page_size or get_settings().page_size
     page = max(1, page)
-    conditions = [*_public_conditions(section), Listing.city_slug == city_slug]
+    conditions = [*_public_conditions(section), col(Listing.city_slug) == city_slug]
     extra = tab.condition(moment)
     if extra is not None:
         conditions.append(extra)
     total = session.exec(select(func.count()).select_from(Listing).where(*conditions)).one()
     if group_by_tier:
-        order = [Listing.tier_rank, Listing.ranked_at.desc(), Listing.uid.desc()]
+        order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]
     else:
-        order = [Listing.published_at.desc(), Listing.uid.desc()]
+        order = [col(Listing.published_at).desc(), col(Listing.uid).desc()]
     rows = session.exec(
         _public_select(Listing, Tier)
         .where(*conditions)
@@ -177,7 +177,7 @@ def featured_cards(
     rows = session.exec(
         _public_select(Listing, Tier)
         .where(*_public_conditions(section))
-        .order_by(Listing.tier_rank, Listing.ranked_at.desc(), Listing.uid.desc())
+        .order_by(col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc())
         .limit(limit)
     ).all()
     return _cards(session, rows, moment)
@@ -209,7 +209,7 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
     photos = _photos_by_listing(session, [listing.uid]).get(listing.uid, [])
     services = session.exec(
         select(AdvertiserService.name)
-        .join(ListingService, ListingService.service_uid == AdvertiserService.uid)
+        .join(ListingService, col(ListingService.service_uid) == col(AdvertiserService.uid))
         .where(ListingService.listing_uid == listing.uid)
         .order_by(AdvertiserService.name)
     ).all()

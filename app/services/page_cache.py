@@ -44,6 +44,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
 import redis
 import redis.asyncio as aioredis
@@ -55,6 +56,7 @@ from starlette.concurrency import run_in_threadpool
 from app.settings import get_settings
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # Every table whose rows reach a cached page: the listing, its approved photos,
 # its owner (banned or inactive owners hide their listings), its tier (name and order)
@@ -194,7 +196,7 @@ def engine_database(engine: Engine) -> str:
 _flights: dict[tuple, asyncio.Future] = {}
 
 
-async def cached(key: Hashable, engine: Engine, render: Callable[[], object]) -> object:
+async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
     """The page for ``key``: from the cache while nothing changed, else ``render()`` (run in a thread) and stored.
 
     ``key`` names every input of ``render`` and is unique across callers (each starts it with its own word).
@@ -210,14 +212,14 @@ async def cached(key: Hashable, engine: Engine, render: Callable[[], object]) ->
         return await run_in_threadpool(render)
     found = pages.get(full_key, version)
     if found is not None:
-        return found
+        return cast("T", found)  # stored under this key by the same render
     flight = (full_key, version)
     loop = asyncio.get_running_loop()
     leader = _flights.get(flight)
     if leader is not None and leader.get_loop() is loop:
         await asyncio.wait({leader})
         if not leader.cancelled() and leader.exception() is None:
-            return leader.result()
+            return cast("T", leader.result())
         return await run_in_threadpool(render)
     future = loop.create_future()
     _flights[flight] = future

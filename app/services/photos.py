@@ -153,7 +153,7 @@ def _to_srgb(image: Image.Image, icc: bytes | None, mode: str) -> Image.Image:
     if icc and image.mode in _PROFILED_MODES:
         try:
             source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
-            return ImageCms.profileToProfile(image, source, _SRGB, outputMode=mode)
+            return ImageCms.profileToProfile(image, source, _SRGB, outputMode=mode)  # type: ignore[return-value]  # None only in place
         except (ImageCms.PyCMSError, OSError, ValueError):
             pass  # an unreadable profile is ignored: the pixels are still the photo
     return image if image.mode == mode else image.convert(mode)

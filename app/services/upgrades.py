@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
@@ -29,7 +29,6 @@ from app.models import (
     UPGRADE_STATUS_LABELS,
     AppService,
     Listing,
-    ListingStatus,
     ListingUpgrade,
     Tier,
     UpgradeEffect,
@@ -37,17 +36,18 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import audit
+from app.services.listing_lifecycle import owner_statuses
 from app.services.listings import clock
 from app.services.ownership import owned_listing
-from app.services.staff import ensure_admin
+from app.services.staff import audit
+from app.services.staff.shared import ensure_admin
 from app.settings import get_settings
 
 DATE_FORMAT = "D [de] MMMM [de] YYYY"
 MAX_DAYS_AHEAD = 365
 UPGRADES_ADMIN_ONLY = "Solo un administrador puede revisar mejoras."
 AUDIT_ENTITY = "mejoras_publicacion"
-UPGRADABLE_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA)
+UPGRADABLE_STATUSES = owner_statuses("upgrade")
 _EFFECT_ORDER = {UpgradeEffect.TIER: 0, UpgradeEffect.VIP: 1, UpgradeEffect.BUMP: 2}
 _UNKNOWN_UPGRADE = "No encontramos esa mejora."
 _LAST_MOMENT = timedelta(microseconds=1)
@@ -101,12 +101,12 @@ def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
     """The active servicioApp with an effect: tier upgrades best tier first, then VIP, then the bump."""
     rows = session.exec(
         select(AppService, Tier)
-        .join(Tier, Tier.uid == AppService.tier_uid, isouter=True)
-        .where(AppService.activo == True, AppService.effect.is_not(None))  # noqa: E712
+        .join(Tier, col(Tier.uid) == col(AppService.tier_uid), isouter=True)
+        .where(col(AppService.activo) == True, col(AppService.effect).is_not(None))  # noqa: E712
     ).all()
     rows = sorted(
         rows,
-        key=lambda row: (_EFFECT_ORDER[row[0].effect], row[1].display_order if row[1] else 0, row[0].name),
+        key=lambda row: (_EFFECT_ORDER[row[0].effect], row[1].display_order if row[1] else 0, row[0].name),  # type: ignore[index]  # rows with an effect
     )
     return [
         UpgradeOption(
@@ -115,7 +115,7 @@ def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
             description=service.description,
             price_label=format_currency(service.price_clp),
             duration_days=service.duration_days,
-            effect=service.effect.value,
+            effect=service.effect.value,  # type: ignore[union-attr]  # rows with an effect
         )
         for service, _tier in rows
     ]
@@ -193,9 +193,9 @@ def my_upgrades(*, session: Session, owner_uid: str, listing_uid: str) -> list[U
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=listing_uid)
     rows = session.exec(
         select(ListingUpgrade, AppService.name)
-        .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+        .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
         .where(ListingUpgrade.listing_uid == listing.uid)
-        .order_by(ListingUpgrade.created_at.desc(), ListingUpgrade.uid.desc())
+        .order_by(col(ListingUpgrade.created_at).desc(), col(ListingUpgrade.uid).desc())
     ).all()
     return [_row(upgrade, name) for upgrade, name in rows]
 
@@ -308,10 +308,12 @@ def _apply(session: Session, now: datetime, listing_uids: list[str] | None = Non
     A listing's upgrades that ended become vencida in the same run that takes their effect away, so a
     listing stops being looked at once its last upgrade ended.
     """
-    query = select(ListingUpgrade, AppService).join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+    query = select(ListingUpgrade, AppService).join(
+        AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid)
+    )
     query = query.where(ListingUpgrade.status == UpgradeStatus.ACTIVA)
     if listing_uids is not None:
-        query = query.where(ListingUpgrade.listing_uid.in_(listing_uids))
+        query = query.where(col(ListingUpgrade.listing_uid).in_(listing_uids))
     rows = session.exec(query.order_by(ListingUpgrade.listing_uid, ListingUpgrade.uid)).all()
     by_listing: dict[str, list[tuple[ListingUpgrade, AppService]]] = {}
     for upgrade, service in rows:
@@ -320,7 +322,7 @@ def _apply(session: Session, now: datetime, listing_uids: list[str] | None = Non
         return 0
     tiers = {tier.uid: tier for tier in session.exec(select(Tier)).all()}
     listings = session.exec(
-        select(Listing).where(Listing.uid.in_(list(by_listing))).order_by(Listing.uid).with_for_update()
+        select(Listing).where(col(Listing.uid).in_(list(by_listing))).order_by(col(Listing.uid)).with_for_update()
     ).all()
     changed = 0
     for listing in listings:
@@ -353,10 +355,10 @@ def _set_effective(listing: Listing, in_force: list[tuple[ListingUpgrade, AppSer
             if current is None or tiers[service.tier_uid].display_order < current.display_order:
                 tier_uid = service.tier_uid
         elif service.effect == UpgradeEffect.VIP:
-            vip_until = max(vip_until or upgrade.ends_at, upgrade.ends_at)
+            vip_until = max(vip_until or upgrade.ends_at, upgrade.ends_at)  # type: ignore[type-var]  # in force: dated
         elif service.effect == UpgradeEffect.BUMP:
             # A bump never pushes a listing down: a later publication (a renewal) still counts.
-            ranked_at = max(ranked_at or upgrade.starts_at, upgrade.starts_at)
+            ranked_at = max(ranked_at or upgrade.starts_at, upgrade.starts_at)  # type: ignore[type-var]  # in force: dated
     tier_rank = tiers[tier_uid].display_order if tier_uid in tiers else listing.tier_rank
     new = {"tier_uid": tier_uid, "tier_rank": tier_rank, "vip_until": vip_until, "ranked_at": ranked_at}
     differs = {name: value for name, value in new.items() if getattr(listing, name) != value}

@@ -9,8 +9,11 @@ the outermost operation commits once or rolls everything back.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from pydantic import BaseModel
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app import db
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError, StorageError, validated_input
@@ -49,7 +52,10 @@ def _write(session: Session, failure: str, *, commit: bool) -> None:
         _flush(session, failure)
 
 
-def _validated(model: type, data: object):
+M = TypeVar("M", bound=BaseModel)
+
+
+def _validated(model: type[M], data: object) -> M:
     """Validate ``data`` (a dict, or a model to check again) into ``model``; a refusal becomes InvalidInputError."""
     if isinstance(data, model):
         data = data.model_dump(exclude_unset=True)
@@ -161,7 +167,11 @@ def update_user(*, session: Session, uid: str, data: UserUpdate | dict, commit: 
 def list_active_users(*, session: Session, offset: int = 0, limit: int = 50) -> list[UserPublic]:
     """Users with activo true, newest first, one page at a time."""
     rows = session.exec(
-        select(User).where(User.activo == True).order_by(User.created_at.desc(), User.uid).offset(offset).limit(limit)  # noqa: E712
+        select(User)
+        .where(col(User.activo) == True)  # noqa: E712
+        .order_by(col(User.created_at).desc(), col(User.uid))
+        .offset(offset)
+        .limit(limit)
     ).all()
     return [UserPublic.model_validate(row) for row in rows]
 
@@ -171,7 +181,7 @@ def find_user_by_email(*, session: Session, email: str) -> UserPublic | None:
     if not isinstance(email, str) or not email.strip():
         return None
     row = session.exec(
-        select(User).where(User.email == email.strip().lower()).order_by(User.created_at).limit(1)
+        select(User).where(col(User.email) == email.strip().lower()).order_by(col(User.created_at)).limit(1)
     ).first()
     return UserPublic.model_validate(row) if row else None
 
@@ -181,7 +191,7 @@ def list_advertiser_users(*, session: Session, offset: int = 0, limit: int = 50)
     rows = session.exec(
         select(User)
         .where(User.profile_uid == ProfileId.PROFESOR.value)
-        .order_by(User.created_at.desc(), User.uid)
+        .order_by(col(User.created_at).desc(), col(User.uid))
         .offset(offset)
         .limit(limit)
     ).all()

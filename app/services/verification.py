@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import (
     STAFF_PROFILES,
-    ListingStatus,
     ListingVerification,
     ListingVerificationPublic,
     VerificationStatus,
@@ -26,10 +25,11 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import Listing
-from app.services import audit
+from app.services.listing_lifecycle import owner_may
 from app.services.ownership import owned_listing
 from app.services.photos import process_photo
-from app.services.staff import ensure_staff
+from app.services.staff import audit
+from app.services.staff.shared import ensure_staff
 from app.storage import Storage
 
 PREFIX = "verificacion"
@@ -45,7 +45,7 @@ def request_verification(
     A refused photo raises PhotoRejectedError and stores nothing. CPU-bound: call it off the event loop.
     """
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=listing_uid, for_update=True)
-    if listing.status == ListingStatus.BORRADOR:
+    if not owner_may("verify", listing.status):
         raise ConflictError("Envía tu publicación a revisión antes de pedir la verificación.")
     if _open_request(session, listing.uid) is not None:
         raise ConflictError("Ya enviaste una foto de verificación para esta publicación; la estamos revisando.")
@@ -81,7 +81,7 @@ def my_verification(*, session: Session, owner_uid: str, listing_uid: str) -> Li
     latest = session.exec(
         select(ListingVerification)
         .where(ListingVerification.listing_uid == listing.uid)
-        .order_by(ListingVerification.created_at.desc(), ListingVerification.uid.desc())
+        .order_by(col(ListingVerification.created_at).desc(), col(ListingVerification.uid).desc())
     ).first()
     return ListingVerificationPublic.model_validate(latest, from_attributes=True) if latest else None
 
@@ -152,7 +152,7 @@ def approve_verification(
     ensure_staff(session, reviewer_uid, VERIFICATION_STAFF_ONLY)
     verification = _pending(session, verification_uid)
     now = now or utc_now()
-    listing = session.get(Listing, verification.listing_uid)
+    listing = session.get_one(Listing, verification.listing_uid)
     listing.verified = True
     listing.verified_at = now
     session.add(listing)

@@ -7,6 +7,7 @@ what the person typed. Sign-in never says whether an e-mail has an account.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import reflex as rx
 
@@ -139,7 +140,7 @@ class LoginState(ClearingFormState, rx.State):
         if not isinstance(form_data, dict):
             self.error = FORM_UNREADABLE
             return None
-        data = {
+        data: dict[str, Any] = {
             "email": _field(form_data, "email"),
             "display_name": _field(form_data, "display_name", 80),
             "password": _field(form_data, "password", 129),

@@ -32,3 +32,9 @@ class AreaState(rx.State):
         self.greeting = f"Hola, {current_actor().display_name}"
         auth = await self.get_state(AuthState)
         return auth._take_flash()
+
+
+async def enter_area(state: rx.State) -> list:
+    """Show the area of ``state``'s page (the caller was just accepted by ``@requires``); its pending notices."""
+    area = await state.get_state(AreaState)
+    return await area._accept()

@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 import reflex as rx
 from reflex_base.constants import RouteVar
+from reflex_base.event import EventSpec
 from reflex_base.event.context import EventContext
 
 from app.core.actor import Actor
@@ -142,7 +143,7 @@ async def _authorize(state: rx.State, allowed: frozenset[str], handler: str) -> 
     return None
 
 
-def open_session_script(ticket: str, then: str, callback: Callable) -> rx.event.EventSpec:
+def open_session_script(ticket: str, then: str, callback: Callable) -> EventSpec:
     """Browser-side: exchange a sign-in ticket for the session cookie, then run ``then`` (JavaScript).
 
     ``then`` loads a page, so the websocket reconnects carrying the new cookie;

@@ -7,16 +7,17 @@ navigation, say) shows once instead of stacking.
 from __future__ import annotations
 
 import reflex as rx
+from reflex_base.event import EventSpec
 
 TOAST_MS = 5000
 TOAST_POSITION = "bottom-center"
 
 
-def notify_success(message: str) -> rx.event.EventSpec:
+def notify_success(message: str) -> EventSpec:
     """A success notification."""
     return rx.toast.success(message, id=message, duration=TOAST_MS, position=TOAST_POSITION)
 
 
-def notify_error(message: str) -> rx.event.EventSpec:
+def notify_error(message: str) -> EventSpec:
     """An error notification."""
     return rx.toast.error(message, id=message, duration=TOAST_MS, position=TOAST_POSITION)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import boto3
 from botocore.client import Config
 from botocore.exceptions import ClientError
@@ -9,6 +11,10 @@ from botocore.exceptions import ClientError
 from app.core.errors import NotFoundError
 from app.settings import Settings
 from app.storage import NoPublicUrlError, check_key
+
+if TYPE_CHECKING:
+    # Stubs only (requirements-test.txt): the served app never imports this.
+    from mypy_boto3_s3 import S3Client
 
 _MISSING = {"404", "NoSuchKey", "NotFound"}
 
@@ -18,7 +24,7 @@ class S3Storage:
 
     cache_control = "public, max-age=31536000, immutable"
 
-    def __init__(self, *, client, bucket: str, public_base_url: str) -> None:
+    def __init__(self, *, client: S3Client, bucket: str, public_base_url: str) -> None:
         self.client = client
         self.bucket = bucket
         self.public_base_url = public_base_url.rstrip("/")

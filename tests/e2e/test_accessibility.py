@@ -24,7 +24,7 @@ from app.identity.local import LocalProvider
 from app.models import ProfileId, User
 from app.routes import WIZARD_LISTING_PARAM
 from app.seed import _ensure_catalogues
-from app.services import my_listings
+from app.services import listing_drafts
 from app.states.public import AGE_COOKIE
 from app.storage.local import LocalStorage
 from tests.e2e.axe import serious_violations
@@ -211,7 +211,7 @@ def test_a_staff_table_with_its_dialog_and_the_review_queue(audited: BrowserCont
         db, LocalProvider(engine=db.get_bind()), f"axe-cola-{viewport}@correo.cl", profile=ProfileId.PROFESOR
     )
     uid = _draft(db, site, owner, f"Axe Cola {viewport.capitalize()}")
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     _sign_in(db, audited, site, f"axe-admin-{viewport}@correo.cl", ProfileId.ADMINISTRADOR)
     page = audited.new_page()
     found: list[str] = []

@@ -25,7 +25,7 @@ from app.identity.local import LocalProvider
 from app.models import Listing, ProfileId, User, utc_now
 from app.pages.wizard import EDITING_NOTE
 from app.seed import _ensure_catalogues
-from app.services.reviews import approve_listing
+from app.services.staff.reviews import approve_listing
 from app.services.users import create_user
 from tests.e2e.conftest import Site, accept_age
 from tests.factories import make_account, make_listing, open_session

@@ -21,7 +21,8 @@ from app.identity.cookies import SESSION_COOKIE
 from app.identity.local import LocalProvider
 from app.models import Advertiser, ProfileId, User
 from app.seed import _ensure_catalogues
-from app.services import my_listings, reviews
+from app.services import listing_drafts
+from app.services.staff import reviews
 from app.storage.local import LocalStorage
 from tests.e2e.conftest import Site, accept_age
 from tests.factories import make_account, open_session, wizard_draft
@@ -73,7 +74,7 @@ def _photo(seed: int) -> bytes:
 def _sent_listing(db: Session, media: LocalStorage, owner: User, **draft) -> str:
     """A complete listing made through the wizard's steps (tests.factories.wizard_draft), sent to review; its uid."""
     uid = wizard_draft(db, media, owner, **draft)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     return uid
 
 

@@ -31,7 +31,7 @@ from app.models import (
     VerificationStatus,
     utc_now,
 )
-from app.services.staff_overview import number, time_ago
+from app.services.staff.overview import number, time_ago
 from tests.e2e.conftest import Site
 from tests.e2e.test_accounts import PASSWORD, sign_in
 from tests.factories import make_account, make_listing, make_owner

@@ -10,9 +10,9 @@ from sqlmodel import Session, select
 
 from app.core.errors import ForbiddenError
 from app.models import AuditEntry, Listing, ProfileId
-from app.services import audit, reviews
 from app.services.listings import clock
-from app.services.staff import TableQuery
+from app.services.staff import audit, reviews
+from app.services.staff.shared import TableQuery
 from app.services.users import create_user
 from app.storage.local import LocalStorage
 from tests.factories import make_listing, make_owner, make_staff

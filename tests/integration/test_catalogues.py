@@ -24,8 +24,8 @@ from app.models import (
     UpgradeEffect,
     utc_now,
 )
-from app.services import catalogues
-from app.services.catalogues import (
+from app.services.staff import catalogues
+from app.services.staff.catalogues import (
     ADVERTISER_SERVICES,
     ADVERTISER_TYPES,
     APP_SERVICES,
@@ -37,7 +37,7 @@ from app.services.catalogues import (
     reorder_tiers,
     update_entry,
 )
-from app.services.staff import TableQuery
+from app.services.staff.shared import TableQuery
 from tests.factories import make_listing, make_owner, make_staff, tier_of
 
 
@@ -303,11 +303,11 @@ def test_an_unknown_catalogue_is_not_found(db, admin):
 
 
 def test_every_sortable_column_of_a_catalogue_page_sorts_in_the_service():
-    from app.states.staff_catalogues import CATALOGUE_STATES
+    from app.states.staff.catalogues import CATALOGUE_STATES
 
     assert set(CATALOGUE_STATES) == set(catalogues.CATALOGUES)
     for key, state in CATALOGUE_STATES.items():
-        assert state._spec.sort_keys <= set(catalogues.CATALOGUES[key].sorts), key
+        assert state._spec is catalogues.CATALOGUES[key].table, key
         assert {field.key for field in state._spec.form_fields} <= set(
             catalogues.CATALOGUES[key].create_form.model_fields
         )

@@ -17,17 +17,10 @@ from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import AdvertiserService, ListingService, ProfileId, Section, utc_now
 from app.models.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
-from app.services import (
-    catalogues,
-    directory_cards,
-    listings,
-    my_listings,
-    page_cache,
-    reviews,
-    staff_listings,
-    staff_users,
-    upgrades,
-)
+from app.services import directory_cards, listing_drafts, listings, my_listings, page_cache, upgrades
+from app.services.staff import catalogues, reviews
+from app.services.staff import listings as staff_listings
+from app.services.staff import users as staff_users
 from app.services.users import create_user
 from app.settings import get_settings
 from app.states.public import DirectoryState, wait_for_counts
@@ -323,11 +316,11 @@ def test_an_approved_edit_shows_at_the_next_detail_load_and_a_pending_one_does_n
     values = dict(steps[4], display_name="Antonia Nueva")
     with Session(get_engine()) as session:
         for step in (1, 2, 3):  # what sending to review checks: the owner's identity, a commune of Temuco
-            my_listings.save_step(session=session, owner_uid=owner.uid, uid=antonia, step=step, values=steps[step])
-        my_listings.save_step(
+            listing_drafts.save_step(session=session, owner_uid=owner.uid, uid=antonia, step=step, values=steps[step])
+        listing_drafts.save_step(
             session=session, owner_uid=owner.uid, uid=antonia, step=4, values=values, services=catalogue["services"][:1]
         )
-        my_listings.send_to_review(session=session, owner_uid=owner.uid, uid=antonia)
+        listing_drafts.send_to_review(session=session, owner_uid=owner.uid, uid=antonia)
     assert _detail(antonia) == before
     with Session(get_engine()) as session:
         reviews.approve_listing(session=session, reviewer_uid=staff.uid, listing_uid=antonia)

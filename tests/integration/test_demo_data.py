@@ -8,7 +8,7 @@ from sqlmodel import Session, func, select
 
 from app.models import Advertiser, Listing, ListingStatus, ProfileId
 from app.seed import seed
-from app.services import review_queue
+from app.services.staff import review_queue
 from app.storage.local import LocalStorage
 from tests.factories import make_staff
 from tests.invariants import assert_every_listing_in_review_is_queued

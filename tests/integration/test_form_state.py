@@ -12,15 +12,15 @@ from types import SimpleNamespace
 import pytest
 from sqlmodel import Session, select
 
-import app.states.wizard as wizard_module
+import app.states.advertiser.wizard as wizard_module
 from app.core.errors import ConflictError, InvalidInputError, validated_input
 from app.db import get_engine
 from app.identity import accounts
 from app.identity.local import LocalProvider
 from app.models import Listing, ProfileId, Report
 from app.states.account import LoginState
+from app.states.advertiser.wizard import WizardState
 from app.states.report import ReportState
-from app.states.wizard import WizardState
 from tests.abuse import use_storage
 from tests.factories import make_account, open_session
 from tests.handlers import client_states, invoke

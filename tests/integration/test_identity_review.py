@@ -14,9 +14,11 @@ from sqlmodel import Session, select
 
 from app.core.errors import ConflictError
 from app.models import Advertiser, AuditEntry, Listing, ListingStatus, User
-from app.services import listing_photos, my_listings, review_queue, reviews, staff_directory
+from app.services import listing_drafts, listing_photos
 from app.services.listings import public_listing
-from app.services.staff import TableQuery
+from app.services.staff import directory as staff_directory
+from app.services.staff import review_queue, reviews
+from app.services.staff.shared import TableQuery
 from tests.factories import make_owner, save_wizard_step
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
@@ -43,7 +45,7 @@ def _filled(db, owner, catalogue, storage, **identity) -> str:
 
 
 def _send(db, owner, uid) -> None:
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     assert_every_listing_in_review_is_queued(db)
 
 
@@ -123,9 +125,9 @@ def test_a_second_never_sent_draft_saving_step_1_changes_nothing_staff_or_visito
     assert public_listing(session=db, uid=first) == public_before
     assert _approved_identity(db, owner) == (FIRST_RUT, date(THIS_YEAR - 30, 1, 15), "Chile")
     # The owner sees what they typed, and that it waits for review.
-    draft = my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=second)
+    draft = listing_drafts.load_wizard(session=db, owner_uid=owner.uid, uid=second)
     assert (draft.values["rut"], draft.values["nationality"]) == (NEW_RUT, "Perú")
-    assert draft.identity == my_listings.IDENTITY_PENDING
+    assert draft.identity == listing_drafts.IDENTITY_PENDING
     assert review_queue.list_queue(session=db, viewer_uid=staff.uid).total == 0
 
 
@@ -153,8 +155,8 @@ def test_approving_the_listing_sent_with_the_change_applies_it(db, staff, catalo
     entry = db.exec(select(AuditEntry).where(AuditEntry.action == "aprobar identidad")).all()[-1]
     assert entry.actor_uid == staff.uid and entry.entity == "profesor"
     assert (json.loads(entry.before_json)["rut"], json.loads(entry.after_json)["rut"]) == (FIRST_RUT, NEW_RUT)
-    assert my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=second).identity == (
-        my_listings.IDENTITY_REVIEWED
+    assert listing_drafts.load_wizard(session=db, owner_uid=owner.uid, uid=second).identity == (
+        listing_drafts.IDENTITY_REVIEWED
     )
 
 
@@ -169,8 +171,8 @@ def test_rejecting_the_listing_sent_with_the_change_discards_it(db, staff, catal
     assert (
         json.loads(entry.before_json)["pending_rut"] == NEW_RUT and json.loads(entry.after_json)["pending_rut"] is None
     )
-    draft = my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=second)
-    assert draft.values["rut"] == FIRST_RUT and draft.identity == my_listings.IDENTITY_REVIEWED
+    draft = listing_drafts.load_wizard(session=db, owner_uid=owner.uid, uid=second)
+    assert draft.values["rut"] == FIRST_RUT and draft.identity == listing_drafts.IDENTITY_REVIEWED
     assert db.get(Listing, first).status == ListingStatus.PUBLICADA
 
 
@@ -218,8 +220,8 @@ def test_going_back_to_the_approved_identity_drops_the_pending_change(db, staff,
     owner, _first = published
     second = save_wizard_step(db, owner, None, catalogue, 1, **NEW_IDENTITY)
     save_wizard_step(db, owner, second, catalogue, 1)
-    assert my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=second).identity == (
-        my_listings.IDENTITY_REVIEWED
+    assert listing_drafts.load_wizard(session=db, owner_uid=owner.uid, uid=second).identity == (
+        listing_drafts.IDENTITY_REVIEWED
     )
     advertiser = db.exec(select(Advertiser).where(Advertiser.user_uid == owner.uid)).one()
     assert advertiser.identity_pending_at is None and advertiser.pending_rut is None

@@ -19,7 +19,8 @@ from app.models import (
     UpgradeStatus,
     utc_now,
 )
-from app.services import listing_jobs, my_listings, review_queue
+from app.services import listing_jobs, my_listings
+from app.services.staff import review_queue
 from app.services.users import create_user
 from tests.factories import make_listing, make_owner
 from tests.handlers import run_async

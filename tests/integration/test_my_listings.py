@@ -30,8 +30,9 @@ from app.models import (
     utc_now,
 )
 from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
-from app.services import listing_photos, my_listings, reviews
+from app.services import listing_drafts, listing_photos, my_listings
 from app.services.listings import city_cards, public_listing
+from app.services.staff import reviews
 from app.services.users import create_user
 from tests.factories import make_listing, make_owner, wizard_steps
 from tests.photo_samples import jpeg_with_gps
@@ -54,7 +55,7 @@ def _fill(db, owner_uid, catalogue, storage, *, upto: int = 8, photos: int = 2) 
                 listing_photos.add_photo(
                     session=db, storage=storage, owner_uid=owner_uid, uid=uid, data=jpeg_with_gps()
                 )
-        uid = my_listings.save_step(
+        uid = listing_drafts.save_step(
             session=db,
             owner_uid=owner_uid,
             uid=uid,
@@ -75,7 +76,7 @@ def _staff(db):
 def test_the_wizard_saves_a_draft_after_every_step_and_resumes_where_it_stopped(db, catalogue, storage):
     owner = make_owner(db, "duena@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage, upto=4)
-    draft = my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=None)
+    draft = listing_drafts.load_wizard(session=db, owner_uid=owner.uid, uid=None)
     assert draft.uid == uid and draft.step == 5
     assert draft.values["display_name"] == "Camila Rosa" and draft.values["city_slug"] == CITY
     assert draft.values["rut"] == "11.111.111-1" and draft.values["nationality"] == "Chile"
@@ -91,10 +92,12 @@ def test_a_bad_step_names_its_field_and_changes_nothing(db, catalogue, storage):
     uid = _fill(db, owner.uid, catalogue, storage, upto=4)
     before = db.get(Listing, uid).model_dump()
     with pytest.raises(InvalidInputError) as refused:
-        my_listings.save_step(session=db, owner_uid=owner.uid, uid=uid, step=5, values={"price_hour_clp": "cien mil"})
+        listing_drafts.save_step(
+            session=db, owner_uid=owner.uid, uid=uid, step=5, values={"price_hour_clp": "cien mil"}
+        )
     assert refused.value.field == "price_hour_clp"
     with pytest.raises(InvalidInputError) as refused:
-        my_listings.save_step(
+        listing_drafts.save_step(
             session=db, owner_uid=owner.uid, uid=uid, step=2, values={"city_slug": CITY, "commune": "Providencia"}
         )
     assert refused.value.field == "commune"
@@ -106,7 +109,7 @@ def test_a_minor_cannot_start_a_listing(db, catalogue):
     owner = make_owner(db, "menor@example.cl")
     today = date.today()
     with pytest.raises(InvalidInputError) as refused:
-        my_listings.save_step(
+        listing_drafts.save_step(
             session=db,
             owner_uid=owner.uid,
             uid=None,
@@ -121,7 +124,7 @@ def test_sending_validates_every_step_again_because_a_client_can_skip_steps(db, 
     owner = make_owner(db, "duena@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage, upto=4)
     with pytest.raises(InvalidInputError) as refused:
-        my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+        listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     assert "Paso 5" in refused.value.message
     assert db.get(Listing, uid).status == ListingStatus.BORRADOR
 
@@ -129,7 +132,7 @@ def test_sending_validates_every_step_again_because_a_client_can_skip_steps(db, 
 def test_sent_listing_waits_for_review_and_appears_on_its_city_page_once_approved(db, catalogue, storage):
     owner = make_owner(db, "duena@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     row = my_listings.list_my_listings(session=db, owner_uid=owner.uid)[0]
     assert (row.status, row.status_label) == ("pendiente", "En revisión")
     assert [c.uid for c in city_cards(session=db, section="mujeres", city_slug=CITY, tab=DEFAULT_TAB).cards] == []
@@ -145,13 +148,13 @@ def test_sent_listing_waits_for_review_and_appears_on_its_city_page_once_approve
 def test_a_rejection_reason_reaches_the_owner_and_the_edited_listing_can_be_sent_again(db, catalogue, storage):
     owner = make_owner(db, "duena@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     reviews.reject_listing(
         session=db, storage=storage, reviewer_uid=_staff(db).uid, listing_uid=uid, reason="Fotos borrosas"
     )
     row = my_listings.list_my_listings(session=db, owner_uid=owner.uid)[0]
     assert (row.status, row.rejection_reason, row.can_edit) == ("rechazada", "Fotos borrosas", True)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     assert db.get(Listing, uid).status == ListingStatus.PENDIENTE
     assert my_listings.list_my_listings(session=db, owner_uid=owner.uid)[0].rejection_reason == "Fotos borrosas"
 
@@ -159,16 +162,16 @@ def test_a_rejection_reason_reaches_the_owner_and_the_edited_listing_can_be_sent
 def test_editing_a_published_listing_keeps_the_public_version_until_staff_approve(db, catalogue, storage):
     owner = make_owner(db, "duena@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     staff = _staff(db)
     reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
     values = dict(wizard_steps(catalogue, CITY)[4], display_name="Camila Nueva")
-    my_listings.save_step(
+    listing_drafts.save_step(
         session=db, owner_uid=owner.uid, uid=uid, step=4, values=values, services=catalogue["services"]
     )
-    assert my_listings.load_wizard(session=db, owner_uid=owner.uid, uid=uid).values["display_name"] == "Camila Nueva"
+    assert listing_drafts.load_wizard(session=db, owner_uid=owner.uid, uid=uid).values["display_name"] == "Camila Nueva"
     assert public_listing(session=db, uid=uid).display_name == "Camila Rosa"
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     listing = db.get(Listing, uid)
     assert listing.status == ListingStatus.PUBLICADA and listing.revision_at is not None
     assert public_listing(session=db, uid=uid).display_name == "Camila Rosa"
@@ -240,7 +243,7 @@ def test_copy_to_another_city_makes_a_draft_with_its_own_photo_files(db, catalog
 def test_delete_removes_the_listing_and_its_photo_files(db, catalogue, storage):
     owner = make_owner(db, "duena@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     files = [p for p in (storage.root / "photos").rglob("*") if p.is_file()]
     assert files
     my_listings.delete_listing(session=db, storage=storage, owner_uid=owner.uid, uid=uid)
@@ -287,15 +290,15 @@ def test_another_advertiser_gets_not_found_for_every_action_with_any_id(db, cata
     owner = make_owner(db, "duena@example.cl")
     intruder = make_owner(db, "intrusa@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     before = db.get(Listing, uid).model_dump()
     calls = [
-        lambda u: my_listings.load_wizard(session=db, owner_uid=intruder.uid, uid=u),
-        lambda u: my_listings.save_step(
+        lambda u: listing_drafts.load_wizard(session=db, owner_uid=intruder.uid, uid=u),
+        lambda u: listing_drafts.save_step(
             session=db, owner_uid=intruder.uid, uid=u, step=2, values=wizard_steps(catalogue, CITY)[2]
         ),
-        lambda u: my_listings.review_summary(session=db, owner_uid=intruder.uid, uid=u),
-        lambda u: my_listings.send_to_review(session=db, owner_uid=intruder.uid, uid=u),
+        lambda u: listing_drafts.review_summary(session=db, owner_uid=intruder.uid, uid=u),
+        lambda u: listing_drafts.send_to_review(session=db, owner_uid=intruder.uid, uid=u),
         lambda u: my_listings.pause_listing(session=db, owner_uid=intruder.uid, uid=u),
         lambda u: my_listings.resume_listing(session=db, owner_uid=intruder.uid, uid=u),
         lambda u: my_listings.renew_listing(session=db, owner_uid=intruder.uid, uid=u),
@@ -318,7 +321,7 @@ def test_another_advertiser_gets_not_found_for_every_action_with_any_id(db, cata
 def test_photos_added_to_a_published_listing_wait_for_review_and_a_refused_edit_deletes_them(db, catalogue, storage):
     owner = make_owner(db, "duena@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     staff = _staff(db)
     reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
     public_before = public_listing(session=db, uid=uid).photos
@@ -327,7 +330,7 @@ def test_photos_added_to_a_published_listing_wait_for_review_and_a_refused_edit_
     stored = db.get(ListingPhoto, added.uid)
     files = [storage.root / key for key in listing_photos.photo_variant_keys(stored)]
     assert files and all(path.is_file() for path in files)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     reviews.reject_listing(session=db, storage=storage, reviewer_uid=staff.uid, listing_uid=uid, reason="Foto ajena")
     assert db.get(ListingPhoto, added.uid) is None and not any(path.exists() for path in files)
     listing = db.get(Listing, uid)
@@ -339,7 +342,7 @@ def test_photos_added_to_a_published_listing_wait_for_review_and_a_refused_edit_
 def test_only_staff_decide_a_review(db, catalogue, storage):
     owner = make_owner(db, "duena@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     for reviewer in (owner.uid, "", None, "no-existe"):
         with pytest.raises(ForbiddenError):
             reviews.approve_listing(session=db, reviewer_uid=reviewer, listing_uid=uid)

@@ -22,9 +22,10 @@ from app.models import (
     utc_now,
 )
 from app.models.reports import Report
-from app.services import my_listings, review_queue, reviews, verification
-from app.services.review_queue import KIND_EDIT, KIND_NEW, KIND_VERIFICATION
-from app.states.review_queue import ReviewQueueState
+from app.services import my_listings, verification
+from app.services.staff import review_queue, review_signals, reviews
+from app.services.staff.review_queue import KIND_EDIT, KIND_NEW, KIND_VERIFICATION
+from app.states.staff.review_queue import ReviewQueueState
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.factories import make_account, make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke
@@ -165,7 +166,7 @@ def test_the_same_or_a_near_identical_photo_of_another_owner_is_a_signal(db, sta
     assert "foto idéntica" in _signals(_item(page, "Foto copiada")) and "Ajena" in _signals(_item(page, "Foto copiada"))
     assert "casi idéntica" in _signals(_item(page, "Foto retocada"))
     assert [photo.flagged for photo in _item(page, "Foto retocada").photos] == [True]
-    assert review_queue.hamming("00ff00ff00ff00ff", "00ff00ff03ff0fff") == 6
+    assert review_signals.hamming("00ff00ff00ff00ff", "00ff00ff03ff0fff") == 6
     assert "foto" not in _signals(_item(page, "Foto distinta")).lower()
     assert "foto" not in _signals(_item(page, "Foto propia")).lower()
     assert flagged.uid  # the flagged photo is the one compared
@@ -177,7 +178,7 @@ def test_a_photo_seven_bits_away_is_not_near(db, staff):
     listing = _pending(db, owner, "Lejana", minutes_ago=5, photos=0)
     _hash_photo(db, listing, "00ff00ff00ff00ff")
     _hash_photo(db, make_listing(db, other, name="Ajena", photos=0), "00ff00ff07ff0fff", position=0)
-    assert review_queue.hamming("00ff00ff00ff00ff", "00ff00ff07ff0fff") == 7
+    assert review_signals.hamming("00ff00ff00ff00ff", "00ff00ff07ff0fff") == 7
     assert "foto" not in _signals(_item(_queue(db, staff), "Lejana")).lower()
 
 

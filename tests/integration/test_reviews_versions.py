@@ -21,7 +21,8 @@ from app.models import (
     ReviewDecision,
     VerificationStatus,
 )
-from app.services import listing_photos, my_listings, review_queue, reviews, verification
+from app.services import listing_drafts, listing_photos, verification
+from app.services.staff import review_queue, reviews
 from app.storage.local import PrivateLocalStorage
 from tests.factories import (
     make_listing,
@@ -49,7 +50,7 @@ def _sent(db, owner, catalogue, storage) -> str:
                     session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps()
                 )
         uid = save_wizard_step(db, owner, uid, catalogue, step)
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     return uid
 
 
@@ -136,7 +137,7 @@ def test_an_edit_changed_again_after_the_reviewer_saw_it_is_not_applied(db, staf
     uid = _sent(db, owner, catalogue, storage)
     reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
     save_wizard_step(db, owner, uid, catalogue, 4, display_name="Camila Nueva")
-    my_listings.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
+    listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     shown = _item(db, staff, uid)
     assert shown.kind == review_queue.KIND_EDIT
     _change(change, db, owner, uid, catalogue, storage)  # written into the revision (or a photo awaiting review)

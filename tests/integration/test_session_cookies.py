@@ -25,9 +25,9 @@ from app.identity.jobs import purge_once
 from app.identity.local import LocalProvider
 from app.models import ActionCode, ProfileId, SessionTicket, UserSession, utc_now
 from app.settings import get_settings
+from app.states.advertiser.my_listings import MyListingsState
 from app.states.areas import AreaState
-from app.states.my_listings import MyListingsState
-from app.states.staff_overview import StaffOverviewState
+from app.states.staff.overview import StaffOverviewState
 from tests.factories import check_session, make_account
 from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke
 

@@ -21,7 +21,10 @@ from app.api import build_api
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import ProfileId, Tier
-from app.services import catalogues, my_listings, page_cache, staff_listings, staff_users
+from app.services import my_listings, page_cache
+from app.services.staff import catalogues
+from app.services.staff import listings as staff_listings
+from app.services.staff import users as staff_users
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
 from tests.factories import actor_of, make_account, make_listing

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.models import Advertiser, AuditEntry, ProfileId
-from app.services import staff_directory
+from app.services.staff import directory as staff_directory
 from tests.factories import make_listing, make_owner, make_staff
 
 

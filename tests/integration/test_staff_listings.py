@@ -22,8 +22,12 @@ from app.models import (
     Report,
     utc_now,
 )
-from app.services import listing_photos, my_listings, reviews, staff_directory, staff_listings, staff_reports
-from app.services.staff import TableQuery
+from app.services import listing_drafts, listing_photos, my_listings
+from app.services.staff import directory as staff_directory
+from app.services.staff import listings as staff_listings
+from app.services.staff import reports as staff_reports
+from app.services.staff import reviews
+from app.services.staff.shared import TableQuery
 from app.storage.local import LocalStorage
 from tests.factories import make_listing, make_owner, make_staff, tier_of
 from tests.photo_samples import jpeg_with_gps
@@ -200,7 +204,7 @@ def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, a
     owner = make_owner(db, "duena@example.cl")
     storage = LocalStorage(tmp_path)
     edited = _taken_down(db, secretary, owner, "Editada")
-    my_listings.save_step(
+    listing_drafts.save_step(
         session=db, owner_uid=owner.uid, uid=edited.uid, step=8, values={"phone": "+56 9 5555 4444", "whatsapp": ""}
     )
     with_photo = _taken_down(db, secretary, owner, "Con foto")
@@ -242,7 +246,7 @@ def test_staff_do_not_edit_over_an_owner_edit_waiting_for_review(db, secretary):
     owner = make_owner(db, "duena@example.cl")
     listing = _published(db, owner)
     values = staff_listings.listing_form_values(session=db, actor_uid=secretary.uid, uid=listing.uid)
-    my_listings.save_step(
+    listing_drafts.save_step(
         session=db, owner_uid=owner.uid, uid=listing.uid, step=8, values={"phone": "+56 9 5555 4444", "whatsapp": ""}
     )
     db.get(Listing, listing.uid).revision_at = utc_now()  # sent to review, as send_to_review does
@@ -400,10 +404,13 @@ def test_agencies_are_the_administrators_and_one_with_advertisers_stays(db, admi
 
 
 def test_every_sortable_column_of_the_pages_sorts_in_the_service():
-    from app.states.staff_directory import ADVERTISERS_SPEC, AGENCIES_SPEC
-    from app.states.staff_listings import LISTINGS_SPEC, SORT_KEYS
+    from app.states.staff.directory import AdvertisersTableState, AgenciesTableState
+    from app.states.staff.listings import StaffListingsState
 
-    assert {SORT_KEYS.get(key, key) for key in LISTINGS_SPEC.sort_keys} <= set(staff_listings.LISTING_SORTS)
-    assert ADVERTISERS_SPEC.sort_keys <= set(staff_directory.ADVERTISER_SORTS)
-    assert AGENCIES_SPEC.sort_keys <= set(staff_directory.AGENCY_SORTS)
-    assert {field.key for field in LISTINGS_SPEC.form_fields} == set(staff_listings.FORM_FIELDS)
+    # The state shows the spec the service sorts and filters by, and the service sorts every sortable column.
+    assert StaffListingsState._spec is staff_listings.LISTINGS_SPEC
+    assert AdvertisersTableState._spec is staff_directory.ADVERTISERS_SPEC
+    assert AgenciesTableState._spec is staff_directory.AGENCIES_SPEC
+    assert set(staff_listings.LISTING_SORTS) == staff_listings.LISTINGS_SPEC.sort_keys
+    assert set(staff_directory.ADVERTISER_SORTS) == staff_directory.ADVERTISERS_SPEC.sort_keys
+    assert set(staff_directory.AGENCY_SORTS) == staff_directory.AGENCIES_SPEC.sort_keys

@@ -25,10 +25,10 @@ from app.models import (
     utc_now,
 )
 from app.routes import ADMIN_REVIEW_QUEUE
-from app.services import review_queue
-from app.services.staff_overview import RECENT_REPORTS, bars, staff_overview, time_ago
+from app.services.staff import review_queue
+from app.services.staff.overview import RECENT_REPORTS, bars, staff_overview, time_ago
 from app.services.users import create_user
-from app.states.staff_overview import StaffOverviewState
+from app.states.staff.overview import StaffOverviewState
 from tests.factories import make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke
 

@@ -14,9 +14,10 @@ from sqlmodel import Session, select
 
 from app.core.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.models import AuditEntry, ProfileId, Report, utc_now
-from app.services import mail, staff_reports
+from app.services import mail
 from app.services.reports import create_report
-from app.services.staff import TableQuery
+from app.services.staff import reports as staff_reports
+from app.services.staff.shared import TableQuery
 from app.settings import get_settings
 from tests.factories import make_listing, make_owner, make_staff
 

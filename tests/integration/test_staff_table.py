@@ -1,4 +1,4 @@
-"""The staff table base (app/states/staff_table.py) through the users table, called as the browser would.
+"""The staff table base (app/states/staff/table.py) through the users table, called as the browser would.
 
 The state holds one page of at most 50 rows; a sort key outside the spec's sortable columns
 sorts by the default; the search is trimmed; a filter value the spec does not offer clears the
@@ -20,12 +20,13 @@ from sqlmodel import Session, select
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import Advertiser, AdvertiserType, Agency, Listing, ProfileId, User
-from app.services import staff_users
-from app.states.audit import AuditTableState, changes
-from app.states.staff_directory import AdvertisersTableState
-from app.states.staff_listings import StaffListingsState
-from app.states.staff_table import MAX_PAGE_SIZE, OPTION_MESSAGE, Column, FormField, TableSpec, csv_cell
-from app.states.staff_users import UsersTableState
+from app.services.staff import users as staff_users
+from app.services.staff.table_spec import OPTION_MESSAGE, PAGE_SIZE, Column, FormField, TableSpec
+from app.states.staff.audit import AuditTableState, changes
+from app.states.staff.directory import AdvertisersTableState
+from app.states.staff.listings import StaffListingsState
+from app.states.staff.table import csv_cell
+from app.states.staff.users import UsersTableState
 from tests.factories import actor_of, make_account, make_listing, make_owner, open_session, tier_of
 from tests.handlers import client_states, invoke
 
@@ -58,10 +59,10 @@ def _redirected_home(events) -> bool:
 def test_the_state_holds_one_page_of_at_most_fifty_rows(tokens):
     state = _opened(tokens["admin"])
     assert (state.total, state.page, state.page_count) == (EXTRA_USERS + 3, 1, 2)
-    assert len(state.rows) == MAX_PAGE_SIZE
+    assert len(state.rows) == PAGE_SIZE
     assert all(set(row) >= {"uid", "email", "perfil", "estado"} for row in state.rows)
     invoke(state, "next_page")
-    assert state.page == 2 and len(state.rows) == EXTRA_USERS + 3 - MAX_PAGE_SIZE
+    assert state.page == 2 and len(state.rows) == EXTRA_USERS + 3 - PAGE_SIZE
     invoke(state, "next_page")
     assert state.page == 2
     invoke(state, "prev_page")

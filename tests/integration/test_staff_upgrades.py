@@ -12,8 +12,9 @@ from sqlmodel import Session, select
 
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.models import AppService, AuditEntry, Listing, ListingUpgrade, ProfileId, UpgradeStatus
-from app.services import staff_upgrades, upgrades
-from app.services.staff import TableQuery
+from app.services import upgrades
+from app.services.staff import upgrades as staff_upgrades
+from app.services.staff.shared import TableQuery
 from tests.factories import make_listing, make_owner, make_staff, tier_of, tier_upgrade
 
 SANTIAGO = ZoneInfo("America/Santiago")

@@ -12,8 +12,9 @@ from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import AuditEntry, ProfileId, User
-from app.services import listings, staff_users
-from app.services.staff import TableQuery
+from app.services import listings
+from app.services.staff import users as staff_users
+from app.services.staff.shared import TableQuery
 from tests.factories import actor_of, check_session, make_account, make_listing, open_session
 
 

@@ -21,7 +21,7 @@ import app.app as reflex_module
 from app.api import build_api
 from app.identity.cookies import HASH_HEADER, MAX_UPLOAD_BYTES, SESSION_COOKIE, UPLOAD_PATH
 from app.identity.sessions import digest
-from app.states.wizard import WizardState
+from app.states.advertiser.wizard import WizardState
 from tests.factories import make_owner, open_session
 
 SAME_ORIGIN = {"Origin": "http://testserver"}

@@ -19,8 +19,8 @@ from app.identity.local import LocalProvider
 from app.models import ListingPhoto, ListingStatus, ProfileId
 from app.services.listing_photos import PHOTO_NOT_FOUND
 from app.services.ownership import NOT_FOUND_MESSAGE
-from app.states.my_listings import MyListingsState
-from app.states.wizard import WizardState
+from app.states.advertiser.my_listings import MyListingsState
+from app.states.advertiser.wizard import WizardState
 from tests.factories import make_account, make_listing, open_session
 from tests.handlers import client_states, invoke
 

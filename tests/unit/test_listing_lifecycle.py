@@ -8,7 +8,8 @@ import pytest
 
 from app.core.errors import ConflictError, TransitionNotAllowedError
 from app.models import LISTING_TRANSITIONS, ActorKind, ListingStatus
-from app.services.listing_lifecycle import allowed_targets, can_transition, ensure_transition
+from app.models.listings import OWNER_MOVES
+from app.services.listing_lifecycle import allowed_targets, can_transition, ensure_transition, owner_may, owner_statuses
 
 B, PE, PU, R, PA, E = (
     ListingStatus.BORRADOR,
@@ -117,3 +118,35 @@ def test_allowed_targets_lists_the_buttons_of_each_role():
     assert allowed_targets(R, STAFF) == [PU]
     assert allowed_targets(R, OWNER) == [PE]
     assert allowed_targets(B, OWNER) == [PE]
+
+
+# The owner's buttons on "my listings", written out by hand: action -> the statuses that offer it.
+OWNER_BUTTONS: dict[str, set[ListingStatus]] = {
+    "continue": {B},
+    "edit": {PE, PU, R, PA, E},
+    "pause": {PU},
+    "resume": {PA},
+    "renew": {E},
+    "available_now": {PU},
+    "copy": {PE, PU, R, PA, E},
+    "upgrade": {PU, PA},
+    "verify": {PE, PU, R, PA, E},
+}
+
+
+@pytest.mark.parametrize("action", sorted(OWNER_BUTTONS))
+def test_the_owner_buttons_of_each_status(action):
+    assert {status for status in ListingStatus if owner_may(action, status)} == OWNER_BUTTONS[action]
+    assert owner_statuses(action) == OWNER_BUTTONS[action]
+    assert not owner_may(action, "archivada")
+
+
+def test_each_owner_move_is_a_move_the_table_gives_the_owner():
+    for source, target in OWNER_MOVES.values():
+        assert OWNER in LISTING_TRANSITIONS[(source, target)]
+
+
+def test_a_move_the_table_takes_from_the_owner_takes_the_button_too(monkeypatch):
+    monkeypatch.setitem(LISTING_TRANSITIONS, (PU, PA), frozenset({STAFF}))
+    assert not owner_may("pause", PU)
+    assert owner_may("resume", PA)

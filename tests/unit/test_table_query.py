@@ -7,8 +7,9 @@ from typing import ClassVar
 import reflex as rx
 from reflex_base.registry import RegistrationContext
 
-from app.services.staff import MAX_QUERY_ROWS, PAGE_SIZE, TableQuery
-from app.states.staff_table import Column, StaffTableState, TableSpec
+from app.services.staff.shared import MAX_QUERY_ROWS, TableQuery
+from app.services.staff.table_spec import PAGE_SIZE, Column, TableSpec
+from app.states.staff.table import StaffTableState
 
 
 def test_a_query_cleans_what_a_client_could_send():

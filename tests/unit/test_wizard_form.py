@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.states.wizard import WizardState, _form_values, _hours, _rate_label
+from app.states.advertiser.wizard import WizardState, _form_values, _hours, _rate_label
 
 
 def test_only_the_steps_fields_as_strings():

@@ -1,6 +1,6 @@
 """/admin/usuarios and /bbitamia/usuarios: the users on the staff table; profile, ban, deactivate.
 
-The table's handlers come from the spec (``app.states.staff_table``); the row actions below are
+The table's handlers come from its spec (``USERS_SPEC``, which the list service reads too); the row actions below are
 for both staff profiles, and the service refuses what a secretary may not do.
 """
 
@@ -15,55 +15,15 @@ from sqlmodel import Session
 from app.core.actor import Actor
 from app.core.errors import ServiceError
 from app.identity.provider import get_provider
-from app.models import PROFILE_LABELS, ProfileId
-from app.services import staff_users
-from app.services.staff import TableQuery
+from app.models import ProfileId
+from app.services.staff import users as staff_users
+from app.services.staff.shared import TableQuery
+from app.services.staff.table_spec import TableSpec
+from app.services.staff.users import USERS_SPEC
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
-from app.states.staff_table import (
-    ADMIN,
-    GONE_MESSAGE,
-    SECRETARY,
-    Column,
-    Filter,
-    FormField,
-    StaffTableState,
-    TableSpec,
-)
-
-PROFILE_OPTIONS = tuple((profile.value, label) for profile, label in PROFILE_LABELS.items())
-
-USERS_SPEC = TableSpec(
-    entity="usuario",
-    title="Usuarios",
-    columns=(
-        Column("email", "Correo", sortable=True),
-        Column("nombre", "Nombre", sortable=True),
-        Column("perfil", "Perfil", sortable=True),
-        Column("estado", "Estado"),
-        Column("creado", "Creado", sortable=True),
-    ),
-    default_sort="creado",
-    default_desc=True,
-    filters=(
-        Filter(staff_users.PROFILE_FILTER, "Perfil", PROFILE_OPTIONS),
-        Filter(
-            staff_users.STATE_FILTER,
-            "Estado",
-            (("activos", "Activos"), ("suspendidos", "Suspendidos"), ("desactivados", "Desactivados")),
-        ),
-    ),
-    form_fields=(
-        FormField("perfil", "Perfil", kind="select", options=PROFILE_OPTIONS, required=True, on_create=False),
-    ),
-    search_label="Buscar por correo",
-    profiles=(ADMIN, SECRETARY),
-    actions=frozenset({"edit", "export"}),
-    admin_only_actions=frozenset({"export"}),
-    csv_name="usuarios",
-    row_label_key="email",
-)
+from app.states.staff.table import GONE_MESSAGE, StaffTableState
 
 
 class UsersTableState(StaffTableState, rx.State):

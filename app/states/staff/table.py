@@ -1,6 +1,8 @@
-"""The one staff table: each entity's columns, filters and form as data, and the state base every list uses.
+"""The state base every staff table uses, driven by the table's spec.
 
-A staff list page declares a :class:`TableSpec` and a state class::
+Each table's :class:`~app.services.staff.table_spec.TableSpec` (columns, sort keys, filters, form,
+who may do what) lives beside its list service, which reads it too. A staff list page names it in
+a state class::
 
     class UsersTableState(StaffTableState, rx.State):
         _spec: ClassVar[TableSpec] = USERS_SPEC
@@ -27,9 +29,8 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import date
+from collections.abc import Callable
+from dataclasses import replace
 from types import FunctionType
 from typing import Any, ClassVar
 
@@ -39,204 +40,19 @@ from sqlmodel import Session
 from app.core.actor import Actor
 from app.core.errors import ServiceError
 from app.models import ProfileId
-from app.services.staff import MAX_QUERY_ROWS, TableQuery
+from app.services.staff.shared import MAX_QUERY_ROWS, TableQuery
+from app.services.staff.table_spec import ADMIN, CREATE, EDIT, SECRETARY, TableSpec
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires
 from app.states.forms import FormState
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
 
-ADMIN = ProfileId.ADMINISTRADOR
-SECRETARY = ProfileId.SECRETARIA
-MAX_PAGE_SIZE = 50
-MAX_SEARCH = 100
 EXPORT_MAX_ROWS = 50_000
-FIELD_KINDS = frozenset({"text", "select", "checkbox", "number", "textarea", "display"})
-FILTER_KINDS = frozenset({"select", "date"})
-# What a table offers; each handler belongs to one of them.
-ACTIONS = frozenset({"view", "create", "edit", "delete", "export"})
-CREATE, EDIT = "crear", "editar"
-REQUIRED_MESSAGE = "Completa este campo."
-OPTION_MESSAGE = "Elige una opción de la lista."
-NUMBER_MESSAGE = "Escribe un número entero."
 NOT_ALLOWED_MESSAGE = "No tienes permiso para esta acción."
 GONE_MESSAGE = "Ese registro ya no está en la lista. Actualizamos la tabla."
 # Spreadsheet programs run a cell that starts with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-@dataclass(frozen=True)
-class Column:
-    """One column: the row key it shows, its heading, and whether the table sorts by it."""
-
-    key: str
-    label: str
-    sortable: bool = False
-
-
-@dataclass(frozen=True)
-class Filter:
-    """A filter above the table: a select of (value, label) options, or a date ("" = no filter).
-
-    ``from_data``: the select's options are read from the database when the page loads
-    (the state's ``_options`` hook), not fixed here."""
-
-    key: str
-    label: str
-    options: tuple[tuple[str, str], ...] = ()
-    kind: str = "select"
-    from_data: bool = False
-
-    def clean(self, value: Any, read_options: Sequence[Sequence[str]] = ()) -> str:
-        """The value if this filter admits it, else "" (no filter).
-
-        A ``from_data`` select admits the options the table's ``_options`` hook read (``read_options``).
-        """
-        if not isinstance(value, str):
-            return ""
-        if self.kind == "date":
-            try:
-                return date.fromisoformat(value).isoformat() if len(value) == 10 else ""
-            except ValueError:
-                return ""
-        options = read_options if self.from_data else self.options
-        return value if value in {option[0] for option in options} else ""
-
-
-@dataclass(frozen=True)
-class FormField:
-    """One field of the create/edit dialog; ``kind`` is text, select, checkbox, number, textarea, or
-    display (the record's value shown as text in the edit dialog, never sent back).
-
-    ``on_create``/``on_edit``: whether the field shows in that dialog. ``from_data``: a select
-    whose options are records read from the database (the state's ``_options`` hook), such as
-    the agency of an advertiser; its value is the record's uid.
-    """
-
-    key: str
-    label: str
-    kind: str = "text"
-    options: tuple[tuple[str, str], ...] = ()
-    required: bool = False
-    max_length: int = 200
-    on_create: bool = True
-    on_edit: bool = True
-    from_data: bool = False
-
-    def clean(self, raw: Any, read_options: Sequence[Sequence[str]] = ()) -> tuple[Any, str]:
-        """(the typed value, "" ) or (None, the Spanish message for this field).
-
-        A ``from_data`` select admits the options the table's ``_options`` hook read (``read_options``)."""
-        if self.kind == "checkbox":
-            return raw not in (None, "", False, "false", "off"), ""
-        text = " ".join(raw.split()) if isinstance(raw, str) and self.kind != "textarea" else raw
-        text = text.strip() if isinstance(text, str) else ""
-        if len(text) > self.max_length:
-            return None, f"Escribe como máximo {self.max_length} caracteres."
-        if not text:
-            return (None if self.kind == "number" else ""), (REQUIRED_MESSAGE if self.required else "")
-        options = read_options if self.from_data else self.options
-        if self.kind == "select" and text not in {option[0] for option in options}:
-            return None, OPTION_MESSAGE
-        if self.kind == "number":
-            if not text.isascii() or not text.lstrip("-").isdigit() or len(text) > 12:
-                return None, NUMBER_MESSAGE
-            return int(text), ""
-        return text, ""
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """A staff table as data: what it shows, how it is searched, sorted and filtered, and its form.
-
-    ``profiles``: who may open it (and edit, create…); ``actions``: what it offers besides
-    viewing (create, edit, delete, export); ``admin_only_actions``: those only an administrator
-    may use (the services refuse them to a secretary as well).
-    """
-
-    entity: str
-    title: str
-    columns: tuple[Column, ...]
-    default_sort: str
-    default_desc: bool = False
-    filters: tuple[Filter, ...] = ()
-    form_fields: tuple[FormField, ...] = ()
-    search_label: str = "Buscar"
-    page_size: int = MAX_PAGE_SIZE
-    profiles: tuple[ProfileId, ...] = (ADMIN, SECRETARY)
-    actions: frozenset[str] = frozenset({"create", "edit", "delete", "export"})
-    admin_only_actions: frozenset[str] = frozenset({"create", "delete", "export"})
-    csv_name: str = ""
-    row_label_key: str = field(default="")
-
-    def __post_init__(self) -> None:
-        if not self.profiles or not set(self.profiles) <= {ADMIN, SECRETARY}:
-            raise ValueError(f"{self.entity}: a staff table is for staff profiles only")
-        if not 1 <= self.page_size <= MAX_PAGE_SIZE:
-            raise ValueError(f"{self.entity}: page_size must be 1..{MAX_PAGE_SIZE}")
-        if (self.default_sort or self.sort_keys) and self.default_sort not in self.sort_keys:
-            raise ValueError(f"{self.entity}: default_sort must be a sortable column ('' only when none is)")
-        if not self.actions <= ACTIONS - {"view"} or not self.admin_only_actions <= ACTIONS - {"view"}:
-            raise ValueError(f"{self.entity}: unknown action")
-        if "export" in self.actions and "export" not in self.admin_only_actions:
-            raise ValueError(f"{self.entity}: CSV export is for the administrator only")
-        if any(f.kind not in FIELD_KINDS for f in self.form_fields) or any(
-            f.kind not in FILTER_KINDS for f in self.filters
-        ):
-            raise ValueError(f"{self.entity}: unknown field or filter kind")
-        if any(f.from_data and f.kind != "select" for f in (*self.form_fields, *self.filters)):
-            raise ValueError(f"{self.entity}: only a select reads its options from the database")
-
-    @property
-    def reads_options(self) -> bool:
-        """Whether a filter or a form field reads its options from the database."""
-        return any(f.from_data for f in (*self.filters, *self.form_fields))
-
-    @property
-    def sort_keys(self) -> frozenset[str]:
-        """The whitelist of sort keys: the sortable columns."""
-        return frozenset(c.key for c in self.columns if c.sortable)
-
-    def profiles_for(self, action: str) -> tuple[ProfileId, ...]:
-        """The profiles that may use ``action`` (view, create, edit, delete, export) of this table."""
-        if action in self.admin_only_actions:
-            return tuple(p for p in self.profiles if p == ADMIN)
-        return self.profiles
-
-    def offers(self, action: str) -> bool:
-        """Whether this table has ``action`` at all (viewing always)."""
-        return action == "view" or action in self.actions
-
-    def fields_for(self, mode: str) -> tuple[FormField, ...]:
-        """The form fields of the create (``crear``) or edit (``editar``) dialog."""
-        return tuple(f for f in self.form_fields if (f.on_create if mode == CREATE else f.on_edit))
-
-    def clean_search(self, text: Any) -> str:
-        """The search text: one line, spaces collapsed, at most 100 characters."""
-        return " ".join(text.split())[:MAX_SEARCH] if isinstance(text, str) else ""
-
-    def clean_sort(self, key: Any) -> str:
-        """``key`` when it is a sortable column, else the default sort."""
-        return key if isinstance(key, str) and key in self.sort_keys else self.default_sort
-
-    def clean_form(
-        self, data: Any, mode: str, read_options: dict[str, list[list[str]]] | None = None
-    ) -> tuple[dict[str, Any], dict[str, str]]:
-        """(typed values of the mode's fields, field errors by key); other keys are dropped.
-
-        ``read_options``: the options of the ``from_data`` selects, by field key."""
-        data = data if isinstance(data, dict) else {}
-        read_options = read_options or {}
-        values, errors = {}, {}
-        for form_field in self.fields_for(mode):
-            if form_field.kind == "display":
-                continue
-            value, error = form_field.clean(data.get(form_field.key), read_options.get(form_field.key, ()))
-            if error:
-                errors[form_field.key] = error
-            else:
-                values[form_field.key] = value
-        return values, errors
 
 
 def csv_cell(value: Any) -> str:
@@ -610,10 +426,12 @@ def handler_profiles(spec: TableSpec, action: str) -> tuple[ProfileId, ...]:
 
 def _install_handlers(cls: type) -> None:
     """Write a fresh, ``@requires``-marked copy of each handler the spec offers into ``cls``."""
-    spec: TableSpec = cls.__dict__.get("_spec") or getattr(cls, "_spec", None)
+    spec: TableSpec | None = cls.__dict__.get("_spec") or getattr(cls, "_spec", None)
     if spec is None:
         raise TypeError(f"{cls.__name__} needs a _spec")
-    marked = {name: ((profile,) if profile in spec.profiles else ()) for name, (profile, _) in _OPENERS.items()}
+    marked: dict[str, tuple[ProfileId, ...]] = {
+        name: ((profile,) if profile in spec.profiles else ()) for name, (profile, _) in _OPENERS.items()
+    }
     marked |= {name: handler_profiles(spec, action) for name, (action, _) in _HANDLERS.items()}
     templates = {name: template for name, (_, template) in (_OPENERS | _HANDLERS).items()}
     for name, profiles in marked.items():

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.phone import normalize_chilean_mobile
@@ -30,15 +30,15 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import audit
-from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, Catalogues, clean_step
+from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, Catalogues, clean_step, nationalities
 from app.services.listings import clock
-from app.services.staff import (
+from app.services.staff import audit
+from app.services.staff.shared import (
     StaffForm,
     StaffPage,
     TableQuery,
     count_message,
-    ensure_admin,
+    ensure_may,
     ensure_staff,
     fetch_page,
     plain,
@@ -46,22 +46,25 @@ from app.services.staff import (
     sort_order,
     validated,
 )
+from app.services.staff.table_spec import (
+    ADMIN,
+    SECRETARY,
+    Column,
+    Filter,
+    FormField,
+    TableSpec,
+    form_fields,
+    sort_columns,
+)
 
 ADVERTISERS = "profesor"
 AGENCIES = "agencia"
-VERIFIED_FILTERS = {"si": True, "no": False}
+# verified filter: value -> (label, verified)
+VERIFIED_FILTERS = {"si": ("Verificados", True), "no": ("Sin verificar", False)}
 LIVE_STATUSES = (ListingStatus.PUBLICADA, ListingStatus.PAUSADA, ListingStatus.PENDIENTE)
 """Listings an advertiser's record stands behind: it is not deleted while one of them is in these states."""
 
 # --------------------------------------------------------------------------- advertisers
-
-ADVERTISER_SORTS = {
-    "display_name": Advertiser.display_name,
-    "email": User.email,
-    "birth_date": Advertiser.birth_date,
-    "verified": Advertiser.verified,
-    "created_at": Advertiser.created_at,
-}
 
 
 def _advertiser_row(advertiser: Advertiser, email: str, agency: str | None, kind: str | None) -> dict[str, Any]:
@@ -87,29 +90,30 @@ def _advertiser_row(advertiser: Advertiser, email: str, agency: str | None, kind
 def _advertisers():
     return (
         select(Advertiser, User.email, Agency.name, AdvertiserType.name)
-        .join(User, User.uid == Advertiser.user_uid)
-        .outerjoin(Agency, Agency.uid == Advertiser.agency_uid)
-        .outerjoin(AdvertiserType, AdvertiserType.uid == Advertiser.type_uid)
+        .join(User, col(User.uid) == col(Advertiser.user_uid))
+        .outerjoin(Agency, col(Agency.uid) == col(Advertiser.agency_uid))
+        .outerjoin(AdvertiserType, col(AdvertiserType.uid) == col(Advertiser.type_uid))
     )
 
 
 def list_advertisers(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
     """One page of advertisers with their private fields (staff only); search by name, e-mail, RUT,
     passport or phone; filter ``verified`` "si" / "no"."""
-    ensure_staff(session, actor_uid)
+    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "view")
     conditions = []
     found = search_condition(
         (Advertiser.display_name, User.email, Advertiser.rut, Advertiser.passport, Advertiser.phone), query
     )
     if found is not None:
         conditions.append(found)
-    if query.filter("verified") in VERIFIED_FILTERS:
-        conditions.append(Advertiser.verified == VERIFIED_FILTERS[query.filter("verified")])
+    verified = ADVERTISERS_SPEC.filter_value("verified", query.filter("verified"))
+    if verified:
+        conditions.append(Advertiser.verified == VERIFIED_FILTERS[verified][1])
     rows, total = fetch_page(
         session,
         _advertisers().where(*conditions),
         query,
-        sort_order(ADVERTISER_SORTS, query, "created_at", Advertiser.uid),
+        sort_order(ADVERTISERS_SPEC, ADVERTISER_SORTS, query, Advertiser.uid),
     )
     return StaffPage([_advertiser_row(*row) for row in rows], total, query.page, query.page_size)
 
@@ -134,6 +138,64 @@ class AdvertiserForm(StaffForm):
         return phone
 
 
+ADVERTISERS_SPEC = TableSpec(
+    entity=ADVERTISERS,
+    title="Anunciantes",
+    columns=(
+        Column("display_name", "Nombre", sortable=True),
+        Column("email", "Correo", sortable=True),
+        Column("document_label", "Documento"),
+        Column("birth_date", "Nacimiento", sortable=True),
+        Column("nationality", "Nacionalidad"),
+        Column("verified", "Verificado", sortable=True),
+        Column("agency", "Agencia"),
+        Column("type", "Tipo"),
+    ),
+    default_sort="display_name",
+    filters=(Filter("verified", "Verificación", tuple((key, label) for key, (label, _) in VERIFIED_FILTERS.items())),),
+    form_fields=form_fields(
+        AdvertiserForm,
+        FormField("email", "Correo de la cuenta del anunciante", required=True, max_length=254, on_edit=False),
+        FormField("display_name", "Nombre"),
+        FormField(
+            "document",
+            "Documento",
+            kind="select",
+            options=((DOCUMENT_RUT, "RUT"), (DOCUMENT_PASSPORT, "Pasaporte")),
+            required=True,
+        ),
+        FormField("rut", "RUT", max_length=20),
+        FormField("passport", "Pasaporte", max_length=40),
+        FormField("birth_date", "Fecha de nacimiento (año/mes/día)", required=True, max_length=20),
+        FormField(
+            "nationality",
+            "Nacionalidad",
+            kind="select",
+            options=tuple((name, name) for name in nationalities()),
+            required=True,
+        ),
+        FormField("phone", "Celular"),
+        FormField("verified", "Identidad verificada", kind="checkbox"),
+        FormField("agency_uid", "Agencia", kind="select", from_data=True),
+        FormField("type_uid", "Tipo de anunciante", kind="select", from_data=True),
+    ),
+    search_label="Buscar por nombre, correo, RUT, pasaporte o celular",
+    profiles=(ADMIN, SECRETARY),
+    actions=frozenset({"create", "edit", "delete", "export"}),
+    admin_only_actions=frozenset({"delete", "export"}),
+    csv_name="anunciantes",
+)
+ADVERTISER_SORTS = sort_columns(
+    ADVERTISERS_SPEC,
+    {
+        "display_name": Advertiser.display_name,
+        "email": User.email,
+        "birth_date": Advertiser.birth_date,
+        "verified": Advertiser.verified,
+    },
+)
+
+
 def _existing(session: Session, model: type, uid: str, field: str) -> str | None:
     """``uid`` when a ``model`` row has it (None for an empty choice), else InvalidInputError on ``field``."""
     if not uid:
@@ -145,7 +207,7 @@ def _existing(session: Session, model: type, uid: str, field: str) -> str | None
 
 def get_advertiser(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
     """One advertiser's values for the edit form (staff)."""
-    ensure_staff(session, actor_uid)
+    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "edit")
     row = session.exec(_advertisers().where(Advertiser.uid == uid)).first()
     if row is None:
         raise NotFoundError("No encontramos ese anunciante.")
@@ -177,7 +239,7 @@ def _advertiser_values(session: Session, data: Mapping[str, Any]) -> dict[str, A
 def create_advertiser(*, session: Session, actor_uid: str, data: Mapping[str, Any]) -> str:
     """Add the advertiser record of an existing advertiser account (``email``) that has none yet (staff);
     its uid."""
-    ensure_staff(session, actor_uid)
+    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "create")
     email = data.get("email") if isinstance(data, Mapping) else None
     email = email.strip().lower() if isinstance(email, str) else ""
     user = session.exec(select(User).where(User.email == email)).first() if email else None
@@ -195,7 +257,7 @@ def create_advertiser(*, session: Session, actor_uid: str, data: Mapping[str, An
 def update_advertiser(*, session: Session, actor_uid: str, uid: str, data: Mapping[str, Any]) -> None:
     """Edit an advertiser's record (staff): name, identity (RUT or passport, birth date, nationality),
     phone, agency, type and verification."""
-    ensure_staff(session, actor_uid)
+    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "edit")
     values = _advertiser_values(session, data)
     audit.updated(session, _advertiser(session, uid), values, actor_uid=actor_uid, entity=ADVERTISERS)
     session.commit()
@@ -204,12 +266,12 @@ def update_advertiser(*, session: Session, actor_uid: str, uid: str, data: Mappi
 def delete_advertiser(*, session: Session, actor_uid: str, uid: str) -> None:
     """Delete an advertiser's record (administrators only). The user account stays; while any of its
     listings is public, paused or waiting for review the record (the identity and age behind them) stays too."""
-    ensure_admin(session, actor_uid)
+    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "delete")
     advertiser = _advertiser(session, uid)
     live = session.exec(
         select(func.count())
         .select_from(Listing)
-        .where(Listing.owner_uid == advertiser.user_uid, Listing.status.in_(LIVE_STATUSES))
+        .where(col(Listing.owner_uid) == advertiser.user_uid, col(Listing.status).in_(LIVE_STATUSES))
     ).one()
     if live:
         raise ConflictError(
@@ -224,8 +286,6 @@ def delete_advertiser(*, session: Session, actor_uid: str, uid: str) -> None:
 
 
 # --------------------------------------------------------------------------- agencies
-
-AGENCY_SORTS = {"name": Agency.name, "email": Agency.email, "created_at": Agency.created_at}
 
 
 class AgencyForm(StaffForm):
@@ -246,15 +306,42 @@ class AgencyForm(StaffForm):
         return value
 
 
+AGENCIES_SPEC = TableSpec(
+    entity=AGENCIES,
+    title="Agencias",
+    columns=(
+        Column("name", "Nombre", sortable=True),
+        Column("category", "Categoría"),
+        Column("email", "Correo", sortable=True),
+        Column("phone", "Teléfono"),
+        Column("activo", "Activa"),
+    ),
+    default_sort="name",
+    filters=(Filter("category", "Categoría", from_data=True),),
+    form_fields=form_fields(
+        AgencyForm,
+        FormField("name", "Nombre"),
+        FormField("category_uid", "Categoría", kind="select", from_data=True),
+        FormField("email", "Correo"),
+        FormField("phone", "Teléfono"),
+        FormField("activo", "Activa", kind="checkbox"),
+    ),
+    search_label="Buscar por nombre, correo o teléfono",
+    profiles=(ADMIN,),
+    csv_name="agencias",
+)
+AGENCY_SORTS = sort_columns(AGENCIES_SPEC, {"name": Agency.name, "email": Agency.email})
+
+
 def _agency_row(agency: Agency, category_name: str | None) -> dict[str, Any]:
-    return {column.name: plain(getattr(agency, column.name)) for column in Agency.__table__.columns} | {
+    return {column.name: plain(getattr(agency, column.name)) for column in Agency.__table__.columns} | {  # type: ignore[attr-defined]  # a table class has one
         "category": category_name or ""
     }
 
 
 def get_agency(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
     """One agency's values for the edit form (administrators only)."""
-    ensure_admin(session, actor_uid)
+    ensure_may(session, actor_uid, AGENCIES_SPEC, "edit")
     agency = _agency(session, uid)
     category = session.get(AgencyCategory, agency.category_uid) if agency.category_uid else None
     return _agency_row(agency, category.name if category else None)
@@ -262,19 +349,20 @@ def get_agency(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
 
 def list_agencies(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
     """One page of agencies with their category's name (administrators only); filter ``category`` by uid."""
-    ensure_admin(session, actor_uid)
+    ensure_may(session, actor_uid, AGENCIES_SPEC, "view")
     conditions = []
     found = search_condition((Agency.name, Agency.email, Agency.phone), query)
     if found is not None:
         conditions.append(found)
-    if query.filter("category"):
-        conditions.append(Agency.category_uid == query.filter("category"))
+    category = AGENCIES_SPEC.filter_value("category", query.filter("category"))
+    if category:
+        conditions.append(Agency.category_uid == category)
     statement = (
         select(Agency, AgencyCategory.name)
-        .outerjoin(AgencyCategory, AgencyCategory.uid == Agency.category_uid)
+        .outerjoin(AgencyCategory, col(AgencyCategory.uid) == col(Agency.category_uid))
         .where(*conditions)
     )
-    rows, total = fetch_page(session, statement, query, sort_order(AGENCY_SORTS, query, "name", Agency.uid))
+    rows, total = fetch_page(session, statement, query, sort_order(AGENCIES_SPEC, AGENCY_SORTS, query, Agency.uid))
     return StaffPage([_agency_row(*row) for row in rows], total, query.page, query.page_size)
 
 
@@ -299,7 +387,7 @@ def _agency(session: Session, uid: object) -> Agency:
 
 def create_agency(*, session: Session, actor_uid: str, data: Mapping[str, Any]) -> str:
     """Add an agency (administrators only); its uid."""
-    ensure_admin(session, actor_uid)
+    ensure_may(session, actor_uid, AGENCIES_SPEC, "create")
     now = utc_now()
     agency = Agency(**_agency_values(session, data), created_at=now, updated_at=now)
     audit.created(session, agency, actor_uid=actor_uid, entity=AGENCIES)
@@ -309,7 +397,7 @@ def create_agency(*, session: Session, actor_uid: str, data: Mapping[str, Any]) 
 
 def update_agency(*, session: Session, actor_uid: str, uid: str, data: Mapping[str, Any]) -> None:
     """Edit an agency (administrators only)."""
-    ensure_admin(session, actor_uid)
+    ensure_may(session, actor_uid, AGENCIES_SPEC, "edit")
     values = _agency_values(session, data)
     audit.updated(session, _agency(session, uid), values, actor_uid=actor_uid, entity=AGENCIES)
     session.commit()
@@ -317,7 +405,7 @@ def update_agency(*, session: Session, actor_uid: str, uid: str, data: Mapping[s
 
 def delete_agency(*, session: Session, actor_uid: str, uid: str) -> None:
     """Delete an agency no advertiser belongs to (administrators only)."""
-    ensure_admin(session, actor_uid)
+    ensure_may(session, actor_uid, AGENCIES_SPEC, "delete")
     agency = _agency(session, uid)
     members = session.exec(
         select(func.count()).select_from(Advertiser).where(Advertiser.agency_uid == agency.uid)

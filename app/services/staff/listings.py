@@ -14,13 +14,13 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import func, or_
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
-from app.core.geo import city_by_slug
+from app.core.geo import CITIES, city_by_slug
 from app.models import (
     LISTING_STATUS_LABELS,
     ActorKind,
@@ -32,49 +32,92 @@ from app.models import (
     ListingService,
     ListingStatus,
     ReviewDecision,
-    Section,
     Tier,
     User,
     utc_now,
 )
-from app.services import audit, my_listings
+from app.services import listing_revisions, my_listings
 from app.services.listing_form import Catalogues, clean_step
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listings import clock
-from app.services.staff import StaffPage, TableQuery, ensure_admin, ensure_staff, fetch_page, plain, sort_order
+from app.services.staff import audit
+from app.services.staff.shared import StaffPage, TableQuery, ensure_may, ensure_staff, fetch_page, plain, sort_order
+from app.services.staff.table_spec import ADMIN, SECRETARY, Column, Filter, FormField, TableSpec, sort_columns
 from app.storage import Storage
 
 LISTINGS = "publicacion"
 REASON_MAX = 1000
 TAKE_DOWN_STATUSES = frozenset({ListingStatus.PUBLICADA, ListingStatus.PAUSADA})
-LISTING_SORTS = {
-    "display_name": Listing.display_name,
-    "status": Listing.status,
-    "city_slug": Listing.city_slug,
-    "tier_rank": Listing.tier_rank,
-    "published_at": Listing.published_at,
-    "updated_at": Listing.updated_at,
-    "created_at": Listing.created_at,
-}
 EDIT_STEPS = (2, 4, 5, 8)
 """Wizard steps whose fields staff edit (location, the ad, rates, contact), checked by the wizard's rules."""
-FORM_FIELDS = (
-    "display_name",
-    "age",
-    "description",
-    "porn_actress",
-    "curvy",
-    "has_video",
-    "city_slug",
-    "commune",
-    "section",
-    "tier_uid",
-    "price_hour_clp",
-    "price_half_hour_clp",
-    "price_two_hours_clp",
-    "price_night_clp",
-    "phone",
-    "whatsapp",
+SECTION_OPTIONS = (("mujeres", "Mujeres"), ("trans", "Trans"))
+CITY_OPTIONS = tuple((city.slug, city.name) for city in sorted(CITIES, key=lambda city: city.name))
+
+
+def _number(key: str, label: str, required: bool = False) -> FormField:
+    return FormField(key, label, kind="number", required=required, on_create=False)
+
+
+def _flag(key: str, label: str) -> FormField:
+    return FormField(key, label, kind="checkbox", on_create=False)
+
+
+LISTINGS_SPEC = TableSpec(
+    entity=LISTINGS,
+    title="Publicaciones",
+    columns=(
+        Column("display_name", "Nombre", sortable=True),
+        Column("owner_email", "Anunciante"),
+        Column("phone", "Teléfono"),
+        Column("city_name", "Ciudad", sortable=True),
+        Column("tier_name", "Categoría", sortable=True),
+        Column("status_label", "Estado", sortable=True),
+        Column("updated", "Actualizada", sortable=True),
+    ),
+    default_sort="updated",
+    default_desc=True,
+    filters=(
+        Filter("status", "Estado", tuple((status.value, label) for status, label in LISTING_STATUS_LABELS.items())),
+        Filter("section", "Sección", SECTION_OPTIONS),
+        Filter("city", "Ciudad", CITY_OPTIONS),
+        Filter("tier", "Categoría", from_data=True),
+    ),
+    form_fields=(
+        FormField("display_name", "Nombre", required=True, max_length=60, on_create=False),
+        _number("age", "Edad", required=True),
+        FormField("description", "Descripción", kind="textarea", required=True, max_length=4000, on_create=False),
+        FormField("section", "Sección", kind="select", options=SECTION_OPTIONS, required=True, on_create=False),
+        FormField("city_slug", "Ciudad", kind="select", options=CITY_OPTIONS, required=True, on_create=False),
+        FormField("commune", "Comuna", required=True, max_length=60, on_create=False),
+        FormField("tier_uid", "Categoría", kind="select", from_data=True, required=True, on_create=False),
+        _number("price_hour_clp", "Tarifa por hora", required=True),
+        _number("price_half_hour_clp", "Tarifa por 30 minutos"),
+        _number("price_two_hours_clp", "Tarifa por 2 horas"),
+        _number("price_night_clp", "Tarifa por noche"),
+        FormField("phone", "Celular", required=True, max_length=40, on_create=False),
+        FormField("whatsapp", "WhatsApp", max_length=40, on_create=False),
+        _flag("porn_actress", "Actriz porno"),
+        _flag("curvy", "Culona"),
+        _flag("has_video", "Tiene video"),
+    ),
+    search_label="Buscar por nombre o teléfono",
+    profiles=(ADMIN, SECRETARY),
+    actions=frozenset({"edit", "delete", "export"}),
+    admin_only_actions=frozenset({"delete", "export"}),
+    csv_name="publicaciones",
+    row_label_key="display_name",
+)
+"""The staff's listings table; the edit form's fields are the columns staff edit (``tier_uid``: the listing's own
+tier, ``base_tier_uid``)."""
+LISTING_SORTS = sort_columns(
+    LISTINGS_SPEC,
+    {
+        "display_name": Listing.display_name,
+        "city_name": Listing.city_slug,
+        "tier_name": Listing.tier_rank,
+        "status_label": Listing.status,
+        "updated": Listing.updated_at,
+    },
 )
 
 
@@ -114,6 +157,8 @@ def _row(listing: Listing, email: str, tier_name: str | None) -> dict[str, Any]:
         "price_hour_clp": plain(listing.price_hour_clp),
         "verified": listing.verified,
         "published_at": _iso(listing.published_at),
+        "can_unpublish": listing.status in TAKE_DOWN_STATUSES,
+        "can_republish": listing.status == ListingStatus.RECHAZADA and listing.published_at is not None,
         "expires_at": _iso(listing.expires_at),
         "updated_at": _iso(listing.updated_at),
     }
@@ -122,26 +167,28 @@ def _row(listing: Listing, email: str, tier_name: str | None) -> dict[str, Any]:
 def list_listings(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
     """One page of listings in any status (staff), searched by name or phone; filters ``status``,
     ``city``, ``section`` and ``tier`` (a tier's uid)."""
-    ensure_staff(session, actor_uid)
+    ensure_may(session, actor_uid, LISTINGS_SPEC, "view")
     conditions = []
     found = _search(query.search)
     if found is not None:
         conditions.append(found)
-    if query.filter("status") in {s.value for s in ListingStatus}:
-        conditions.append(Listing.status == query.filter("status"))
-    if query.filter("section") in {s.value for s in Section}:
-        conditions.append(Listing.section == query.filter("section"))
-    if query.filter("city"):
-        conditions.append(Listing.city_slug == query.filter("city"))
-    if query.filter("tier"):
-        conditions.append(Listing.tier_uid == query.filter("tier"))
+    filters = {
+        "status": Listing.status,
+        "section": Listing.section,
+        "city": Listing.city_slug,
+        "tier": Listing.tier_uid,
+    }
+    for key, column in filters.items():
+        value = LISTINGS_SPEC.filter_value(key, query.filter(key))
+        if value:
+            conditions.append(column == value)
     statement = (
         select(Listing, User.email, Tier.name)
-        .join(User, User.uid == Listing.owner_uid)
-        .outerjoin(Tier, Tier.uid == Listing.tier_uid)
+        .join(User, col(User.uid) == col(Listing.owner_uid))
+        .outerjoin(Tier, col(Tier.uid) == col(Listing.tier_uid))
         .where(*conditions)
     )
-    rows, total = fetch_page(session, statement, query, sort_order(LISTING_SORTS, query, "created_at", Listing.uid))
+    rows, total = fetch_page(session, statement, query, sort_order(LISTINGS_SPEC, LISTING_SORTS, query, Listing.uid))
     return StaffPage([_row(*row) for row in rows], total, query.page, query.page_size)
 
 
@@ -162,9 +209,9 @@ def _services(session: Session, listing_uid: str) -> list[str]:
 
 def listing_form_values(*, session: Session, actor_uid: str, uid: str) -> dict[str, str]:
     """The staff edit form's values of one listing, as strings (staff)."""
-    ensure_staff(session, actor_uid)
+    ensure_may(session, actor_uid, LISTINGS_SPEC, "edit")
     listing = _listing(session, uid)
-    values = {name: getattr(listing, name, None) for name in FORM_FIELDS}
+    values = {field.key: getattr(listing, field.key, None) for field in LISTINGS_SPEC.form_fields}
     values["tier_uid"] = listing.base_tier_uid
     return {
         name: ("true" if value is True else "" if value is False else str(plain(value)))
@@ -177,7 +224,7 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
 
     ``tier_uid`` (the listing's own tier) is optional: without it the tier stays.
     """
-    ensure_staff(session, actor_uid)
+    ensure_may(session, actor_uid, LISTINGS_SPEC, "edit")
     if not isinstance(data, Mapping):
         raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")
     listing = _listing(session, uid)
@@ -202,7 +249,7 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
     for name, value in columns.items():
         setattr(listing, name, value)
     if tier_uid != listing.base_tier_uid:
-        my_listings.set_base_tier(session, listing, tier_uid)
+        listing_revisions.set_base_tier(session, listing, tier_uid)
     now = utc_now()
     listing.updated_at = now
     session.add(listing)
@@ -269,6 +316,10 @@ def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str
     session.commit()
 
 
+@overload
+def _utc(value: datetime) -> datetime: ...
+@overload
+def _utc(value: object) -> datetime | None: ...
 def _utc(value: object) -> datetime | None:
     """A stored or audited moment as an aware UTC datetime (databases may give it back naive)."""
     if isinstance(value, str) and value:
@@ -291,9 +342,9 @@ def _changed_since_take_down(session: Session, listing: Listing) -> bool | None:
         .where(
             AuditEntry.entity == LISTINGS,
             AuditEntry.entity_uid == listing.uid,
-            AuditEntry.action.in_(("despublicar", "rechazar", "editar")),
+            col(AuditEntry.action).in_(("despublicar", "rechazar", "editar")),
         )
-        .order_by(AuditEntry.created_at.desc(), AuditEntry.uid)
+        .order_by(col(AuditEntry.created_at).desc(), col(AuditEntry.uid))
     ).all()
     taken_down = next((entry for entry in entries if entry.action != "editar"), None)
     if taken_down is None or taken_down.action != "despublicar":
@@ -310,7 +361,7 @@ def _changed_since_take_down(session: Session, listing: Listing) -> bool | None:
     added = session.exec(
         select(ListingPhoto.created_at)
         .where(ListingPhoto.listing_uid == listing.uid)
-        .order_by(ListingPhoto.created_at.desc())
+        .order_by(col(ListingPhoto.created_at).desc())
     ).first()
     return added is not None and _utc(added) > _utc(taken_down.created_at)
 
@@ -354,7 +405,7 @@ def republish_listing(*, session: Session, actor_uid: str, uid: str, now: dateti
 
 def delete_listing(*, session: Session, storage: Storage, actor_uid: str, uid: str) -> None:
     """Delete a listing with its photos and records (administrators only)."""
-    ensure_admin(session, actor_uid)
+    ensure_may(session, actor_uid, LISTINGS_SPEC, "delete")
     listing = _listing(session, uid)
     audit.record(
         session,

@@ -1,5 +1,5 @@
-"""What every back-office service shares: who counts as staff, the query a staff table asks
-(:class:`TableQuery`) and the page it gets back (:class:`StaffPage`, :func:`fetch_page`), and
+"""What every back-office service shares: who counts as staff (and who may use what of a table, from
+its spec: :func:`ensure_may`), the query a staff table asks (:class:`TableQuery`) and the page it gets back (:class:`StaffPage`, :func:`fetch_page`), and
 form validation with Spanish messages (:class:`StaffForm`, :func:`validated`)."""
 
 from __future__ import annotations
@@ -7,22 +7,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import func, or_
-from sqlalchemy.sql import Select
 from sqlmodel import Session, select
+from sqlmodel.sql.expression import Select, SelectOfScalar
 
 from app.core.errors import ForbiddenError, InvalidInputError, validated_input
 from app.models import STAFF_PROFILES, ProfileId, User
+from app.services.staff.table_spec import ADMIN, MAX_SEARCH, PAGE_SIZE, TableSpec
 
 STAFF_ONLY_MESSAGE = "Solo el equipo del sitio puede hacer esto."
 ADMIN_ONLY_MESSAGE = "Solo un administrador puede hacer esto."
-PAGE_SIZE = 50
 MAX_QUERY_ROWS = 1_000
 """The most rows one query reads: a table shows PAGE_SIZE at most, a CSV export reads this many at a time."""
-MAX_SEARCH = 100
 
 # --------------------------------------------------------------------------- who
 
@@ -96,14 +95,32 @@ def search_condition(columns: Sequence[Any], query: TableQuery):
     return or_(*(func.lower(column).contains(query.search, autoescape=True) for column in columns))
 
 
-def sort_order(sorts: Mapping[str, Any], query: TableQuery, default: str, tiebreak: Any) -> list[Any]:
-    """ORDER BY the query's sort key when ``sorts`` whitelists it (else ``default``), then ``tiebreak``,
-    both in the query's direction."""
-    column = sorts.get(query.sort, sorts[default])
+def sort_order(spec: TableSpec, sorts: Mapping[str, Any], query: TableQuery, tiebreak: Any) -> list[Any]:
+    """ORDER BY the query's sort key when it is a sortable column of ``spec`` (else the spec's default sort),
+    then ``tiebreak``, both in the query's direction. ``sorts``: each sortable column's SQL column
+    (checked against the spec by :func:`~app.services.staff.table_spec.sort_columns`)."""
+    column = sorts[spec.clean_sort(query.sort)]
     return [column.desc(), tiebreak.desc()] if query.descending else [column.asc(), tiebreak.asc()]
 
 
-def fetch_page(session: Session, statement: Select, query: TableQuery, order_by: Sequence[Any]) -> tuple[list, int]:
+def ensure_may(session: Session, user_uid: object, spec: TableSpec, action: str) -> User:
+    """The live staff member ``user_uid`` when the spec lets their profile use ``action`` of its table
+    (view, create, edit, delete, export); ForbiddenError otherwise, as ``ensure_admin`` words it for an
+    administrator's table or action."""
+    if spec.profiles_for(action) == (ADMIN,):
+        return ensure_admin(session, user_uid)
+    user = ensure_staff(session, user_uid)
+    if user.profile_uid not in spec.profiles_for(action):
+        raise ForbiddenError(STAFF_ONLY_MESSAGE)
+    return user
+
+
+def fetch_page(
+    session: Session,
+    statement: Select[*tuple[Any, ...]] | SelectOfScalar[Any],
+    query: TableQuery,
+    order_by: Sequence[Any],
+) -> tuple[list, int]:
     """(the rows of the query's page of ``statement`` in ``order_by`` order, the total number of rows)."""
     total = session.exec(select(func.count()).select_from(statement.order_by(None).subquery())).one()
     rows = session.exec(
@@ -148,13 +165,16 @@ _MESSAGES: dict[str, str] = {
 }
 
 
+F = TypeVar("F", bound=BaseModel)
+
+
 class StaffForm(BaseModel):
     """Base of the staff forms: text stripped, unknown keys ignored."""
 
     model_config = ConfigDict(str_strip_whitespace=True, extra="ignore")
 
 
-def validated(form: type[BaseModel], data: object, *, context: dict[str, Any] | None = None) -> BaseModel:
+def validated(form: type[F], data: object, *, context: dict[str, Any] | None = None) -> F:
     """``data`` validated by ``form``; the first problem becomes InvalidInputError with a Spanish message and field."""
     if not isinstance(data, Mapping):
         raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
 from app.core.errors import ForbiddenError, InvalidInputError, NotFoundError
@@ -22,26 +22,53 @@ from app.db import transaction
 from app.identity import accounts, sessions
 from app.identity.provider import IdentityProvider
 from app.models import PROFILE_LABELS, STAFF_PROFILES, ProfileId, User, UserPublic
-from app.services import audit, users
-from app.services.staff import StaffPage, TableQuery, ensure_staff, fetch_page, sort_order
+from app.services import users
+from app.services.staff import audit
+from app.services.staff.shared import StaffPage, TableQuery, ensure_may, ensure_staff, fetch_page, sort_order
+from app.services.staff.table_spec import ADMIN, SECRETARY, Column, Filter, FormField, TableSpec, sort_columns
 
 log = logging.getLogger(__name__)
 
 ENTITY = "usuarios"
-SORT_COLUMNS = {
-    "email": User.email,
-    "nombre": User.display_name,
-    "perfil": User.profile_uid,
-    "creado": User.created_at,
-}
-DEFAULT_SORT = "creado"
 PROFILE_FILTER, STATE_FILTER = "perfil", "estado"
-# estado filter -> condition
+# estado filter: value -> (label, condition)
 STATES = {
-    "activos": (User.activo == True) & (User.ban == False),  # noqa: E712
-    "suspendidos": User.ban == True,  # noqa: E712
-    "desactivados": User.activo == False,  # noqa: E712
+    "activos": ("Activos", (col(User.activo) == True) & (col(User.ban) == False)),  # noqa: E712
+    "suspendidos": ("Suspendidos", col(User.ban) == True),  # noqa: E712
+    "desactivados": ("Desactivados", col(User.activo) == False),  # noqa: E712
 }
+PROFILE_OPTIONS = tuple((profile.value, label) for profile, label in PROFILE_LABELS.items())
+
+USERS_SPEC = TableSpec(
+    entity="usuario",
+    title="Usuarios",
+    columns=(
+        Column("email", "Correo", sortable=True),
+        Column("nombre", "Nombre", sortable=True),
+        Column("perfil", "Perfil", sortable=True),
+        Column("estado", "Estado"),
+        Column("creado", "Creado", sortable=True),
+    ),
+    default_sort="creado",
+    default_desc=True,
+    filters=(
+        Filter(PROFILE_FILTER, "Perfil", PROFILE_OPTIONS),
+        Filter(STATE_FILTER, "Estado", tuple((value, label) for value, (label, _) in STATES.items())),
+    ),
+    form_fields=(
+        FormField("perfil", "Perfil", kind="select", options=PROFILE_OPTIONS, required=True, on_create=False),
+    ),
+    search_label="Buscar por correo",
+    profiles=(ADMIN, SECRETARY),
+    actions=frozenset({"edit", "export"}),
+    admin_only_actions=frozenset({"export"}),
+    csv_name="usuarios",
+    row_label_key="email",
+)
+SORT_COLUMNS = sort_columns(
+    USERS_SPEC,
+    {"email": User.email, "nombre": User.display_name, "perfil": User.profile_uid, "creado": User.created_at},
+)
 STAFF_PROFILE_MESSAGE = "Solo un administrador puede dar o quitar perfiles del equipo."
 ADMIN_TARGET_MESSAGE = "Solo un administrador puede desactivar a otro administrador."
 
@@ -87,23 +114,25 @@ def _row(user: User) -> UserRow:
 
 def list_users(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
     """One page of users (rows: UserRow): e-mail containing the search, filters ``perfil`` and ``estado``."""
-    ensure_staff(session, actor_uid)
+    ensure_may(session, actor_uid, USERS_SPEC, "view")
     conditions = []
     if query.search:
-        conditions.append(User.email.contains(query.search, autoescape=True))
-    if query.filter(PROFILE_FILTER) in {p.value for p in ProfileId}:
-        conditions.append(User.profile_uid == query.filter(PROFILE_FILTER))
-    if query.filter(STATE_FILTER) in STATES:
-        conditions.append(STATES[query.filter(STATE_FILTER)])
+        conditions.append(col(User.email).contains(query.search, autoescape=True))
+    profile = USERS_SPEC.filter_value(PROFILE_FILTER, query.filter(PROFILE_FILTER))
+    if profile:
+        conditions.append(col(User.profile_uid) == profile)
+    state = USERS_SPEC.filter_value(STATE_FILTER, query.filter(STATE_FILTER))
+    if state:
+        conditions.append(STATES[state][1])
     found, total = fetch_page(
-        session, select(User).where(*conditions), query, sort_order(SORT_COLUMNS, query, DEFAULT_SORT, User.uid)
+        session, select(User).where(*conditions), query, sort_order(USERS_SPEC, SORT_COLUMNS, query, User.uid)
     )
     return StaffPage([_row(user) for user in found], total, query.page, query.page_size)
 
 
 def profile_of(*, session: Session, actor_uid: str, user_uid: str) -> str:
     """The profile of a user, for the change-profile form."""
-    ensure_staff(session, actor_uid)
+    ensure_may(session, actor_uid, USERS_SPEC, "edit")
     user = session.get(User, user_uid) if isinstance(user_uid, str) and user_uid else None
     if user is None:
         raise NotFoundError("El usuario no existe.")

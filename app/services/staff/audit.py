@@ -11,14 +11,15 @@ from __future__ import annotations
 import json
 from datetime import date, datetime, time, timedelta
 from enum import Enum
-from typing import Any
+from typing import Any, overload
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, SQLModel, col, select
 
 from app.models import AuditEntry, User, utc_now
-from app.services.staff import StaffPage, TableQuery, ensure_admin, fetch_page
+from app.services.staff.shared import StaffPage, TableQuery, ensure_admin, fetch_page
+from app.services.staff.table_spec import ADMIN, Column, Filter, TableSpec
 from app.settings import get_settings
 
 
@@ -30,11 +31,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@overload
+def snapshot(row: SQLModel) -> dict[str, Any]: ...
+@overload
+def snapshot(row: None) -> None: ...
 def snapshot(row: SQLModel | None) -> dict[str, Any] | None:
     """The columns of a table row as JSON-able values (None stays None)."""
     if row is None:
         return None
-    return {column.name: _plain(getattr(row, column.name, None)) for column in row.__table__.columns}
+    return {column.name: _plain(getattr(row, column.name, None)) for column in row.__table__.columns}  # type: ignore[attr-defined]  # a table class has one
 
 
 def record(
@@ -66,7 +71,7 @@ def created(session: Session, row: SQLModel, *, actor_uid: str, entity: str) -> 
     """Add a new ``row`` and its audit entry to ``session`` (the caller commits both)."""
     session.add(row)
     session.flush()
-    record(session, actor_uid=actor_uid, action="crear", entity=entity, entity_uid=row.uid, after=snapshot(row))
+    record(session, actor_uid=actor_uid, action="crear", entity=entity, entity_uid=row.uid, after=snapshot(row))  # type: ignore[attr-defined]  # any table row has a uid
 
 
 def updated(session: Session, row: SQLModel, values: dict[str, Any], *, actor_uid: str, entity: str) -> None:
@@ -83,7 +88,7 @@ def updated(session: Session, row: SQLModel, values: dict[str, Any], *, actor_ui
         actor_uid=actor_uid,
         action="editar",
         entity=entity,
-        entity_uid=row.uid,
+        entity_uid=row.uid,  # type: ignore[attr-defined]  # any table row has a uid
         before=before,
         after=snapshot(row),
     )
@@ -91,7 +96,7 @@ def updated(session: Session, row: SQLModel, values: dict[str, Any], *, actor_ui
 
 def deleted(session: Session, row: SQLModel, *, actor_uid: str, entity: str) -> None:
     """Delete ``row`` and add the audit entry with its last values (the caller commits both)."""
-    record(session, actor_uid=actor_uid, action="eliminar", entity=entity, entity_uid=row.uid, before=snapshot(row))
+    record(session, actor_uid=actor_uid, action="eliminar", entity=entity, entity_uid=row.uid, before=snapshot(row))  # type: ignore[attr-defined]  # any table row has a uid
     session.delete(row)
 
 
@@ -110,6 +115,30 @@ class AuditRow(BaseModel):
 
 ADMIN_ONLY_MESSAGE = "Solo un administrador puede leer la auditoría."
 ENTITY_FILTER, FROM_FILTER, TO_FILTER = "entidad", "desde", "hasta"
+
+AUDIT_SPEC = TableSpec(
+    entity="registro de auditoría",
+    title="Auditoría",
+    columns=(
+        Column("fecha", "Fecha"),
+        Column("persona", "Persona"),
+        Column("accion", "Acción"),
+        Column("entidad", "Entidad"),
+        Column("registro", "Registro"),
+        Column("cambios", "Cambios"),
+    ),
+    default_sort="",
+    filters=(
+        Filter(ENTITY_FILTER, "Entidad", from_data=True),
+        Filter(FROM_FILTER, "Desde", kind="date"),
+        Filter(TO_FILTER, "Hasta", kind="date"),
+    ),
+    search_label="Correo de la persona",
+    profiles=(ADMIN,),
+    actions=frozenset({"export"}),
+    admin_only_actions=frozenset({"export"}),
+    csv_name="auditoria",
+)
 
 
 def _day_bounds(day: date) -> datetime:
@@ -133,15 +162,19 @@ def list_entries(*, session: Session, viewer_uid: str, query: TableQuery) -> Sta
     conditions = []
     if query.search:
         conditions.append(User.email == query.search)
-    if query.filter(ENTITY_FILTER):
-        conditions.append(AuditEntry.entity == query.filter(ENTITY_FILTER))
-    day_from, day_to = _day(query.filter(FROM_FILTER)), _day(query.filter(TO_FILTER))
+    entity = AUDIT_SPEC.filter_value(ENTITY_FILTER, query.filter(ENTITY_FILTER))
+    if entity:
+        conditions.append(AuditEntry.entity == entity)
+    day_from = _day(AUDIT_SPEC.filter_value(FROM_FILTER, query.filter(FROM_FILTER)))
+    day_to = _day(AUDIT_SPEC.filter_value(TO_FILTER, query.filter(TO_FILTER)))
     if day_from:
         conditions.append(AuditEntry.created_at >= _day_bounds(day_from))
     if day_to:
         conditions.append(AuditEntry.created_at < _day_bounds(day_to + timedelta(days=1)))
-    statement = select(AuditEntry, User.email).join(User, User.uid == AuditEntry.actor_uid).where(*conditions)
-    rows, total = fetch_page(session, statement, query, (AuditEntry.created_at.desc(), AuditEntry.uid.desc()))
+    statement = (
+        select(AuditEntry, col(User.email)).join(User, col(User.uid) == col(AuditEntry.actor_uid)).where(*conditions)
+    )
+    rows, total = fetch_page(session, statement, query, (col(AuditEntry.created_at).desc(), col(AuditEntry.uid).desc()))
     zone = ZoneInfo(get_settings().timezone)
     entries = [
         AuditRow(

@@ -4,26 +4,10 @@ An item is either a pending ``revisar_publicacion`` row (a new, resent or renewe
 listing in status pendiente, or the edit of a public one waiting in ``revision``)
 or an open verification request (its photo only through the authorized route
 ``/privado/verificacion/{uid}``). The decisions themselves are
-``app.services.reviews`` and ``app.services.verification``; this module reads.
+``app.services.staff.reviews`` and ``app.services.verification``; this module reads.
 
-Signals are computed for one page of items at a time, in a handful of queries:
-
-- the same phone or WhatsApp on other owners' listings: both are stored normalized
-  (``+56 9 XXXX XXXX``), so equal strings are the same number;
-- the same or a near-identical photo on other owners' listings, by perceptual hash
-  (``ListingPhoto.phash``, 64 bits in 16 hex digits). Candidates are the photos that
-  share any 16-bit quarter of the hash with one of the page's photos (one query: a
-  scan of ``publicacion_foto`` comparing four substrings, since an index on them would
-  need a migration), then each candidate is compared in Python only with the page's
-  photos it shares a quarter with (multi-index hashing), and a Hamming distance
-  <= ``NEAR_DISTANCE`` counts. Measured on PostgreSQL with 5,000 listings and 50,000
-  photos: a page of 10 items with all its signals in 60-90 ms. By the pigeonhole principle a distance
-  <= 3 always leaves one quarter equal, so those are never missed; a distance of 4
-  to 6 is found whenever the differing bits leave a quarter untouched (most of
-  them). Exact copies (distance 0) are always found.
-- the owner's history: rejected reviews of any of their listings, a current ban,
-  and bans recorded in the audit log (action ``banear`` on ``usuarios``);
-- reports against the listing, or against the owner's other listings.
+The signals beside each item (the same phone or photo on other owners' listings, the owner's
+history, reports) come from ``app.services.staff.review_signals``.
 
 A listing's item also shows the owner's identity, what staff check before anything goes public
 (RUT or passport, birth date and age, nationality; nothing more): new, already approved, or the
@@ -40,7 +24,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 from sqlalchemy import and_, func, literal, or_, union_all
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.geo import city_by_slug
@@ -48,7 +32,6 @@ from app.core.money import format_currency
 from app.models import (
     Advertiser,
     AdvertiserService,
-    AuditEntry,
     Listing,
     ListingPhoto,
     ListingReview,
@@ -62,20 +45,17 @@ from app.models import (
     VerificationStatus,
     utc_now,
 )
-from app.models.reports import Report, ReportStatus
 from app.services import identity_review
 from app.services.listing_form import schedule_text, years_between
+from app.services.listing_revisions import REVISED_STATUSES, revision_changes
 from app.services.listings import clock, photo_url
-from app.services.my_listings import REVISED_STATUSES, revision_changes
-from app.services.reviews import listing_version, verification_version
-from app.services.staff import ensure_staff
+from app.services.staff import review_signals
+from app.services.staff.review_signals import QueueSignal
+from app.services.staff.reviews import listing_version, verification_version
+from app.services.staff.shared import ensure_staff
 from app.settings import get_settings
 
 PAGE_SIZE = 10
-NEAR_DISTANCE = 6
-HASH_DIGITS = 16
-QUARTER = HASH_DIGITS // 4
-NAMES_SHOWN = 3
 
 KIND_NEW = "nueva"
 KIND_EDIT = "edicion"
@@ -92,19 +72,11 @@ VERIFICATION_REJECTION_REASONS: tuple[str, ...] = (
     "Posible persona menor de edad",
     "Otro",
 )
-BAN_ACTION = "banear"
 
 
 def verification_photo_path(verification_uid: str) -> str:
     """The authorized route that serves an open request's photo to staff (app/private_api.py)."""
     return f"/privado/verificacion/{verification_uid}"
-
-
-class QueueSignal(BaseModel):
-    """One thing a reviewer should look at; ``alert`` ones are shown as warnings."""
-
-    text: str
-    alert: bool
 
 
 class QueueRow(BaseModel):
@@ -164,12 +136,12 @@ def _pending_reviews():
     """Pending reviews of listings that really wait: pendiente, or public with an edit sent."""
     return (
         select(ListingReview.created_at, literal(KIND_NEW).label("kind"), ListingReview.uid)
-        .join(Listing, Listing.uid == ListingReview.listing_uid)
+        .join(Listing, col(Listing.uid) == col(ListingReview.listing_uid))
         .where(ListingReview.decision == ReviewDecision.PENDIENTE)
         .where(
             or_(
-                Listing.status == ListingStatus.PENDIENTE,
-                and_(Listing.status.in_(REVISED_STATUSES), Listing.revision_at.is_not(None)),
+                col(Listing.status) == ListingStatus.PENDIENTE,
+                and_(col(Listing.status).in_(REVISED_STATUSES), col(Listing.revision_at).is_not(None)),
             )
         )
     )
@@ -262,7 +234,7 @@ FIELDS: tuple[tuple[str, str, Any], ...] = (
     ("display_name", "Nombre", _text),
     ("age", "Edad", _text),
     ("section", "Sección", lambda v: "Trans" if v == Section.TRANS else "Mujeres"),
-    ("city_slug", "Ciudad", lambda v: city_by_slug(v).name if city_by_slug(v) else _text(v)),
+    ("city_slug", "Ciudad", lambda v: city_by_slug(v).name if city_by_slug(v) else _text(v)),  # type: ignore[union-attr]
     ("commune", "Comuna", _text),
     ("base_tier_uid", "Categoría", None),
     ("description", "Descripción", _text),
@@ -295,16 +267,16 @@ class _Context:
 
 
 def _context(session: Session, listing_uids: set[str]) -> _Context:
-    listings = {row.uid: row for row in session.exec(select(Listing).where(Listing.uid.in_(listing_uids)))}
+    listings = {row.uid: row for row in session.exec(select(Listing).where(col(Listing.uid).in_(listing_uids)))}
     photos: dict[str, list[ListingPhoto]] = defaultdict(list)
     for photo in session.exec(
-        select(ListingPhoto).where(ListingPhoto.listing_uid.in_(listing_uids)).order_by(ListingPhoto.position)
+        select(ListingPhoto).where(col(ListingPhoto.listing_uid).in_(listing_uids)).order_by(col(ListingPhoto.position))
     ):
         photos[photo.listing_uid].append(photo)
     services: dict[str, list[str]] = defaultdict(list)
     for listing_uid, service_uid in session.exec(
         select(ListingService.listing_uid, ListingService.service_uid).where(
-            ListingService.listing_uid.in_(listing_uids)
+            col(ListingService.listing_uid).in_(listing_uids)
         )
     ):
         services[listing_uid].append(service_uid)
@@ -315,9 +287,10 @@ def _context(session: Session, listing_uids: set[str]) -> _Context:
         services=services,
         service_names=dict(session.exec(select(AdvertiserService.uid, AdvertiserService.name)).all()),
         tier_names=dict(session.exec(select(Tier.uid, Tier.name)).all()),
-        owners={user.uid: user for user in session.exec(select(User).where(User.uid.in_(owner_uids)))},
+        owners={user.uid: user for user in session.exec(select(User).where(col(User.uid).in_(owner_uids)))},
         advertisers={
-            row.user_uid: row for row in session.exec(select(Advertiser).where(Advertiser.user_uid.in_(owner_uids)))
+            row.user_uid: row
+            for row in session.exec(select(Advertiser).where(col(Advertiser.user_uid).in_(owner_uids)))
         },
     )
 
@@ -394,14 +367,16 @@ def _subtitle(listing: Listing, owner: User | None) -> str:
 def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime) -> list[QueueItem]:
     review_uids = [uid for kind, uid in entries if kind == KIND_NEW]
     verification_uids = [uid for kind, uid in entries if kind == KIND_VERIFICATION]
-    reviews = {row.uid: row for row in session.exec(select(ListingReview).where(ListingReview.uid.in_(review_uids)))}
+    reviews = {
+        row.uid: row for row in session.exec(select(ListingReview).where(col(ListingReview.uid).in_(review_uids)))
+    }
     verifications = {
         row.uid: row
-        for row in session.exec(select(ListingVerification).where(ListingVerification.uid.in_(verification_uids)))
+        for row in session.exec(select(ListingVerification).where(col(ListingVerification.uid).in_(verification_uids)))
     }
     listing_uids = {row.listing_uid for row in reviews.values()} | {row.listing_uid for row in verifications.values()}
     ctx = _context(session, listing_uids)
-    signals = _signals(session, ctx)
+    signals = review_signals.read_signals(session, listings=ctx.listings, photos=ctx.photos, owners=ctx.owners)
     today = clock(now).today
     items = []
     for kind, uid in entries:
@@ -453,210 +428,3 @@ def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime
             )
         )
     return items
-
-
-# ---------------------------------------------------------------- signals
-
-
-@dataclass
-class _Signals:
-    by_listing: dict[str, list[QueueSignal]]
-    flagged_photos: set[str]
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
-
-
-def _names(rows: list[str]) -> str:
-    shown = sorted(set(rows))
-    more = len(shown) - NAMES_SHOWN
-    return ", ".join(shown[:NAMES_SHOWN]) + (f" y {more} más" if more > 0 else "")
-
-
-def _phones_of(listing: Listing) -> set[str]:
-    phones = {listing.phone, listing.whatsapp}
-    if listing.revision_at is not None:
-        changes, _ = revision_changes(listing)
-        phones |= {changes.get("phone"), changes.get("whatsapp")}
-    return {phone for phone in phones if isinstance(phone, str) and phone}
-
-
-def _phone_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSignal]]:
-    phones = {uid: _phones_of(listing) for uid, listing in ctx.listings.items()}
-    wanted = set().union(*phones.values()) if phones else set()
-    if not wanted:
-        return {}
-    others = session.exec(
-        select(Listing.owner_uid, Listing.display_name, Listing.phone, Listing.whatsapp).where(
-            or_(Listing.phone.in_(wanted), Listing.whatsapp.in_(wanted))
-        )
-    ).all()
-    found: dict[str, list[QueueSignal]] = defaultdict(list)
-    for uid, listing in ctx.listings.items():
-        for phone in sorted(phones[uid]):
-            hits = [row for row in others if row.owner_uid != listing.owner_uid and phone in (row.phone, row.whatsapp)]
-            if hits:
-                accounts = len({row.owner_uid for row in hits})
-                found[uid].append(
-                    QueueSignal(
-                        text=f"El número {phone} también está en "
-                        f"{_plural(len(hits), 'publicación', 'publicaciones')} de "
-                        f"{_plural(accounts, 'otra cuenta', 'otras cuentas')}: "
-                        f"{_names([row.display_name or 'Sin nombre' for row in hits])}.",
-                        alert=True,
-                    )
-                )
-    return found
-
-
-def _quarters(phash: str) -> list[str]:
-    return [phash[i : i + QUARTER] for i in range(0, HASH_DIGITS, QUARTER)]
-
-
-def _valid_hash(phash: str | None) -> bool:
-    if not phash or len(phash) != HASH_DIGITS:
-        return False
-    try:
-        int(phash, 16)
-    except ValueError:
-        return False
-    return True
-
-
-def hamming(first: str, second: str) -> int:
-    """Bits that differ between two hex perceptual hashes of the same length."""
-    return (int(first, 16) ^ int(second, 16)).bit_count()
-
-
-def _photo_signals(session: Session, ctx: _Context) -> tuple[dict[str, list[QueueSignal]], set[str]]:
-    mine = [
-        (listing_uid, photo)
-        for listing_uid, photos in ctx.photos.items()
-        for photo in photos
-        if _valid_hash(photo.phash)
-    ]
-    if not mine:
-        return {}, set()
-    # Multi-index hashing: each of the page's photos filed under its four (position, quarter) keys.
-    by_quarter: dict[tuple[int, str], list[tuple[str, ListingPhoto]]] = defaultdict(list)
-    for entry in mine:
-        for position, quarter in enumerate(_quarters(entry[1].phash)):
-            by_quarter[(position, quarter)].append(entry)
-    conditions = [
-        func.substr(ListingPhoto.phash, position * QUARTER + 1, QUARTER).in_(
-            sorted(quarter for at, quarter in by_quarter if at == position)
-        )
-        for position in range(4)
-    ]
-    candidates = session.exec(
-        select(ListingPhoto.phash, Listing.owner_uid, Listing.display_name)
-        .join(Listing, Listing.uid == ListingPhoto.listing_uid)
-        .where(ListingPhoto.phash.is_not(None), or_(*conditions))
-    ).all()
-    exact: dict[str, list[str]] = defaultdict(list)
-    near: dict[str, list[str]] = defaultdict(list)
-    flagged: set[str] = set()
-    for phash, other_owner, name in candidates:
-        if not _valid_hash(phash):
-            continue
-        # Only the page's photos sharing a quarter with this candidate can be within the distance we find.
-        sharing = {
-            photo.uid: (listing_uid, photo)
-            for position, quarter in enumerate(_quarters(phash))
-            for listing_uid, photo in by_quarter.get((position, quarter), ())
-        }
-        for listing_uid, photo in sharing.values():
-            if other_owner == ctx.listings[listing_uid].owner_uid:
-                continue
-            distance = hamming(photo.phash, phash)
-            if distance <= NEAR_DISTANCE:
-                (exact if distance == 0 else near)[listing_uid].append(name or "Sin nombre")
-                flagged.add(photo.uid)
-    found: dict[str, list[QueueSignal]] = defaultdict(list)
-    for listing_uid, names in exact.items():
-        found[listing_uid].append(
-            QueueSignal(text=f"Una foto idéntica está en publicaciones de otras cuentas: {_names(names)}.", alert=True)
-        )
-    for listing_uid, names in near.items():
-        found[listing_uid].append(
-            QueueSignal(
-                text=f"Una foto casi idéntica está en publicaciones de otras cuentas: {_names(names)}.", alert=True
-            )
-        )
-    return found, flagged
-
-
-def _owner_signals(session: Session, ctx: _Context) -> dict[str, list[QueueSignal]]:
-    owners = {listing.owner_uid for listing in ctx.listings.values()}
-    if not owners:
-        return {}
-    rejections = dict(
-        session.exec(
-            select(Listing.owner_uid, func.count())
-            .join(ListingReview, ListingReview.listing_uid == Listing.uid)
-            .where(Listing.owner_uid.in_(owners), ListingReview.decision == ReviewDecision.RECHAZADA)
-            .where(ListingReview.reviewer_uid.is_not(None))  # closed by the clock (expired), not refused by staff
-            .group_by(Listing.owner_uid)
-        ).all()
-    )
-    bans = dict(
-        session.exec(
-            select(AuditEntry.entity_uid, func.count())
-            .where(
-                AuditEntry.entity == User.__tablename__,
-                AuditEntry.entity_uid.in_(owners),
-                AuditEntry.action == BAN_ACTION,
-            )
-            .group_by(AuditEntry.entity_uid)
-        ).all()
-    )
-    reports = session.exec(
-        select(Report.listing_uid, Listing.owner_uid, Report.status)
-        .join(Listing, Listing.uid == Report.listing_uid)
-        .where(Listing.owner_uid.in_(owners))
-    ).all()
-    found: dict[str, list[QueueSignal]] = defaultdict(list)
-    for uid, listing in ctx.listings.items():
-        owner = ctx.owners.get(listing.owner_uid)
-        signals = found[uid]
-        if owner is not None and owner.ban:
-            signals.append(QueueSignal(text="La cuenta está suspendida (baneada).", alert=True))
-        if owner is not None and not owner.activo:
-            signals.append(QueueSignal(text="La cuenta está desactivada.", alert=True))
-        if bans.get(listing.owner_uid):
-            signals.append(
-                QueueSignal(
-                    text=f"La cuenta fue suspendida {_plural(bans[listing.owner_uid], 'vez', 'veces')} antes.",
-                    alert=True,
-                )
-            )
-        count = rejections.get(listing.owner_uid, 0)
-        if count:
-            signals.append(
-                QueueSignal(
-                    text=f"La cuenta tiene {_plural(count, 'rechazo anterior', 'rechazos anteriores')}.",
-                    alert=count > 1,
-                )
-            )
-        here = [row for row in reports if row.listing_uid == uid]
-        elsewhere = [row for row in reports if row.owner_uid == listing.owner_uid and row.listing_uid != uid]
-        for rows, where in ((here, "esta publicación"), (elsewhere, "otras publicaciones de la cuenta")):
-            if rows:
-                open_ = sum(1 for row in rows if row.status != ReportStatus.CERRADO)
-                signals.append(
-                    QueueSignal(
-                        text=f"{_plural(len(rows), 'denuncia', 'denuncias')} contra {where} ({open_} sin cerrar).",
-                        alert=True,
-                    )
-                )
-    return found
-
-
-def _signals(session: Session, ctx: _Context) -> _Signals:
-    by_listing: dict[str, list[QueueSignal]] = defaultdict(list)
-    photos, flagged = _photo_signals(session, ctx)
-    for part in (_phone_signals(session, ctx), photos, _owner_signals(session, ctx)):
-        for uid, signals in part.items():
-            by_listing[uid].extend(signals)
-    return _Signals(by_listing=dict(by_listing), flagged_photos=flagged)

@@ -2,7 +2,7 @@
 
 Staff see an advertiser's private fields (e-mail, RUT or passport, birth date, nationality) here
 and nowhere else; only an administrator deletes an advertiser or touches agencies. The services
-(``app.services.staff_directory``) check all of this again and audit every write.
+(``app.services.staff.directory``) check all of this again and audit every write.
 """
 
 from __future__ import annotations
@@ -15,58 +15,14 @@ from sqlmodel import Session
 
 from app.core.actor import Actor
 from app.core.dates import format_date
-from app.services import catalogues, staff_directory
-from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, nationalities
-from app.services.staff import TableQuery
-from app.states.staff_catalogues import catalogue_options, form_values, table_cells
-from app.states.staff_table import ADMIN, SECRETARY, Column, Filter, FormField, StaffTableState, TableSpec
-
-ADVERTISERS_SPEC = TableSpec(
-    entity=staff_directory.ADVERTISERS,
-    title="Anunciantes",
-    columns=(
-        Column("display_name", "Nombre", sortable=True),
-        Column("email", "Correo", sortable=True),
-        Column("document_label", "Documento"),
-        Column("birth_date", "Nacimiento", sortable=True),
-        Column("nationality", "Nacionalidad"),
-        Column("verified", "Verificado", sortable=True),
-        Column("agency", "Agencia"),
-        Column("type", "Tipo"),
-    ),
-    default_sort="display_name",
-    filters=(Filter("verified", "Verificación", (("si", "Verificados"), ("no", "Sin verificar"))),),
-    form_fields=(
-        FormField("email", "Correo de la cuenta del anunciante", required=True, max_length=254, on_edit=False),
-        FormField("display_name", "Nombre", required=True, max_length=80),
-        FormField(
-            "document",
-            "Documento",
-            kind="select",
-            options=((DOCUMENT_RUT, "RUT"), (DOCUMENT_PASSPORT, "Pasaporte")),
-            required=True,
-        ),
-        FormField("rut", "RUT", max_length=20),
-        FormField("passport", "Pasaporte", max_length=40),
-        FormField("birth_date", "Fecha de nacimiento (año/mes/día)", required=True, max_length=20),
-        FormField(
-            "nationality",
-            "Nacionalidad",
-            kind="select",
-            options=tuple((name, name) for name in nationalities()),
-            required=True,
-        ),
-        FormField("phone", "Celular", max_length=40),
-        FormField("verified", "Identidad verificada", kind="checkbox"),
-        FormField("agency_uid", "Agencia", kind="select", from_data=True),
-        FormField("type_uid", "Tipo de anunciante", kind="select", from_data=True),
-    ),
-    search_label="Buscar por nombre, correo, RUT, pasaporte o celular",
-    profiles=(ADMIN, SECRETARY),
-    actions=frozenset({"create", "edit", "delete", "export"}),
-    admin_only_actions=frozenset({"delete", "export"}),
-    csv_name="anunciantes",
-)
+from app.services.listing_form import DOCUMENT_PASSPORT
+from app.services.staff import catalogues
+from app.services.staff import directory as staff_directory
+from app.services.staff.directory import ADVERTISERS_SPEC, AGENCIES_SPEC
+from app.services.staff.shared import TableQuery
+from app.services.staff.table_spec import TableSpec
+from app.states.staff.catalogues import catalogue_options, form_values, table_cells
+from app.states.staff.table import StaffTableState
 
 
 def site_day(iso_day: str) -> str:
@@ -115,31 +71,6 @@ class AdvertisersTableState(StaffTableState, rx.State):
     @staticmethod
     def _delete(session: Session, *, actor: Actor, uid: str) -> None:
         staff_directory.delete_advertiser(session=session, actor_uid=actor.uid, uid=uid)
-
-
-AGENCIES_SPEC = TableSpec(
-    entity=staff_directory.AGENCIES,
-    title="Agencias",
-    columns=(
-        Column("name", "Nombre", sortable=True),
-        Column("category", "Categoría"),
-        Column("email", "Correo", sortable=True),
-        Column("phone", "Teléfono"),
-        Column("activo", "Activa"),
-    ),
-    default_sort="name",
-    filters=(Filter("category", "Categoría", from_data=True),),
-    form_fields=(
-        FormField("name", "Nombre", required=True, max_length=120),
-        FormField("category_uid", "Categoría", kind="select", from_data=True),
-        FormField("email", "Correo", max_length=254),
-        FormField("phone", "Teléfono", max_length=30),
-        FormField("activo", "Activa", kind="checkbox"),
-    ),
-    search_label="Buscar por nombre, correo o teléfono",
-    profiles=(ADMIN,),
-    csv_name="agencias",
-)
 
 
 class AgenciesTableState(StaffTableState, rx.State):

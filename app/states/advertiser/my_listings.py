@@ -17,13 +17,13 @@ import reflex as rx
 from app.core.errors import ServiceError
 from app.models import ProfileId, VerificationStatus, utc_now
 from app.routes import wizard_path
-from app.services import my_listings, upgrades, verification
+from app.services import listing_drafts, my_listings, upgrades, verification
 from app.services.listings import clock
 from app.services.my_listings import AVAILABLE_NOW_HOURS, MyListingRow
 from app.services.photos import MAX_BYTES
 from app.services.stats import DayStat, daily_series
 from app.services.upgrades import UpgradeOption, UpgradeRow
-from app.states.areas import AreaState
+from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
@@ -35,12 +35,6 @@ VERIFICATION_LABELS = {
     VerificationStatus.RECHAZADA.value: "Rechazada.",
 }
 NO_FILE = "Elige una foto para enviar."
-
-
-async def enter_area(state: rx.State) -> list:
-    """Show the advertiser area (the caller was just accepted by ``@requires``); its pending notices."""
-    area = await state.get_state(AreaState)
-    return await area._accept()
 
 
 def read_upload(upload: Any) -> bytes | None:
@@ -91,7 +85,7 @@ class MyListingsState(rx.State):
         """Enter the page: show the area, then the caller's listings."""
         events = await enter_area(self)
         self.dialog = ""
-        options = await run_service(my_listings.wizard_options)
+        options = await run_service(listing_drafts.wizard_options)
         self.cities = [[slug, name] for slug, name in options.cities]
         await self._reload()
         return events

@@ -1,4 +1,4 @@
-"""/admin/revisarPublicacion and /bbitamia/revisarPublicacion: the review queue (app.services.review_queue).
+"""/admin/revisarPublicacion and /bbitamia/revisarPublicacion: the review queue (app.services.staff.review_queue).
 
 The state holds one page of the queue. Every handler is for staff
 (administrator or secretary); the services check staff again and audit each
@@ -14,11 +14,11 @@ import reflex as rx
 
 from app.core.errors import ConflictError, ServiceError
 from app.models import ProfileId
-from app.services import review_queue, reviews
-from app.services.review_queue import KIND_VERIFICATION, VERIFICATION_REJECTION_REASONS, QueueItem
-from app.services.reviews import REJECTION_REASONS
+from app.services.staff import review_queue, reviews
+from app.services.staff.review_queue import KIND_VERIFICATION, VERIFICATION_REJECTION_REASONS, QueueItem
+from app.services.staff.reviews import REJECTION_REASONS
+from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
-from app.states.my_listings import enter_area
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
 from app.storage import get_private_storage, get_storage

@@ -18,13 +18,14 @@ from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
 from app.routes import ADVERTISER_HOME, WIZARD_LISTING_PARAM
-from app.services import listing_photos, my_listings
+from app.services import listing_drafts, listing_photos
+from app.services.listing_drafts import WizardDraft
 from app.services.listing_form import PHOTO_STEP, SEND_STEP, STEP_BY_NUMBER
 from app.services.listing_photos import OwnerPhoto
-from app.services.my_listings import WizardDraft
+from app.states.advertiser.my_listings import read_upload
+from app.states.areas import enter_area
 from app.states.auth import current_actor, public, requires
 from app.states.forms import ClearingFormState
-from app.states.my_listings import enter_area, read_upload
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
 from app.storage import get_storage
@@ -94,7 +95,7 @@ class WizardState(ClearingFormState, rx.State):
     step: int = 1
     furthest: int = 1
     editing_published: bool = False
-    identity: str = ""  # my_listings.IDENTITY_PENDING, IDENTITY_REVIEWED or "" (step 1's notice)
+    identity: str = ""  # listing_drafts.IDENTITY_PENDING, IDENTITY_REVIEWED or "" (step 1's notice)
     # A listing that exists beyond a first draft (sent once, rejected, published): "Editar publicación".
     editing: bool = False
     # Remounts the step's form when the values it starts from change.
@@ -171,7 +172,7 @@ class WizardState(ClearingFormState, rx.State):
         if self.step == PHOTO_STEP and self.uid:
             self.photos = await run_service(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
         if self.step == SEND_STEP and self.uid:
-            rows = await run_service(my_listings.review_summary, owner_uid=owner, uid=self.uid)
+            rows = await run_service(listing_drafts.review_summary, owner_uid=owner, uid=self.uid)
             self.summary = [[label, value] for label, value in rows]
 
     @requires(ProfileId.PROFESOR)
@@ -185,9 +186,9 @@ class WizardState(ClearingFormState, rx.State):
         wanted = self.router.url.query_parameters.get(WIZARD_LISTING_PARAM, "")
         owner = current_actor().uid
         try:
-            options = await run_service(my_listings.wizard_options)
+            options = await run_service(listing_drafts.wizard_options)
             draft = await run_service(
-                my_listings.load_wizard, owner_uid=owner, uid=wanted if isinstance(wanted, str) else ""
+                listing_drafts.load_wizard, owner_uid=owner, uid=wanted if isinstance(wanted, str) else ""
             )
         except ServiceError as exc:
             return [*events, notify_error(exc.message), rx.redirect(ADVERTISER_HOME)]
@@ -242,7 +243,7 @@ class WizardState(ClearingFormState, rx.State):
 
         async def save_and_reload() -> WizardDraft:
             uid = await run_service(
-                my_listings.save_step,
+                listing_drafts.save_step,
                 owner_uid=owner,
                 uid=self.uid or None,
                 step=step,
@@ -250,7 +251,7 @@ class WizardState(ClearingFormState, rx.State):
                 services=services if step == 4 else None,
                 schedule=schedule if step == 6 else None,
             )
-            return await run_service(my_listings.load_wizard, owner_uid=owner, uid=uid)
+            return await run_service(listing_drafts.load_wizard, owner_uid=owner, uid=uid)
 
         outcome = await self._submit(save_and_reload(), fields=STEP_BY_NUMBER[step].fields)
         if not outcome.ok:
@@ -363,7 +364,7 @@ class WizardState(ClearingFormState, rx.State):
         if self.busy or not self.uid:
             return None
         outcome = await self._submit(
-            run_service(my_listings.send_to_review, owner_uid=current_actor().uid, uid=self.uid)
+            run_service(listing_drafts.send_to_review, owner_uid=current_actor().uid, uid=self.uid)
         )
         if not outcome.ok:
             return None

@@ -1,6 +1,6 @@
 """/admin/reportes (Denuncias): reports from the public form on the staff table; their state and staff notes.
 
-Everything comes from the spec (``app.states.staff_table``): the table's edit dialog is the
+Everything comes from the spec (``REPORTS_SPEC``, beside the desk's service): the table's edit dialog is the
 desk's form (state and a new note), saved through one audited service call. Administrators only,
 in the handlers and in the service.
 """
@@ -13,53 +13,15 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.services import staff_reports
-from app.services.staff import TableQuery
+from app.services.staff import reports as staff_reports
+from app.services.staff.reports import REPORTS_SPEC
+from app.services.staff.shared import TableQuery
+from app.services.staff.table_spec import ADMIN, TableSpec
 from app.states.auth import requires
-from app.states.staff_table import ADMIN, Column, Filter, FormField, StaffTableState, TableSpec
+from app.states.staff.table import StaffTableState
 
 STATUS_FILTER = staff_reports.STATUS_FILTER
 URGENT_LABEL = "Urgente"
-
-REPORTS_SPEC = TableSpec(
-    entity="denuncia",
-    title="Denuncias",
-    columns=(
-        Column("received", "Recibida", sortable=True),
-        Column("priority", "Prioridad"),
-        Column("kind_label", "Tipo"),
-        Column("status_label", "Estado"),
-        Column("listing_name", "Publicación"),
-        Column("message", "Mensaje"),
-        Column("contact", "Contacto"),
-        Column("staff_notes", "Notas del equipo"),
-    ),
-    default_sort="received",
-    default_desc=True,
-    filters=(
-        Filter(
-            STATUS_FILTER, "Estado", tuple((value, label) for value, (label, _) in staff_reports.STATUS_FILTERS.items())
-        ),
-    ),
-    form_fields=(
-        FormField("message", "Mensaje", kind="display"),
-        FormField("contact", "Contacto", kind="display"),
-        FormField("staff_notes", "Notas del equipo", kind="display"),
-        FormField(
-            "status",
-            "Estado",
-            kind="select",
-            options=tuple(staff_reports.REPORT_STATUS_LABELS.items()),
-            required=True,
-        ),
-        FormField("note", "Nota nueva (queda firmada y con fecha)", kind="textarea", max_length=staff_reports.NOTE_MAX),
-    ),
-    search_label="Buscar en mensajes, contactos y notas",
-    profiles=(ADMIN,),
-    actions=frozenset({"edit"}),
-    admin_only_actions=frozenset(),
-    row_label_key="kind_label",
-)
 
 
 class StaffReportsState(StaffTableState, rx.State):

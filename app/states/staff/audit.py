@@ -13,36 +13,14 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.services import audit
-from app.services.staff import TableQuery
-from app.states.staff_table import ADMIN, Column, Filter, StaffTableState, TableSpec
+from app.services.staff import audit
+from app.services.staff.audit import AUDIT_SPEC
+from app.services.staff.shared import TableQuery
+from app.services.staff.table_spec import TableSpec
+from app.states.staff.table import StaffTableState
 
 CHANGE_LIMIT = 400
 VALUE_LIMIT = 60
-
-AUDIT_SPEC = TableSpec(
-    entity="registro de auditoría",
-    title="Auditoría",
-    columns=(
-        Column("fecha", "Fecha"),
-        Column("persona", "Persona"),
-        Column("accion", "Acción"),
-        Column("entidad", "Entidad"),
-        Column("registro", "Registro"),
-        Column("cambios", "Cambios"),
-    ),
-    default_sort="",
-    filters=(
-        Filter(audit.ENTITY_FILTER, "Entidad", from_data=True),
-        Filter(audit.FROM_FILTER, "Desde", kind="date"),
-        Filter(audit.TO_FILTER, "Hasta", kind="date"),
-    ),
-    search_label="Correo de la persona",
-    profiles=(ADMIN,),
-    actions=frozenset({"export"}),
-    admin_only_actions=frozenset({"export"}),
-    csv_name="auditoria",
-)
 
 
 def _short(value: Any) -> str:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import delete, update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.models import (
@@ -33,10 +33,11 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import ListingBase
-from app.services import audit, identity_review, listing_photos, verification
+from app.services import identity_review, listing_photos, verification
 from app.services.listing_lifecycle import ensure_transition
-from app.services.my_listings import REVISED_STATUSES, revision_changes, set_base_tier
-from app.services.staff import ensure_staff
+from app.services.listing_revisions import REVISED_STATUSES, revision_changes, set_base_tier
+from app.services.staff import audit
+from app.services.staff.shared import ensure_staff
 from app.storage import Storage
 
 LISTING_DAYS = 60
@@ -140,7 +141,7 @@ def _listing(session: Session, listing_uid: str) -> Listing:
     if session.get_bind().dialect.name == "sqlite" and isinstance(listing_uid, str):
         session.execute(
             update(Listing)
-            .where(Listing.uid == listing_uid)
+            .where(col(Listing.uid) == listing_uid)
             .values(updated_at=Listing.updated_at)
             .execution_options(synchronize_session=False)
         )
@@ -176,11 +177,11 @@ def _apply_revision(session: Session, listing: Listing) -> None:
         set_base_tier(session, listing, tier_uid)
     if services is not None:
         known = (
-            set(session.exec(select(AdvertiserService.uid).where(AdvertiserService.uid.in_(services))))
+            set(session.exec(select(col(AdvertiserService.uid)).where(col(AdvertiserService.uid).in_(services))))
             if services
             else set()
         )
-        session.exec(delete(ListingService).where(ListingService.listing_uid == listing.uid))
+        session.exec(delete(ListingService).where(col(ListingService.listing_uid) == listing.uid))
         session.add_all(
             [
                 ListingService(listing_uid=listing.uid, service_uid=uid)
@@ -273,7 +274,7 @@ def reject_listing(
     listing = _listing(session, listing_uid)
     _check_version(expected_version, _current_version(session, listing))
     before = audit.snapshot(listing)
-    unapproved: list[ListingPhoto] = []
+    unapproved: Sequence[ListingPhoto] = []
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.RECHAZADA, ActorKind.STAFF)
     elif listing.status in REVISED_STATUSES and listing.revision_at is not None:

@@ -2,12 +2,11 @@
 
 Every listing in any status, filtered by status, section, city and tier, searched by name or
 phone; edit its content, take it down with a reason the owner sees, republish one taken down;
-only an administrator deletes. ``app.services.staff_listings`` checks and audits each of these.
+only an administrator deletes. ``app.services.staff.listings`` checks and audits each of these.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
@@ -17,88 +16,19 @@ from sqlmodel import Session
 
 from app.core.actor import Actor
 from app.core.errors import InvalidInputError, ServiceError
-from app.core.geo import CITIES
-from app.models import LISTING_STATUS_LABELS, ListingStatus, ProfileId
-from app.services import catalogues, staff_listings
-from app.services.staff import TableQuery
+from app.models import ProfileId
+from app.services.staff import catalogues
+from app.services.staff import listings as staff_listings
+from app.services.staff.listings import LISTINGS_SPEC
+from app.services.staff.shared import TableQuery
+from app.services.staff.table_spec import TableSpec
 from app.settings import get_settings
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
-from app.states.staff_catalogues import catalogue_options, form_values, table_cells
-from app.states.staff_table import (
-    ADMIN,
-    GONE_MESSAGE,
-    SECRETARY,
-    Column,
-    Filter,
-    FormField,
-    StaffTableState,
-    TableSpec,
-)
+from app.states.staff.catalogues import catalogue_options, form_values, table_cells
+from app.states.staff.table import GONE_MESSAGE, StaffTableState
 from app.storage import get_storage
-
-SECTION_OPTIONS = (("mujeres", "Mujeres"), ("trans", "Trans"))
-CITY_OPTIONS = tuple((city.slug, city.name) for city in sorted(CITIES, key=lambda city: city.name))
-# The table's column keys that sort by another service key.
-SORT_KEYS = {"city_name": "city_slug", "tier_name": "tier_rank", "status_label": "status", "updated": "updated_at"}
-
-
-def _number(key: str, label: str, required: bool = False) -> FormField:
-    return FormField(key, label, kind="number", required=required, on_create=False)
-
-
-def _flag(key: str, label: str) -> FormField:
-    return FormField(key, label, kind="checkbox", on_create=False)
-
-
-LISTINGS_SPEC = TableSpec(
-    entity=staff_listings.LISTINGS,
-    title="Publicaciones",
-    columns=(
-        Column("display_name", "Nombre", sortable=True),
-        Column("owner_email", "Anunciante"),
-        Column("phone", "Teléfono"),
-        Column("city_name", "Ciudad", sortable=True),
-        Column("tier_name", "Categoría", sortable=True),
-        Column("status_label", "Estado", sortable=True),
-        Column("updated", "Actualizada", sortable=True),
-    ),
-    default_sort="updated",
-    default_desc=True,
-    filters=(
-        Filter("status", "Estado", tuple((status.value, label) for status, label in LISTING_STATUS_LABELS.items())),
-        Filter("section", "Sección", SECTION_OPTIONS),
-        Filter("city", "Ciudad", CITY_OPTIONS),
-        Filter("tier", "Categoría", from_data=True),
-    ),
-    form_fields=(
-        FormField("display_name", "Nombre", required=True, max_length=60, on_create=False),
-        _number("age", "Edad", required=True),
-        FormField("description", "Descripción", kind="textarea", required=True, max_length=4000, on_create=False),
-        FormField("section", "Sección", kind="select", options=SECTION_OPTIONS, required=True, on_create=False),
-        FormField("city_slug", "Ciudad", kind="select", options=CITY_OPTIONS, required=True, on_create=False),
-        FormField("commune", "Comuna", required=True, max_length=60, on_create=False),
-        FormField("tier_uid", "Categoría", kind="select", from_data=True, required=True, on_create=False),
-        _number("price_hour_clp", "Tarifa por hora", required=True),
-        _number("price_half_hour_clp", "Tarifa por 30 minutos"),
-        _number("price_two_hours_clp", "Tarifa por 2 horas"),
-        _number("price_night_clp", "Tarifa por noche"),
-        FormField("phone", "Celular", required=True, max_length=40, on_create=False),
-        FormField("whatsapp", "WhatsApp", max_length=40, on_create=False),
-        _flag("porn_actress", "Actriz porno"),
-        _flag("curvy", "Culona"),
-        _flag("has_video", "Tiene video"),
-    ),
-    search_label="Buscar por nombre o teléfono",
-    profiles=(ADMIN, SECRETARY),
-    actions=frozenset({"edit", "delete", "export"}),
-    admin_only_actions=frozenset({"delete", "export"}),
-    csv_name="publicaciones",
-    row_label_key="display_name",
-)
-
-TAKE_DOWN = {ListingStatus.PUBLICADA.value, ListingStatus.PAUSADA.value}
 
 
 def _local(moment: str) -> str:
@@ -111,8 +41,8 @@ def _local(moment: str) -> str:
 def _cells(row: dict[str, Any]) -> dict[str, str]:
     return table_cells(row) | {
         "updated": _local(row["updated_at"]),
-        "can_unpublish": "true" if row["status"] in TAKE_DOWN else "",
-        "can_republish": "true" if row["status"] == ListingStatus.RECHAZADA and row["published_at"] else "",
+        "can_unpublish": "true" if row["can_unpublish"] else "",
+        "can_republish": "true" if row["can_republish"] else "",
     }
 
 
@@ -127,7 +57,6 @@ class StaffListingsState(StaffTableState, rx.State):
 
     @staticmethod
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
-        query = replace(query, sort=SORT_KEYS.get(query.sort, query.sort))
         found = staff_listings.list_listings(session=session, actor_uid=actor.uid, query=query)
         return [_cells(row) for row in found.rows], found.total
 

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field, ValidationInfo, computed_field, field_validator
 from sqlalchemy import func, or_, update
 from sqlalchemy.orm import InstrumentedAttribute
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, SQLModel, col, select
 
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.text import slugify
@@ -41,8 +41,8 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import audit
-from app.services.staff import (
+from app.services.staff import audit
+from app.services.staff.shared import (
     StaffForm,
     StaffPage,
     TableQuery,
@@ -55,6 +55,7 @@ from app.services.staff import (
     sort_order,
     validated,
 )
+from app.services.staff.table_spec import ADMIN, Column, FormField, TableSpec, form_fields
 
 
 def none_if_blank(value: Any) -> Any:
@@ -121,7 +122,7 @@ class ProfileCreateForm(StaffForm):
     uid: str = Field(min_length=2, max_length=40, pattern=r"^[a-z][a-z0-9_-]*$")
     label: str = Field(min_length=1, max_length=60)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form
     @property
     def name(self) -> str:
         return self.uid
@@ -148,14 +149,15 @@ class Usage:
 
 @dataclass(frozen=True)
 class Catalogue:
-    """One catalogue: its table, forms, search columns, sort whitelist and usages."""
+    """One catalogue: its model, its staff table (columns, sort keys, form), forms, search columns and usages.
+
+    The table's sortable columns are columns of ``model`` by the same name."""
 
     key: str
     model: type[SQLModel]
+    table: TableSpec
     create_form: type[StaffForm]
     search: tuple[str, ...]
-    sorts: tuple[str, ...]
-    default_sort: str
     usages: tuple[Usage, ...] = ()
     unique: tuple[tuple[str, str], ...] = ()
     update_form: type[StaffForm] | None = None
@@ -184,20 +186,115 @@ ADVERTISER_SERVICES = "servicioProfesor"
 APP_SERVICES = "servicioApp"
 PROFILES = "perfilUsuario"
 
+EFFECT_OPTIONS: tuple[tuple[str, str], ...] = (
+    (UpgradeEffect.TIER.value, "Sube de categoría"),
+    (UpgradeEffect.VIP.value, "Pestaña VIP"),
+    (UpgradeEffect.BUMP.value, "Primera de su categoría"),
+)
+
+
+def _table(entity: str, title: str, columns: tuple[Column, ...], fields: tuple[FormField, ...], sort: str) -> TableSpec:
+    return TableSpec(
+        entity=entity,
+        title=title,
+        columns=columns,
+        default_sort=sort,
+        form_fields=fields,
+        profiles=(ADMIN,),
+        actions=frozenset({"create", "edit", "delete", "export"}),
+        csv_name=entity,
+    )
+
+
+NAME = FormField("name", "Nombre")
+
+TIERS_SPEC = _table(
+    TIERS,
+    "Categorías de anunciantes",
+    (
+        Column("display_order", "Orden", sortable=True),
+        Column("name", "Nombre", sortable=True),
+        Column("slug", "Nombre corto"),
+        Column("description", "Descripción"),
+    ),
+    form_fields(
+        TierForm,
+        NAME,
+        FormField("slug", "Nombre corto (vacío: se toma del nombre)"),
+        FormField("display_order", "Orden en la página de la ciudad (1 primero)", kind="number"),
+        FormField("description", "Descripción", kind="textarea"),
+    ),
+    "display_order",
+)
+AGENCY_CATEGORIES_SPEC = _table(
+    AGENCY_CATEGORIES,
+    "Categorías de agencias",
+    (Column("display_order", "Orden", sortable=True), Column("name", "Nombre", sortable=True)),
+    form_fields(AgencyCategoryForm, NAME, FormField("display_order", "Orden", kind="number")),
+    "display_order",
+)
+ADVERTISER_TYPES_SPEC = _table(
+    ADVERTISER_TYPES,
+    "Tipos de anunciante",
+    (Column("name", "Nombre", sortable=True),),
+    form_fields(NameForm, NAME),
+    "name",
+)
+ADVERTISER_SERVICES_SPEC = _table(
+    ADVERTISER_SERVICES,
+    "Servicios de los anunciantes",
+    (Column("name", "Nombre", sortable=True),),
+    form_fields(NameForm, NAME),
+    "name",
+)
+APP_SERVICES_SPEC = _table(
+    APP_SERVICES,
+    "Servicios del sitio",
+    (
+        Column("name", "Nombre", sortable=True),
+        Column("price_clp", "Precio", sortable=True),
+        Column("duration_days", "Días", sortable=True),
+        Column("effect", "Efecto"),
+        Column("tier", "Categoría"),
+        Column("activo", "Activo"),
+    ),
+    form_fields(
+        AppServiceForm,
+        NAME,
+        FormField("description", "Descripción", kind="textarea"),
+        FormField("price_clp", "Precio en pesos", kind="number"),
+        FormField("duration_days", "Duración en días", kind="number"),
+        FormField("effect", "Efecto (vacío: lo vende el equipo a mano)", kind="select", options=EFFECT_OPTIONS),
+        FormField("tier_uid", "Categoría a la que sube (solo «Sube de categoría»)", kind="select", from_data=True),
+        FormField("activo", "Activo", kind="checkbox"),
+    ),
+    "name",
+)
+PROFILES_SPEC = _table(
+    PROFILES,
+    "Perfiles de usuario",
+    (Column("uid", "Identificador", sortable=True), Column("label", "Nombre", sortable=True)),
+    form_fields(
+        ProfileCreateForm,
+        FormField("uid", "Identificador (minúsculas, sin espacios)", on_edit=False),
+        FormField("label", "Nombre"),
+    ),
+    "uid",
+)
+
 CATALOGUES: dict[str, Catalogue] = {
     c.key: c
     for c in (
         Catalogue(
             key=TIERS,
             model=Tier,
+            table=TIERS_SPEC,
             create_form=TierForm,
             search=("name", "slug"),
-            sorts=("display_order", "name", "created_at"),
-            default_sort="display_order",
             usages=(
                 Usage(
                     Listing,
-                    lambda uid: or_(Listing.tier_uid == uid, Listing.base_tier_uid == uid),
+                    lambda uid: or_(col(Listing.tier_uid) == uid, col(Listing.base_tier_uid) == uid),
                     "Esta categoría la usa 1 publicación.",
                     "Esta categoría la usan {n} publicaciones.",
                 ),
@@ -213,10 +310,9 @@ CATALOGUES: dict[str, Catalogue] = {
         Catalogue(
             key=AGENCY_CATEGORIES,
             model=AgencyCategory,
+            table=AGENCY_CATEGORIES_SPEC,
             create_form=AgencyCategoryForm,
             search=("name",),
-            sorts=("display_order", "name", "created_at"),
-            default_sort="display_order",
             usages=(
                 Usage(
                     Agency,
@@ -229,10 +325,9 @@ CATALOGUES: dict[str, Catalogue] = {
         Catalogue(
             key=ADVERTISER_TYPES,
             model=AdvertiserType,
+            table=ADVERTISER_TYPES_SPEC,
             create_form=NameForm,
             search=("name",),
-            sorts=("name", "created_at"),
-            default_sort="name",
             usages=(
                 Usage(
                     Advertiser,
@@ -245,10 +340,9 @@ CATALOGUES: dict[str, Catalogue] = {
         Catalogue(
             key=ADVERTISER_SERVICES,
             model=AdvertiserService,
+            table=ADVERTISER_SERVICES_SPEC,
             create_form=NameForm,
             search=("name",),
-            sorts=("name", "created_at"),
-            default_sort="name",
             usages=(
                 Usage(
                     ListingService,
@@ -262,10 +356,9 @@ CATALOGUES: dict[str, Catalogue] = {
         Catalogue(
             key=APP_SERVICES,
             model=AppService,
+            table=APP_SERVICES_SPEC,
             create_form=AppServiceForm,
             search=("name", "description"),
-            sorts=("name", "price_clp", "duration_days", "created_at"),
-            default_sort="name",
             usages=(
                 Usage(
                     ListingUpgrade,
@@ -275,16 +368,15 @@ CATALOGUES: dict[str, Catalogue] = {
                 ),
             ),
             prepare=lambda session, values: _with_tier_uid(session, values),
-            extra=lambda session, entry: {"tier": _tier_name(session, entry.tier_uid)},
+            extra=lambda session, entry: {"tier": _tier_name(session, entry.tier_uid)},  # type: ignore[attr-defined]  # a Usage row
         ),
         Catalogue(
             key=PROFILES,
             model=Profile,
+            table=PROFILES_SPEC,
             create_form=ProfileCreateForm,
             update_form=ProfileUpdateForm,
             search=("uid", "label"),
-            sorts=("uid", "label", "created_at"),
-            default_sort="uid",
             usages=(
                 Usage(
                     User,
@@ -312,7 +404,7 @@ def _column(model: type[SQLModel], name: str) -> InstrumentedAttribute:
 
 
 def _row(session: Session, catalogue: Catalogue, entry: SQLModel) -> dict[str, Any]:
-    values = {column.name: plain(getattr(entry, column.name)) for column in entry.__table__.columns}
+    values = {column.name: plain(getattr(entry, column.name)) for column in entry.__table__.columns}  # type: ignore[attr-defined]  # a table class has one
     return values | (catalogue.extra(session, entry) if catalogue.extra else {})
 
 
@@ -326,10 +418,8 @@ def list_entries(*, session: Session, actor_uid: str, catalogue: str, query: Tab
     model = spec.model
     condition = search_condition([_column(model, name) for name in spec.search], query)
     statement = select(model).where(*([condition] if condition is not None else []))
-    sorts = {name: _column(model, name) for name in spec.sorts}
-    entries, total = fetch_page(
-        session, statement, query, sort_order(sorts, query, spec.default_sort, _column(model, "uid"))
-    )
+    sorts = {name: _column(model, name) for name in spec.table.sort_keys}
+    entries, total = fetch_page(session, statement, query, sort_order(spec.table, sorts, query, _column(model, "uid")))
     return StaffPage([_row(session, spec, entry) for entry in entries], total, query.page, query.page_size)
 
 
@@ -338,7 +428,7 @@ def entry_options(*, session: Session, actor_uid: str, catalogue: str) -> list[t
     ensure_staff(session, actor_uid)
     spec = _catalogue(catalogue)
     label = _column(spec.model, "label" if spec.model is Profile else "name")
-    order = _column(spec.model, spec.default_sort)
+    order = _column(spec.model, spec.table.default_sort)
     rows = session.exec(select(_column(spec.model, "uid"), label).order_by(order).limit(500)).all()
     return [(uid, name) for uid, name in rows]
 
@@ -365,7 +455,7 @@ def rewrite_tier_ranks(session: Session) -> None:
     """Every listing's ``tier_rank`` := its tier's ``display_order``, in one UPDATE (not committed)."""
     rank = select(Tier.display_order).where(Tier.uid == Listing.tier_uid).scalar_subquery()
     session.execute(
-        update(Listing).where(Listing.tier_uid.is_not(None)).values(tier_rank=rank),
+        update(Listing).where(col(Listing.tier_uid).is_not(None)).values(tier_rank=rank),
         execution_options={"synchronize_session": "fetch"},
     )
 
@@ -405,8 +495,8 @@ def update_entry(
     spec = _catalogue(catalogue)
     values = _values(session, spec, spec.update_form or spec.create_form, data)
     entry = _entry(session, spec, uid)
-    _check(session, spec, values, entry.uid)
-    reordered = spec.model is Tier and values["display_order"] != entry.display_order
+    _check(session, spec, values, entry.uid)  # type: ignore[attr-defined]  # every catalogue row has a uid
+    reordered = spec.model is Tier and values["display_order"] != entry.display_order  # type: ignore[attr-defined]  # a Tier
     audit.updated(session, entry, values, actor_uid=actor_uid, entity=spec.key)
     if reordered:
         rewrite_tier_ranks(session)
@@ -429,9 +519,9 @@ def delete_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) 
     ensure_admin(session, actor_uid)
     spec = _catalogue(catalogue)
     entry = _entry(session, spec, uid)
-    if entry.uid in spec.fixed_uids:
+    if entry.uid in spec.fixed_uids:  # type: ignore[attr-defined]  # every catalogue row has a uid
         raise ConflictError("Los perfiles fijos no se pueden eliminar.")
-    used = usage_message(session, spec.key, entry.uid)
+    used = usage_message(session, spec.key, entry.uid)  # type: ignore[attr-defined]  # every catalogue row has a uid
     if used:
         raise ConflictError(used)
     audit.deleted(session, entry, actor_uid=actor_uid, entity=spec.key)
@@ -472,7 +562,7 @@ def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) 
 def move_tier(*, session: Session, actor_uid: str, uid: str, step: int) -> None:
     """Move a tier ``step`` places up (negative) or down the city page order, then reorder (administrators only)."""
     ensure_admin(session, actor_uid)
-    order = list(session.exec(select(Tier.uid).order_by(Tier.display_order, Tier.name, Tier.uid)))
+    order = list(session.exec(select(col(Tier.uid)).order_by(col(Tier.display_order), col(Tier.name), col(Tier.uid))))
     if uid not in order or step not in (-1, 1):
         raise NotFoundError("No encontramos esa categoría.")
     here = order.index(uid)

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 from sqlalchemy import case, func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
 from app.core.errors import ForbiddenError
@@ -42,9 +42,9 @@ from app.models import (
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportStatus
 from app.routes import ADMIN_REPORTS, ADMIN_REVIEW_QUEUE, ADMIN_UPGRADES
 from app.services.reports import URGENT_KINDS
-from app.services.review_queue import queue_size
-from app.services.staff import ensure_staff
-from app.services.staff_reports import REPORT_STATUS_LABELS
+from app.services.staff.reports import REPORT_STATUS_LABELS
+from app.services.staff.review_queue import queue_size
+from app.services.staff.shared import ensure_staff
 from app.settings import get_settings
 
 ADMIN_ONLY_MESSAGE = "Solo un administrador puede ver este resumen."
@@ -186,7 +186,7 @@ def _listing_counts(session: Session) -> _ListingCounts:
     """One scan of the listings, grouped by status, city and tier: at most statuses × cities × tiers rows."""
     rows = session.exec(
         select(Listing.status, Listing.city_slug, Listing.tier_uid, func.count()).group_by(
-            Listing.status, Listing.city_slug, Listing.tier_uid
+            col(Listing.status), col(Listing.city_slug), col(Listing.tier_uid)
         )
     ).all()
     counts = _ListingCounts(by_status=Counter(), published_by_city=Counter(), published_by_tier=Counter())
@@ -208,13 +208,13 @@ def _city_bars(published_by_city: Counter[str]) -> list[Bar]:
 
 def _tier_bars(session: Session, published_by_tier: Counter[str]) -> list[Bar]:
     """Every tier in its order on the city page, with its published listings."""
-    tiers = session.exec(select(Tier.uid, Tier.name).order_by(Tier.display_order, Tier.name)).all()
+    tiers = session.exec(select(col(Tier.uid), col(Tier.name)).order_by(col(Tier.display_order), col(Tier.name))).all()
     return bars((name, published_by_tier[uid]) for uid, name in tiers)
 
 
 def _new_reports(session: Session) -> tuple[int, int]:
     """New reports, and how many of them are about trafficking or a minor."""
-    urgent = case((Report.kind.in_(URGENT_KINDS), 1), else_=0)
+    urgent = case((col(Report.kind).in_(URGENT_KINDS), 1), else_=0)
     total, urgent_total = session.exec(
         select(func.count(), func.coalesce(func.sum(urgent), 0)).where(Report.status == ReportStatus.NUEVO)
     ).one()
@@ -229,9 +229,16 @@ def _review_queue(session: Session, now: datetime) -> tuple[int, str]:
 
 def _recent_reports(session: Session, now: datetime) -> list[RecentReport]:
     rows = session.exec(
-        select(Report.uid, Report.kind, Report.status, Report.created_at, Listing.display_name, Listing.city_slug)
+        select(  # type: ignore[call-overload]  # sqlmodel types select() for at most four columns
+            col(Report.uid),
+            col(Report.kind),
+            col(Report.status),
+            col(Report.created_at),
+            col(Listing.display_name),
+            col(Listing.city_slug),
+        )
         .outerjoin(Listing, Listing.uid == Report.listing_uid)
-        .order_by(Report.created_at.desc(), Report.uid.desc())
+        .order_by(col(Report.created_at).desc(), col(Report.uid).desc())
         .limit(RECENT_REPORTS)
     ).all()
     zone = ZoneInfo(get_settings().timezone)

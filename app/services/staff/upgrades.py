@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from pydantic import BaseModel
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.dates import parse_date
 from app.core.errors import InvalidInputError
@@ -18,7 +18,8 @@ from app.core.money import format_currency
 from app.models import UPGRADE_STATUS_LABELS, AppService, Listing, ListingUpgrade, UpgradeStatus, User, utc_now
 from app.services import upgrades
 from app.services.listings import listing_path
-from app.services.staff import StaffPage, TableQuery, fetch_page, search_condition
+from app.services.staff.shared import StaffPage, TableQuery, fetch_page, search_condition
+from app.services.staff.table_spec import ADMIN, Column, Filter, TableSpec
 
 DAY_FORMAT = "%Y/%m/%d"
 # The filter: each status by the label staff read; the desk opens on the pending ones.
@@ -27,6 +28,29 @@ STATUS_FILTERS: tuple[tuple[str, str], ...] = tuple(
 )
 DEFAULT_STATUS = UpgradeStatus.SOLICITADA.value
 STATUS_FILTER = "estado"
+
+UPGRADES_SPEC = TableSpec(
+    entity="mejora",
+    title="Mejoras de publicación",
+    columns=(
+        Column("requested_on", "Pedida el", sortable=True),
+        Column("listing_name", "Publicación"),
+        Column("owner_email", "Correo del anunciante"),
+        Column("service", "Mejora"),
+        Column("price", "Precio"),
+        Column("period", "Período"),
+        Column("status_label", "Estado"),
+        Column("decision", "Pago o motivo"),
+    ),
+    default_sort="requested_on",
+    filters=(Filter(STATUS_FILTER, "Estado", STATUS_FILTERS),),
+    search_label="Buscar por correo o publicación",
+    profiles=(ADMIN,),
+    actions=frozenset({"export"}),
+    admin_only_actions=frozenset({"export"}),
+    csv_name="mejoras",
+    row_label_key="listing_name",
+)
 
 
 class StaffUpgradeRow(BaseModel):
@@ -63,11 +87,11 @@ def _row(upgrade: ListingUpgrade, listing: Listing, email: str, service: AppServ
     last = _local_day(upgrade.ends_at - timedelta(microseconds=1)) if upgrade.ends_at else None
     return StaffUpgradeRow(
         uid=upgrade.uid,
-        listing_name=listing.display_name,
+        listing_name=listing.display_name or "",
         listing_url=listing_path(
             section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
         ),
-        city=listing.city_slug,
+        city=listing.city_slug or "",
         owner_email=email,
         service=service.name,
         price=format_currency(upgrade.amount_clp),
@@ -90,19 +114,20 @@ def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
     """
     upgrades.ensure_upgrade_reviewer(session, actor_uid)
     conditions = []
-    if query.filter(STATUS_FILTER) in {s.value for s in UpgradeStatus}:
-        conditions.append(ListingUpgrade.status == UpgradeStatus(query.filter(STATUS_FILTER)))
+    status = UPGRADES_SPEC.filter_value(STATUS_FILTER, query.filter(STATUS_FILTER))
+    if status:
+        conditions.append(ListingUpgrade.status == UpgradeStatus(status))
     found = search_condition((User.email, Listing.display_name), query)
     if found is not None:
         conditions.append(found)
     statement = (
         select(ListingUpgrade, Listing, User.email, AppService)
-        .join(Listing, Listing.uid == ListingUpgrade.listing_uid)
-        .join(User, User.uid == Listing.owner_uid)
-        .join(AppService, AppService.uid == ListingUpgrade.app_service_uid)
+        .join(Listing, col(Listing.uid) == col(ListingUpgrade.listing_uid))
+        .join(User, col(User.uid) == col(Listing.owner_uid))
+        .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
         .where(*conditions)
     )
-    order = (ListingUpgrade.created_at, ListingUpgrade.uid)
+    order = (col(ListingUpgrade.created_at), col(ListingUpgrade.uid))
     rows, total = fetch_page(
         session, statement, query, [column.desc() if query.descending else column.asc() for column in order]
     )

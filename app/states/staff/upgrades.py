@@ -1,6 +1,6 @@
 """/admin/mejorasPublicacion: upgrade requests on the staff table; approve with dates and payment, or deny.
 
-The table's handlers come from the spec (``app.states.staff_table``); the decision handlers below
+The table's handlers come from its spec (``UPGRADES_SPEC``, beside the desk's service); the decision handlers below
 are for administrators only, and the services refuse anyone else too. A decision names a row of
 the page shown; the services look the upgrade up again and refuse one already decided.
 """
@@ -14,41 +14,21 @@ from sqlmodel import Session
 
 from app.core.actor import Actor
 from app.models import UpgradeStatus
-from app.services import staff_upgrades, upgrades
-from app.services.staff import TableQuery
+from app.services import upgrades
+from app.services.staff import upgrades as staff_upgrades
+from app.services.staff.shared import TableQuery
+from app.services.staff.table_spec import ADMIN, TableSpec
+from app.services.staff.upgrades import UPGRADES_SPEC
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
-from app.states.staff_table import ADMIN, GONE_MESSAGE, Column, Filter, StaffTableState, TableSpec
+from app.states.staff.table import GONE_MESSAGE, StaffTableState
 
 APPROVE, DENY = "aprobar", "rechazar"
 STATUS_FILTER = staff_upgrades.STATUS_FILTER
 PENDING = UpgradeStatus.SOLICITADA.value
 APPROVE_FIELDS = ("starts_on", "ends_on", "payment_reference")
 DENY_FIELDS = ("reason",)
-
-UPGRADES_SPEC = TableSpec(
-    entity="mejora",
-    title="Mejoras de publicación",
-    columns=(
-        Column("requested_on", "Pedida el", sortable=True),
-        Column("listing_name", "Publicación"),
-        Column("owner_email", "Correo del anunciante"),
-        Column("service", "Mejora"),
-        Column("price", "Precio"),
-        Column("period", "Período"),
-        Column("status_label", "Estado"),
-        Column("decision", "Pago o motivo"),
-    ),
-    default_sort="requested_on",
-    filters=(Filter(STATUS_FILTER, "Estado", staff_upgrades.STATUS_FILTERS),),
-    search_label="Buscar por correo o publicación",
-    profiles=(ADMIN,),
-    actions=frozenset({"export"}),
-    admin_only_actions=frozenset({"export"}),
-    csv_name="mejoras",
-    row_label_key="listing_name",
-)
 
 
 def _text(value: Any, limit: int) -> str:

@@ -1,4 +1,4 @@
-"""/admin/escorts: the administrator's overview (app.services.staff_overview), loaded when the page opens.
+"""/admin/escorts: the administrator's overview (app.services.staff.overview), loaded when the page opens.
 
 One guarded loader, for administrators only, opens the area and reads the
 figures; the service checks the profile again. Only counts and the recent
@@ -11,7 +11,7 @@ import reflex as rx
 
 from app.core.errors import ServiceError
 from app.models import ProfileId
-from app.services.staff_overview import StaffOverview, staff_overview
+from app.services.staff.overview import StaffOverview, staff_overview
 from app.states.areas import AreaState
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error

@@ -1,9 +1,10 @@
 """The administrator's catalogues on the one staff table: categoriaProfesor, categoriaAgencia,
 tipoProfesor, servicioProfesor, servicioApp and perfilUsuario.
 
-Each catalogue is a :class:`TableSpec` (columns, form) and a small state naming its catalogue;
+Each catalogue's :class:`TableSpec` (columns, form) lives in ``app.services.staff.catalogues`` with the
+catalogue; here, a small state per catalogue names it;
 ``CatalogueTableState`` turns the hooks of the staff table into calls of
-``app.services.catalogues``, which refuses anyone but an administrator and audits every write.
+``app.services.staff.catalogues``, which refuses anyone but an administrator and audits every write.
 The tiers' table also moves a tier up or down the city page order.
 """
 
@@ -19,25 +20,22 @@ from app.core.actor import Actor
 from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
-from app.services import catalogues
-from app.services.staff import TableQuery
+from app.services.staff import catalogues
+from app.services.staff.catalogues import (
+    ADVERTISER_SERVICES_SPEC,
+    ADVERTISER_TYPES_SPEC,
+    AGENCY_CATEGORIES_SPEC,
+    APP_SERVICES_SPEC,
+    EFFECT_OPTIONS,
+    PROFILES_SPEC,
+    TIERS_SPEC,
+)
+from app.services.staff.shared import TableQuery
+from app.services.staff.table_spec import TableSpec
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error
 from app.states.offload import run_service
-from app.states.staff_table import (
-    ADMIN,
-    GONE_MESSAGE,
-    Column,
-    FormField,
-    StaffTableState,
-    TableSpec,
-)
-
-EFFECT_OPTIONS: tuple[tuple[str, str], ...] = (
-    ("nivel", "Sube de categoría"),
-    ("vip", "Pestaña VIP"),
-    ("subir", "Primera de su categoría"),
-)
+from app.states.staff.table import GONE_MESSAGE, StaffTableState
 
 
 def table_cells(row: dict[str, Any], formats: dict[str, Callable[[Any], str]] | None = None) -> dict[str, str]:
@@ -66,95 +64,8 @@ def catalogue_options(session: Session, actor: Actor, catalogue: str) -> list[li
     ]
 
 
-def _spec(entity: str, title: str, columns: tuple[Column, ...], fields: tuple[FormField, ...], sort: str) -> TableSpec:
-    return TableSpec(
-        entity=entity,
-        title=title,
-        columns=columns,
-        default_sort=sort,
-        form_fields=fields,
-        profiles=(ADMIN,),
-        actions=frozenset({"create", "edit", "delete", "export"}),
-        csv_name=entity,
-    )
-
-
-NAME = FormField("name", "Nombre", required=True, max_length=60)
-
-TIERS_SPEC = _spec(
-    catalogues.TIERS,
-    "Categorías de anunciantes",
-    (
-        Column("display_order", "Orden", sortable=True),
-        Column("name", "Nombre", sortable=True),
-        Column("slug", "Nombre corto"),
-        Column("description", "Descripción"),
-    ),
-    (
-        NAME,
-        FormField("slug", "Nombre corto (vacío: se toma del nombre)", max_length=60),
-        FormField("display_order", "Orden en la página de la ciudad (1 primero)", kind="number", required=True),
-        FormField("description", "Descripción", kind="textarea", max_length=500),
-    ),
-    "display_order",
-)
-AGENCY_CATEGORIES_SPEC = _spec(
-    catalogues.AGENCY_CATEGORIES,
-    "Categorías de agencias",
-    (Column("display_order", "Orden", sortable=True), Column("name", "Nombre", sortable=True)),
-    (NAME, FormField("display_order", "Orden", kind="number")),
-    "display_order",
-)
-ADVERTISER_TYPES_SPEC = _spec(
-    catalogues.ADVERTISER_TYPES,
-    "Tipos de anunciante",
-    (Column("name", "Nombre", sortable=True),),
-    (NAME,),
-    "name",
-)
-ADVERTISER_SERVICES_SPEC = _spec(
-    catalogues.ADVERTISER_SERVICES,
-    "Servicios de los anunciantes",
-    (Column("name", "Nombre", sortable=True),),
-    (NAME,),
-    "name",
-)
-APP_SERVICES_SPEC = _spec(
-    catalogues.APP_SERVICES,
-    "Servicios del sitio",
-    (
-        Column("name", "Nombre", sortable=True),
-        Column("price_clp", "Precio", sortable=True),
-        Column("duration_days", "Días", sortable=True),
-        Column("effect", "Efecto"),
-        Column("tier", "Categoría"),
-        Column("activo", "Activo"),
-    ),
-    (
-        FormField("name", "Nombre", required=True, max_length=80),
-        FormField("description", "Descripción", kind="textarea", max_length=500),
-        FormField("price_clp", "Precio en pesos", kind="number", required=True),
-        FormField("duration_days", "Duración en días", kind="number", required=True),
-        FormField("effect", "Efecto (vacío: lo vende el equipo a mano)", kind="select", options=EFFECT_OPTIONS),
-        FormField("tier_uid", "Categoría a la que sube (solo «Sube de categoría»)", kind="select", from_data=True),
-        FormField("activo", "Activo", kind="checkbox"),
-    ),
-    "name",
-)
-PROFILES_SPEC = _spec(
-    catalogues.PROFILES,
-    "Perfiles de usuario",
-    (Column("uid", "Identificador", sortable=True), Column("label", "Nombre", sortable=True)),
-    (
-        FormField("uid", "Identificador (minúsculas, sin espacios)", required=True, max_length=40, on_edit=False),
-        FormField("label", "Nombre", required=True, max_length=60),
-    ),
-    "uid",
-)
-
-
 class CatalogueTableState(StaffTableState, mixin=True):
-    """The hooks of a catalogue's table: ``_catalogue`` names it in app.services.catalogues."""
+    """The hooks of a catalogue's table: ``_catalogue`` names it in app.services.staff.catalogues."""
 
     _catalogue: ClassVar[str]
     _formats: ClassVar[dict[str, Callable[[Any], str]]] = {}

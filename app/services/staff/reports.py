@@ -12,14 +12,16 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 from sqlalchemy import case
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.core.errors import InvalidInputError, NotFoundError
 from app.core.geo import city_by_slug
 from app.models import REPORT_KIND_LABELS, Listing, Report, ReportStatus, User, utc_now
-from app.services import audit, reports
+from app.services import reports
 from app.services.listings import listing_path
-from app.services.staff import StaffPage, TableQuery, ensure_admin, fetch_page, search_condition
+from app.services.staff import audit
+from app.services.staff.shared import StaffPage, TableQuery, ensure_admin, fetch_page, search_condition
+from app.services.staff.table_spec import ADMIN, Column, Filter, FormField, TableSpec
 from app.settings import get_settings
 
 NOTE_MAX = 2000
@@ -42,6 +44,42 @@ _STAMP = "%Y/%m/%d %H:%M"
 PREVIEW_CHARS = 200
 """Characters of a message or of the notes a table row shows; the desk's form shows them whole."""
 _SEARCHED = (Report.message, Report.contact, Report.staff_notes)
+
+REPORTS_SPEC = TableSpec(
+    entity="denuncia",
+    title="Denuncias",
+    columns=(
+        Column("received", "Recibida", sortable=True),
+        Column("priority", "Prioridad"),
+        Column("kind_label", "Tipo"),
+        Column("status_label", "Estado"),
+        Column("listing_name", "Publicación"),
+        Column("message", "Mensaje"),
+        Column("contact", "Contacto"),
+        Column("staff_notes", "Notas del equipo"),
+    ),
+    default_sort="received",
+    default_desc=True,
+    filters=(Filter(STATUS_FILTER, "Estado", tuple((value, label) for value, (label, _) in STATUS_FILTERS.items())),),
+    form_fields=(
+        FormField("message", "Mensaje", kind="display"),
+        FormField("contact", "Contacto", kind="display"),
+        FormField("staff_notes", "Notas del equipo", kind="display"),
+        FormField(
+            "status",
+            "Estado",
+            kind="select",
+            options=tuple(REPORT_STATUS_LABELS.items()),
+            required=True,
+        ),
+        FormField("note", "Nota nueva (queda firmada y con fecha)", kind="textarea", max_length=NOTE_MAX),
+    ),
+    search_label="Buscar en mensajes, contactos y notas",
+    profiles=(ADMIN,),
+    actions=frozenset({"edit"}),
+    admin_only_actions=frozenset(),
+    row_label_key="kind_label",
+)
 
 
 class StaffReportRow(BaseModel):
@@ -87,7 +125,7 @@ def _row(report: Report, listing: Listing | None) -> StaffReportRow:
         name, url = "", ""
     return StaffReportRow(
         uid=report.uid,
-        kind_label=REPORT_KIND_LABELS.get(report.kind, report.kind),
+        kind_label=REPORT_KIND_LABELS.get(report.kind, report.kind),  # type: ignore[call-overload]  # a StrEnum key: its str finds it
         urgent=report.kind in URGENT_KINDS,
         status=report.status,
         status_label=REPORT_STATUS_LABELS.get(report.status, report.status),
@@ -109,13 +147,19 @@ def list_reports(*, session: Session, actor_uid: str, query: TableQuery) -> Staf
     ensure_report_reviewer(session, actor_uid)
     conditions = []
     if query.filter(STATUS_FILTER) in STATUS_FILTERS:
-        conditions.append(Report.status.in_(STATUS_FILTERS[query.filter(STATUS_FILTER)][1]))
+        conditions.append(col(Report.status).in_(STATUS_FILTERS[query.filter(STATUS_FILTER)][1]))
     found = search_condition(_SEARCHED, query)
     if found is not None:
         conditions.append(found)
-    urgency = case((Report.kind.in_(URGENT_KINDS), 0), else_=1)
-    received = (Report.created_at.desc(), Report.uid.desc()) if query.descending else (Report.created_at, Report.uid)
-    statement = select(Report, Listing).outerjoin(Listing, Listing.uid == Report.listing_uid).where(*conditions)
+    urgency = case((col(Report.kind).in_(URGENT_KINDS), 0), else_=1)
+    received = (
+        (col(Report.created_at).desc(), col(Report.uid).desc())
+        if query.descending
+        else (col(Report.created_at), col(Report.uid))
+    )
+    statement = (
+        select(Report, Listing).outerjoin(Listing, col(Listing.uid) == col(Report.listing_uid)).where(*conditions)
+    )
     rows, total = fetch_page(session, statement, query, (urgency, *received))
     return StaffPage([_row(*row) for row in rows], total, query.page, query.page_size)
 

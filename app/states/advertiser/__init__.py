@@ -1,0 +1,1 @@
+"""The advertiser's states: the listing wizard and "my listings"."""
