@@ -9,7 +9,13 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from app.db import make_engine
-from app.identity.local import FAST_ARGON2, LocalProvider, password_hasher
+from app.identity.local import (
+    FAST_ARGON2_MEMORY_KIB,
+    FAST_ARGON2_PARALLELISM,
+    FAST_ARGON2_TIME_COST,
+    LocalProvider,
+    password_hasher,
+)
 from app.models import LocalCredential
 from app.settings import get_settings
 
@@ -25,7 +31,7 @@ def test_the_real_hasher_is_argon2id_with_the_recommended_parameters():
 
 def test_a_fast_hash_is_argon2_that_the_real_hasher_verifies_and_strengthens():
     weak = password_hasher("fast").hash("una clave larga")
-    m, t, p = FAST_ARGON2["memory_cost"], FAST_ARGON2["time_cost"], FAST_ARGON2["parallelism"]
+    m, t, p = FAST_ARGON2_MEMORY_KIB, FAST_ARGON2_TIME_COST, FAST_ARGON2_PARALLELISM
     assert weak.startswith(f"$argon2id$v=19$m={m},t={t},p={p}$")
     valid, stronger = password_hasher("argon2").verify_and_update("una clave larga", weak)
     assert valid and stronger is not None and stronger.startswith(RECOMMENDED)
