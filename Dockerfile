@@ -44,7 +44,7 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     PATH="/opt/venv/bin:$PATH" \
     REFLEX_TELEMETRY_ENABLED=false \
-    ENVIRONMENT=production PORT=8000 \
+    ENVIRONMENT=production PORT=8000 PASSWORD_HASHER=argon2 \
     MEDIA_DIR=/data/media PRIVATE_MEDIA_DIR=/data/private OUTBOX_DIR=/data/outbox \
     REFLEX_UPLOADED_FILES_DIR=/data/uploads
 WORKDIR /srv/app

@@ -20,6 +20,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _DEV_SECRET = "development-only-secret"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+PasswordHasherKind = Literal["argon2", "fast"]
 
 
 def origin_of(url: str) -> str:
@@ -65,6 +66,9 @@ class Settings(BaseSettings):
     firebase_api_key: str = ""
     # Path to a service-account JSON; empty = Application Default Credentials.
     firebase_credentials: str = ""
+    # "argon2" (the recommended parameters) or "fast" (argon2 at its lowest cost, for the
+    # test suite only: refused in production).
+    password_hasher: PasswordHasherKind = "argon2"
     session_days: int = 30
     # A session also ends after this many days without use.
     session_idle_days: int = 7
@@ -236,6 +240,15 @@ class Settings(BaseSettings):
                 "REFLEX_TRUSTED_PROXY_HOPS must be set in production to the number of reverse proxies in front of "
                 "the app (0 when clients connect directly): the abuse limits count per client address, and a wrong "
                 "value makes every visitor share the proxy's address"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _real_password_hashing_in_production(self) -> Settings:
+        if self.environment == "production" and self.password_hasher != "argon2":
+            raise ValueError(
+                "PASSWORD_HASHER=fast is for the test suite only: production hashes passwords with argon2's "
+                "recommended parameters"
             )
         return self
 

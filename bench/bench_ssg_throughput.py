@@ -57,10 +57,12 @@ def wrk(url: str, *, seconds: int, connections: int, threads: int, cookie: str |
     return float(REQUESTS_PER_SECOND.search(out).group(1))
 
 
+# What a copy of the app needs to build and run (its frontend builds into common.BENCH_WEB_DIR).
+APP_FILES = ("app", "assets", "alembic", "alembic.ini", "rxconfig.py", "reflex.lock")
+
+
 def _project_at(project: Path, revision: str, copy: Path) -> Path:
     """A copy of what the app needs to build and run, with ``app`` as committed at ``revision``."""
-    from tests.e2e.conftest import APP_FILES
-
     for name in APP_FILES:
         source = project / name
         if name == "app":
@@ -144,7 +146,8 @@ def main() -> int:
             ("home, first visit", "/escorts-ssg", None),
             ("home, returning (18+)", "/escorts-ssg", adult),
         ]
-        from tests.e2e.conftest import E2E_REDIS_URL, PROJECT
+        from tests.e2e.conftest import PROJECT
+        from tests.redis_server import SITE_DB, redis_url
 
         project = _project_at(PROJECT, args.revision, data.folder / "project") if args.revision else None
         with serve_demo(data, workers=args.workers, project=project) as site:
@@ -167,7 +170,7 @@ def main() -> int:
                                 cookie=cookie,
                             )
                         )
-                check_invalidation(site, city, E2E_REDIS_URL, requests=40)
+                check_invalidation(site, city, redis_url(SITE_DB), requests=40)
             except Exception:
                 print(f"server log tail:\n{data.server_log.read_text()[-3000:]}")
                 raise

@@ -62,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import contextlib
 
-from bench.common import demo_database, quantile, serve_demo
+from bench.common import BENCH_WEB_DIR, demo_database, quantile, serve_demo
 
 TARGET_P95_MS = 150.0
 NAMESPACE = "/_event"
@@ -564,11 +564,9 @@ def main() -> int:
 
         from reflex_base.constants.base import Reflex
 
-        from tests.e2e.conftest import PROJECT
-
         with serve_demo(data, workers=args.workers) as site:
             port = urlsplit(site).port
-            found = HASHES.search((PROJECT / ".web" / "utils" / "context.jsx").read_text())
+            found = HASHES.search((BENCH_WEB_DIR / "utils" / "context.jsx").read_text())
             hashes = json.loads(found.group(1)) if found else None
             print(
                 f"{args.visitors} visitors at {args.rate:g}/s, then {args.duration} s;"

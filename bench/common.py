@@ -85,25 +85,31 @@ def demo_database(listings: int, *, analyze: bool = True) -> Iterator[DemoData]:
         get_engine().dispose()
 
 
+# The benchmarks' frontend build: a folder of its own, never the .web that an instance of this
+# checkout (scripts/run.sh) serves, whose Content-Security-Policy was hashed from its own build.
+BENCH_WEB_DIR = Path(__file__).resolve().parents[1] / ".build" / "bench"
+
+
 @contextmanager
 def serve_demo(data: DemoData, *, workers: int = 1, project: Path | None = None) -> Iterator[str]:
-    """The app in production mode on ``data``, built and served as the end-to-end tests serve it (Redis state,
-    ``workers`` backend workers); yields its URL. ``project``: another copy of the project to serve."""
-    from tests.e2e.conftest import E2E_REDIS_URL, PROJECT, _app_env, _flush_redis, _serve
+    """The app in production mode on ``data``, built into BENCH_WEB_DIR and served as the end-to-end tests serve
+    it (state in a private Redis server, ``workers`` backend workers); yields its URL. ``project``: another copy
+    of the project to serve."""
+    from tests.e2e.conftest import PROJECT, _app_env, _serve
     from tests.mailbox import free_port
+    from tests.redis_server import SITE_DB, empty_redis
 
-    _flush_redis(E2E_REDIS_URL)
     env = _app_env(
         DATABASE_URL=data.url,
         MEDIA_DIR=str(data.media),
         PRIVATE_MEDIA_DIR=str(data.folder / "private"),
         OUTBOX_DIR=str(data.folder / "outbox"),
         IDENTITY_PROVIDER="local",
-        REDIS_URL=E2E_REDIS_URL,
+        REDIS_URL=empty_redis(SITE_DB),
         WEB_WORKERS=str(workers),
     )
     started = time.perf_counter()
-    with _serve(project or PROJECT, free_port(), env, data.server_log, workers=workers) as url:
+    with _serve(project or PROJECT, free_port(), env, data.server_log, workers=workers, web_dir=BENCH_WEB_DIR) as url:
         print(f"app built and serving in {time.perf_counter() - started:.0f} s ({workers} worker(s))")
         yield url
 

@@ -2,6 +2,11 @@
 # Install what the tests need and run the whole suite: unit, integration
 # (real PostgreSQL and Redis), end-to-end (Playwright + Debian's chromium against the
 # app built and served in production mode).
+#
+# pytest runs on PYTEST_WORKERS processes (pytest-xdist, default 2: measured on the 2-core CI
+# machine); the e2e tests stay together on one of them (pytest.ini: --dist loadgroup, whose units
+# tests/conftest.py defines).
+# Arguments go to pytest, e.g. `bash scripts/test.sh -m "not e2e"` or `-n 0` for a serial run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -52,14 +57,11 @@ if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   # A fresh install only allows peer login: give the test role a password.
   as_root su postgres -c "psql -q -c \"ALTER USER postgres PASSWORD 'postgres'\"" >/dev/null || true
 fi
-# Redis on 127.0.0.1:6379 (tab state of the end-to-end app): start it, or install it.
-if ! (command -v redis-cli >/dev/null 2>&1 && redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1); then
-  if ! command -v redis-server >/dev/null 2>&1; then
-    echo "Instalando Redis…"
-    apt_install redis-server
-  fi
-  as_root redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
-  for _ in $(seq 1 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
+# Redis: every test process starts a private redis-server of its own (tests/redis_server.py),
+# so only the binary is needed here.
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "Instalando Redis…"
+  apt_install redis-server
 fi
 
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres}"
@@ -72,7 +74,7 @@ ruff format --check .
 mypy
 
 set +e
-python -m pytest "$@"
+python -m pytest -n "${PYTEST_WORKERS:-2}" "$@"
 status=$?
 set -e
 # pytest's "no tests collected" (5) is a failure here, never a silent pass.

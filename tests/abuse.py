@@ -2,30 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
 
 import pytest
-import redis
 
 from app.settings import get_settings
+from tests.redis_server import empty_redis
 
-# A Redis database of the test run's own (the e2e app uses 7); flushed before each test that uses it.
-TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
 STORAGES = ("memory", "redis")
 COUNTER_MODULES = ("limits.storage.memory", "limits.storage.redis", "limits.strategies", "app.services.abuse")
 
 
 def use_storage(monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
-    """Fresh, empty counters in this process's memory or in the test Redis database."""
-    if kind == "redis":
-        try:
-            redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=5).flushdb()
-        except redis.RedisError as exc:  # pragma: no cover - environment failure
-            pytest.fail(f"Redis is not reachable at {TEST_REDIS_URL}: {exc}")
-    monkeypatch.setenv("REDIS_URL", TEST_REDIS_URL if kind == "redis" else "")
+    """Fresh, empty counters in this process's memory or in this process's private Redis server."""
+    monkeypatch.setenv("REDIS_URL", empty_redis() if kind == "redis" else "")
     get_settings.cache_clear()  # new settings, new limiter
 
 

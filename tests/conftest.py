@@ -2,14 +2,23 @@
 
 PostgreSQL comes from TEST_DATABASE_URL (scripts/test.sh starts or installs
 the server). A test that needs it and cannot reach it fails; it never skips.
+
+Every database is a copy of one migrated per session (per xdist worker): a PostgreSQL
+template database, a SQLite template file. Passwords are hashed with PASSWORD_HASHER=fast
+(argon2 at its lowest cost); a test that needs the real cost asks for ``real_argon2``.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -22,6 +31,95 @@ from tests.firebase_emulator import firebase_emulator, firebase_oob_codes, fireb
 DEFAULT_PG = "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres"
 
 
+def pytest_configure(config) -> None:
+    """The test run hashes passwords with the fast hasher (the app servers of the e2e tests inherit it).
+
+    Set here, under pytest only: benchmarks that import the test helpers keep the real argon2.
+    """
+    from app.settings import get_settings
+
+    os.environ.setdefault("PASSWORD_HASHER", "fast")
+    get_settings.cache_clear()
+
+
+def xdist_scope(nodeid: str) -> str:
+    """The unit of work a test belongs to under pytest-xdist: tests that share an expensive session
+    server run on one worker, so that it starts once; every other test is a unit of its own.
+
+    - ``e2e``: every end-to-end test, so each app server is built and started once (and the
+      database restart test still runs last, in file order);
+    - ``firebase``: the tests named for Firebase, which use its Auth emulator (about 20 s to start).
+    """
+    if nodeid.startswith("tests/e2e/"):
+        return "e2e"
+    if "firebase" in nodeid.lower():
+        return "firebase"
+    return nodeid
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` (pytest.ini) hands out the units of :func:`xdist_scope`, biggest first.
+
+    pytest-xdist's own loadgroup reads ``xdist_group`` marks by renaming node ids, which pytest 9
+    no longer allows; its scope scheduler with this grouping does the same job.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedServerScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    return SharedServerScheduling(config, log)
+
+
+# tests/e2e/test_zz_database_restart.py stops the PostgreSQL cluster that every test on this
+# machine shares. Every other test holds it "in use" (a shared lock) while it runs, and the
+# restart waits until it has the cluster to itself; a gate taken first by the restart stops new
+# tests from starting meanwhile, so it is not starved. One pair of files per machine: runs of
+# other checkouts are protected too.
+CLUSTER_LOCK = Path(tempfile.gettempdir()) / "tests-postgresql-cluster.lock"
+CLUSTER_GATE = Path(tempfile.gettempdir()) / "tests-postgresql-cluster.gate"
+
+
+@contextmanager
+def _flocked(path: Path, operation: int) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, operation)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def postgresql_cluster_in_use() -> Iterator[None]:
+    """Keep the shared PostgreSQL cluster from being stopped by the restart test meanwhile."""
+    with _flocked(CLUSTER_GATE, fcntl.LOCK_SH):
+        pass
+    with _flocked(CLUSTER_LOCK, fcntl.LOCK_SH):
+        yield
+
+
+@contextmanager
+def postgresql_cluster_to_itself() -> Iterator[None]:
+    """Wait until no other test uses the shared PostgreSQL cluster, and keep them waiting meanwhile."""
+    with _flocked(CLUSTER_GATE, fcntl.LOCK_EX), _flocked(CLUSTER_LOCK, fcntl.LOCK_EX):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _postgresql_cluster_stays_up(request) -> Iterator[None]:
+    """Every test but the e2e ones (one worker, run in order) runs with the cluster "in use"."""
+    if request.node.get_closest_marker("e2e"):
+        yield
+        return
+    with postgresql_cluster_in_use():
+        yield
+
+
 def pg_server_url() -> str:
     """The SQLAlchemy URL of the PostgreSQL server the tests may use."""
     return os.environ.get("TEST_DATABASE_URL", DEFAULT_PG)
@@ -31,9 +129,8 @@ def _libpq(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-@contextmanager
-def fresh_pg_database(prefix: str = "t", template: str | None = None) -> Iterator[str]:
-    """Create an empty (or templated) database, yield its URL, drop it after."""
+def create_pg_database(prefix: str = "t", template: str | None = None) -> str:
+    """Create an empty (or templated) database of a fresh name; its URL."""
     server = pg_server_url()
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     try:
@@ -43,29 +140,62 @@ def fresh_pg_database(prefix: str = "t", template: str | None = None) -> Iterato
     with admin:
         suffix = f" TEMPLATE {template}" if template else ""
         admin.execute(f'CREATE DATABASE "{name}"{suffix}')
-    url = make_url(server).set(database=name).render_as_string(hide_password=False)
+    return make_url(server).set(database=name).render_as_string(hide_password=False)
+
+
+def drop_pg_database(url: str) -> None:
+    """Drop the database of ``url``, closing its connections."""
+    with psycopg.connect(_libpq(pg_server_url()), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
+
+
+@contextmanager
+def fresh_pg_database(prefix: str = "t", template: str | None = None) -> Iterator[str]:
+    """Create an empty (or templated) database, yield its URL, drop it after."""
+    url = create_pg_database(prefix, template)
     try:
         yield url
     finally:
-        with psycopg.connect(_libpq(server), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_pg_database(url)
 
 
 @pytest.fixture(scope="session")
 def pg_template() -> Iterator[str]:
     """A migrated PostgreSQL database used as a template for per-test copies."""
-    with fresh_pg_database("tmpl") as url:
+    with postgresql_cluster_in_use():  # session set-up and tear-down run outside any test's hold
+        url = create_pg_database("tmpl")
         migrate(url)
-        engine = make_engine(url)
-        engine.dispose()
-        yield make_url(url).database
+    yield make_url(url).database
+    with postgresql_cluster_in_use():
+        drop_pg_database(url)
+
+
+def _drop_while_in_use(url: str) -> None:
+    with postgresql_cluster_in_use():
+        drop_pg_database(url)
+
+
+# Dropping a database makes PostgreSQL checkpoint (about a second on a busy machine, waiting on
+# the disk): a test's database is dropped on these threads while the next tests run, and
+# concurrent drops share one checkpoint. The session waits for them at its end.
+_dropper = ThreadPoolExecutor(max_workers=4, thread_name_prefix="drop-test-database")
+_drops: list[Future] = []
+
+
+@pytest.fixture(scope="session")
+def _test_databases_dropped() -> Iterator[None]:
+    """Wait, at the end of the session, until every test database has been dropped."""
+    yield
+    for drop in _drops:
+        drop.result()
 
 
 @pytest.fixture
-def pg_url(pg_template: str) -> Iterator[str]:
-    """A migrated PostgreSQL database of this test's own."""
-    with fresh_pg_database("t", template=pg_template) as url:
-        yield url
+def pg_url(pg_template: str, _test_databases_dropped) -> Iterator[str]:
+    """A migrated PostgreSQL database of this test's own (dropped in the background after it)."""
+    url = create_pg_database("t", template=pg_template)
+    yield url
+    _drops.append(_dropper.submit(_drop_while_in_use, url))
 
 
 @pytest.fixture
@@ -78,11 +208,30 @@ def pg_session(pg_url: str) -> Iterator[Session]:
 
 
 @pytest.fixture
-def sqlite_url(tmp_path) -> str:
-    """A migrated SQLite file of this test's own (the embedded default)."""
-    url = f"sqlite:///{tmp_path / 'test.db'}"
-    migrate(url)
-    return url
+def real_argon2(monkeypatch) -> Iterator[None]:
+    """This test hashes passwords as production does (argon2's recommended cost), not with the fast hasher."""
+    from app.settings import get_settings
+
+    monkeypatch.setenv("PASSWORD_HASHER", "argon2")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory) -> Path:
+    """A SQLite file migrated once per session, copied by each test that needs one."""
+    path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    migrate(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path) -> str:
+    """A migrated SQLite file of this test's own (the embedded default), copied from the template."""
+    path = tmp_path / "test.db"
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite:///{path}"
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ every core and every shared worker thread.
 from __future__ import annotations
 
 import copy
+import functools
 import secrets
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,7 @@ from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
 from pwdlib import PasswordHash
+from pwdlib.hashers.argon2 import Argon2Hasher
 from sqlalchemy import Engine, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -32,7 +34,7 @@ from app.identity.provider import Identity, check_password_rules, normalized_ema
 from app.identity.sessions import digest
 from app.models import ActionCode, ActionPurpose, LocalCredential, utc_now
 from app.services.mail import send_after_commit
-from app.settings import get_settings
+from app.settings import PasswordHasherKind, get_settings
 
 CODE_LIFETIME = {
     ActionPurpose.VERIFY_EMAIL: timedelta(hours=24),
@@ -41,19 +43,41 @@ CODE_LIFETIME = {
 
 ARGON2_WORKERS = 2
 _argon2 = ThreadPoolExecutor(max_workers=ARGON2_WORKERS, thread_name_prefix="argon2")
-_hasher = PasswordHash.recommended()
-# Verified against when the e-mail is unknown, so both failures cost the same time.
-_DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
+# PASSWORD_HASHER=fast (tests only; the settings refuse it in production): argon2 at its
+# lowest cost, so the thousands of accounts the tests create take microseconds each.
+# Its hashes are ordinary argon2 strings, and the real hasher strengthens them at sign-in.
+FAST_ARGON2_TIME_COST, FAST_ARGON2_MEMORY_KIB, FAST_ARGON2_PARALLELISM = 1, 8, 1
+
+
+@functools.cache
+def password_hasher(kind: PasswordHasherKind) -> PasswordHash:
+    """The hasher of PASSWORD_HASHER: argon2 with the recommended parameters, or the test-only fast one."""
+    if kind == "fast":
+        fast = Argon2Hasher(
+            time_cost=FAST_ARGON2_TIME_COST, memory_cost=FAST_ARGON2_MEMORY_KIB, parallelism=FAST_ARGON2_PARALLELISM
+        )
+        return PasswordHash((fast,))
+    return PasswordHash.recommended()
+
+
+def _hasher() -> PasswordHash:
+    return password_hasher(get_settings().password_hasher)
+
+
+@functools.cache
+def _dummy_hash(kind: PasswordHasherKind) -> str:
+    """Verified against when the e-mail is unknown, so both failures cost the same time."""
+    return password_hasher(kind).hash(secrets.token_urlsafe(16))
 
 
 def _hash(password: str) -> str:
     """Argon2 hash of a password, computed on the argon2 pool."""
-    return _argon2.submit(_hasher.hash, password).result()
+    return _argon2.submit(_hasher().hash, password).result()
 
 
 def _verify(password: str, password_hash: str) -> tuple[bool, str | None]:
     """(matches, a stronger hash to store or None), computed on the argon2 pool."""
-    return _argon2.submit(_hasher.verify_and_update, password, password_hash).result()
+    return _argon2.submit(_hasher().verify_and_update, password, password_hash).result()
 
 
 def action_link(*, mode: ActionPurpose, code: str) -> str:
@@ -129,7 +153,7 @@ class LocalProvider:
             session = tx.session
             credential = session.exec(select(LocalCredential).where(LocalCredential.email == email)).first()
             if credential is None:
-                _verify(password or "", _DUMMY_HASH)
+                _verify(password or "", _dummy_hash(get_settings().password_hasher))
                 raise AuthError("invalid-credential")
             valid, new_hash = _verify(password or "", credential.password_hash)
             if not valid:

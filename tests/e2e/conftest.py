@@ -1,12 +1,18 @@
 """End-to-end fixtures: the app built and served in production mode against a
 fresh PostgreSQL database with known listings, and Debian's chromium driven by
-Playwright. If the build or the server fails, the tests fail with its log."""
+Playwright. If the build or the server fails, the tests fail with its log.
+
+Each server builds its frontend into a folder of its own under ``.build/`` (REFLEX_WEB_WORKDIR),
+never into the ``.web`` that a running instance of this checkout serves, and keeps tab state
+in a database of this test process's private Redis server (tests/redis_server.py). Under
+pytest-xdist every e2e test runs on one worker (``xdist_scope`` in tests/conftest.py), so each
+site is built once.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -36,8 +42,12 @@ from tests.firebase_emulator import FIREBASE_PROJECT
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.mailbox import Mailbox
 from tests.ports import free_port
+from tests.redis_server import FIREBASE_SITE_DB, SITE_DB, empty_redis, redis_url
 
 PROJECT = Path(__file__).resolve().parents[2]
+# The frontend builds of the tests' app servers (one folder per server, kept between runs so
+# that their node packages are installed once), apart from the checkout's own .web.
+BUILD_ROOT = PROJECT / ".build"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -52,11 +62,9 @@ BUILD_TIMEOUT = 600
 # Assertions wait up to this long (Playwright's default is 5 s): a shared 2-core machine
 # under load can take longer to hydrate a page; a real failure still fails, only later.
 expect.set_options(timeout=15_000)
-# Reflex keeps tab state in this Redis database during the run (flushed first), so tests can
-# scan everything it stored; REDIS_URL overrides the server.
-E2E_REDIS_URL = os.environ.get("E2E_REDIS_URL", "redis://127.0.0.1:6379/7")
-# The Firebase server's own database: two apps sharing one would share their job leases.
-E2E_FIREBASE_REDIS_URL = os.environ.get("E2E_FIREBASE_REDIS_URL", "redis://127.0.0.1:6379/8")
+# Reflex keeps tab state in a database of this process's private Redis (emptied first), so tests
+# can scan everything it stored; the Firebase server has a database of its own (two apps sharing
+# one would share their job leases).
 # Backend worker processes of each server (WEB_WORKERS): two, so the suite runs against several.
 E2E_WORKERS = int(os.environ.get("E2E_WORKERS", "2"))
 CITY = "temuco"
@@ -137,9 +145,25 @@ def _app_env(**settings: str) -> dict[str, str]:
     }
 
 
+def files_apart(folder: Path) -> dict[str, str]:
+    """The settings that keep a server's files under ``folder``: photos, private files, uploads, outbox."""
+    return {
+        "MEDIA_DIR": str(folder / "media"),
+        "PRIVATE_MEDIA_DIR": str(folder / "private"),
+        "REFLEX_UPLOADED_FILES_DIR": str(folder / "uploads"),
+        "OUTBOX_DIR": str(folder / "outbox"),
+    }
+
+
 @contextmanager
-def _serve(project: Path, port: int, env: dict[str, str], log_path: Path, *, workers: int) -> Iterator[str]:
-    """Build the production frontend in ``project`` and serve the app on ``port`` with ``workers``; yield its URL."""
+def _serve(
+    project: Path, port: int, env: dict[str, str], log_path: Path, *, workers: int, web_dir: Path
+) -> Iterator[str]:
+    """Build the production frontend of ``project`` into ``web_dir`` and serve the app on ``port`` with ``workers``.
+
+    Yields its URL. ``web_dir`` (REFLEX_WEB_WORKDIR) must be this server's own: a build replaces the
+    static files that the server using that folder reads.
+    """
     url = f"http://localhost:{port}"
     with log_path.open("w") as log:
         process = subprocess.Popen(
@@ -155,7 +179,7 @@ def _serve(project: Path, port: int, env: dict[str, str], log_path: Path, *, wor
                 str(port),
             ],
             cwd=project,
-            env={**env, "SITE_URL": url},
+            env={**env, "SITE_URL": url, "REFLEX_WEB_WORKDIR": str(web_dir)},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -178,39 +202,33 @@ def site(tmp_path_factory, smtp_server) -> Site:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/test.sh installs Debian's chromium")
     tmp = tmp_path_factory.mktemp("e2e")
-    _flush_redis(E2E_REDIS_URL)
+    site_redis = _empty_site_redis(SITE_DB)
     with fresh_pg_database("e2e") as database_url:
         migrate(database_url)
         names, uids = _seed(database_url, tmp / "media")
         env = _app_env(
             DATABASE_URL=database_url,
-            MEDIA_DIR=str(tmp / "media"),
-            PRIVATE_MEDIA_DIR=str(tmp / "private"),
+            **files_apart(tmp),
             SMTP_HOST="127.0.0.1",
             SMTP_PORT=str(smtp_server[0]),
             SMTP_STARTTLS="false",
             IDENTITY_PROVIDER="local",
-            REDIS_URL=E2E_REDIS_URL,
+            REDIS_URL=site_redis,
             # Two backend workers sharing Redis and PostgreSQL: a tab's websocket, its uploads and
             # the jobs may each land on either worker.
             WEB_WORKERS=str(E2E_WORKERS),
         )
         log_path = tmp / "server.log"
-        with _serve(PROJECT, free_port(), env, log_path, workers=E2E_WORKERS) as url:
+        with _serve(PROJECT, free_port(), env, log_path, workers=E2E_WORKERS, web_dir=BUILD_ROOT / "e2e-site") as url:
             yield Site(
                 url=url,
                 database_url=database_url,
-                redis_url=E2E_REDIS_URL,
+                redis_url=site_redis,
                 log_path=log_path,
                 names=names,
                 uids=uids,
                 mailbox=smtp_server[1],
             )
-
-
-# What a second copy of the app needs to build and run (the frontend's port is compiled in,
-# so a second server needs a build of its own; .web brings the installed node packages).
-APP_FILES = ("app", "assets", "alembic", "alembic.ini", "rxconfig.py", "reflex.lock", ".web")
 
 
 @dataclass
@@ -223,41 +241,38 @@ class FirebaseSite:
 
 
 @pytest.fixture(scope="session")
-def firebase_site(site, firebase_emulator, tmp_path_factory) -> FirebaseSite:
-    """The app with IDENTITY_PROVIDER=firebase against the Auth emulator, from a copy of the project."""
+def firebase_site(firebase_emulator, tmp_path_factory) -> FirebaseSite:
+    """The app with IDENTITY_PROVIDER=firebase against the Auth emulator.
+
+    A build of its own: the frontend has its server's address (port included) compiled in,
+    and Reflex's production server always builds before serving, so two servers cannot share
+    one build; the folder is kept between runs, so its node packages install once.
+    """
     tmp = tmp_path_factory.mktemp("e2e-firebase")
-    copy = tmp / "app"
-    for name in APP_FILES:
-        source = PROJECT / name
-        if source.is_dir():
-            shutil.copytree(source, copy / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            copy.mkdir(exist_ok=True)
-            shutil.copy2(source, copy / name)
-    _flush_redis(E2E_FIREBASE_REDIS_URL)
+    site_redis = _empty_site_redis(FIREBASE_SITE_DB)
     with fresh_pg_database("e2efb") as database_url:
         migrate(database_url)
         env = _app_env(
             DATABASE_URL=database_url,
-            MEDIA_DIR=str(tmp / "media"),
-            PRIVATE_MEDIA_DIR=str(tmp / "private"),
+            **files_apart(tmp),
             IDENTITY_PROVIDER="firebase",
             FIREBASE_PROJECT_ID=FIREBASE_PROJECT,
             FIREBASE_API_KEY="fake-api-key",
             FIREBASE_AUTH_EMULATOR_HOST=firebase_emulator,
-            REDIS_URL=E2E_FIREBASE_REDIS_URL,
+            REDIS_URL=site_redis,
             WEB_WORKERS=str(E2E_WORKERS),
         )
-        with _serve(copy, free_port(), env, tmp / "server.log", workers=E2E_WORKERS) as url:
+        web_dir = BUILD_ROOT / "e2e-firebase"
+        with _serve(PROJECT, free_port(), env, tmp / "server.log", workers=E2E_WORKERS, web_dir=web_dir) as url:
             yield FirebaseSite(url=url, database_url=database_url, emulator=firebase_emulator)
 
 
-def _flush_redis(url: str) -> None:
-    """Empty the run's Redis database; fail loudly when Redis is not there."""
+def _empty_site_redis(db: int) -> str:
+    """Database ``db`` of this process's private Redis, emptied, for one app server; its URL."""
     try:
-        redis.Redis.from_url(url, socket_connect_timeout=5).flushdb()
-    except redis.RedisError as exc:
-        pytest.fail(f"Redis is not reachable at {url} (scripts/test.sh starts it): {exc}")
+        return empty_redis(db)
+    except (RuntimeError, redis.RedisError) as exc:
+        pytest.fail(f"no Redis for the app server (scripts/test.sh installs redis-server): {exc}")
 
 
 def _listening_inodes(port: int) -> set[str]:
@@ -340,7 +355,7 @@ def writes_reach_the_site_cache(monkeypatch) -> Iterator[None]:
     they serve show it at once (and not after PAGE_CACHE_SECONDS).
     """
     bump = page_cache.versions.bump
-    clients = [redis.Redis.from_url(url) for url in (E2E_REDIS_URL, E2E_FIREBASE_REDIS_URL)]
+    clients = [redis.Redis.from_url(redis_url(db)) for db in (SITE_DB, FIREBASE_SITE_DB)]
 
     def bump_everywhere(database: str) -> None:
         bump(database)
@@ -361,12 +376,45 @@ def no_earlier_attempts(site: Site) -> None:
         store.delete(key)
 
 
+class _Chromium:
+    """Playwright and its chromium, stopped as soon as this process has run its last e2e test.
+
+    Playwright's synchronous API keeps its event loop set on the main thread while it runs: a
+    later test of the same process (an xdist worker takes other tests after the e2e ones) could
+    not call ``asyncio.run``.
+    """
+
+    def __init__(self) -> None:
+        self._playwright = None
+        self.browser: Browser | None = None
+
+    def start(self) -> Browser:
+        self._playwright = sync_playwright().start()
+        self.browser = self._playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        return self.browser
+
+    def stop(self) -> None:
+        if self._playwright is None:
+            return
+        self.browser.close()
+        self._playwright.stop()
+        self._playwright = self.browser = None
+
+
+_CHROMIUM = _Chromium()
+
+
 @pytest.fixture(scope="session")
 def browser() -> Browser:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    yield _CHROMIUM.start()
+    _CHROMIUM.stop()
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures (its browser context) are torn down
+def pytest_runtest_teardown(item, nextitem) -> None:
+    """After the last e2e test of this process, stop Playwright (see ``_Chromium``)."""
+    if nextitem is None or nextitem.get_closest_marker("e2e") is None:
+        _CHROMIUM.stop()
 
 
 @pytest.fixture

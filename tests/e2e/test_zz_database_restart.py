@@ -3,7 +3,9 @@
 confirmed is still there.
 
 Named to run last in tests/e2e: it stops the PostgreSQL cluster every other
-test shares, and it waits until the site is fully back before it ends.
+test shares, and it waits until the site is fully back before it ends. Tests on
+other xdist workers (or in other runs on this machine) hold the cluster "in use"
+(tests/conftest.py): the stop waits for them, and they wait for the restart.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from sqlmodel import Session, select
 from app.db import make_engine
 from app.models import Report
 from app.services.reports import MIN_FILL_SECONDS
-from tests.conftest import pg_server_url
+from tests.conftest import pg_server_url, postgresql_cluster_to_itself
 from tests.e2e.conftest import CITY, accept_age
 
 pytestmark = pytest.mark.e2e
@@ -103,13 +105,14 @@ def test_the_site_survives_a_database_restart_without_losing_a_confirmed_write(p
     _report(page, message, site.uids["base"])
     assert len(_reports(site.database_url, message)) == 1
 
-    _cluster("stop")
-    try:
-        outage = _wait_for_health(site, 503, OUTAGE_TIMEOUT)
-        assert outage.json() == {"status": "unavailable", "database": "unreachable"}
-    finally:
-        _cluster("start")
-        _wait_for(_pg_ready, RECOVERY_TIMEOUT, "PostgreSQL did not accept connections again")
+    with postgresql_cluster_to_itself():
+        _cluster("stop")
+        try:
+            outage = _wait_for_health(site, 503, OUTAGE_TIMEOUT)
+            assert outage.json() == {"status": "unavailable", "database": "unreachable"}
+        finally:
+            _cluster("start")
+            _wait_for(_pg_ready, RECOVERY_TIMEOUT, "PostgreSQL did not accept connections again")
 
     assert _wait_for_health(site, 200, RECOVERY_TIMEOUT).json() == {"status": "ok"}
     ssg = httpx.get(f"{site.url}/escorts-ssg/{CITY}", timeout=10)

@@ -28,9 +28,9 @@ from app.services.staff import users as staff_users
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
 from app.web.api import build_api
-from tests.abuse import TEST_REDIS_URL
 from tests.factories import actor_of, make_account, make_listing
 from tests.handlers import run_async
+from tests.redis_server import empty_redis
 
 pytestmark = pytest.mark.integration
 
@@ -185,9 +185,9 @@ def test_the_18_plus_variants_never_mix(site, first_adult):
 
 def test_with_redis_a_change_another_worker_made_drops_this_workers_pages(site, app_database, monkeypatch):
     client, _, _, _ = site
-    shared = redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=5)
-    shared.flushdb()
-    monkeypatch.setenv("REDIS_URL", TEST_REDIS_URL)
+    url = empty_redis()
+    shared = redis.Redis.from_url(url, socket_connect_timeout=5)
+    monkeypatch.setenv("REDIS_URL", url)
     get_settings.cache_clear()
     assert "Antonia" in _cached(client)
     # Another worker's commit: the row changes without this process's listener seeing it, and that
@@ -201,9 +201,9 @@ def test_with_redis_a_change_another_worker_made_drops_this_workers_pages(site, 
 
 def test_with_redis_this_workers_writes_reach_the_shared_version(site, monkeypatch):
     _client, people, _, _ = site
-    shared = redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=5)
-    shared.flushdb()
-    monkeypatch.setenv("REDIS_URL", TEST_REDIS_URL)
+    url = empty_redis()
+    shared = redis.Redis.from_url(url, socket_connect_timeout=5)
+    monkeypatch.setenv("REDIS_URL", url)
     get_settings.cache_clear()
     key = page_cache.REDIS_KEY.format(database=page_cache.engine_database(get_engine()))
     with Session(get_engine()) as session:

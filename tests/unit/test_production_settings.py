@@ -21,7 +21,14 @@ COMPLETE = {
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch):
     """Only what each test sets: nothing from the developer's shell."""
-    for name in ("FIREBASE_AUTH_EMULATOR_HOST", "REFLEX_TRUSTED_PROXY_HOPS", "SMTP_HOST", "IDENTITY_PROVIDER"):
+    names = (
+        "FIREBASE_AUTH_EMULATOR_HOST",
+        "REFLEX_TRUSTED_PROXY_HOPS",
+        "SMTP_HOST",
+        "IDENTITY_PROVIDER",
+        "PASSWORD_HASHER",
+    )
+    for name in names:
         monkeypatch.delenv(name, raising=False)
 
 
@@ -66,3 +73,20 @@ def test_firebase_accounts_need_smtp_in_production_too(monkeypatch):
 def test_development_and_tests_need_neither(monkeypatch):
     assert Settings(_env_file=None, environment="development", smtp_host="").smtp_host == ""
     assert Settings(_env_file=None, environment="test", smtp_host="").environment == "test"
+
+
+def test_production_refuses_the_test_suites_fast_password_hasher(monkeypatch):
+    monkeypatch.setenv("REFLEX_TRUSTED_PROXY_HOPS", "1")
+    with pytest.raises(ValidationError, match="PASSWORD_HASHER=fast is for the test suite only"):
+        _production(password_hasher="fast")
+    monkeypatch.setenv("PASSWORD_HASHER", "fast")  # from the environment, as a deployment would set it
+    with pytest.raises(ValidationError, match="PASSWORD_HASHER=fast is for the test suite only"):
+        _production()
+    assert _production(password_hasher="argon2").password_hasher == "argon2"
+    assert Settings(_env_file=None, environment="test").password_hasher == "fast"  # tests may use it
+
+
+def test_without_the_setting_passwords_are_hashed_with_argon2(monkeypatch):
+    monkeypatch.setenv("REFLEX_TRUSTED_PROXY_HOPS", "1")
+    assert _production().password_hasher == "argon2"
+    assert Settings(_env_file=None).password_hasher == "argon2"
