@@ -124,6 +124,9 @@
   });
 
   var lastTouch = new WeakMap();
+  // The slide a carousel's smooth scroll is on its way to: until the scroll ends (or the visitor
+  // takes over), that is the current slide, so a "next" pressed mid-scroll goes one further.
+  var heading = new WeakMap();
   var reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
   function slidesOf(track) { return track.querySelectorAll(".slide"); }
@@ -132,6 +135,7 @@
     var slides = slidesOf(track);
     if (!slides.length) return;
     var next = (index + slides.length) % slides.length;
+    heading.set(track, next);
     track.scrollTo({
       left: slides[next].offsetLeft - track.offsetLeft,
       behavior: reducedMotion.matches ? "auto" : "smooth",
@@ -141,6 +145,7 @@
 
   function current(track) {
     var slides = slidesOf(track);
+    if (heading.has(track)) return heading.get(track);
     if (!slides.length || !track.clientWidth) return 0;
     return Math.round(track.scrollLeft / track.clientWidth) % slides.length;
   }
@@ -172,13 +177,24 @@
   ["pointerdown", "touchstart", "wheel", "keydown"].forEach(function (name) {
     document.addEventListener(name, function (event) {
       var track = event.target.closest && event.target.closest("[data-carousel]");
-      if (track) lastTouch.set(track, Date.now());
+      if (track) {
+        lastTouch.set(track, Date.now());
+        heading.delete(track);
+      }
     }, { passive: true });
   });
 
   document.addEventListener("scroll", function (event) {
     var track = event.target;
     if (track && track.hasAttribute && track.hasAttribute("data-carousel")) {
+      track.setAttribute("data-index", String(current(track)));
+    }
+  }, { capture: true, passive: true });
+
+  document.addEventListener("scrollend", function (event) {
+    var track = event.target;
+    if (track && track.hasAttribute && track.hasAttribute("data-carousel")) {
+      heading.delete(track);
       track.setAttribute("data-index", String(current(track)));
     }
   }, { capture: true, passive: true });

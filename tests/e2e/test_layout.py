@@ -173,6 +173,7 @@ def test_my_listings_with_its_upgrade_dialog_fits_a_phone(phone: BrowserContext,
 
 def _lines(cell: Locator) -> int:
     """How many lines the cell's text takes."""
+    expect(cell).to_be_visible()
     lines = cell.evaluate(
         """(el) => {
             const tops = new Set();
@@ -197,6 +198,8 @@ def test_the_staff_users_table_reads_on_a_phone(phone: BrowserContext, site: Sit
     expect(page.get_by_role("heading", name="Usuarios", level=1)).to_be_visible()
     page.get_by_label("Buscar por correo").fill("cliente-angosta")
     page.get_by_role("button", name="Buscar").click()
+    # The search has answered once the table lists one account: before it, every account shows.
+    expect(page.get_by_role("row").filter(has_text="@")).to_have_count(1)
     row = page.get_by_role("row").filter(has_text="cliente-angosta@correo.cl")
     expect(row).to_have_count(1)
     edit = row.get_by_role("button", name="Editar")
