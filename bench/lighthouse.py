@@ -11,9 +11,10 @@ paint, largest contentful paint, total blocking time and layout shift, and every
 audit scored under 1 in accessibility, best practices and SEO.
 
 Needs Lighthouse installed outside the repository: ``mkdir -p /tmp/lh && cd /tmp/lh &&
-npm install lighthouse``. Starts the full app: run it under ``flock /tmp/e2e.lock``.
+npm install lighthouse puppeteer-core chrome-launcher``. Starts the full app: run it under ``flock /tmp/e2e.lock``.
 
     flock /tmp/e2e.lock .venv/bin/python bench/lighthouse.py [--lh-dir /tmp/lh] [--out /tmp/lh/reports]
+        [--pages public,signed-in] [--runs 1]
 """
 
 from __future__ import annotations
