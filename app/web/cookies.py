@@ -23,8 +23,8 @@ handler would see no session. The endpoint from :func:`upload_endpoint` answers
 that path before Reflex does and hands the request to Reflex's own upload
 endpoint with the request's headers (the session cookie replaced by its
 digest, as on the websocket) in the routing data of the event: an upload proves
-its session by the cookie it carries, never by the tab token alone. It is given the
-``rx.App`` by the composition root (app.app, through app.web.api.build_api),
+its session by the cookie it carries, never by the tab token alone. It is given
+the ``rx.App`` by the composition root (app.app, through app.web.api.build_api),
 never imports it.
 """
 

@@ -77,9 +77,9 @@ def websocket_origin_allowed(origin: str | None, origins: frozenset[str], *, pro
 
     A browser always sends Origin on a websocket, so one without it is a
     script or a tool, not a page of the site: production refuses it as it
-    refuses a foreign origin. Development and test admit it, for the tools
-    and test clients that talk to the websocket directly (socket.io clients,
-    the benchmarks); a foreign origin is refused everywhere.
+    refuses a foreign origin. Development and test admit it, for tools and
+    test clients that talk to the websocket directly and may leave it out (a
+    python-socketio client does); a foreign origin is refused everywhere.
     """
     if origin is None:
         return not production
