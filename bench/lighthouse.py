@@ -11,9 +11,10 @@ paint, largest contentful paint, total blocking time and layout shift, and every
 audit scored under 1 in accessibility, best practices and SEO.
 
 Needs Lighthouse installed outside the repository: ``mkdir -p /tmp/lh && cd /tmp/lh &&
-npm install lighthouse``. Starts the full app: run it under ``flock /tmp/e2e.lock``.
+npm install lighthouse puppeteer-core chrome-launcher``. Starts the full app: run it under ``flock /tmp/e2e.lock``.
 
     flock /tmp/e2e.lock .venv/bin/python bench/lighthouse.py [--lh-dir /tmp/lh] [--out /tmp/lh/reports]
+        [--pages public,signed-in] [--runs 1]
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ METRICS = {
     "TBT": "total-blocking-time",
     "CLS": "cumulative-layout-shift",
 }
-FIRST_CARD = re.compile(r'<article class="card"><a href="([^"]+)"')
+# The signed-in pages: the wizard and "my listings" as the demo advertiser with the most listings, the staff
+# listings table as an administrator.
+SIGNED_IN = {"wizard": ADVERTISER_NEW_LISTING, "my list": ADVERTISER_HOME, "admin": ADMIN_LISTINGS}
+FIRST_CARD = re.compile(r'<a href="([^"]+)" class="card-body">')
 
 
 def run(lh_dir: Path, url: str, mode: str, out: Path, token: str = "") -> dict:
@@ -68,6 +72,11 @@ def run(lh_dir: Path, url: str, mode: str, out: Path, token: str = "") -> dict:
     return report
 
 
+def chosen(wanted: set[str], group: str, label: str) -> bool:
+    """Whether ``--pages`` asks for this page: its group ("public", "signed-in") or its label."""
+    return group in wanted or label.replace(" ", "-") in wanted
+
+
 def summary(report: dict) -> str:
     """Scores, metrics and the failing non-performance audits of one report."""
     scores = " ".join(
@@ -90,7 +99,14 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/lh/reports"), help="where the JSON reports go")
     parser.add_argument("--listings", type=int, default=3000)
     parser.add_argument("--revision", help="serve app/ as committed at this revision (to measure an earlier one)")
+    parser.add_argument(
+        "--pages",
+        default="public,signed-in",
+        help="comma-separated: public, signed-in, or page labels (home, city, detail, ssg-city, wizard, my-list, admin)",
+    )
+    parser.add_argument("--runs", type=int, default=1, help="runs of every page and mode (figures of each printed)")
     args = parser.parse_args()
+    wanted = set(args.pages.split(","))
     if not (args.lh_dir / "node_modules" / "lighthouse").is_dir():
         print(f"Lighthouse is not installed in {args.lh_dir}: cd {args.lh_dir} && npm install lighthouse")
         return 2
@@ -109,24 +125,26 @@ def main() -> int:
             "ssg city": f"/escorts-ssg/{city}",
         }
         print(f"{'page':<9} {'visit':<10} perf a11y bp   seo   metrics")
+        runs = []
         for label, path in pages.items():
-            for mode in ("first", "returning"):
-                out = args.out / f"{label.replace(' ', '-')}-{mode}.json"
-                report = run(args.lh_dir, site + path, mode, out)
+            if chosen(wanted, "public", label):
+                runs += [(label, path, mode, "") for mode in ("first", "returning")]
+        if any(chosen(wanted, "signed-in", label) for label in SIGNED_IN):
+            tokens = {
+                ADVERTISER_NEW_LISTING: session_token(ProfileId.PROFESOR, owner_of_listings=True),
+                ADMIN_LISTINGS: session_token(ProfileId.ADMINISTRADOR),
+            }
+            tokens[ADVERTISER_HOME] = tokens[ADVERTISER_NEW_LISTING]
+            for label, path in SIGNED_IN.items():
+                if chosen(wanted, "signed-in", label):
+                    runs.append((label, path, "signed-in", tokens[path]))
+        for index in range(args.runs):
+            for label, path, mode, token in runs:
+                suffix = f"-{index + 1}" if args.runs > 1 else ""
+                out = args.out / f"{label.replace(' ', '-')}-{mode}{suffix}.json"
+                report = run(args.lh_dir, site + path, mode, out, token)
                 load = os.getloadavg()[0]
                 print(f"{label:<9} {mode:<10} {summary(report)}  (load {load:.1f})", flush=True)
-        advertiser = session_token(ProfileId.PROFESOR, owner_of_listings=True)
-        administrator = session_token(ProfileId.ADMINISTRADOR)
-        signed_in = {
-            "wizard": (ADVERTISER_NEW_LISTING, advertiser),
-            "my list": (ADVERTISER_HOME, advertiser),
-            "admin": (ADMIN_LISTINGS, administrator),
-        }
-        for label, (path, token) in signed_in.items():
-            out = args.out / f"{label.replace(' ', '-')}-signed-in.json"
-            report = run(args.lh_dir, site + path, "signed-in", out, token)
-            load = os.getloadavg()[0]
-            print(f"{label:<9} {'signed-in':<10} {summary(report)}  (load {load:.1f})", flush=True)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

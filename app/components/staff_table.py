@@ -279,6 +279,7 @@ def staff_table(
         )
     return rx.el.section(
         rx.el.h1(spec.title),
+        rx.el.p(spec.intro, class_name="lead") if spec.intro else rx.fragment(),
         rx.el.div(*tools, class_name="staff-tools"),
         rx.cond(
             state.loaded,

@@ -16,6 +16,12 @@ from app.states.advertiser.my_listings import MyListingsState
 from app.states.areas import AreaState
 
 VERIFY_UPLOAD_ID = "verificacion"
+HEADING = "Mis publicaciones"
+# Under the greeting; static, so the page's document shows it before the app (app.web.preview).
+INTRO = (
+    "Aquí ves cada publicación con sus visitas y contactos de los últimos 7 y 30 días. Desde cada una puedes "
+    "editarla, pausarla, renovarla o pedir una mejora; los cambios se revisan antes de publicarse."
+)
 VERIFY_INSTRUCTIONS = (
     "Sube una foto tuya sosteniendo un papel con el nombre del sitio y la fecha de hoy. "
     "Solo la ve el equipo del sitio, y la borramos en cuanto la revisamos."
@@ -275,8 +281,9 @@ def _dialog() -> rx.Component:
 
 def _listings() -> rx.Component:
     return rx.el.section(
-        rx.el.h1("Mis publicaciones"),
+        rx.el.h1(HEADING),
         rx.el.p(AreaState.greeting, class_name="lead"),
+        rx.el.p(INTRO, class_name="lead"),
         rx.link("Nueva publicación", href=ADVERTISER_NEW_LISTING, class_name="btn btn-primary"),
         rx.cond(
             MyListingsState.rows.length() > 0,

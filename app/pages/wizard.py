@@ -37,6 +37,11 @@ ACCEPTED_PHOTOS = {
 }
 EDITING_NOTE = "Tus cambios se revisarán antes de publicarse; mientras tanto se sigue viendo la versión publicada."
 UPLOAD_LABEL = "Elegir fotos para subir"
+# Under the title on every step; static, so the page's document shows it before the app (app.web.preview).
+WIZARD_INTRO = (
+    f"Son {len(STEPS)} pasos y cada uno se guarda al apretar «Guardar y seguir»: puedes dejar tu publicación a "
+    "medias y seguir después desde «Mis publicaciones». Antes de publicarse, el equipo del sitio la revisa."
+)
 REFUSED_IN_BROWSER = "No se aceptaron algunos archivos: sube fotos JPEG, PNG, WebP o HEIC de hasta 15 MB. "
 
 
@@ -475,6 +480,7 @@ def _review() -> rx.Component:
 def _wizard() -> rx.Component:
     return rx.el.section(
         rx.el.h1(rx.cond(WizardState.editing, "Editar publicación", "Nueva publicación")),
+        rx.el.p(WIZARD_INTRO, class_name="lead"),
         rx.cond(WizardState.editing_published, rx.el.p(EDITING_NOTE, role="note", class_name="form-notice")),
         _stepper(),
         rx.match(

@@ -203,8 +203,14 @@ def session_actor(session: Session, token_hash: str) -> Actor | None:
 
 def signed_in(token_hash: str) -> bool:
     """True when the session digest belongs to a live session (a blocking database read)."""
+    return session_profile(token_hash) is not None
+
+
+def session_profile(token_hash: str) -> str | None:
+    """The profile uid of the live session behind the digest; None without one (a blocking database read)."""
     with session_scope() as session:
-        return session_actor(session, token_hash) is not None
+        actor = session_actor(session, token_hash)
+        return None if actor is None else actor.profile_uid
 
 
 def upload_endpoint(reflex_app: App) -> Callable[[Request], Awaitable[Response]]:

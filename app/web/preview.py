@@ -108,7 +108,26 @@ def detail_preview(detail: ListingDetail, *, adult: bool, path: str, theme_attri
     )
 
 
-def private_preview(*, signed_in: bool, theme_attributes: str = "") -> str:
-    """The first screen of a guarded page: the frame and the access check, as the app shows it until the
-    server has accepted the caller; nothing of the caller's data (the app brings that)."""
-    return _render("preview/private.html", theme_attributes, signed_in=signed_in)
+@dataclass(frozen=True)
+class GuardedScreen:
+    """The static top of a guarded page (as its page component draws it), shown before the app to the callers it admits.
+
+    ``heading`` "": the page's title depends on the caller's data (the wizard's on the draft), so its place is kept
+    blank; ``greeting``: a line is kept for the greeting under the title; ``nav``: a staff area's links (href,
+    label), named ``nav_label``; ``css``: the class of the page's section.
+    """
+
+    intro: str
+    css: str
+    heading: str = ""
+    greeting: bool = False
+    nav: tuple[tuple[str, str], ...] = ()
+    nav_label: str = ""
+
+
+def private_preview(
+    *, signed_in: bool, screen: GuardedScreen | None = None, path: str = "", theme_attributes: str = ""
+) -> str:
+    """The first screen of a guarded page at ``path``: the frame and the access check, with the page's static
+    ``screen`` when the caller is one it admits; nothing of the caller's data (the app brings that)."""
+    return _render("preview/private.html", theme_attributes, signed_in=signed_in, screen=screen, path=path)

@@ -2,8 +2,11 @@
 
 A guarded page's document (every page of /admin, /bbitamia and /my) is its exported page with
 the first screen the app shows until the server has accepted the caller (app.web.preview), so
-the frame paints before the app's files arrive. It names nothing of the caller: the app's own
-guard decides who sees what. To anyone without a live session, which is every crawler, it says
+the frame paints before the app's files arrive. To a caller the page admits (the session's
+profile), the wizard, "my listings" and the staff listings table also show their static top
+there (title, intro text): the largest thing on their screen paints with the document, not
+seconds later with the app. It names nothing of the caller: the app's own guard decides who
+sees what. To anyone without a live session, which is every crawler, it says
 "noindex" (app.seo.private_tags); never cached.
 
 ``GET /privado/verificacion/{uid}`` answers the photo of an open verification
@@ -21,14 +24,19 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from app import seo
+from app.components.staff_layout import NAV_LABELS, STAFF_NAV
 from app.core.errors import ForbiddenError, NotFoundError
 from app.db import session_scope
+from app.models import ProfileId
+from app.pages import my_listings, wizard
 from app.route_table import PAGE_ROUTES
+from app.routes import ADMIN_LISTINGS, ADVERTISER_HOME, ADVERTISER_NEW_LISTING, SECRETARY_LISTINGS
+from app.services.staff.listings import LISTINGS_SPEC
 from app.services.verification import verification_photo
 from app.settings import get_settings
 from app.storage.factory import get_private_storage
-from app.web.cookies import request_session_hash, session_actor, signed_in
-from app.web.preview import private_preview
+from app.web.cookies import request_session_hash, session_actor, session_profile
+from app.web.preview import GuardedScreen, private_preview
 from app.web.seo_api import document_response, exported_shell
 
 NO_STORE = {"Cache-Control": "private, no-store"}
@@ -59,18 +67,43 @@ async def verification_photo_route(request: Request) -> Response:
     return Response(data, media_type="image/webp", headers=NO_STORE)
 
 
-# Every guarded page, by path, with its title.
+# Every guarded page, by path, with its title and the profiles it admits.
 PRIVATE_TITLES = {route.path: route.title for route in PAGE_ROUTES if route.profiles}
+PRIVATE_PROFILES = {route.path: route.profiles for route in PAGE_ROUTES if route.profiles}
+
+
+def _staff_listings(area: ProfileId) -> GuardedScreen:
+    return GuardedScreen(
+        heading=LISTINGS_SPEC.title,
+        intro=LISTINGS_SPEC.intro,
+        css="staff-table-section",
+        nav=STAFF_NAV[area],
+        nav_label=NAV_LABELS[area],
+    )
+
+
+# The pages whose first screen shows their static top (app.web.preview.GuardedScreen), to a caller they admit:
+# the app's own content is then no larger than what the first paint showed.
+GUARDED_SCREENS = {
+    ADVERTISER_NEW_LISTING: GuardedScreen(intro=wizard.WIZARD_INTRO, css="area wizard"),
+    ADVERTISER_HOME: GuardedScreen(heading=my_listings.HEADING, intro=my_listings.INTRO, css="area", greeting=True),
+    ADMIN_LISTINGS: _staff_listings(ProfileId.ADMINISTRADOR),
+    SECRETARY_LISTINGS: _staff_listings(ProfileId.SECRETARIA),
+}
 
 
 async def private_document(request: Request) -> Response:
     """A guarded page's document: its exported page, its first screen, and "noindex" without a session."""
     path = request.url.path
     token_hash = request_session_hash(request)
-    has_session = bool(token_hash) and await run_in_threadpool(signed_in, token_hash)
+    profile = await run_in_threadpool(session_profile, token_hash) if token_hash else None
     shell = exported_shell(path.lstrip("/") + ".html")
-    tags = seo.private_tags(title=PRIVATE_TITLES[path], site_name=get_settings().site_name, signed_in=has_session)
-    first_screen = private_preview(signed_in=has_session, theme_attributes=shell.theme_attributes)
+    tags = seo.private_tags(title=PRIVATE_TITLES[path], site_name=get_settings().site_name, signed_in=bool(profile))
+    # Only to a caller the page admits: anyone else is sent elsewhere by the app's guard, and sees only the frame.
+    screen = GUARDED_SCREENS.get(path) if profile in PRIVATE_PROFILES[path] else None
+    first_screen = private_preview(
+        signed_in=bool(profile), screen=screen, path=path, theme_attributes=shell.theme_attributes
+    )
     return document_response(request, shell, tags, preview=first_screen, headers=NO_STORE)
 
 

@@ -19,7 +19,9 @@ from playwright.sync_api import Browser, Page, expect
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ProfileId
+from app.pages.wizard import WIZARD_INTRO
 from app.routes import ADMIN_LISTINGS, ADVERTISER_NEW_LISTING
+from app.services.staff.listings import LISTINGS_SPEC
 from app.states.public import AGE_COOKIE
 from tests.e2e.conftest import CITY
 from tests.factories import make_account, open_session
@@ -220,17 +222,18 @@ def test_the_app_replaces_the_preview_without_a_mismatch_or_a_double(browser: Br
 
 
 @pytest.mark.parametrize(
-    ("profile", "path", "heading"),
+    ("profile", "path", "heading", "intro"),
     [
-        (ProfileId.PROFESOR, ADVERTISER_NEW_LISTING, "Nueva publicación"),
-        (ProfileId.ADMINISTRADOR, ADMIN_LISTINGS, "Publicaciones"),
+        (ProfileId.PROFESOR, ADVERTISER_NEW_LISTING, "Nueva publicación", WIZARD_INTRO),
+        (ProfileId.ADMINISTRADOR, ADMIN_LISTINGS, "Publicaciones", LISTINGS_SPEC.intro),
     ],
 )
 def test_a_guarded_page_paints_its_frame_first_then_the_app_takes_over(
-    browser: Browser, site, db, profile, path, heading
+    browser: Browser, site, db, profile, path, heading, intro
 ):
-    """The document of a guarded page brings its frame (app.web.private_api), styled before the app's stylesheet
-    arrives; once the app has accepted the caller and shows the page, the frame leaves, with no script error."""
+    """The document of a guarded page brings its frame (app.web.private_api) and the page's static top, styled
+    before the app's stylesheet arrives; once the app has accepted the caller and shows the page, the frame
+    leaves, with no script error, and the page's intro shows once, where the frame had it."""
     user = make_account(db, LocalProvider(engine=db.get_bind()), f"marco-{profile.value}@example.cl", profile=profile)
     context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 390, "height": 844})
     context.set_default_timeout(20_000)
@@ -244,6 +247,8 @@ def test_a_guarded_page_paints_its_frame_first_then_the_app_takes_over(
         page.goto(path, wait_until="commit")
         frame = page.locator(PREVIEW)
         expect(frame.get_by_text("Comprobando tu acceso…")).to_be_visible()
+        expect(frame.get_by_text(intro)).to_be_visible()
+        served_top = frame.get_by_text(intro).bounding_box()
         expect(frame.locator(".site-header .brand")).to_have_css("font-weight", "800")
         expect(frame.get_by_role("link", name="Ingresar")).to_have_count(0)
         page.locator(f'[data-is-root-theme] [data-vista-lista="{path}"]').wait_for(state="attached")
@@ -252,6 +257,8 @@ def test_a_guarded_page_paints_its_frame_first_then_the_app_takes_over(
             route.continue_()
         expect(frame).to_have_count(0)
         expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
+        expect(page.get_by_text(intro)).to_have_count(1)
+        assert page.get_by_text(intro).bounding_box() == served_top
         expect(page.locator("body > [data-is-root-theme]")).to_have_attribute("data-servido", "1")
         page.wait_for_load_state("networkidle")
         assert errors == []

@@ -19,13 +19,15 @@ from starlette.testclient import TestClient
 from app.app import app as reflex_app
 from app.db import make_engine
 from app.identity.sessions import SESSION_COOKIE
-from app.models import Listing, Section
-from app.routes import ADVERTISER_NEW_LISTING
+from app.models import Listing, ProfileId, Section
+from app.pages.wizard import WIZARD_INTRO
+from app.routes import ADMIN_LISTINGS, ADVERTISER_NEW_LISTING
+from app.services.staff.listings import LISTINGS_SPEC
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
 from app.web import seo_api
 from app.web.api import build_api
-from tests.factories import make_listing, make_owner, open_session
+from tests.factories import make_listing, make_owner, make_staff, open_session
 
 pytestmark = pytest.mark.integration
 
@@ -41,10 +43,13 @@ EXPORTED = {
     "404.html": REFLEX_HEAD + '</head><body><section aria-label="Notifications"></section>'
     '<div data-is-root-theme="true" data-accent-color="pink" data-radius="medium" class="radix-themes css-0"></div>'
     '<div id="spa-fallback"></div></body></html>',
-    "my/publicacion/nuevaPublicacion.html": REFLEX_HEAD + "<title>Nueva publicación | Escorts Chile</title>"
-    '<meta content="favicon.ico" property="og:image"/></head><body>'
-    '<div data-is-root-theme="true" class="radix-themes css-0"><p class="loading">Comprobando tu acceso…</p></div>'
-    "</body></html>",
+    **{
+        f"{path.lstrip('/')}.html": REFLEX_HEAD + "<title>Escorts Chile</title>"
+        '<meta content="favicon.ico" property="og:image"/></head><body>'
+        '<div data-is-root-theme="true" class="radix-themes css-0"><p class="loading">Comprobando tu acceso…</p></div>'
+        "</body></html>"
+        for path in (ADVERTISER_NEW_LISTING, ADMIN_LISTINGS)
+    },
     # Reflex writes every static page twice: {path}.html and {path}/index.html.
     **{
         name: REFLEX_HEAD + '<title>Escorts Chile</title><meta content="favicon.ico" property="og:image"/></head>'
@@ -491,3 +496,29 @@ def test_a_guarded_page_with_a_session_is_indexable_frame_without_sign_in_link(s
     assert "Comprobando tu acceso…" in preview and "Ingresar" not in preview
     # Nothing of the caller: the app's own guard decides what shows.
     assert "anunciante@example.cl" not in response.text
+
+
+def _first_screen(site, path: str, token: str = "") -> str:
+    """The first screen a guarded page's document brings, before the app's prerendered root."""
+    response = _get(site, path, cookies={SESSION_COOKIE: token} if token else {})
+    assert response.status_code == 200
+    return response.text.split("<body>", 1)[1].split('<div data-is-root-theme="true"', 1)[0]
+
+
+def test_a_guarded_page_shows_its_static_top_first_only_to_a_caller_it_admits(site):
+    """The wizard's intro and the staff table's title and intro come with the document (so the largest
+    paint is the first), but only to the profile the page is for: no one else sees a page that is not theirs."""
+    with Session(site.engine) as session:
+        advertiser = open_session(session, make_owner(session, "anunciante@example.cl").uid)
+        admin = open_session(session, make_staff(session, "admin@example.cl", ProfileId.ADMINISTRADOR.value).uid)
+    wizard = _first_screen(site, ADVERTISER_NEW_LISTING, advertiser)
+    # The title depends on the draft ("Nueva" or "Editar"): its place is kept, its words come with the app.
+    assert WIZARD_INTRO in wizard and 'class="heading-slot"' in wizard and "<h1>" not in wizard
+    assert "anunciante@example.cl" not in wizard
+    listings = _first_screen(site, ADMIN_LISTINGS, admin)
+    assert f"<h1>{LISTINGS_SPEC.title}</h1>" in listings and LISTINGS_SPEC.intro in listings
+    assert 'href="/admin/publicacion" class="staff-nav-link" aria-current="page"' in listings
+    for path, token in ((ADVERTISER_NEW_LISTING, admin), (ADMIN_LISTINGS, advertiser), (ADMIN_LISTINGS, "")):
+        frame = _first_screen(site, path, token)
+        assert "Comprobando tu acceso…" in frame
+        assert WIZARD_INTRO not in frame and LISTINGS_SPEC.intro not in frame and "<h1>" not in frame

@@ -65,6 +65,11 @@ def _flag(key: str, label: str) -> FormField:
 LISTINGS_SPEC = TableSpec(
     entity=LISTINGS,
     title="Publicaciones",
+    intro=(
+        "Todas las publicaciones del sitio, de cada anunciante y en cualquier estado. Búscalas por nombre o "
+        "teléfono, fíltralas por estado, sección, ciudad o categoría; al despublicar una, escribe el motivo: su "
+        "anunciante lo verá en sus publicaciones."
+    ),
     columns=(
         Column("display_name", "Nombre", sortable=True),
         Column("owner_email", "Anunciante"),

@@ -131,6 +131,8 @@ class TableSpec:
     filters: tuple[Filter, ...] = ()
     form_fields: tuple[FormField, ...] = ()
     search_label: str = "Buscar"
+    intro: str = ""
+    """What the table is for, under its title: static, so the page's document shows it before the app (app.web.preview)."""
     page_size: int = PAGE_SIZE
     profiles: tuple[ProfileId, ...] = (ADMIN, SECRETARY)
     actions: frozenset[str] = frozenset({"create", "edit", "delete", "export"})
