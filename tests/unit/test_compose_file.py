@@ -1,7 +1,7 @@
 """compose.yaml against the settings the app reads and the image it runs in.
 
-No Compose v2 and none of the services' images are on these machines, so the
-file is never started here (docs/deployment.md, "Compose"). These tests catch what drifts:
+scripts/stack_check.sh starts the file for real (root, Docker, stand-in images; docs/deployment.md,
+"Compose"), which the test command cannot. These tests catch on every run what drifts:
 a setting renamed in app/settings.py but not in the file, a required one
 missing, an app that could start before its migrations, or values that the
 production checks of app.settings would refuse.
