@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -42,6 +41,7 @@ from tests.firebase_emulator import FIREBASE_PROJECT
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.mailbox import Mailbox
 from tests.ports import free_port
+from tests.processes import stop_process_group
 from tests.redis_server import FIREBASE_SITE_DB, SITE_DB, empty_redis, redis_url
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -191,11 +191,7 @@ def _serve(
             _check_workers(process.pid, port, workers, log_path)
             yield url
         finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+            stop_process_group(process)
 
 
 @pytest.fixture(scope="session")

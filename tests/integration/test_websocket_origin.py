@@ -10,7 +10,6 @@ another site's, it is refused (403) before Reflex sees it.
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from wsproto.events import AcceptConnection, RejectConnection, Request
 
 from app.db import migrate
 from tests.ports import free_port
+from tests.processes import stop_process_group
 
 PROJECT = Path(__file__).resolve().parents[2]
 START_DEADLINE_S = 180
@@ -82,12 +82,7 @@ def production_port(tmp_path_factory) -> Iterator[int]:
             time.sleep(0.2)
         yield port
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_process_group(process)
 
 
 def _healthy(port: int) -> bool:
