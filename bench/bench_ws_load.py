@@ -53,6 +53,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -474,27 +475,34 @@ def _describe(pid: int) -> str:
 
 @dataclass(frozen=True)
 class Setup:
-    """One way of serving the app: its state manager, its workers, and optionally an earlier revision."""
+    """One way of serving the app: its state manager, its workers, optionally an earlier revision and extra
+    environment variables of the app."""
 
     redis: bool
     workers: int
     revision: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
         name = f"{'redis' if self.redis else 'memory'}-{self.workers}"
-        return f"{name}@{self.revision}" if self.revision else name
+        name += f"@{self.revision}" if self.revision else ""
+        return name + "".join(f":{key}={value}" for key, value in self.env)
 
     @classmethod
     def parse(cls, text: str) -> Setup:
-        """``memory-1``, ``redis-N`` or either with ``@REVISION``."""
-        spec, _, revision = text.strip().partition("@")
+        """``memory-1`` or ``redis-N``, then optionally ``@REVISION``, then any ``:NAME=VALUE``."""
+        spec, *variables = text.strip().split(":")
+        spec, _, revision = spec.partition("@")
         kind, _, workers = spec.partition("-")
+        env = tuple(tuple(variable.split("=", 1)) for variable in variables)
         if kind not in ("memory", "redis") or not workers.isdigit() or int(workers) < 1:
-            raise argparse.ArgumentTypeError(f"{text!r}: memory-1, redis-N, optionally @REVISION")
+            raise argparse.ArgumentTypeError(f"{text!r}: memory-1 or redis-N, then @REVISION, then :NAME=VALUE")
         if kind == "memory" and workers != "1":
             raise argparse.ArgumentTypeError("memory state serves one worker only")
-        return cls(redis=kind == "redis", workers=int(workers), revision=revision or None)
+        if any(len(pair) != 2 for pair in env):
+            raise argparse.ArgumentTypeError(f"{text!r}: environment variables are :NAME=VALUE")
+        return cls(redis=kind == "redis", workers=int(workers), revision=revision or None, env=env)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -605,25 +613,27 @@ def _ms(samples: list[float], q: float) -> str:
 def print_side_by_side(results: list[Result], visitors: int) -> None:
     """One table of the setups: throughput, errors, CPU per action, p95; then p50/p95 per kind of action."""
     print(f"\n== {visitors} visitors, setups side by side ==")
+    width = max(22, *(len(r.setup.label) for r in results))
     header = (
-        f"{'setup':<22} {'actions':>8} {'per s':>7} {'errors':>7} {'app CPU':>8} {'ms/action':>10}"
+        f"{'setup':<{width}} {'actions':>8} {'per s':>7} {'errors':>7} {'app CPU':>8} {'ms/action':>10}"
         f" {'+Redis':>7} {'p95':>6} {'p95 1st':>8} {'load':>5}"
     )
     print(header)
     for r in results:
         done = r.stats.events_ok
         print(
-            f"{r.setup.label:<22} {done:>8} {done / r.elapsed:>7.1f} {r.stats.failed:>7}"
+            f"{r.setup.label:<{width}} {done:>8} {done / r.elapsed:>7.1f} {r.stats.failed:>7}"
             f" {r.app_cpu / r.elapsed:>7.0%} {1000 * r.app_cpu / max(1, done):>10.2f}"
             f" {1000 * (r.app_cpu + r.redis_cpu) / max(1, done):>7.2f} {_ms(r.actions, 0.95):>6}"
             f" {_ms(r.stats.times.get(FIRST_LOAD, []), 0.95):>8} {r.load_before:>5.1f}"
         )
     print("app CPU: cores on average; ms/action: app CPU per action answered (+Redis: with the Redis server's);")
     print("p95 over all actions and over first loads (document + hydrate), ms; load: 1-minute load average before")
-    print(f"\n{'p50 / p95 ms':<16}" + "".join(f" {r.setup.label:>22}" for r in results))
+    width = max(22, *(len(r.setup.label) for r in results))
+    print(f"\n{'p50 / p95 ms':<16}" + "".join(f" {r.setup.label:>{width}}" for r in results))
     for kind in KINDS:
         cells = [f"{_ms(r.stats.times.get(kind, []), 0.5)} / {_ms(r.stats.times.get(kind, []), 0.95)}" for r in results]
-        print(f"{kind:<16}" + "".join(f" {cell:>22}" for cell in cells))
+        print(f"{kind:<16}" + "".join(f" {cell:>{width}}" for cell in cells))
     mix = Counter({kind: len(times) for r in results for kind, times in r.stats.times.items()})
     total = sum(mix.values()) or 1
     print("mix: " + ", ".join(f"{kind} {mix[kind] / total:.0%}" for kind in KINDS))
@@ -699,6 +709,7 @@ def profile(site: str, port: int, args, cities: list[str], hashes: list[str] | N
     if not out.exists():
         print(f"py-spy wrote nothing: {errors[-500:]}")
         return
+    print(f"py-spy's samples (collapsed stacks): {out}")
     profile_summary(out, top=40)
 
 
@@ -719,7 +730,7 @@ def serve_setup(data, setup: Setup, folder: Path):
         project = folder / f"project-{setup.revision}"
         if not project.exists():
             _project_at(PROJECT, setup.revision, project, committed=COMMITTED)
-    return serve_demo(data, workers=setup.workers, redis=setup.redis, project=project)
+    return serve_demo(data, workers=setup.workers, redis=setup.redis, project=project, env=dict(setup.env))
 
 
 # What a setup naming a revision takes from it: the app, its styles, and the Reflex configuration (which
@@ -736,8 +747,9 @@ def main() -> int:
         "--setups",
         type=lambda text: [Setup.parse(part) for part in text.split(",")],
         default=None,
-        help="comma-separated, run in this order: memory-1, redis-N, each optionally @REVISION"
-        " (default: memory-1,redis-1,redis-W with W from --workers)",
+        help="comma-separated, run in this order: memory-1 or redis-N, then optionally @REVISION (serve the app"
+        " committed there), then any :NAME=VALUE (the app's environment); default: memory-1,redis-1,redis-W with W"
+        " from --workers",
     )
     parser.add_argument("--workers", type=int, default=2, help="workers of the default setups' last Redis setup")
     parser.add_argument("--think", default="1-3", help="seconds between a visitor's actions, MIN-MAX (0: none)")
@@ -791,7 +803,7 @@ def main() -> int:
                     )
                     results.append(Result(setup, stats, elapsed, app_cpu, redis_cpu, load, os.getloadavg()[0]))
                     if args.profile:
-                        out = data.folder / f"profile-{setup.label}.txt"
+                        out = Path(tempfile.gettempdir()) / f"ws-profile-{setup.label}-{os.getpid()}.txt"
                         profile(site, port, args, cities, hashes, Reflex.VERSION, out)
                 finally:
                     log = data.server_log.read_text().splitlines()

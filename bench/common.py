@@ -91,10 +91,18 @@ BENCH_WEB_DIR = Path(__file__).resolve().parents[1] / ".build" / "bench"
 
 
 @contextmanager
-def serve_demo(data: DemoData, *, workers: int = 1, project: Path | None = None, redis: bool = True) -> Iterator[str]:
+def serve_demo(
+    data: DemoData,
+    *,
+    workers: int = 1,
+    project: Path | None = None,
+    redis: bool = True,
+    env: dict[str, str] | None = None,
+) -> Iterator[str]:
     """The app in production mode on ``data``, built into BENCH_WEB_DIR and served as the end-to-end tests serve
     it (state in a private Redis server, ``workers`` backend workers); yields its URL. ``project``: another copy
-    of the project to serve; ``redis=False``: state in the one worker's memory."""
+    of the project to serve; ``redis=False``: state in the one worker's memory; ``env``: more of the app's
+    environment."""
     from tests.e2e.conftest import PROJECT, _app_env, _serve
     from tests.mailbox import free_port
     from tests.redis_server import SITE_DB, empty_redis
@@ -107,6 +115,7 @@ def serve_demo(data: DemoData, *, workers: int = 1, project: Path | None = None,
         IDENTITY_PROVIDER="local",
         REDIS_URL=empty_redis(SITE_DB) if redis else "",
         WEB_WORKERS=str(workers),
+        **(env or {}),
     )
     started = time.perf_counter()
     with _serve(project or PROJECT, free_port(), env, data.server_log, workers=workers, web_dir=BENCH_WEB_DIR) as url:
