@@ -20,6 +20,16 @@ _settings = get_settings()
 if (_workers := _settings.backend_workers) is not None:
     os.environ["GRANIAN_WORKERS"] = str(_workers)
 
+# With Redis, Reflex's opportunistic lock: the worker that serves a tab's websocket keeps the
+# tab's state and its Redis lock between events, for half the lock's expiration (5 s), and writes
+# the state back when that time ends or at once when another worker asks for the lock (an upload,
+# a reconnection elsewhere). Without it every event locks, reads, writes and unlocks the state in
+# Redis: four round trips and a (de)serialisation per event, which made Redis cost more CPU per
+# event than memory state and two workers answer fewer events than one (issue 18; figures in
+# docs/performance.md). REFLEX_OPLOCK_ENABLED=false in the environment turns it off.
+if _settings.redis_url:
+    os.environ.setdefault("REFLEX_OPLOCK_ENABLED", "true")
+
 config = rx.Config(
     app_name="app",
     # Memory for one worker (nothing written to disk); Redis shared by several
