@@ -64,8 +64,9 @@
     };
     // A press on the preview (its 18+ button) keeps it until the press ends and its click
     // has run: swapped between pointerdown and pointerup, the click would reach neither button.
-    // Once its form is sent, the preview stays until the next document replaces it.
-    var pressed = false, held = false, sent = false;
+    // Once its form is sent, the preview stays until the next document replaces it. A press that
+    // began before this script ran (it is deferred) is the browser's :active state.
+    var pressed = !!preview.querySelector(":active"), held = false, sent = false;
     var leave = function () {
       if (sent) return;
       if (pressed) { held = true; return; }

@@ -85,9 +85,43 @@ ensure_base() {
   echo "base: $(as_root docker image inspect "$BASE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}')"
 }
 
+# What the checks run on the host, installed up front so a missing piece fails in seconds, not
+# after the build: the virtualenv with the test requirements (the browser check imports
+# Playwright; scripts/run.sh installs only the runtime ones), Debian's chromium, the command-line
+# clients, and PostgreSQL and (unless CHECK_REDIS_URL names another) Redis on their usual ports,
+# started, or installed, when down.
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then as_root apt-get update -qq; apt_updated=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+ensure_host_tools() {
+  step "Host tools: the test virtualenv (Playwright), chromium, psql, redis-cli, PostgreSQL, Redis"
+  bash scripts/setup.sh --test
+  local command package
+  for command in chromium:chromium curl:curl bc:bc psql:postgresql-client redis-cli:redis-tools; do
+    package="${command#*:}"
+    command -v "${command%%:*}" >/dev/null 2>&1 || apt_install "$package"
+  done
+  if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+    command -v pg_ctlcluster >/dev/null 2>&1 || apt_install postgresql
+    as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -1)" main start || true
+    for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+    # A fresh install only allows peer login: the containers sign in with a password.
+    as_root su postgres -c "psql -q -c \"ALTER USER postgres PASSWORD 'postgres'\"" >/dev/null || true
+  fi
+  if [ -z "${CHECK_REDIS_URL:-}" ] && ! redis-cli -u "$REDIS_URL" ping >/dev/null 2>&1; then
+    command -v redis-server >/dev/null 2>&1 || apt_install redis-server
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+    for _ in $(seq 1 30); do redis-cli -u "$REDIS_URL" ping >/dev/null 2>&1 && break; sleep 1; done
+  fi
+}
+
 ensure_docker
 ensure_base
 [ "${1:-}" = "--base-only" ] && exit 0
+ensure_host_tools
 
 step "Building $IMAGE (network host)"
 build_args=(--build-arg NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt)

@@ -21,9 +21,11 @@ fi
 stamp=".venv/.installed-${files[0]%.txt}.sha256"
 wanted="$(cat requirements*.txt | sha256sum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-  .venv/bin/python -m pip install --quiet --upgrade pip
+  # uv (pinned in requirements-setup.txt) installs the rest; --native-tls trusts the system's
+  # certificates, as pip does (some networks reach PyPI through a proxy with a CA of its own).
+  .venv/bin/python -m pip install --quiet -r requirements-setup.txt
   args=()
   for file in "${files[@]}"; do args+=(-r "$file"); done
-  .venv/bin/python -m pip install --quiet "${args[@]}"
+  .venv/bin/uv pip install --quiet --native-tls --python .venv/bin/python "${args[@]}"
   echo "$wanted" > "$stamp"
 fi

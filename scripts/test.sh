@@ -4,7 +4,7 @@
 # app built and served in production mode).
 #
 # pytest runs on PYTEST_WORKERS processes (pytest-xdist, default 2: measured on the 2-core CI
-# machine); the e2e tests stay together on one of them (pytest.ini: --dist loadgroup, whose units
+# machine); the e2e tests of each app server stay together on one of them (pytest.ini: --dist loadgroup, whose units
 # tests/conftest.py defines).
 # Arguments go to pytest, e.g. `bash scripts/test.sh -m "not e2e"` or `-n 0` for a serial run.
 set -euo pipefail

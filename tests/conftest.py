@@ -46,14 +46,16 @@ def xdist_scope(nodeid: str) -> str:
     """The unit of work a test belongs to under pytest-xdist: tests that share an expensive session
     server run on one worker, so that it starts once; every other test is a unit of its own.
 
-    - ``e2e``: every end-to-end test, so each app server is built and started once (and the
-      database restart test still runs last, in file order);
-    - ``firebase``: the tests named for Firebase, which use its Auth emulator (about 20 s to start).
+    - ``firebase``: the tests named for Firebase, which use its Auth emulator (about 20 s to start),
+      the end-to-end ones with the Firebase app server included: its build then runs on the other
+      worker while the e2e worker builds and uses the main site;
+    - ``e2e``: every other end-to-end test, so the site is built and started once (and the
+      database restart test still runs last, in file order).
     """
-    if nodeid.startswith("tests/e2e/"):
-        return "e2e"
     if "firebase" in nodeid.lower():
         return "firebase"
+    if nodeid.startswith("tests/e2e/"):
+        return "e2e"
     return nodeid
 
 
@@ -112,8 +114,8 @@ def postgresql_cluster_to_itself() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _postgresql_cluster_stays_up(request) -> Iterator[None]:
-    """Every test but the e2e ones (one worker, run in order) runs with the cluster "in use"."""
-    if request.node.get_closest_marker("e2e"):
+    """Every test but those of the ``e2e`` unit (one worker, run in order) runs with the cluster "in use"."""
+    if xdist_scope(request.node.nodeid) == "e2e":
         yield
         return
     with postgresql_cluster_in_use():

@@ -25,10 +25,12 @@ from sqlmodel import Session, col, select
 from app.core.actor import Actor
 from app.models import ActionCode, SessionTicket, User, UserSession, utc_now
 
-# The HttpOnly cookie holding the raw token, and the handshake header the web layer
-# (app.web.cookies) puts in its place: the token's digest, which is all handlers see.
+# The HttpOnly cookie holding the raw token, and the cookie the web layer (app.web.cookies)
+# puts in its place on the requests Reflex sees: the token's digest, which is all handlers see.
+# The digest rides in the Cookie header because Reflex keeps request cookies on the server,
+# while it sends every other request header to the page (router data, upload answers).
 SESSION_COOKIE = "sesion"
-HASH_HEADER = "x-sesion-hash"
+DIGEST_COOKIE = "sesion_hash"
 TOKEN_BYTES = 32
 TICKET_LIFETIME = timedelta(seconds=30)
 # last_seen_at is written at most this often per session: enough for idle expiry
@@ -41,6 +43,15 @@ KEEP_ENDED = timedelta(days=7)
 def digest(secret: str) -> str:
     """SHA-256 hex digest of a token, ticket or code (what the database stores)."""
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def cookie_value(cookie_header: str, name: str) -> str:
+    """The value of cookie ``name`` in a Cookie header ("" if absent)."""
+    for part in cookie_header.split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return ""
 
 
 @dataclass(frozen=True)

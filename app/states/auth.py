@@ -33,7 +33,7 @@ from reflex_base.event.context import EventContext
 from app.core.actor import Actor
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.guards import HOME, landing_path
-from app.identity.sessions import HASH_HEADER, SessionCheck, resolve_session
+from app.identity.sessions import DIGEST_COOKIE, SessionCheck, cookie_value, resolve_session
 from app.models import PROFILE_LABELS, ProfileId
 from app.services.abuse import client_key
 from app.settings import get_settings
@@ -99,14 +99,15 @@ def connection_session_hash() -> str:
     """The digest of the session cookie the current websocket connection was opened with ("" if none).
 
     Read from this event's routing data, which Reflex builds from the
-    connection's handshake for every event; never from stored state.
+    connection's handshake for every event (the ``sesion_hash`` cookie that
+    app.web.cookies put in place of the session cookie); never from stored state.
     """
     try:
         headers = EventContext.get().router_data.get(RouteVar.HEADERS) or {}
     except LookupError:
         return ""
-    value = headers.get(HASH_HEADER, "")
-    return value if isinstance(value, str) else ""
+    cookies = headers.get("cookie", "")
+    return cookie_value(cookies, DIGEST_COOKIE) if isinstance(cookies, str) else ""
 
 
 async def _resolve(token_hash: str) -> SessionCheck:

@@ -6,21 +6,25 @@
 Both refuse requests from another origin (a page elsewhere cannot sign a
 visitor in or out). Their database work runs off the event loop.
 
-:func:`handshake_middleware` wraps the app: on the websocket path it removes
-the session cookie from the handshake and puts its SHA-256 digest in the
-``x-sesion-hash`` header, after dropping any such header the client sent.
-Reflex copies handshake headers into every event and into tab state (memory,
-Redis), so only the digest ever gets there, and it cannot be replayed: a
-connection proves a session only by carrying the cookie itself.
+:func:`handshake_middleware` wraps the app: on the websocket path it replaces
+the session cookie in the handshake by a ``sesion_hash`` cookie carrying its
+SHA-256 digest, after dropping any such cookie the client sent. Reflex copies
+handshake headers into every event and into tab state (memory, Redis), so only
+the digest ever gets there, and it cannot be replayed: a connection proves a
+session only by carrying the cookie itself. The digest travels as a cookie, not
+as a header of its own, because Reflex sends the request's headers to the page
+(the router data, in the websocket's state deltas and in upload answers) but
+never its cookies or credentials: the digest, a stable per-session identifier,
+stays on the server.
 
 Uploads do not travel on the websocket: the browser POSTs them to ``/_upload``
 and Reflex dispatches the handler with no routing data, so a guarded upload
 handler would see no session. The endpoint from :func:`upload_endpoint` answers
 that path before Reflex does and hands the request to Reflex's own upload
-endpoint with the request's headers (the cookie replaced by its digest, as on
-the websocket) in the routing data of the event: an upload proves its session
-by the cookie it carries, never by the tab token alone. It is given the
-``rx.App`` by the composition root (app.app, through app.web.api.build_api),
+endpoint with the request's headers (the session cookie replaced by its
+digest, as on the websocket) in the routing data of the event: an upload proves
+its session by the cookie it carries, never by the tab token alone. It is given
+the ``rx.App`` by the composition root (app.app, through app.web.api.build_api),
 never imports it.
 """
 
@@ -44,7 +48,7 @@ from starlette.types import ASGIApp
 from app.core.actor import Actor
 from app.db import session_scope
 from app.identity import sessions
-from app.identity.sessions import HASH_HEADER, SESSION_COOKIE
+from app.identity.sessions import DIGEST_COOKIE, SESSION_COOKIE
 from app.services import accounts
 from app.settings import get_settings
 
@@ -65,27 +69,27 @@ TICKET_REFUSED = "Tu ingreso expiró antes de completarse. Vuelve a ingresar."
 
 
 def session_hash_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    """Handshake headers with the session cookie replaced by the ``x-sesion-hash`` digest header."""
+    """Request headers with the session cookie replaced by the ``sesion_hash`` cookie holding its digest.
+
+    The cookies end up in one Cookie header (as Reflex joins them anyway).
+    """
     kept: list[tuple[bytes, bytes]] = []
+    cookies: list[str] = []
     token = ""
     for name, value in headers:
-        lowered = name.lower()
-        if lowered == HASH_HEADER.encode():
-            continue  # only this middleware may say which session a connection carries
-        if lowered == b"cookie":
-            others = []
-            for part in value.decode("latin-1").split(";"):
-                key, _, cookie_value = part.strip().partition("=")
-                if key == SESSION_COOKIE:
-                    token = cookie_value
-                elif part.strip():
-                    others.append(part.strip())
-            if others:
-                kept.append((name, "; ".join(others).encode("latin-1")))
+        if name.lower() != b"cookie":
+            kept.append((name, value))
             continue
-        kept.append((name, value))
+        for part in value.decode("latin-1").split(";"):
+            key, _, cookie_value = part.strip().partition("=")
+            if key == SESSION_COOKIE:
+                token = cookie_value
+            elif key != DIGEST_COOKIE and part.strip():  # only this middleware says which session a request carries
+                cookies.append(part.strip())
     if token:
-        kept.append((HASH_HEADER.encode(), sessions.digest(token).encode()))
+        cookies.append(f"{DIGEST_COOKIE}={sessions.digest(token)}")
+    if cookies:
+        kept.append((b"cookie", "; ".join(cookies).encode("latin-1")))
     return kept
 
 

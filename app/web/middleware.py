@@ -72,6 +72,20 @@ def allowed_origins(settings: Settings) -> list[str]:
     return list(dict.fromkeys(origins))
 
 
+def websocket_origin_allowed(origin: str | None, origins: frozenset[str], *, production: bool) -> bool:
+    """Whether a websocket handshake's Origin header is admitted.
+
+    A browser always sends Origin on a websocket, so one without it is a
+    script or a tool, not a page of the site: production refuses it as it
+    refuses a foreign origin. Development and test admit it, for tools and
+    test clients that talk to the websocket directly and may leave it out (a
+    python-socketio client does); a foreign origin is refused everywhere.
+    """
+    if origin is None:
+        return not production
+    return origin in origins
+
+
 def host_name(host: str) -> str:
     """The host name of a Host header value, lower case, without the port (IPv6 keeps its brackets)."""
     host = host.strip().lower()
@@ -146,7 +160,8 @@ def _merged_vary(headers: MutableHeaders) -> str:
 
 
 class SecurityMiddleware:
-    """Refuses unknown Host headers (400) and foreign websocket origins, and sets the security headers.
+    """Refuses unknown Host headers (400) and websockets from a foreign origin (in production, from none too),
+    and sets the security headers.
 
     Cache-Control: hashed build assets are immutable for a year; every other
     response without its own Cache-Control (pages, 404s, photos, health) is
@@ -163,6 +178,7 @@ class SecurityMiddleware:
         self.settings = settings or get_settings()
         self.static_dir = static_dir
         self.origins = frozenset(allowed_origins(self.settings))
+        self.production = self.settings.environment == "production"
         self.host_names = allowed_host_names(self.settings)
         self.headers = {
             "X-Content-Type-Options": "nosniff",
@@ -187,7 +203,7 @@ class SecurityMiddleware:
         known_host = host_name(request_headers.get("host", "")) in self.host_names
         if scope["type"] == "websocket":
             origin = request_headers.get("origin")
-            if not known_host or (origin is not None and origin not in self.origins):
+            if not known_host or not websocket_origin_allowed(origin, self.origins, production=self.production):
                 await send({"type": "websocket.close", "code": POLICY_VIOLATION})
                 return
             await self.app(scope, receive, send)

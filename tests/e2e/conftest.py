@@ -5,8 +5,8 @@ Playwright. If the build or the server fails, the tests fail with its log.
 Each server builds its frontend into a folder of its own under ``.build/`` (REFLEX_WEB_WORKDIR),
 never into the ``.web`` that a running instance of this checkout serves, and keeps tab state
 in a database of this test process's private Redis server (tests/redis_server.py). Under
-pytest-xdist every e2e test runs on one worker (``xdist_scope`` in tests/conftest.py), so each
-site is built once.
+pytest-xdist the tests of each site run on one worker (``xdist_scope`` in tests/conftest.py), so
+each site is built once: the main site on one, the Firebase one on the other.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ PROJECT = Path(__file__).resolve().parents[2]
 # that their node packages are installed once), apart from the checkout's own .web.
 BUILD_ROOT = PROJECT / ".build"
 CHROMIUM = "/usr/bin/chromium"
+# How much of its app server's log a failed test's report shows (characters from the end).
+SERVER_LOG_TAIL = 6000
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -238,6 +240,7 @@ class FirebaseSite:
     url: str
     database_url: str
     emulator: str
+    log_path: Path
 
 
 @pytest.fixture(scope="session")
@@ -263,8 +266,9 @@ def firebase_site(firebase_emulator, tmp_path_factory) -> FirebaseSite:
             WEB_WORKERS=str(E2E_WORKERS),
         )
         web_dir = BUILD_ROOT / "e2e-firebase"
-        with _serve(PROJECT, free_port(), env, tmp / "server.log", workers=E2E_WORKERS, web_dir=web_dir) as url:
-            yield FirebaseSite(url=url, database_url=database_url, emulator=firebase_emulator)
+        log_path = tmp / "server.log"
+        with _serve(PROJECT, free_port(), env, log_path, workers=E2E_WORKERS, web_dir=web_dir) as url:
+            yield FirebaseSite(url=url, database_url=database_url, emulator=firebase_emulator, log_path=log_path)
 
 
 def _empty_site_redis(db: int) -> str:
@@ -419,6 +423,19 @@ _CHROMIUM = _Chromium()
 def browser() -> Browser:
     yield _CHROMIUM.start()
     _CHROMIUM.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed e2e test's report ends with what its app server last wrote to its log."""
+    report = yield
+    if report.failed and call.when == "call":
+        for name in ("site", "firebase_site"):
+            server = item.funcargs.get(name)
+            if server is not None and server.log_path.exists():
+                tail = server.log_path.read_text(errors="replace")[-SERVER_LOG_TAIL:]
+                report.sections.append((f"{name}: the end of its server log", tail))
+    return report
 
 
 @pytest.hookimpl(trylast=True)  # after the test's own fixtures (its browser context) are torn down

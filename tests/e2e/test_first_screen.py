@@ -11,6 +11,7 @@ app.seo.render_structured_data).
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -117,13 +118,17 @@ def test_the_notice_button_is_where_it_was_when_the_app_takes_over(browser: Brow
     assert preview == app
 
 
-def test_a_press_on_the_notice_during_the_swap_is_not_lost(browser: Browser, site):
-    """The app gets ready between the press and the release on the preview's 18+ button: the tap still counts."""
+@pytest.mark.parametrize("late_script", [False, True], ids=["site.js-a-tiempo", "site.js-tarde"])
+def test_a_press_on_the_notice_during_the_swap_is_not_lost(browser: Browser, site, late_script: bool):
+    """The app gets ready between the press and the release on the preview's 18+ button: the tap still counts,
+    also when the press began before the deferred site.js ran (a busy phone)."""
     context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 1280, "height": 900})
     context.set_default_timeout(20_000)
     page = context.new_page()
-    held = []
+    held, scripts = [], []
     page.route("**/assets/__reflex_global_styles-*.css", lambda route: held.append(route))
+    if late_script:
+        page.route("**/site.js", lambda route: scripts.append(route))
     try:
         page.goto(f"/escorts/{CITY}", wait_until="commit")
         button = page.locator(PREVIEW).get_by_role("button", name="Tengo 18 años o más, entrar")
@@ -131,6 +136,12 @@ def test_a_press_on_the_notice_during_the_swap_is_not_lost(browser: Browser, sit
         box = button.bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.down()
+        if late_script:
+            deadline = time.monotonic() + 15
+            while not scripts:  # every call into the page lets Playwright hand over the held request
+                assert time.monotonic() < deadline, "the page never asked for site.js"
+                page.evaluate("0")
+            scripts[0].continue_()
         # While the button is pressed, the app shows its own notice and its stylesheet arrives:
         # everything the preview waits for to leave.
         page.locator("[data-is-root-theme] .age-gate").wait_for(state="attached")

@@ -22,7 +22,7 @@ from app.db import get_engine
 from app.identity import sessions
 from app.identity.jobs import purge_once
 from app.identity.local import LocalProvider
-from app.identity.sessions import HASH_HEADER, SESSION_COOKIE
+from app.identity.sessions import DIGEST_COOKIE, SESSION_COOKIE
 from app.models import ActionCode, ProfileId, SessionTicket, UserSession, utc_now
 from app.services import accounts
 from app.settings import get_settings
@@ -162,13 +162,13 @@ def test_sign_out_revokes_and_clears_the_cookie(db, advertiser, client):
 def test_the_handshake_carries_only_the_digest():
     token = "raw-session-token-value"
     headers = handshake_headers(
-        f"mayor_de_edad=1; {SESSION_COOKIE}={token}", extra=[(HASH_HEADER.encode(), b"forged-by-the-client")]
+        f"mayor_de_edad=1; {SESSION_COOKIE}={token}; {DIGEST_COOKIE}=forged-by-the-client",
+        extra=[(b"cookie", b"otra=2")],
     )
-    assert headers[HASH_HEADER] == sessions.digest(token)
-    assert headers["cookie"] == "mayor_de_edad=1"
+    assert headers["cookie"] == f"mayor_de_edad=1; otra=2; {DIGEST_COOKIE}={sessions.digest(token)}"
     assert token not in repr(headers)
-    # A client cannot name a session by sending the header itself.
-    assert HASH_HEADER not in handshake_headers("", extra=[(HASH_HEADER.encode(), sessions.digest(token).encode())])
+    # A client cannot name a session by sending the digest cookie itself.
+    assert "cookie" not in handshake_headers(f"{DIGEST_COOKIE}={sessions.digest(token)}")
 
 
 def _connect(state, cookie_header: str) -> None:
@@ -193,10 +193,8 @@ def test_a_replayed_client_token_without_the_cookie_is_refused(db, advertiser, c
     _connect(state, "")
     events = invoke(page, "open_page")
     assert state.ready is False and any("_redirect" in str(event) for event in events)
-    # Nor can they claim the session by sending its digest (read off stored state) as a header.
-    _CONNECTIONS[id(state._get_root_state())] = handshake_headers(
-        "", extra=[(HASH_HEADER.encode(), sessions.digest(token).encode())]
-    )
+    # Nor can they claim the session by sending its digest (read off stored state) as the digest cookie.
+    _connect(state, f"{DIGEST_COOKIE}={sessions.digest(token)}")
     invoke(page, "open_page")
     assert state.ready is False
     # The browser itself, with its cookie, still gets in.

@@ -23,7 +23,14 @@ from starlette.types import ASGIApp
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from app.settings import Settings
-from app.web.middleware import IMMUTABLE, REVALIDATE, SecurityMiddleware, allowed_host_names, allowed_origins
+from app.web.middleware import (
+    IMMUTABLE,
+    REVALIDATE,
+    SecurityMiddleware,
+    allowed_host_names,
+    allowed_origins,
+    websocket_origin_allowed,
+)
 
 SITE = "http://localhost:3000"
 INLINE_SCRIPT = 'window.__reactRouterContext = {"ssr": false};'
@@ -253,12 +260,46 @@ def test_the_websocket_checks_host_and_origin(build):
 
     with connect("127.0.0.1:3000", "http://127.0.0.1:3000") as websocket:
         assert websocket.receive_text() == "hola"
-    with connect("localhost:3000") as websocket:  # no Origin: not a browser, socket.io decides
+    with connect("localhost:3000") as websocket:  # no Origin, outside production: a tool, admitted
         assert websocket.receive_text() == "hola"
     for host, origin in (("localhost:3000", "https://otro-sitio.example"), ("sitio-falso.example", SITE)):
         with pytest.raises(WebSocketDisconnect) as refused, connect(host, origin):
             pass
         assert refused.value.code == 1008, (host, origin)
+
+
+def test_production_refuses_a_websocket_without_origin(build):
+    site = "https://escorts.example.cl"
+    client = _client(reflex_stack(build, _settings(site, "production")), site)
+
+    def connect(origin: str | None):
+        headers = {"Host": "escorts.example.cl", **({"Origin": origin} if origin else {})}
+        return client.websocket_connect("/_event", headers=headers)
+
+    with connect(site) as websocket:
+        assert websocket.receive_text() == "hola"
+    for origin in (None, "https://otro-sitio.example"):
+        with pytest.raises(WebSocketDisconnect) as refused, connect(origin):
+            pass
+        assert refused.value.code == 1008, origin
+
+
+@pytest.mark.parametrize(
+    ("origin", "production", "admitted"),
+    [
+        ("https://escorts.example.cl", True, True),
+        ("https://escorts.example.cl", False, True),
+        (None, True, False),  # no browser leaves it out: a script or a tool
+        (None, False, True),  # development and test: tools and test clients
+        ("https://otro-sitio.example", True, False),
+        ("https://otro-sitio.example", False, False),
+        ("", True, False),
+        ("null", True, False),  # a sandboxed or file:// page
+    ],
+)
+def test_the_websocket_origin_check(origin, production, admitted):
+    origins = frozenset({"https://escorts.example.cl"})
+    assert websocket_origin_allowed(origin, origins, production=production) is admitted
 
 
 def test_allowed_origins_per_environment():
