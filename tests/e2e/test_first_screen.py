@@ -24,6 +24,9 @@ from app.states.public import AGE_COOKIE
 from tests.e2e.conftest import CITY
 from tests.factories import make_account, open_session
 
+# The app's JavaScript modules (the build's hashed files; site.js is served apart, at /site.js).
+APP_MODULES = re.compile(r"/assets/[^?]*\.js(\?|$)")
+
 pytestmark = pytest.mark.e2e
 
 PREVIEW = "#vista-previa"
@@ -125,8 +128,11 @@ def test_a_press_on_the_notice_during_the_swap_is_not_lost(browser: Browser, sit
     context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 1280, "height": 900})
     context.set_default_timeout(20_000)
     page = context.new_page()
-    held, scripts = [], []
+    held, scripts, modules = [], [], []
     page.route("**/assets/__reflex_global_styles-*.css", lambda route: held.append(route))
+    # The app's modules wait until the press has begun: the app cannot show its own notice over
+    # the preview before the press, which would then land on the app's button instead.
+    page.route(APP_MODULES, lambda route: modules.append(route))
     if late_script:
         page.route("**/site.js", lambda route: scripts.append(route))
     try:
@@ -136,12 +142,16 @@ def test_a_press_on_the_notice_during_the_swap_is_not_lost(browser: Browser, sit
         box = button.bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.down()
+        assert button.evaluate("(pressed) => pressed.matches(':active')"), "the press missed the preview's button"
         if late_script:
             deadline = time.monotonic() + 15
             while not scripts:  # every call into the page lets Playwright hand over the held request
                 assert time.monotonic() < deadline, "the page never asked for site.js"
                 page.evaluate("0")
             scripts[0].continue_()
+        page.unroute(APP_MODULES)
+        for route in modules:
+            route.continue_()
         # While the button is pressed, the app shows its own notice and its stylesheet arrives:
         # everything the preview waits for to leave.
         page.locator("[data-is-root-theme] .age-gate").wait_for(state="attached")
