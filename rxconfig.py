@@ -20,6 +20,20 @@ _settings = get_settings()
 if (_workers := _settings.backend_workers) is not None:
     os.environ["GRANIAN_WORKERS"] = str(_workers)
 
+# With Redis, Reflex's opportunistic lock: the worker that serves a tab's websocket keeps the
+# tab's state and its Redis lock between events for a while, and writes the state back when that
+# time ends or at once when another worker asks for the lock (an upload, a reconnection
+# elsewhere). Without it every event locks, reads, writes and unlocks the state in Redis: four
+# round trips and a (de)serialisation per event, which made Redis cost more CPU per event than
+# memory state and two workers answer fewer events than one (issue 18; figures in
+# docs/performance.md). Held 1 s, not Reflex's default of half the lock's 10 s expiration: that
+# covers a navigation's three events, sent together, and an overloaded worker whose event loop
+# wakes its lease late still writes back before the lock expires (with 5 s it did not, and the
+# tabs' last changes were dropped). REFLEX_OPLOCK_ENABLED=false / REFLEX_OPLOCK_HOLD_TIME override.
+if _settings.redis_url:
+    os.environ.setdefault("REFLEX_OPLOCK_ENABLED", "true")
+    os.environ.setdefault("REFLEX_OPLOCK_HOLD_TIME", "1s")
+
 config = rx.Config(
     app_name="app",
     # Memory for one worker (nothing written to disk); Redis shared by several

@@ -78,7 +78,8 @@ SITE_TITLE = "Escorts Chile"
 # Every guarded page loads with AreaState.close, then one guarded loader of its own that opens
 # the area: one check per load, so a refused caller gets one notice.
 
-_DIRECTORY_LOAD = (AuthState.check_session, DirectoryState.load)
+# The directory's loader checks the session itself (one event per load of the busiest pages).
+_DIRECTORY_LOAD = (DirectoryState.load,)
 
 
 def _titled(title: str) -> str:

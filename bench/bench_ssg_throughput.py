@@ -61,20 +61,24 @@ def wrk(url: str, *, seconds: int, connections: int, threads: int, cookie: str |
 APP_FILES = ("app", "assets", "alembic", "alembic.ini", "rxconfig.py", "reflex.lock")
 
 
-def _project_at(project: Path, revision: str, copy: Path) -> Path:
-    """A copy of what the app needs to build and run, with ``app`` as committed at ``revision``."""
+def _project_at(project: Path, revision: str, copy: Path, committed: tuple[str, ...] = ("app",)) -> Path:
+    """A copy of what the app needs to build and run, with ``committed`` (``app`` alone by default) as committed
+    at ``revision``."""
     for name in APP_FILES:
         source = project / name
-        if name == "app":
+        if name in committed:
             continue
         if source.is_dir():
             shutil.copytree(source, copy / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             copy.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / name)
-    archive = subprocess.run(["git", "archive", revision, "app"], cwd=project, capture_output=True, check=True).stdout
+    copy.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(
+        ["git", "archive", revision, *committed], cwd=project, capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(copy)], input=archive, check=True)
-    print(f"serving app/ at {revision} from {copy}")
+    print(f"serving {', '.join(committed)} at {revision} from {copy}")
     return copy
 
 

@@ -1,39 +1,44 @@
-"""Websocket load: N simulated visitors of the public directory over real websockets.
+"""Websocket load: N simulated visitors of the public directory, on several server setups side by side.
 
-Loads the demo data (``app.seed``) into a scratch PostgreSQL database and
-serves the app in production mode the way the e2e tests do
-(``tests.e2e.conftest``: the production build, Redis for the state,
-``--workers`` backend workers). Then N visitors, started at ``--rate`` a
-second, each on its own websocket (socket.io on /_event, the websocket
-transport, the allowed Origin, the 18+ cookie of a returning visitor), do
-what a browser on the city page does, with 1–3 s of think time between
-steps, until ``--duration`` seconds after the last one started:
+Loads the demo data (``app.seed``) into a scratch PostgreSQL database once, then, one setup after
+another, serves the app in production mode the way the e2e tests do (``tests.e2e.conftest``: the
+production build) and loads it with the same visitors. The setups (``--setups``) are memory state
+with one worker, Redis state with one worker and Redis state with ``--workers`` workers; a setup
+may name a git revision (``redis-2@abc123``) to serve the ``app`` package, ``assets`` and
+``rxconfig.py`` committed there, so that an earlier version is measured in the same run.
 
-- connect, sending the hydrate event of /escorts/{city} in the CONNECT packet
-  as Reflex's frontend does (``hydrate_and_load``: the 18+ cookie and the
-  compiled state hashes), and wait for the city's first page of cards;
-- next page, next page, previous page (``DirectoryState.next_page`` and
-  ``previous_page``), each checked to show that page's cards;
-- open one of the cards (a client-side navigation: ``update_vars_internal``
-  and ``on_load_internal`` for its URL), checked to show that listing;
-- back to a city page (``on_load_internal``) and round again.
+Each visitor (one websocket, socket.io on /_event, the allowed Origin, the 18+ cookie of a
+returning visitor) does what people do on the directory, with ``--think`` seconds between
+actions (``MIX``):
 
-An event's round trip is the time from sending its frame to receiving the
-state update frame that carries what it loads. An event fails when no such
-update arrives within ``--timeout`` seconds, when the update is wrong (no
-cards, another page, another listing) or when the socket closes; a
-connection fails when the websocket or socket.io handshake does not complete.
+- first load: the city page's document (HTTP GET), then the websocket with the hydrate event in
+  the CONNECT packet as Reflex's frontend sends it, until the city's first page of cards arrives;
+- on a city page or one of its filter tabs: open a listing, switch to another filter tab, next
+  or previous page, go to another city, or leave;
+- on a listing: back to the page it came from, another city, or leave.
 
-Prints connections and events that succeeded and failed, p50/p95/p99 of the
-round trips (all events and per kind), the server's CPU (the process tree of
-``reflex run``, from /proc), this client's CPU and the load average.
+Leaving closes the socket; the next visitor arrives with a first load. Navigations are
+client-side, as the frontend does them: ``update_vars_internal`` and ``on_load_internal`` for
+the new URL. Every answer is checked (the page's cards, the page number, the listing, the path
+shown). An action's time runs from sending its first frame to receiving the update that carries
+what it loads; it fails when none arrives within ``--timeout`` seconds, when the update is wrong
+or when the socket closes (the visitor then reconnects, as a reload would).
 
-Target (issue 10): 500 concurrent visitors, p95 under 150 ms, no errors.
+For each setup it prints the actions answered and failed, p50/p95/p99 per kind of action, the CPU
+of the app's processes (the ``reflex run`` tree, from /proc) and of the Redis server, this
+client's CPU and the load average; then one table of the setups side by side: actions a second,
+errors, app CPU per action (its CPU seconds / actions answered), the same with Redis's CPU, and
+p95 of the actions and of first loads. CPU per action depends little on how busy the machine
+is; the wall-time figures do, so the load average is printed beside them.
+
+Targets (issue 18): Redis state costs no more CPU per action than memory state; 500 visitors on
+Redis with 2 workers: p95 under 150 ms for actions and first loads, no errors; 2 workers answer
+1.5 times the actions a second of 1 worker at saturation (``--think 0``).
 Starts the full app: run it under ``flock /tmp/e2e.lock`` like the e2e tests.
 
-    flock /tmp/e2e.lock .venv/bin/python bench/bench_ws_load.py --visitors 500 --workers 1
+    flock /tmp/e2e.lock .venv/bin/python bench/bench_ws_load.py --visitors 500 --listings 3000
 
-``--profile 150`` then runs a second load of 150 visitors with py-spy sampling
+``--profile 150`` then runs, on each setup, a second load of 150 visitors with py-spy sampling
 the server processes, and prints the functions with the most samples.
 """
 
@@ -48,6 +53,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -61,8 +67,13 @@ import wsproto.events as ws
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import contextlib
+import math
 
+from app.models import Section
+from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS
+from app.routes import city_path
 from bench.common import BENCH_WEB_DIR, demo_database, quantile, serve_demo
+from tests.redis_server import SITE_DB, redis_url
 
 TARGET_P95_MS = 150.0
 NAMESPACE = "/_event"
@@ -141,20 +152,55 @@ class WebSocket:
         self.writer.close()
 
 
+# What a visitor does next, and how often (relative weights): on a city page or one of its tabs, and on a
+# listing. A visitor leaves after about ten actions on average; the next one arrives with a first load.
+MIX = {
+    "list": {"detail": 35, "tab": 25, "next_page": 15, "previous_page": 5, "city": 10, "leave": 10},
+    "detail": {"back": 75, "city": 15, "leave": 10},
+}
+FIRST_LOAD = "first load"
+KINDS = (FIRST_LOAD, "city", "tab", "detail", "back", "next_page", "previous_page")
+
+
 @dataclass
 class Stats:
     """What every visitor did, shared by all of them (one event loop: no locks needed)."""
 
     connections_ok: int = 0
-    connections_failed: int = 0
     events_ok: int = 0
     failures: Counter = field(default_factory=Counter)  # (kind, reason) -> count
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # kind -> ms
+    parts: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # parts of a first load, ms
     open_sockets: int = 0
     peak_sockets: int = 0
 
     def fail(self, kind: str, reason: str) -> None:
         self.failures[(kind, reason[:80])] += 1
+
+    @property
+    def failed(self) -> int:
+        """Actions that failed (a first load whose document or handshake failed among them)."""
+        return sum(self.failures.values())
+
+
+class Failed(Exception):
+    """An action got no right answer (wrong update, timeout or closed socket)."""
+
+
+async def fetch_document(host: str, port: int, path: str, timeout: float) -> None:
+    """GET a page's document as a returning visitor's browser does; fails unless the answer is 200."""
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    try:
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: mayor_de_edad=1\r\nUser-Agent: bench\r\n"
+            "Accept: text/html\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n".encode()
+        )
+        answer = await asyncio.wait_for(reader.read(), timeout)
+    finally:
+        writer.close()
+    status = answer[:15].split(b" ")
+    if len(status) < 2 or status[1] != b"200":
+        raise Failed(f"document {path}: {answer[:40]!r}")
 
 
 class Visitor:
@@ -171,7 +217,12 @@ class Visitor:
         self.updates: asyncio.Queue = asyncio.Queue()
         self.pump: asyncio.Task | None = None
         self.cards: list[dict] = []
-        self.path = ""
+        self.city = ""
+        self.tab = DEFAULT_TAB.slug
+        self.path = ""  # the list page shown or, on a listing, the one it was opened from
+        self.page = 1
+        self.page_count = 1
+        self.on_detail = False
 
     def _router(self, path: str) -> dict:
         return {"pathname": path, "asPath": path}
@@ -207,33 +258,69 @@ class Visitor:
             if delta and done(delta):
                 return (arrived - sent) * 1000
 
-    def _cards_done(self, page: int | None):
+    def _list_done(self, page: int, path: str | None = None, *, may_be_empty: bool = False):
+        """An update showing page ``page`` of a list page's cards (of ``path``, for a navigation)."""
+
         def done(delta: dict) -> bool:
             if "groups_rx_state_" not in delta:
                 return False
+            if path is not None and delta.get("shown_path_rx_state_", path) != path:
+                return False  # the answer of an earlier navigation
             cards = [card for group in delta["groups_rx_state_"] for card in group["cards"]]
-            if not cards:
-                raise ValueError("a city page without cards")
-            if page is not None and delta.get("page_rx_state_") != page:
-                raise ValueError(f"page {delta.get('page_rx_state_')} instead of {page}")
+            if not cards and not may_be_empty:
+                raise Failed("a city page without cards")
+            if delta.get("page_rx_state_", page) != page:
+                raise Failed(f"page {delta.get('page_rx_state_')} instead of {page}")
             self.cards = cards
+            self.page = page
+            self.page_count = delta.get("page_count_rx_state_", self.page_count)
             return True
 
         return done
 
-    async def _event(self, kind: str, events: list[tuple[str, dict]], path: str, done) -> None:
-        """Send the events (one user action) and time until ``done``; count the outcome."""
+    def _detail_done(self, card: dict):
+        def done(delta: dict) -> bool:
+            if not delta.get("detail_rx_state_"):
+                return False
+            if delta["detail_rx_state_"]["uid"] != card["uid"]:
+                raise Failed(f"listing {delta['detail_rx_state_']['uid']} instead of {card['uid']}")
+            return True
+
+        return done
+
+    async def _action(self, kind: str, events: list[tuple[str, dict]], path: str, done) -> None:
+        """Send the events of one user action and time it until ``done``; count the outcome."""
         sent = time.perf_counter()
-        for name, payload in events:
-            message = {"name": name, "payload": payload, "router_data": self._router(path)}
-            self.socket.send(f"42{NAMESPACE}," + json.dumps(["event", message]))
-        await self.socket.writer.drain()
-        self.stats.times[kind].append(await self._await(sent, done))
+        try:
+            for name, payload in events:
+                message = {"name": name, "payload": payload, "router_data": self._router(path)}
+                self.socket.send(f"42{NAMESPACE}," + json.dumps(["event", message]))
+            await self.socket.writer.drain()
+            self.stats.times[kind].append(await self._await(sent, done))
+        except (TimeoutError, Failed, Closed, OSError) as error:
+            self.stats.fail(kind, str(error) or type(error).__name__)
+            raise
         self.stats.events_ok += 1
 
-    async def connect(self) -> None:
-        """Websocket and engine.io handshakes, then the CONNECT packet carrying the hydrate event of a city page."""
-        self.path = f"/escorts/{random.choice(self.cities)}"
+    async def _navigate(self, kind: str, path: str, done) -> None:
+        """A client-side navigation to ``path``, as the frontend makes it."""
+        await self._action(kind, [(UPDATE_VARS, {"vars": {AGE_VAR: "1"}}), (ON_LOAD, {})], path, done)
+
+    async def first_load(self) -> None:
+        """Arrive on a city page: its document, then the websocket and engine.io handshakes, then the CONNECT
+        packet carrying the hydrate event, until the first page of cards arrives."""
+        try:
+            await self._first_load()
+        except (TimeoutError, OSError, Closed, ConnectionError, Failed) as error:
+            self.stats.fail(FIRST_LOAD, str(error) or type(error).__name__)
+            raise
+
+    async def _first_load(self) -> None:
+        self.city, self.tab, self.on_detail = random.choice(self.cities), DEFAULT_TAB.slug, False
+        self.path = city_path(Section.MUJERES.value, self.city)
+        started = time.perf_counter()
+        await fetch_document(self.host, self.port, self.path, self.timeout)
+        document = time.perf_counter()
         self.socket = WebSocket()
         headers = [(b"origin", self.origin.encode()), (b"cookie", b"mayor_de_edad=1"), (b"user-agent", b"bench")]
         target = f"{NAMESPACE}/?EIO=4&transport=websocket&token={uuid.uuid4()}"
@@ -254,86 +341,79 @@ class Visitor:
         self.stats.connections_ok += 1
         self.stats.open_sockets += 1
         self.stats.peak_sockets = max(self.stats.peak_sockets, self.stats.open_sockets)
-        try:
-            self.stats.times["hydrate"].append(await self._await(sent, self._cards_done(1)))
-            self.stats.events_ok += 1
-        except (TimeoutError, ValueError, Closed) as error:
-            self.stats.fail("hydrate", str(error) or type(error).__name__)
-            raise
+        hydrate = await self._await(sent, self._list_done(1, self.path))
+        self.stats.parts["document"].append((document - started) * 1000)
+        self.stats.parts["hydrate"].append(hydrate)
+        self.stats.times[FIRST_LOAD].append((time.perf_counter() - started) * 1000)
+        self.stats.events_ok += 1
 
     async def close(self) -> None:
         """Stop reading and close the websocket."""
         if self.pump is not None:
             self.pump.cancel()
             self.pump = None
+            self.stats.open_sockets -= 1
         if self.socket is not None:
             await self.socket.close()
             self.socket = None
 
-    async def round(self, think) -> None:
-        """Page through the city page, open a card, go back to a city page."""
-        for kind, page in (("next_page", 2), ("next_page", 3), ("previous_page", 2)):
-            await think()
-            await self._step(kind, [(f"{DIRECTORY}.{kind}", {})], self.path, self._cards_done(page))
-        await think()
-        card = random.choice(self.cards)
-        await self._step(
-            "detail",
-            [(UPDATE_VARS, {"vars": {AGE_VAR: "1"}}), (ON_LOAD, {})],
-            card["url"],
-            lambda delta: bool(delta.get("detail_rx_state_")) and _same(delta["detail_rx_state_"]["uid"], card["uid"]),
-        )
-        await think()
-        self.path = f"/escorts/{random.choice(self.cities)}"
-        await self._step(
-            "city", [(UPDATE_VARS, {"vars": {AGE_VAR: "1"}}), (ON_LOAD, {})], self.path, self._cards_done(1)
-        )
+    def choose(self) -> str:
+        """The next action, drawn from ``MIX`` among those the page offers."""
+        weights = dict(MIX["detail" if self.on_detail else "list"])
+        if not self.on_detail:
+            if self.page >= self.page_count:
+                weights.pop("next_page")
+            if self.page <= 1:
+                weights.pop("previous_page")
+            if not self.cards:
+                weights.pop("detail")
+        return random.choices(list(weights), weights=list(weights.values()))[0]
 
-    async def _step(self, kind: str, events, path: str, done) -> None:
-        try:
-            await self._event(kind, events, path, done)
-        except (TimeoutError, ValueError, Closed, OSError) as error:
-            self.stats.fail(kind, str(error) or type(error).__name__)
-            raise
+    async def act(self, kind: str) -> None:
+        """Do one action of ``MIX`` (not "leave")."""
+        if kind in ("next_page", "previous_page"):
+            page = self.page + (1 if kind == "next_page" else -1)
+            await self._action(kind, [(f"{DIRECTORY}.{kind}", {})], self.path, self._list_done(page))
+        elif kind == "detail":
+            card = random.choice(self.cards)
+            await self._navigate(kind, card["url"], self._detail_done(card))
+            self.on_detail = True
+        elif kind == "back":
+            tab_page = self.tab != DEFAULT_TAB.slug
+            await self._navigate(kind, self.path, self._list_done(1, self.path, may_be_empty=tab_page))
+            self.on_detail = False
+        elif kind == "tab":
+            self.tab = random.choice([tab.slug for tab in FILTER_TABS if tab.slug != self.tab])
+            self.path = city_path(Section.MUJERES.value, self.city, self.tab)
+            empty_ok = self.tab != DEFAULT_TAB.slug
+            await self._navigate(kind, self.path, self._list_done(1, self.path, may_be_empty=empty_ok))
+        elif kind == "city":
+            self.city = random.choice([city for city in self.cities if city != self.city] or self.cities)
+            self.tab = DEFAULT_TAB.slug
+            self.path = city_path(Section.MUJERES.value, self.city)
+            await self._navigate(kind, self.path, self._list_done(1, self.path))
+            self.on_detail = False
+        else:
+            raise ValueError(kind)
 
 
-def _same(got: str, wanted: str) -> bool:
-    if got != wanted:
-        raise ValueError(f"listing {got} instead of {wanted}")
-    return True
-
-
-async def visit(visitor: Visitor, until: float) -> None:
-    """One visitor's session until ``until``: reconnect (as a reload would) after any failure."""
-    stats = visitor.stats
-
-    async def think() -> None:
-        await asyncio.sleep(random.uniform(1.0, 3.0))
-
+async def visit(visitor: Visitor, until: float, think) -> None:
+    """Visitors one after another on one tab until ``until``: a first load, actions until one leaves; a failure
+    ends the visit (as a reload would)."""
     while time.perf_counter() < until:
         try:
-            await visitor.connect()
-        except (TimeoutError, OSError, Closed, ConnectionError) as error:
-            if visitor.pump is None:  # the handshake itself failed (hydrate failures are counted as events)
-                stats.connections_failed += 1
-                stats.fail("connect", str(error) or type(error).__name__)
-            else:
-                stats.open_sockets -= 1
-            await visitor.close()
-            await think()
-            continue
-        except ValueError:
-            stats.open_sockets -= 1
-            await visitor.close()
-            await think()
-            continue
-        try:
+            await visitor.first_load()
             while time.perf_counter() < until:
-                await visitor.round(think)
-        except (TimeoutError, ValueError, Closed, OSError):
-            pass
-        stats.open_sockets -= 1
-        await visitor.close()
+                await think()
+                kind = visitor.choose()
+                if kind == "leave":
+                    break
+                await visitor.act(kind)
+        except (TimeoutError, OSError, Closed, ConnectionError, Failed):
+            pass  # counted where it failed; the visitor reloads
+        finally:
+            await visitor.close()
+        await think()
 
 
 def _proc_cpu_seconds(pid: int) -> float:
@@ -393,17 +473,83 @@ def _describe(pid: int) -> str:
     return command[:60]
 
 
-async def run_load(site: str, port: int, args, cities: list[str], hashes: list[str] | None, protocol: str) -> Stats:
-    """Start the visitors at ``args.rate`` a second and let them run; print what happened."""
+@dataclass(frozen=True)
+class Setup:
+    """One way of serving the app: its state manager, its workers, optionally an earlier revision and extra
+    environment variables of the app."""
+
+    redis: bool
+    workers: int
+    revision: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def label(self) -> str:
+        name = f"{'redis' if self.redis else 'memory'}-{self.workers}"
+        name += f"@{self.revision}" if self.revision else ""
+        return name + "".join(f":{key}={value}" for key, value in self.env)
+
+    @classmethod
+    def parse(cls, text: str) -> Setup:
+        """``memory-1`` or ``redis-N``, then optionally ``@REVISION``, then any ``:NAME=VALUE``."""
+        spec, *variables = text.strip().split(":")
+        spec, _, revision = spec.partition("@")
+        kind, _, workers = spec.partition("-")
+        env = tuple(tuple(variable.split("=", 1)) for variable in variables)
+        if kind not in ("memory", "redis") or not workers.isdigit() or int(workers) < 1:
+            raise argparse.ArgumentTypeError(f"{text!r}: memory-1 or redis-N, then @REVISION, then :NAME=VALUE")
+        if kind == "memory" and workers != "1":
+            raise argparse.ArgumentTypeError("memory state serves one worker only")
+        if any(len(pair) != 2 for pair in env):
+            raise argparse.ArgumentTypeError(f"{text!r}: environment variables are :NAME=VALUE")
+        return cls(redis=kind == "redis", workers=int(workers), revision=revision or None, env=env)  # type: ignore[arg-type]
+
+
+@dataclass
+class Result:
+    """What one setup's load gave."""
+
+    setup: Setup
+    stats: Stats
+    elapsed: float
+    app_cpu: float  # seconds
+    redis_cpu: float  # seconds
+    load_before: float
+    load_after: float
+
+    @property
+    def actions(self) -> list[float]:
+        return [ms for times in self.stats.times.values() for ms in times]
+
+
+def _think(spec: str):
+    low, _, high = spec.partition("-")
+    low_s, high_s = float(low), float(high or low)
+
+    async def think() -> None:
+        await asyncio.sleep(random.uniform(low_s, high_s))
+
+    return think
+
+
+async def run_load(
+    site: str, port: int, args, cities: list[str], hashes: list[str] | None, protocol: str, redis_pid: int | None
+) -> tuple[Stats, float, float, float, float]:
+    """Start the visitors at ``args.rate`` a second and let them run; print what happened.
+
+    Returns the stats, the elapsed seconds, the CPU seconds of the app and of Redis, and the load average
+    (one minute) at the start."""
     stats = Stats()
     pids = server_tree(port)
     ramp = args.visitors / args.rate
     started = time.perf_counter()
     until = started + ramp + args.duration
     cpu_before, machine_before, client_before = tree_cpu(pids), machine_busy(), time.process_time()
+    redis_before = tree_cpu([redis_pid]) if redis_pid else {}
     load_before = os.getloadavg()
     tasks = []
     samples: list[tuple[float, int]] = []
+    think = _think(args.think)
 
     async def sampler() -> None:
         previous, previous_at = sum(tree_cpu(pids).values()), time.perf_counter()
@@ -416,35 +562,37 @@ async def run_load(site: str, port: int, args, cities: list[str], hashes: list[s
     watcher = asyncio.create_task(sampler())
     for index in range(args.visitors):
         visitor = Visitor(site, cities, hashes, protocol, stats, args.timeout)
-        tasks.append(asyncio.create_task(visit(visitor, until)))
+        tasks.append(asyncio.create_task(visit(visitor, until, think)))
         await asyncio.sleep(max(0.0, started + (index + 1) / args.rate - time.perf_counter()))
     print(f"all {args.visitors} visitors started in {time.perf_counter() - started:.1f} s")
     await asyncio.gather(*tasks)
     watcher.cancel()
     elapsed = time.perf_counter() - started
     cpu_after, machine_after, client_after = tree_cpu(pids), machine_busy(), time.process_time()
+    redis_after = tree_cpu([redis_pid]) if redis_pid else {}
     print(f"load average before: {' '.join(f'{x:.2f}' for x in load_before)}")
     print(
         f"run: {elapsed:.0f} s ({ramp:.0f} s ramp at {args.rate:g}/s + {args.duration} s), peak open sockets: "
-        f"{stats.peak_sockets}"
+        f"{stats.peak_sockets}, websockets opened: {stats.connections_ok}"
     )
-    print(f"connections: {stats.connections_ok} succeeded, {stats.connections_failed} failed")
-    failed = sum(stats.failures.values()) - stats.connections_failed
-    print(f"events: {stats.events_ok} succeeded, {failed} failed")
+    print(f"actions: {stats.events_ok} answered, {stats.failed} failed")
     for (kind, reason), count in stats.failures.most_common(10):
         print(f"  failure {kind}: {reason} x{count}")
     everything = [ms for times in stats.times.values() for ms in times]
-    print(f"{'kind':<14} {'events':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
-    for kind, times in [*stats.times.items(), ("all", everything)]:
+    print(f"{'kind':<16} {'count':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    rows = [(kind, stats.times.get(kind, [])) for kind in KINDS]
+    rows += [("all actions", everything)] + [(f"  ({part})", times) for part, times in stats.parts.items()]
+    for kind, times in rows:
         if times:
             print(
-                f"{kind:<14} {len(times):>7} {quantile(times, 0.5):>8.1f} {quantile(times, 0.95):>8.1f}"
+                f"{kind:<16} {len(times):>7} {quantile(times, 0.5):>8.1f} {quantile(times, 0.95):>8.1f}"
                 f" {quantile(times, 0.99):>8.1f} {max(times):>8.1f}"
             )
     server = sum(cpu_after.get(pid, 0) - cpu_before.get(pid, 0) for pid in cpu_before)
+    redis_cpu = sum(redis_after.get(pid, 0) - redis_before.get(pid, 0) for pid in redis_before)
     print(
-        f"server CPU: {server:.1f} s in {elapsed:.0f} s = {server / elapsed:.2f} cores on average"
-        f" (peak 5 s window {max((s for s, _ in samples), default=0):.2f}); by process:"
+        f"app CPU: {server:.1f} s in {elapsed:.0f} s = {server / elapsed:.2f} cores on average"
+        f" (peak 5 s window {max((s for s, _ in samples), default=0):.2f}); Redis: {redis_cpu:.1f} s; by process:"
     )
     for pid in cpu_before:
         used = cpu_after.get(pid, 0) - cpu_before[pid]
@@ -455,14 +603,50 @@ async def run_load(site: str, port: int, args, cities: list[str], hashes: list[s
         f"this client's CPU: {(client_after - client_before) / elapsed:.2f} cores; machine busy {busy:.0%} of"
         f" {os.cpu_count()} cores; load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
-    p95 = quantile(everything, 0.95) if everything else float("inf")
-    errors = stats.connections_failed + failed
-    verdict = "met" if p95 < TARGET_P95_MS and not errors else "MISSED"
-    print(
-        f"target ({args.visitors} visitors, p95 < {TARGET_P95_MS:.0f} ms, no errors): p95 {p95:.1f} ms,"
-        f" {errors} errors: {verdict}"
+    return stats, elapsed, server, redis_cpu, load_before[0]
+
+
+def _ms(samples: list[float], q: float) -> str:
+    return f"{quantile(samples, q):.0f}" if samples else "-"
+
+
+def print_side_by_side(results: list[Result], visitors: int) -> None:
+    """One table of the setups: throughput, errors, CPU per action, p95; then p50/p95 per kind of action."""
+    print(f"\n== {visitors} visitors, setups side by side ==")
+    width = max(22, *(len(r.setup.label) for r in results))
+    header = (
+        f"{'setup':<{width}} {'actions':>8} {'per s':>7} {'errors':>7} {'app CPU':>8} {'ms/action':>10}"
+        f" {'+Redis':>7} {'p95':>6} {'p95 1st':>8} {'load':>5}"
     )
-    return stats
+    print(header)
+    for r in results:
+        done = r.stats.events_ok
+        print(
+            f"{r.setup.label:<{width}} {done:>8} {done / r.elapsed:>7.1f} {r.stats.failed:>7}"
+            f" {r.app_cpu / r.elapsed:>7.0%} {1000 * r.app_cpu / max(1, done):>10.2f}"
+            f" {1000 * (r.app_cpu + r.redis_cpu) / max(1, done):>7.2f} {_ms(r.actions, 0.95):>6}"
+            f" {_ms(r.stats.times.get(FIRST_LOAD, []), 0.95):>8} {r.load_before:>5.1f}"
+        )
+    print("app CPU: cores on average; ms/action: app CPU per action answered (+Redis: with the Redis server's);")
+    print("p95 over all actions and over first loads (document + hydrate), ms; load: 1-minute load average before")
+    width = max(22, *(len(r.setup.label) for r in results))
+    print(f"\n{'p50 / p95 ms':<16}" + "".join(f" {r.setup.label:>{width}}" for r in results))
+    for kind in KINDS:
+        cells = [f"{_ms(r.stats.times.get(kind, []), 0.5)} / {_ms(r.stats.times.get(kind, []), 0.95)}" for r in results]
+        print(f"{kind:<16}" + "".join(f" {cell:>{width}}" for cell in cells))
+    mix = Counter({kind: len(times) for r in results for kind, times in r.stats.times.items()})
+    total = sum(mix.values()) or 1
+    print("mix: " + ", ".join(f"{kind} {mix[kind] / total:.0%}" for kind in KINDS))
+    for r in results:
+        if r.setup.redis and r.setup.workers > 1:
+            p95 = max(
+                quantile(r.actions or [math.inf], 0.95), quantile(r.stats.times.get(FIRST_LOAD) or [math.inf], 0.95)
+            )
+            verdict = "met" if p95 < TARGET_P95_MS and not r.stats.failed else "MISSED"
+            print(
+                f"target {r.setup.label} ({visitors} visitors, p95 of actions and first loads < {TARGET_P95_MS:.0f} ms,"
+                f" no errors): p95 {p95:.0f} ms, {r.stats.failed} errors: {verdict}"
+            )
 
 
 def profile_summary(path: Path, top: int) -> None:
@@ -520,12 +704,38 @@ def profile(site: str, port: int, args, cities: list[str], hashes: list[str] | N
     command = [spy, "record", "--pid", str(root), "--subprocesses", "--nonblocking", "--rate", "50"]
     command += ["--duration", str(seconds), "--format", "raw", "--output", str(out)]
     with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as sampler:
-        asyncio.run(run_load(site, port, load, cities, hashes, protocol))
+        asyncio.run(run_load(site, port, load, cities, hashes, protocol, None))
         _, errors = sampler.communicate(timeout=120)
     if not out.exists():
         print(f"py-spy wrote nothing: {errors[-500:]}")
         return
-    profile_summary(out, top=30)
+    print(f"py-spy's samples (collapsed stacks): {out}")
+    profile_summary(out, top=40)
+
+
+def _redis_pid(url: str) -> int:
+    import redis
+
+    with redis.Redis.from_url(url) as client:
+        return int(client.info("server")["process_id"])
+
+
+def serve_setup(data, setup: Setup, folder: Path):
+    """Serve the app as ``setup`` says (a copy of the project at its revision, if it names one)."""
+    project = None
+    if setup.revision:
+        from bench.bench_ssg_throughput import _project_at
+        from tests.e2e.conftest import PROJECT
+
+        project = folder / f"project-{setup.revision}"
+        if not project.exists():
+            _project_at(PROJECT, setup.revision, project, committed=COMMITTED)
+    return serve_demo(data, workers=setup.workers, redis=setup.redis, project=project, env=dict(setup.env))
+
+
+# What a setup naming a revision takes from it: the app, its styles, and the Reflex configuration (which
+# sets the workers' environment).
+COMMITTED = ("app", "assets", "rxconfig.py")
 
 
 def main() -> int:
@@ -533,23 +743,35 @@ def main() -> int:
     parser.add_argument("--visitors", type=int, default=500)
     parser.add_argument("--rate", type=float, default=50, help="visitors started a second")
     parser.add_argument("--duration", type=int, default=60, help="seconds of load after the last visitor started")
-    parser.add_argument("--workers", type=int, default=1, help="WEB_WORKERS of the app (Redis state)")
+    parser.add_argument(
+        "--setups",
+        type=lambda text: [Setup.parse(part) for part in text.split(",")],
+        default=None,
+        help="comma-separated, run in this order: memory-1 or redis-N, then optionally @REVISION (serve the app"
+        " committed there), then any :NAME=VALUE (the app's environment); default: memory-1,redis-1,redis-W with W"
+        " from --workers",
+    )
+    parser.add_argument("--workers", type=int, default=2, help="workers of the default setups' last Redis setup")
+    parser.add_argument("--think", default="1-3", help="seconds between a visitor's actions, MIN-MAX (0: none)")
     parser.add_argument("--listings", type=int, default=50_000)
     parser.add_argument("--cities", type=int, default=10, help="busiest cities the visitors pick from")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds an event may take before it fails")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds an action may take before it fails")
     parser.add_argument(
         "--profile",
         type=int,
         default=0,
         metavar="VISITORS",
-        help="after the measured load, a second one of VISITORS visitors with py-spy sampling the server (on PATH"
-        " or PY_SPY); its figures are perturbed by the sampling",
+        help="after each setup's measured load, a second one of VISITORS visitors with py-spy sampling the server"
+        " (on PATH or PY_SPY); its figures are perturbed by the sampling",
     )
     args = parser.parse_args()
+    setups = args.setups or [Setup(False, 1), Setup(True, 1), Setup(True, args.workers)]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     print(f"date: {time.strftime('%Y-%m-%d %H:%M %Z')}, commit {commit}, cores: {os.cpu_count()}")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"setups: {', '.join(setup.label for setup in setups)}; think time {args.think} s")
 
+    results: list[Result] = []
     with demo_database(args.listings) as data:
         from sqlmodel import Session
 
@@ -564,24 +786,32 @@ def main() -> int:
 
         from reflex_base.constants.base import Reflex
 
-        with serve_demo(data, workers=args.workers) as site:
-            port = urlsplit(site).port
-            found = HASHES.search((BENCH_WEB_DIR / "utils" / "context.jsx").read_text())
-            hashes = json.loads(found.group(1)) if found else None
-            print(
-                f"{args.visitors} visitors at {args.rate:g}/s, then {args.duration} s;"
-                f" think time 1-3 s; timeout {args.timeout:g} s"
-            )
-            try:
-                asyncio.run(run_load(site, port, args, cities, hashes, Reflex.VERSION))
-                if args.profile:
-                    profile(site, port, args, cities, hashes, Reflex.VERSION, data.folder / "profile.txt")
-            finally:
-                log = data.server_log.read_text().splitlines()
-                tracebacks = [i for i, line in enumerate(log) if line.startswith("Traceback")]
-                print(f"server log: {len(tracebacks)} tracebacks")
-                for i in tracebacks[:2]:
-                    print("\n".join(f"  {line[:200]}" for line in log[i : i + 30]))
+        for setup in setups:
+            print(f"\n== {setup.label} ==")
+            with serve_setup(data, setup, data.folder) as site:
+                port = urlsplit(site).port
+                found = HASHES.search((BENCH_WEB_DIR / "utils" / "context.jsx").read_text())
+                hashes = json.loads(found.group(1)) if found else None
+                redis_pid = _redis_pid(redis_url(SITE_DB)) if setup.redis else None
+                print(
+                    f"{args.visitors} visitors at {args.rate:g}/s, then {args.duration} s;"
+                    f" think time {args.think} s; timeout {args.timeout:g} s"
+                )
+                try:
+                    stats, elapsed, app_cpu, redis_cpu, load = asyncio.run(
+                        run_load(site, port, args, cities, hashes, Reflex.VERSION, redis_pid)
+                    )
+                    results.append(Result(setup, stats, elapsed, app_cpu, redis_cpu, load, os.getloadavg()[0]))
+                    if args.profile:
+                        out = Path(tempfile.gettempdir()) / f"ws-profile-{setup.label}-{os.getpid()}.txt"
+                        profile(site, port, args, cities, hashes, Reflex.VERSION, out)
+                finally:
+                    log = data.server_log.read_text().splitlines()
+                    tracebacks = [i for i, line in enumerate(log) if line.startswith("Traceback")]
+                    print(f"server log: {len(tracebacks)} tracebacks")
+                    for i in tracebacks[:2]:
+                        print("\n".join(f"  {line[:200]}" for line in log[i : i + 30]))
+    print_side_by_side(results, args.visitors)
     return 0
 
 

@@ -91,10 +91,18 @@ BENCH_WEB_DIR = Path(__file__).resolve().parents[1] / ".build" / "bench"
 
 
 @contextmanager
-def serve_demo(data: DemoData, *, workers: int = 1, project: Path | None = None) -> Iterator[str]:
+def serve_demo(
+    data: DemoData,
+    *,
+    workers: int = 1,
+    project: Path | None = None,
+    redis: bool = True,
+    env: dict[str, str] | None = None,
+) -> Iterator[str]:
     """The app in production mode on ``data``, built into BENCH_WEB_DIR and served as the end-to-end tests serve
     it (state in a private Redis server, ``workers`` backend workers); yields its URL. ``project``: another copy
-    of the project to serve."""
+    of the project to serve; ``redis=False``: state in the one worker's memory; ``env``: more of the app's
+    environment."""
     from tests.e2e.conftest import PROJECT, _app_env, _serve
     from tests.mailbox import free_port
     from tests.redis_server import SITE_DB, empty_redis
@@ -105,12 +113,16 @@ def serve_demo(data: DemoData, *, workers: int = 1, project: Path | None = None)
         PRIVATE_MEDIA_DIR=str(data.folder / "private"),
         OUTBOX_DIR=str(data.folder / "outbox"),
         IDENTITY_PROVIDER="local",
-        REDIS_URL=empty_redis(SITE_DB),
+        REDIS_URL=empty_redis(SITE_DB) if redis else "",
         WEB_WORKERS=str(workers),
+        **(env or {}),
     )
     started = time.perf_counter()
     with _serve(project or PROJECT, free_port(), env, data.server_log, workers=workers, web_dir=BENCH_WEB_DIR) as url:
-        print(f"app built and serving in {time.perf_counter() - started:.0f} s ({workers} worker(s))")
+        print(
+            f"app built and serving in {time.perf_counter() - started:.0f} s ({workers} worker(s),"
+            f" {'Redis' if redis else 'memory'} state)"
+        )
         yield url
 
 

@@ -232,6 +232,11 @@ class AuthState(rx.State):
         SPEC §4 step 1: when the session's user is already the stored current
         user, nothing happens. A ban signs the user out and sends them home.
         """
+        return await self._check_session()
+
+    async def _check_session(self) -> list:
+        """What ``check_session`` does, for a page loader that checks the session itself (the directory's, so
+        that a public page loads in one event, not two); the events to send back."""
         events = self._take_flash()
         token_hash = connection_session_hash()
         check = await _resolve(token_hash) if token_hash else SessionCheck(actor=None)

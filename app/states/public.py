@@ -33,7 +33,7 @@ from app.services import directory_cards, directory_view, listings, stats
 from app.services.abuse import client_key
 from app.services.directory_view import TabLink, TierGroup
 from app.settings import get_settings
-from app.states.auth import connection_session_hash, public
+from app.states.auth import AuthState, connection_session_hash, public
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +144,15 @@ class DirectoryState(rx.State):
 
     @public
     async def load(self):
+        """A public page's whole load in one event: the session check every public page starts with
+        (``AuthState.check_session``), then the page itself. Each event costs a round trip of the state
+        (with Redis: lock, read, write, unlock), so the directory, the pages people load most, makes one."""
+        auth = await self.get_state(AuthState)
+        events = await auth._check_session()
+        shown = await self._load_path()
+        return events if shown is None else [*events, shown]
+
+    async def _load_path(self):
         """Resolve the browser path: redirect, or load what the page shows (queries off the event loop)."""
         view = resolve_public_path(self.router.url.path)
         if view.kind == "redirect":

@@ -296,12 +296,8 @@ def _socket_inodes(pid: int) -> set[str]:
     return inodes
 
 
-def _check_workers(supervisor: int, port: int, expected: int, log_path: Path) -> None:
-    """Granian's supervisor (the ``reflex run`` process) has ``expected`` worker children, each serving ``port``.
-
-    A worker is forked from the supervisor, so it has the supervisor's command line;
-    serving means holding the listening socket.
-    """
+def _serving_workers(supervisor: int, port: int) -> tuple[list[int], list[int]]:
+    """(worker processes of Granian's supervisor, those of them holding ``port``'s listening socket)."""
     command = Path(f"/proc/{supervisor}/cmdline").read_bytes()
     children = []
     for entry in Path("/proc").iterdir():
@@ -312,7 +308,22 @@ def _check_workers(supervisor: int, port: int, expected: int, log_path: Path) ->
             if parent == supervisor and (entry / "cmdline").read_bytes() == command:
                 children.append(int(entry.name))
     listening = _listening_inodes(port)
-    serving = [pid for pid in children if _socket_inodes(pid) & listening]
+    return children, [pid for pid in children if _socket_inodes(pid) & listening]
+
+
+def _check_workers(supervisor: int, port: int, expected: int, log_path: Path) -> None:
+    """Granian's supervisor (the ``reflex run`` process) has ``expected`` worker children, each serving ``port``.
+
+    A worker is forked from the supervisor, so it has the supervisor's command line;
+    serving means holding the listening socket. The first worker may answer before the others
+    have started (a busy machine): wait for them, up to the build's timeout.
+    """
+    deadline = time.monotonic() + BUILD_TIMEOUT
+    while True:
+        children, serving = _serving_workers(supervisor, port)
+        if len(serving) == expected or time.monotonic() > deadline or len(serving) > expected:
+            break
+        time.sleep(0.5)
     if len(serving) != expected:
         pytest.fail(
             f"expected {expected} backend workers serving port {port}, found {len(serving)} "

@@ -28,11 +28,12 @@ from app.services import accounts
 from app.settings import get_settings
 from app.states.advertiser.my_listings import MyListingsState
 from app.states.areas import AreaState
+from app.states.public import DirectoryState
 from app.states.staff.overview import StaffOverviewState
 from app.web.api import build_api
 from app.web.cookies import EVENT_PATH
-from tests.factories import check_session, make_account
-from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke
+from tests.factories import actor_of, check_session, make_account, make_staff, open_session
+from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke, script_of
 
 PASSWORD = "archipielago-de-juan-fernandez"
 SAME_ORIGIN = {"Origin": "http://testserver"}
@@ -257,3 +258,36 @@ def test_refusals_are_logged_without_the_token(db, advertiser, client, caplog):
     assert any("StaffOverviewState.open_page" in line and advertiser.uid in line for line in lines), lines
     assert any("MyListingsState.open_page" in line and "no live session" in line for line in lines), lines
     assert all(token not in line and sessions.digest(token) not in line for line in lines)
+
+
+def test_a_directory_page_checks_the_session_in_its_own_load(db, advertiser):
+    """The directory's pages load in one event (DirectoryState.load) that does what AuthState.check_session does
+    on every other public page: a live session is remembered, a ban signs the tab out, a dead cookie is dropped."""
+
+    def load(token: str):
+        state, auth = client_states(DirectoryState, token)
+        root = state._get_root_state()
+        root.router_data = root._update_router_vars({RouteVar.PATH: "/escorts", RouteVar.ORIGIN: "/escorts"}, {})
+        return auth, state, invoke(state, "load")
+
+    token = open_session(db, advertiser.uid)
+    auth, state, _ = load(token)
+    assert auth._record()["uid"] == advertiser.uid
+    assert state.view == "home"
+
+    auth, _, events = load("token-que-no-existe")
+    assert auth.user == ""
+    assert "/sesion/cerrar" in script_of(events)
+
+    admin = make_staff(db, "jefa-directorio@correo.cl", ProfileId.ADMINISTRADOR)
+    accounts.set_ban(
+        session=db,
+        provider=LocalProvider(engine=get_engine()),
+        actor=actor_of(admin),
+        user_uid=advertiser.uid,
+        banned=True,
+    )
+    auth, state, events = load(token)
+    assert auth.user == ""
+    assert "/sesion/cerrar" in script_of(events)
+    assert state.view == "home"
