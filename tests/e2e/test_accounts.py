@@ -220,7 +220,8 @@ def test_sign_out_ends_the_session_in_every_tab(page: Page, site: Site, db, prov
     _expect_landing(page, site, ProfileId.PROFESOR)
     other = page.context.new_page()
     other.goto(LANDING[ProfileId.PROFESOR][0])
-    expect(other.get_by_role("heading", name="Mis publicaciones", level=1)).to_be_visible()
+    app_root = other.locator("[data-is-root-theme]")  # the app's own page, not the document's first screen
+    expect(app_root.get_by_role("heading", name="Mis publicaciones", level=1)).to_be_visible()
 
     page.get_by_role("button", name="Cerrar sesión").click()
     page.wait_for_url(f"{site.url}/escorts")
