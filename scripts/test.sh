@@ -28,14 +28,27 @@ fi
 
 # The npm tools of the tests, each pinned in tools/NAME/package-lock.json: firebase-tools
 # (the Auth emulator), axe-core (the accessibility checks), vnu-jar (the Nu HTML checker).
-# Reinstalled when a lock file changed since the last install.
+# Reinstalled when a lock file changed since the last install, in the background: firebase-tools
+# alone takes about a minute, while lint, types and the first tests run. The tests that use a
+# tool wait for its install and fail with its log (tests/npm_tools.py reads NAME.status and
+# NAME.log from NPM_TOOLS_INSTALL_DIR).
+export NPM_TOOLS_INSTALL_DIR="$PWD/.build/npm-tools"
+mkdir -p "$NPM_TOOLS_INSTALL_DIR"
+tool_installs=()
 for lock in tools/*/package-lock.json; do
   tool="$(dirname "$lock")"
+  name="$(basename "$tool")"
   stamp="$tool/node_modules/.package-lock.sha256"
   wanted="$(sha256sum "$lock" | cut -d' ' -f1)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-    npm ci --prefix "$tool" --no-audit --no-fund
-    echo "$wanted" > "$stamp"
+    rm -f "$NPM_TOOLS_INSTALL_DIR/$name.status"
+    (
+      status=0
+      npm ci --prefix "$tool" --no-audit --no-fund >"$NPM_TOOLS_INSTALL_DIR/$name.log" 2>&1 || status=$?
+      if [ "$status" = 0 ]; then echo "$wanted" > "$stamp"; fi
+      echo "$status" > "$NPM_TOOLS_INSTALL_DIR/$name.status"
+    ) &
+    tool_installs+=("$!")
   fi
 done
 
@@ -76,6 +89,8 @@ mypy
 set +e
 python -m pytest -n "${PYTEST_WORKERS:-2}" "$@"
 status=$?
+# A run that used no tool still leaves them installed (and stamped) for the next one.
+for pid in "${tool_installs[@]}"; do wait "$pid"; done
 set -e
 # pytest's "no tests collected" (5) is a failure here, never a silent pass.
 exit $status

@@ -2,8 +2,8 @@
 
 Registered for every test directory by tests/conftest.py.
 
-scripts/test.sh installs firebase-tools; if the emulator cannot start, the
-tests that need it fail with its output (they never skip).
+scripts/test.sh installs firebase-tools (tests/npm_tools.py waits for it); if the emulator
+cannot start, the tests that need it fail with its output (they never skip).
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ import httpx
 import pytest
 
 from app.identity.firebase import FirebaseProvider
+from tests.npm_tools import tool_modules
 from tests.ports import free_port
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-FIREBASE_BIN = PROJECT_ROOT / "tools" / "firebase" / "node_modules" / ".bin" / "firebase"
 FIREBASE_PROJECT = "demo-escorts"
 START_TIMEOUT = 90
 
@@ -54,12 +53,11 @@ def firebase_emulator(tmp_path_factory) -> Iterator[str]:
     }
     (workdir / "firebase.json").write_text(json.dumps(config))
     log_path = workdir / "emulator.log"
-    if not FIREBASE_BIN.exists():
-        pytest.fail(f"{FIREBASE_BIN} is missing: run `npm ci --prefix tools/firebase` (scripts/test.sh does)")
+    firebase_bin = tool_modules("firebase") / ".bin" / "firebase"
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("FIREBASE_AUTH_EMULATOR_HOST", None)
     command = [
-        str(FIREBASE_BIN),
+        str(firebase_bin),
         "emulators:start",
         "--only",
         "auth",

@@ -10,12 +10,12 @@ finish first, so colours are read as they end up.
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from playwright.sync_api import Page
 
-AXE_JS = Path(__file__).resolve().parents[2] / "tools" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+from tests.npm_tools import tool_modules
+
 TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa", "best-practice")
 EXTRA_RULES = ("label-content-name-mismatch",)
 FAILING_IMPACTS = ("serious", "critical")
@@ -36,10 +36,8 @@ RUN = """async ([tags, extra]) => {
 def serious_violations(page: Page, where: str = "") -> list[str]:
     """Every serious or critical axe violation on the page now, one readable line per element, each naming the
     page's path and ``where`` (the state audited, when the path does not say it)."""
-    if not AXE_JS.is_file():
-        raise AssertionError(f"axe-core is not installed at {AXE_JS}: run scripts/test.sh (npm ci in tools/axe)")
     if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE_JS))
+        page.add_script_tag(path=str(tool_modules("axe") / "axe-core" / "axe.min.js"))
     found = page.evaluate(RUN, [list(TAGS), list(EXTRA_RULES)])
     return [
         f"{urlsplit(page.url).path} {where} [{violation['impact']}] {violation['id']}: {violation['help']} at {node['target']}: "
