@@ -555,6 +555,7 @@ class WriterTab:
 
     async def connect(self, ready: Callable[[object], bool]) -> int:
         """Connect as the frontend does until the page is ready (``ready`` of an update); the failed attempts."""
+        await self.close()  # a socket that dropped
         failed = 0
         while True:
             try:
