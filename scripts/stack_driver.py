@@ -665,7 +665,9 @@ async def report_writer(index: int, until: float, writes: list[Write], addresses
                 if write.outcome == "in flight":
                     write.notice = await tab.connect(hydrated) >= NOTICE_AFTER_FAILED
                 elif write.outcome == "confirmed":
+                    # "Enviar otro reporte": the empty form shows (and the form's timer starts) once it is answered.
                     tab.send(f"{REPORT_STATE}.write_again", {})
+                    await tab.wait(lambda update: _delta(update, REPORT_STATE).get("sent_rx_state_") is False)
                 else:
                     break  # refused or unanswered: this visitor gives up
         except (Closed, OSError, TimeoutError, ConnectionError) as error:
