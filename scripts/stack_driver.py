@@ -932,6 +932,34 @@ def healthy_again(timeout: float = 60.0) -> float:
     return time.perf_counter() - started
 
 
+def outage_page() -> None:
+    """PostgreSQL stopped: a page that needs it answers through the proxy a Spanish 503 with Retry-After, not a 500."""
+    subprocess.run(["docker", "stop", "stack-postgres"], check=True, capture_output=True)
+    try:
+        seen = []
+        # The SSG city page reads the database on every node whose cache has not got it.
+        for path in ("/escorts-ssg/temuco", "/escorts-ssg/valdivia", "/escorts-ssg/osorno"):
+            try:
+                with urllib.request.urlopen(f"{SITE}{path}", timeout=TIMEOUT_S) as answer:
+                    seen.append((answer.status, "", "", answer.headers.get("x-served-by", "proxy")))
+            except urllib.error.HTTPError as error:
+                body = error.read().decode("utf-8", "replace")
+                served = error.headers.get("x-served-by", "proxy")
+                seen.append((error.code, error.headers.get("retry-after", ""), body, served))
+    finally:
+        subprocess.run(["docker", "start", "stack-postgres"], check=True, capture_output=True)
+    spanish = [
+        status == 503 and retry == "5" and "No pudimos conectar con la base de datos" in body
+        for status, retry, body, _ in seen
+    ]
+    row(
+        "postgres stopped: a page answers a Spanish 503",
+        f"{[f'{status} from {served}' for status, _, _, served in seen]}, Spanish with Retry-After: {sum(spanish)}",
+        all(spanish),
+    )
+    healthy_again()
+
+
 def restarts() -> None:
     """Redis, then PostgreSQL, restarted under an open signed-in tab: it stays signed in and reloads cleanly."""
     email = f"sigue-{uuid.uuid4().hex[:8]}@correo.cl"
@@ -945,6 +973,7 @@ def restarts() -> None:
         page = context.new_page()
         page.goto(MY_LISTINGS)
         expect(page.get_by_role("heading", name="Mis publicaciones", level=1)).to_be_visible()
+        outage_page()
         for service in ("stack-redis", "stack-postgres"):
             subprocess.run(["docker", "restart", service], check=True, capture_output=True)
             try:
