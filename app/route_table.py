@@ -19,6 +19,7 @@ from app.pages.account import account_action_page, login_page, signup_successful
 from app.pages.audit import audit_page
 from app.pages.legal import legal_page_component
 from app.pages.my_listings import my_listings_page
+from app.pages.notice_preferences import notice_preferences_page
 from app.pages.public import directory_page
 from app.pages.review_queue import review_queue_page
 from app.pages.staff_catalogues import CATALOGUE_PAGES
@@ -42,6 +43,7 @@ from app.routes import (
     ADMIN_USERS,
     ADVERTISER_HOME,
     ADVERTISER_NEW_LISTING,
+    ADVERTISER_NOTICES,
     LOGIN,
     NOT_FOUND,
     PUBLIC_ROUTES,
@@ -58,6 +60,7 @@ from app.routes import (
 from app.seo import LOGIN_DESCRIPTION, LOGIN_TITLE
 from app.states.account import AccountActionState, LoginState
 from app.states.advertiser.my_listings import MyListingsState
+from app.states.advertiser.notices import NoticePreferencesState
 from app.states.advertiser.wizard import WizardState
 from app.states.areas import AreaState
 from app.states.auth import AuthState
@@ -148,6 +151,9 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
     # Guarded areas: the server accepts or refuses the caller before anything shows.
     _advertiser_route(ADVERTISER_HOME, my_listings_page, "Mis publicaciones", MyListingsState.open_page),
     _advertiser_route(ADVERTISER_NEW_LISTING, wizard_page, "Nueva publicación", WizardState.open_page),
+    _advertiser_route(
+        ADVERTISER_NOTICES, notice_preferences_page, "Avisos por correo", NoticePreferencesState.open_page
+    ),
     PageRoute(
         ADMIN_HOME,
         staff_overview_page,

@@ -52,6 +52,8 @@ SECRETARY_REVIEW_QUEUE = "/bbitamia/revisarPublicacion"
 SECRETARY_HOME = "/bbitamia/publicacion"
 ADVERTISER_HOME = "/my/publicacion/misPublicaciones"
 ADVERTISER_NEW_LISTING = "/my/publicacion/nuevaPublicacion"
+# Mi cuenta: which e-mail notices the advertiser gets (issue 19 §3).
+ADVERTISER_NOTICES = "/my/cuenta/avisos"
 # ?id=<uid> on the wizard continues or edits that listing of the advertiser.
 WIZARD_LISTING_PARAM = "id"
 

@@ -49,6 +49,7 @@ from app.models.listings import (
     UpgradeStatus,
     VerificationStatus,
 )
+from app.models.notices import Notice, NoticeOptOut, NoticeStatus
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
 from app.models.users import (
     PROFILE_LABELS,
@@ -108,6 +109,9 @@ __all__ = [
     "ListingVerification",
     "ListingVerificationPublic",
     "LocalCredential",
+    "Notice",
+    "NoticeOptOut",
+    "NoticeStatus",
     "Profile",
     "ProfileCreate",
     "ProfileId",

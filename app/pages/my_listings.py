@@ -9,7 +9,7 @@ from app.components.layout import guarded_content, page_frame
 from app.components.staff_table import stacked_cell
 from app.components.stats_chart import stats_chart
 from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
-from app.routes import ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
+from app.routes import ADVERTISER_NEW_LISTING, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
 from app.services.my_listings import AVAILABLE_NOW_HOURS
 from app.services.photos import MAX_BYTES
 from app.states.advertiser.my_listings import MyListingsState
@@ -284,7 +284,11 @@ def _listings() -> rx.Component:
         rx.el.h1(HEADING),
         rx.el.p(AreaState.greeting, class_name="lead"),
         rx.el.p(INTRO, class_name="lead"),
-        rx.link("Nueva publicación", href=ADVERTISER_NEW_LISTING, class_name="btn btn-primary"),
+        rx.el.div(
+            rx.link("Nueva publicación", href=ADVERTISER_NEW_LISTING, class_name="btn btn-primary"),
+            rx.link("Mi cuenta: avisos por correo", href=ADVERTISER_NOTICES, class_name="btn btn-ghost"),
+            class_name="listing-actions",
+        ),
         rx.cond(
             MyListingsState.rows.length() > 0,
             rx.el.div(rx.foreach(MyListingsState.rows, _card), class_name="my-listings"),

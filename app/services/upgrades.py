@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
+from app.content.notices import NoticeKind
 from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.money import format_currency
@@ -36,6 +37,7 @@ from app.models import (
     User,
     utc_now,
 )
+from app.services import notices
 from app.services.listing_lifecycle import owner_statuses
 from app.services.listings import clock
 from app.services.ownership import owned_listing
@@ -51,6 +53,8 @@ UPGRADABLE_STATUSES = owner_statuses("upgrade")
 _EFFECT_ORDER = {UpgradeEffect.TIER: 0, UpgradeEffect.VIP: 1, UpgradeEffect.BUMP: 2}
 _UNKNOWN_UPGRADE = "No encontramos esa mejora."
 _LAST_MOMENT = timedelta(microseconds=1)
+# An upgrade that started longer ago than this (the clock was stopped) starts without a notice.
+STARTED_NOTICE_WINDOW = timedelta(days=1)
 
 
 class UpgradeOption(BaseModel):
@@ -95,6 +99,10 @@ def _row(upgrade: ListingUpgrade, service_name: str) -> UpgradeRow:
         amount=format_currency(upgrade.amount_clp),
         reason=upgrade.reason if upgrade.status == UpgradeStatus.RECHAZADA else "",
     )
+
+
+def _service_name(session: Session, upgrade: ListingUpgrade) -> str:
+    return session.get_one(AppService, upgrade.app_service_uid).name
 
 
 def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
@@ -253,6 +261,16 @@ def approve_upgrade(
     upgrade.updated_at = now
     session.add(upgrade)
     session.flush()
+    notices.notify_owner(
+        session=session,
+        listing=listing,
+        kind=NoticeKind.UPGRADE_APPROVED,
+        key=upgrade.uid,
+        now=now,
+        upgrade=_service_name(session, upgrade),
+        starts=_row(upgrade, "").starts,
+        ends=_row(upgrade, "").ends,
+    )
     _apply(session, now, listing_uids=[upgrade.listing_uid])
     audit.record(
         session,
@@ -279,6 +297,15 @@ def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reaso
     upgrade.reason = reason.strip()
     upgrade.updated_at = utc_now()
     session.add(upgrade)
+    notices.notify_owner(
+        session=session,
+        listing=session.get_one(Listing, upgrade.listing_uid),
+        kind=NoticeKind.UPGRADE_DENIED,
+        key=upgrade.uid,
+        now=upgrade.updated_at,
+        upgrade=_service_name(session, upgrade),
+        reason=upgrade.reason,
+    )
     audit.record(
         session,
         actor_uid=reviewer_uid,
@@ -332,8 +359,26 @@ def _apply(session: Session, now: datetime, listing_uids: list[str] | None = Non
                 upgrade.status = UpgradeStatus.VENCIDA
                 upgrade.updated_at = now
                 session.add(upgrade)
+                notices.notify_owner(
+                    session=session,
+                    listing=listing,
+                    kind=NoticeKind.UPGRADE_ENDED,
+                    key=upgrade.uid,
+                    now=now,
+                    upgrade=service.name,
+                )
             elif upgrade.starts_at is not None and upgrade.starts_at <= now:
                 in_force.append((upgrade, service))
+                if upgrade.starts_at > now - STARTED_NOTICE_WINDOW:
+                    notices.notify_owner(
+                        session=session,
+                        listing=listing,
+                        kind=NoticeKind.UPGRADE_STARTED,
+                        key=upgrade.uid,
+                        now=now,
+                        upgrade=service.name,
+                        ends=_row(upgrade, service.name).ends,
+                    )
         if _set_effective(listing, in_force, tiers):
             session.add(listing)
             changed += 1

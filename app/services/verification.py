@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
+from app.content.notices import NoticeKind
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import (
     STAFF_PROFILES,
@@ -25,6 +26,7 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import Listing
+from app.services import notices
 from app.services.listing_lifecycle import owner_may
 from app.services.ownership import owned_listing
 from app.services.photos import process_photo
@@ -138,6 +140,17 @@ def _decide(
         before=before,
         after=_audited(verification),
         now=now,
+    )
+    listing = session.get_one(Listing, verification.listing_uid)
+    notices.notify_owner(
+        session=session,
+        listing=listing,
+        kind=NoticeKind.VERIFICATION_APPROVED
+        if status == VerificationStatus.APROBADA
+        else NoticeKind.VERIFICATION_REJECTED,
+        key=verification.uid,
+        now=now,
+        reason=reason,
     )
     session.flush()
     if key:
