@@ -27,6 +27,7 @@ from app.pages.staff_directory import admin_advertisers_page, agencies_page, sec
 from app.pages.staff_listings import admin_listings_page, secretary_listings_page
 from app.pages.staff_overview import staff_overview_page
 from app.pages.staff_reports import staff_reports_page
+from app.pages.staff_settings import staff_settings_page
 from app.pages.staff_upgrades import staff_upgrades_page
 from app.pages.staff_users import admin_users_page, secretary_users_page
 from app.pages.wizard import wizard_page
@@ -39,6 +40,7 @@ from app.routes import (
     ADMIN_LISTINGS,
     ADMIN_REPORTS,
     ADMIN_REVIEW_QUEUE,
+    ADMIN_SETTINGS,
     ADMIN_UPGRADES,
     ADMIN_USERS,
     ADVERTISER_HOME,
@@ -73,6 +75,7 @@ from app.states.staff.listings import StaffListingsState
 from app.states.staff.overview import StaffOverviewState
 from app.states.staff.reports import StaffReportsState
 from app.states.staff.review_queue import ReviewQueueState
+from app.states.staff.site_settings import SiteSettingsState
 from app.states.staff.upgrades import StaffUpgradesState
 from app.states.staff.users import UsersTableState
 
@@ -185,6 +188,13 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         ADMIN_UPGRADES, staff_upgrades_page, "Mejoras de publicación", StaffUpgradesState, ProfileId.ADMINISTRADOR
     ),
     _staff_table_route(ADMIN_REPORTS, staff_reports_page, "Denuncias", StaffReportsState, ProfileId.ADMINISTRADOR),
+    PageRoute(
+        ADMIN_SETTINGS,
+        staff_settings_page,
+        _titled("Ajustes"),
+        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
+        on_load=(AreaState.close, SiteSettingsState.open_page),
+    ),
     # Catalogues, advertisers, agencies and listings (issue 9).
     *(
         _staff_table_route(

@@ -46,6 +46,8 @@ NOT_FOUND = "404"
 
 ADMIN_HOME = "/admin/escorts"
 ADMIN_UPGRADES = "/admin/mejorasPublicacion"
+# How to pay for an upgrade, set by the administrator (issue 19 §4).
+ADMIN_SETTINGS = "/admin/ajustes"
 ADMIN_REPORTS = "/admin/reportes"
 ADMIN_REVIEW_QUEUE = "/admin/revisarPublicacion"
 SECRETARY_REVIEW_QUEUE = "/bbitamia/revisarPublicacion"
@@ -89,6 +91,7 @@ ADMIN_PAGES: tuple[tuple[str, str], ...] = (
     (ADMIN_UPGRADES, "Mejoras"),
     (ADMIN_REPORTS, "Denuncias"),
     (ADMIN_AUDIT, "Auditoría"),
+    (ADMIN_SETTINGS, "Ajustes"),
 )
 SECRETARY_PAGES: tuple[tuple[str, str], ...] = (
     (SECRETARY_USERS, "Usuarios"),

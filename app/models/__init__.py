@@ -51,6 +51,7 @@ from app.models.listings import (
 )
 from app.models.notices import Notice, NoticeOptOut, NoticeStatus
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
+from app.models.site_settings import SiteSetting
 from app.models.users import (
     PROFILE_LABELS,
     STAFF_PROFILES,
@@ -123,6 +124,7 @@ __all__ = [
     "ReviewDecision",
     "Section",
     "SessionTicket",
+    "SiteSetting",
     "Tier",
     "TierPublic",
     "UpgradeEffect",

@@ -108,6 +108,32 @@ def _action(label: str, shown: rx.Var, event) -> rx.Component:
     return rx.cond(shown, rx.el.button(label, type="button", on_click=event, class_name="btn"))
 
 
+def _upgrade_state(row: rx.Var) -> rx.Component:
+    """The card's upgrade: its state, and while it waits for payment the reference, amount and how to pay."""
+    return rx.cond(
+        row.upgrade_label != "",
+        rx.el.div(
+            rx.el.p(
+                row.upgrade_label,
+                rx.cond(row.upgrade_reason != "", rx.fragment(". ", row.upgrade_reason)),
+            ),
+            rx.cond(
+                row.payment_code != "",
+                rx.el.dl(
+                    rx.el.dt("Referencia de pago"),
+                    rx.el.dd(rx.el.strong(row.payment_code)),
+                    rx.el.dt("Monto"),
+                    rx.el.dd(row.payment_amount),
+                    rx.el.dt("Cómo pagar"),
+                    rx.el.dd(MyListingsState.payment_instructions, class_name="payment-instructions"),
+                    class_name="listing-figures",
+                ),
+            ),
+            class_name="form-notice",
+        ),
+    )
+
+
 # The covers of the first screen load at once (the largest thing it shows); the rest when scrolled to.
 EAGER_COVERS = 2
 
@@ -145,6 +171,15 @@ def _card(row: rx.Var, index: rx.Var) -> rx.Component:
             rx.cond(row.verified_label != "", rx.el.p(row.verified_label, class_name="badge badge-verified")),
             rx.cond(row.available_until_label != "", rx.el.p(row.available_until_label, class_name="badge badge-now")),
             rx.cond(row.expires_label != "", rx.el.p(row.expires_label, class_name="muted")),
+            _upgrade_state(row),
+            rx.cond(
+                row.verification_label != "",
+                rx.el.p(
+                    row.verification_label,
+                    rx.cond(row.verification_reason != "", rx.fragment(" Motivo: ", row.verification_reason)),
+                    class_name="muted",
+                ),
+            ),
             _figures(row),
             rx.el.div(
                 rx.cond(

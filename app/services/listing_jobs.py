@@ -4,7 +4,8 @@
   (the lifecycle's ``system`` move); an edit waiting for review is dropped and its review closed with
   a reason the owner reads (they renew it, and the whole listing is reviewed then);
 - :func:`app.services.upgrades.apply_upgrades`: approved upgrades start and end on their dates;
-- :func:`warn_expiring`: owners of listings expiring within 3 days are told by e-mail (once per period).
+- :func:`warn_expiring`: owners of listings expiring within 3 days are told by e-mail (once per period);
+- :func:`app.services.upgrades.expire_unpaid_upgrades`: upgrade requests unpaid for 7 days expire.
 
 Every notice they send is recorded once under a unique key (app.services.notices), so two workers
 running the same job at the same moment send it once.
@@ -31,7 +32,7 @@ from app.db import session_scope
 from app.models import ActorKind, Listing, ListingReview, ListingStatus, ReviewDecision, utc_now
 from app.services import notices
 from app.services.listing_lifecycle import ensure_transition
-from app.services.upgrades import apply_upgrades
+from app.services.upgrades import apply_upgrades, expire_unpaid_upgrades
 from app.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,7 @@ class ClockRun(NamedTuple):
     expired: int
     upgraded: int
     warned: int = 0
+    unpaid: int = 0
 
 
 def run_clock_jobs(now: datetime | None = None) -> ClockRun:
@@ -154,7 +156,9 @@ def run_clock_jobs(now: datetime | None = None) -> ClockRun:
         upgraded = apply_upgrades(session=session, now=now)
     with session_scope() as session:
         warned = warn_expiring(session=session, now=now)
-    return ClockRun(expired=expired, upgraded=upgraded, warned=warned)
+    with session_scope() as session:
+        unpaid = expire_unpaid_upgrades(session=session, now=now)
+    return ClockRun(expired=expired, upgraded=upgraded, warned=warned, unpaid=unpaid)
 
 
 async def listing_clock() -> None:
@@ -163,7 +167,11 @@ async def listing_clock() -> None:
         try:
             run = await asyncio.to_thread(run_clock_jobs)
             if any(run):
-                log.info("clock jobs: %d listings expired, %d listings' upgrades applied, %d owners warned", *run)
+                log.info(
+                    "clock jobs: %d listings expired, %d listings' upgrades applied, %d owners warned, "
+                    "%d unpaid upgrade requests expired",
+                    *run,
+                )
         except SQLAlchemyError:
             log.exception("clock jobs failed; retrying in %d s", CLOCK_EVERY_SECONDS)
         await asyncio.sleep(CLOCK_EVERY_SECONDS)

@@ -35,6 +35,12 @@ from app.services.staff.shared import ensure_staff
 from app.storage import Storage
 
 PREFIX = "verificacion"
+# What the owner reads of a request's state (card and dialog).
+VERIFICATION_LABELS = {
+    VerificationStatus.SOLICITADA: "Solicitada: la revisaremos pronto.",
+    VerificationStatus.APROBADA: "Aprobada.",
+    VerificationStatus.RECHAZADA: "Rechazada.",
+}
 VERIFICATION_STAFF_ONLY = "Solo el equipo del sitio puede revisar verificaciones."
 _UNKNOWN = "No encontramos esa solicitud de verificación."
 
@@ -86,6 +92,18 @@ def my_verification(*, session: Session, owner_uid: str, listing_uid: str) -> Li
         .order_by(col(ListingVerification.created_at).desc(), col(ListingVerification.uid).desc())
     ).first()
     return ListingVerificationPublic.model_validate(latest, from_attributes=True) if latest else None
+
+
+def latest_verifications(*, session: Session, listing_uids: list[str]) -> dict[str, ListingVerification]:
+    """Each listing's latest verification request (for the owner's cards)."""
+    if not listing_uids:
+        return {}
+    rows = session.exec(
+        select(ListingVerification)
+        .where(col(ListingVerification.listing_uid).in_(listing_uids))
+        .order_by(col(ListingVerification.created_at), col(ListingVerification.uid))
+    ).all()
+    return {request.listing_uid: request for request in rows}
 
 
 def _pending(session: Session, verification_uid: str) -> ListingVerification:

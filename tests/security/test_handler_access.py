@@ -133,6 +133,7 @@ def test_the_walk_finds_the_app_handlers():
         "PasswordDialogState.change_password",
         "StaffOverviewState.open_page",
         "NoticePreferencesState.save",
+        "SiteSettingsState.save",
     ):
         assert expected in names
     assert len(GUARDED) >= 4
