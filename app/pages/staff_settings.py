@@ -38,7 +38,7 @@ def _form() -> rx.Component:
         reset_on_submit=False,
         no_validate=True,
         class_name="staff-form",
-        aria_label="Instrucciones de pago",
+        aria_label="Cómo pagar una mejora",
     )
 
 

@@ -146,7 +146,7 @@ def _verification_fields(request: ListingVerification | None, verified: bool) ->
     if request is None or (verified and request.status == VerificationStatus.APROBADA):
         return {}
     return {
-        "verification_label": "Verificación: " + verification.VERIFICATION_LABELS[request.status].lower(),
+        "verification_label": "Verificación " + verification.VERIFICATION_LABELS[request.status].lower(),
         "verification_reason": request.reason if request.status == VerificationStatus.RECHAZADA else "",
     }
 

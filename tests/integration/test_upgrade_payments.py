@@ -150,10 +150,10 @@ def test_verification_states_show_on_the_card(db, owner, staff):
     db.add(request)
     db.commit()
     card = my_listings.list_my_listings(session=db, owner_uid=owner.uid)[0]
-    assert card.verification_label == "Verificación: solicitada: la revisaremos pronto."
+    assert card.verification_label == "Verificación solicitada: la revisaremos pronto."
     request.status = "rechazada"
     request.reason = "No se ve el papel"
     db.add(request)
     db.commit()
     card = my_listings.list_my_listings(session=db, owner_uid=owner.uid)[0]
-    assert (card.verification_label, card.verification_reason) == ("Verificación: rechazada.", "No se ve el papel")
+    assert (card.verification_label, card.verification_reason) == ("Verificación rechazada.", "No se ve el papel")
