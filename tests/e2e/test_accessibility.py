@@ -18,11 +18,11 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
-from app.models import AppService, ProfileId, User
+from app.models import ProfileId, User
 from app.routes import ADMIN_SETTINGS, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
 from app.seed import _ensure_catalogues
 from app.services import listing_drafts, upgrades
@@ -30,7 +30,7 @@ from app.states.public import AGE_COOKIE
 from app.storage.local import LocalStorage
 from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import CITY, Site
-from tests.factories import make_account, make_listing, open_session, wizard_draft
+from tests.factories import make_account, make_listing, open_session, tier_upgrade, wizard_draft
 
 pytestmark = pytest.mark.e2e
 
@@ -241,7 +241,9 @@ def test_the_notice_choices_the_settings_and_a_card_waiting_for_payment(
     owner = _sign_in(db, audited, site, f"axe-pago-{viewport}@correo.cl", ProfileId.PROFESOR)
     name = f"Axe Pago {viewport.capitalize()}"
     listing = make_listing(db, owner, name=name, city=AXE_CITY, tier="platino")
-    service = db.exec(select(AppService).where(AppService.name == "Subir a Diamante")).one()  # the seeded catalogue's
+    service = tier_upgrade(db, "diamante", name=f"Axe Diamante {viewport}", price_clp=59990)
+    db.add(service)
+    db.commit()
     upgrades.request_upgrade(session=db, owner_uid=owner.uid, listing_uid=listing.uid, app_service_uid=service.uid)
     page = audited.new_page()
     page.goto(MY_LISTINGS)
