@@ -46,12 +46,16 @@ NOT_FOUND = "404"
 
 ADMIN_HOME = "/admin/escorts"
 ADMIN_UPGRADES = "/admin/mejorasPublicacion"
+# How to pay for an upgrade, set by the administrator (issue 19 §4).
+ADMIN_SETTINGS = "/admin/ajustes"
 ADMIN_REPORTS = "/admin/reportes"
 ADMIN_REVIEW_QUEUE = "/admin/revisarPublicacion"
 SECRETARY_REVIEW_QUEUE = "/bbitamia/revisarPublicacion"
 SECRETARY_HOME = "/bbitamia/publicacion"
 ADVERTISER_HOME = "/my/publicacion/misPublicaciones"
 ADVERTISER_NEW_LISTING = "/my/publicacion/nuevaPublicacion"
+# Mi cuenta: which e-mail notices the advertiser gets (issue 19 §3).
+ADVERTISER_NOTICES = "/my/cuenta/avisos"
 # ?id=<uid> on the wizard continues or edits that listing of the advertiser.
 WIZARD_LISTING_PARAM = "id"
 
@@ -87,6 +91,7 @@ ADMIN_PAGES: tuple[tuple[str, str], ...] = (
     (ADMIN_UPGRADES, "Mejoras"),
     (ADMIN_REPORTS, "Denuncias"),
     (ADMIN_AUDIT, "Auditoría"),
+    (ADMIN_SETTINGS, "Ajustes"),
 )
 SECRETARY_PAGES: tuple[tuple[str, str], ...] = (
     (SECRETARY_USERS, "Usuarios"),

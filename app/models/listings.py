@@ -45,6 +45,7 @@ from typing import ClassVar
 from sqlalchemy import Column, Index, Text, desc
 from sqlmodel import Field, SQLModel
 
+from app.core.payment_codes import new_payment_code
 from app.models.base import new_uid, utc_now
 from app.models.types import EnumColumns, EnumString
 
@@ -402,6 +403,12 @@ class ListingUpgrade(EnumColumns, ListingUpgradeBase, table=True):
     amount_clp: int = Field(ge=0)
     reviewer_uid: str | None = Field(default=None, foreign_key="usuarios.uid", max_length=40)
     payment_reference: str = Field(default="", max_length=80, description="The payment staff confirmed.")
+    payment_code: str = Field(
+        default_factory=new_payment_code,
+        max_length=9,
+        unique=True,
+        description="The reference the advertiser pays with (K7QM-4RTX); staff match payments by it.",
+    )
     reason: str = Field(default="", max_length=1000, description="Why staff denied it (shown to the owner).")
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)

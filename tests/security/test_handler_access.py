@@ -132,6 +132,8 @@ def test_the_walk_finds_the_app_handlers():
         "LoginState.sign_in",
         "PasswordDialogState.change_password",
         "StaffOverviewState.open_page",
+        "NoticePreferencesState.save",
+        "SiteSettingsState.save",
     ):
         assert expected in names
     assert len(GUARDED) >= 4
