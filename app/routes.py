@@ -247,7 +247,7 @@ def resolve_ssg_city(raw_city: str) -> tuple[str | None, str | None]:
 SSG_PAGE_PARAM = "pagina"
 # 1 to 4 ASCII digits; str.isdigit() would also admit "٣" and "²".
 _SSG_PAGE = re.compile(r"[0-9]{1,4}")
-_SSG_NEXT = re.compile(rf"{re.escape(SSG_HOME)}(/[a-z0-9-]+)?(\?{SSG_PAGE_PARAM}=[1-9][0-9]{{0,3}})?")
+_SSG_NEXT = re.compile(rf"{re.escape(SSG_HOME)}(/[a-z0-9-]+){{0,2}}(\?{SSG_PAGE_PARAM}=[1-9][0-9]{{0,3}})?")
 
 
 @dataclass(frozen=True)
@@ -290,7 +290,7 @@ _PUBLIC_NEXT = re.compile(r"(/[A-Za-z0-9_-]+)+")
 def safe_age_next(target: str) -> str:
     """Where the no-JavaScript age confirmation may send the browser back to.
 
-    An SSG page (the home, a city, a city's page), or a page of the public
+    An SSG page (the home, a city or one of its communes, one of their pages), or a page of the public
     directory that exists by its path (a home, a city, a tab, a listing):
     anything else, ``//evil.example`` or ``/escorts-ssg.evil.com`` included,
     goes to the SSG home.
