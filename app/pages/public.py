@@ -174,7 +174,11 @@ def _filters() -> rx.Component:
             ),
             rx.el.div(
                 rx.el.button(
-                    "Ver " + DirectoryState.draft_total.to_string() + " avisos",
+                    rx.cond(
+                        DirectoryState.draft_total == 1,
+                        "Ver 1 aviso",
+                        "Ver " + DirectoryState.draft_total.to_string() + " avisos",
+                    ),
                     type="button",
                     on_click=DirectoryState.apply_filters,
                     class_name="btn btn-primary",

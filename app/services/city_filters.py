@@ -37,7 +37,7 @@ def service_options(*, session: Session) -> list[ServiceOption]:
 
 
 def commune_counts(*, session: Session, section: str | None, city_slug: str) -> list[CommuneCount]:
-    """The communes of a city that its public listings (of ``section``; None: both) name, in the region's order.
+    """The communes of a city that its public listings (of ``section``; None: both) name, alphabetically.
 
     One GROUP BY over the city's public listings; names that are not a commune of the city are left out.
     """
@@ -47,6 +47,5 @@ def commune_counts(*, session: Session, section: str | None, city_slug: str) -> 
         .group_by(Listing.commune)
     ).all()
     counts = dict(rows)
-    return [
-        CommuneCount(commune, counts[commune.name]) for commune in city_communes(city_slug) if counts.get(commune.name)
-    ]
+    named = [commune for commune in city_communes(city_slug) if counts.get(commune.name)]
+    return [CommuneCount(commune, counts[commune.name]) for commune in sorted(named, key=lambda each: each.id)]

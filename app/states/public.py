@@ -258,11 +258,11 @@ class DirectoryState(rx.State):
         self.draft_total = result.total
 
     @public
-    async def set_filter(self, name: str, value: str):
+    async def set_filter(self, field: str, value: str):
         """The visitor changed one field of the filter form: keep it (not applied yet) and count the matches."""
-        if self.view not in ("city", "all") or name not in FILTER_FIELDS or not isinstance(value, str):
+        if self.view not in ("city", "all") or field not in FILTER_FIELDS or not isinstance(value, str):
             return
-        setattr(self, FILTER_FIELDS[name], value.strip()[:MAX_FILTER_VALUE])
+        setattr(self, FILTER_FIELDS[field], value.strip()[:MAX_FILTER_VALUE])
         await self._count_draft()
 
     @public
