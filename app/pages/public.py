@@ -119,7 +119,8 @@ def _range_fields(legend: str, low: str, high: str, low_var, high_var) -> rx.Com
                 input_mode="numeric",
                 auto_complete="off",
                 max_length=12,
-                key=DirectoryState.unfiltered_url + DirectoryState.filtered.to_string() + var,
+                # A new field when the applied filters change (a link, the back button): it shows theirs.
+                key=DirectoryState.unfiltered_url + "?" + DirectoryState.filter_query + "#" + name,
                 on_blur=lambda value, name=name: DirectoryState.set_filter(name, value),
             )
             for label, name, var in (("Desde", low, low_var), ("Hasta", high, high_var))
@@ -166,7 +167,8 @@ def _filters() -> rx.Component:
                         service.label,
                         SERVICE_PARAM,
                         value=service.value,
-                        checked=DirectoryState.draft_services.contains(service.value),
+                        default_checked=DirectoryState.draft_services.contains(service.value),
+                        key=DirectoryState.unfiltered_url + "?" + DirectoryState.filter_query + "#" + service.value,
                         on_change=lambda checked: DirectoryState.toggle_service(service.value, checked),
                     ),
                 ),

@@ -159,6 +159,7 @@ class DirectoryState(rx.State):
     commune_options: list[list[str]] = []  # [id, name] of each commune the city's listings name
     services: list[FilterChoice] = []
     filtered: bool = False
+    filter_query: str = ""  # the applied filters' canonical query string
     unfiltered_url: str = ""
     draft_commune: str = ""
     draft_price_min: str = ""
@@ -223,6 +224,7 @@ class DirectoryState(rx.State):
             view=view, site_url=settings.site_url, site_name=settings.site_name, filters=filters
         ).title
         self.filtered = filters.active
+        self.filter_query = filters.query_string()
         self.unfiltered_url = self.router.url.path
         self._show_draft(filters)
         communes = await directory_cards.commune_counts(self.section, self.city_slug)
