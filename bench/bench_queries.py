@@ -92,6 +92,7 @@ def main() -> int:
             ):
                 print(f"{label:42s} {_figures(fn, args.runs)}")
             if args.compare_indexes:
+                session.rollback()  # its transaction's locks would hold the DROP INDEX back
                 with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
                     for name in FILTER_INDEXES:
                         conn.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
