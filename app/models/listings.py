@@ -190,7 +190,8 @@ class Listing(EnumColumns, ListingBase, table=True):
         Index("ix_publicacion_city_recent", "status", "section", "city_slug", "published_at", "uid", "owner_uid"),
         # Featured listings of a section across cities.
         Index("ix_publicacion_featured", "status", "section", "tier_rank", desc("ranked_at"), desc("uid")),
-        # The city page filtered by a commune (in tier order), and the communes a city's filter offers.
+        # The city page filtered by a commune (in tier order; its count with rate and age without the table),
+        # and the communes a city's filter offers.
         Index(
             "ix_publicacion_city_commune",
             "status",
@@ -201,8 +202,12 @@ class Listing(EnumColumns, ListingBase, table=True):
             desc("ranked_at"),
             desc("uid"),
             "owner_uid",
+            "price_hour_clp",
+            "age",
         ),
-        # The city page filtered by hourly rate or age: checked in the index, counted without the table.
+        # The count of a rate filter: only that range of a city's rates.
+        Index("ix_publicacion_city_price", "status", "section", "city_slug", "price_hour_clp", "age", "owner_uid"),
+        # The page of a rate or age filter: in tier order, checked in the index.
         Index(
             "ix_publicacion_city_filters",
             "status",
