@@ -71,11 +71,13 @@ def city_preview(
     path: str,
     listings: CityListings | None,
     filtered: bool = False,
+    return_to: str = "",
     theme_attributes: str = "",
 ) -> str:
     """A city page's first screen (app.pages.public._city); ``listings`` None: the 18+ notice in their place.
 
-    ``filtered``: the page shows filters (the button says so, an empty result offers to clear them).
+    ``filtered``: the page shows filters (the button says so, an empty result offers to clear them);
+    ``return_to``: where the notice brings the visitor back to (``path`` with its filters; default ``path``).
     """
     return _render(
         "preview/city.html",
@@ -89,6 +91,7 @@ def city_preview(
         all_tab_label=ALL_TAB_LABEL,
         all_heading=ALL_HEADING,
         filtered=filtered,
+        return_to=return_to or path,
         filters_button=FILTERS_ACTIVE_BUTTON if filtered else FILTERS_BUTTON,
         clear_filters=CLEAR_FILTERS,
         no_match=NO_MATCH,

@@ -329,6 +329,7 @@ async def _first_screen(
         ),
         path=path,
         filtered=filters.active,
+        return_to=filters.url(path),
         listings=shown,
         theme_attributes=shell.theme_attributes,
     )

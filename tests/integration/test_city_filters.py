@@ -268,3 +268,16 @@ def test_each_commune_with_listings_has_its_ssg_page(client):
 
 def test_no_filters_is_the_plain_city_page(site):
     assert run_async(directory_cards.filters_from_query(CITY, "")) == NO_FILTERS
+
+
+def test_the_first_visit_notice_brings_the_visitor_back_to_the_filtered_page(client):
+    url = f"/escorts/{CITY}?comuna=providencia&precio_min=60000"
+    document = client.get(url).text
+    assert (
+        '<input type="hidden" name="next" value="/escorts/santiago-de-chile?comuna=providencia&amp;precio_min=60000">'
+        in document
+    )
+    assert "Berta" not in document  # no listing before the notice is accepted
+    response = client.post("/escorts-ssg/confirmar-edad", data={"next": url}, follow_redirects=False)
+    assert (response.status_code, response.headers["location"]) == (303, url)
+    assert "Berta" in client.get(url).text

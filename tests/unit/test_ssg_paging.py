@@ -58,6 +58,8 @@ def test_canonical_urls_leave_out_the_first_page():
         "/escorts/temuco/verificadas",
         "/escorts/trans/temuco/lo-nuevo",
         "/escorts/temuco/catalina/abc123",
+        "/escorts/santiago-de-chile?comuna=providencia&precio_max=80000&servicio=viajes",
+        "/escorts/temuco/vip?edad_min=25",
     ],
 )
 def test_the_age_form_returns_to_ssg_and_directory_pages(target):
@@ -83,6 +85,10 @@ def test_the_age_form_returns_to_ssg_and_directory_pages(target):
         "/escorts/../login",
         "/escorts//evil.example",
         "/escorts/temuco?next=//evil.example",
+        "/escorts/temuco?comuna=//evil.example",
+        "/escorts/temuco?comuna=a&next=/login",
+        "/escorts/temuco?",
+        "/escorts/atlantida?comuna=a",
         "/escorts/temuco\r\nSet-Cookie: x=1",
         "/login",
         "/admin",
