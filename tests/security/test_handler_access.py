@@ -67,6 +67,10 @@ PUBLIC_HANDLERS = {
     "DirectoryState.load",
     "DirectoryState.next_page",
     "DirectoryState.previous_page",
+    # The city page's filter form: public data only; field names and services come from whitelists.
+    "DirectoryState.set_filter",
+    "DirectoryState.toggle_service",
+    "DirectoryState.apply_filters",
     # A visitor's contact click on the public listing shown: a daily counter, once per visitor, no data out.
     "DirectoryState.count_whatsapp",
     "DirectoryState.count_call",
