@@ -10,7 +10,7 @@
 - ix_publicacion_servicio_service: the listings that offer a service (the services filter).
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0008
 Create Date: 2026-11-26 11:20:00
 """
 
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | None = "0007"
+down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
