@@ -49,7 +49,9 @@ from app.models.listings import (
     UpgradeStatus,
     VerificationStatus,
 )
+from app.models.notices import Notice, NoticeOptOut, NoticeStatus
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
+from app.models.site_settings import SiteSetting
 from app.models.users import (
     PROFILE_LABELS,
     STAFF_PROFILES,
@@ -108,6 +110,9 @@ __all__ = [
     "ListingVerification",
     "ListingVerificationPublic",
     "LocalCredential",
+    "Notice",
+    "NoticeOptOut",
+    "NoticeStatus",
     "Profile",
     "ProfileCreate",
     "ProfileId",
@@ -119,6 +124,7 @@ __all__ = [
     "ReviewDecision",
     "Section",
     "SessionTicket",
+    "SiteSetting",
     "Tier",
     "TierPublic",
     "UpgradeEffect",
