@@ -17,7 +17,8 @@ from pathlib import Path
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlmodel import Session, create_engine
 
 from app.core.errors import ConflictError, StorageError
@@ -65,6 +66,18 @@ def make_engine(url: str, *, settings: Settings | None = None, statement_timeout
             "options": f"-c statement_timeout={statement_timeout_ms}",
         },
     )
+
+
+def is_database_outage(exception: BaseException) -> bool:
+    """True when the database could not be reached or answered too late, anywhere in the exception's chain."""
+    seen: set[int] = set()
+    current: BaseException | None = exception
+    while current is not None and id(current) not in seen:
+        if isinstance(current, (OperationalError, PoolTimeoutError)):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 @functools.lru_cache

@@ -4,6 +4,8 @@
 #
 #   bash scripts/stack_check.sh            # everything; the stack is removed at the end
 #   bash scripts/stack_check.sh --keep     # leave the stack running (remove it with --down)
+#   bash scripts/stack_check.sh --up       # only start the stack behind its proxy, for one driver step by hand:
+#                                          #   source /tmp/stack_check/stack.env && .venv/bin/python scripts/stack_driver.py node-lost
 #   bash scripts/stack_check.sh --down     # remove a kept stack
 #
 # What runs (host networking: the daemon here has no bridge, see scripts/docker_lib.sh):
@@ -61,11 +63,13 @@ if [ "${1:-}" = "--down" ]; then
   exit 0
 fi
 KEEP=0
+UP=0
 [ "${1:-}" = "--keep" ] && KEEP=1
+[ "${1:-}" = "--up" ] && KEEP=1 && UP=1
 
 ensure_docker
 ensure_base
-ensure_host_tools haproxy:haproxy
+ensure_host_tools haproxy:haproxy docker-compose:docker-compose
 
 if as_root docker image inspect "$IMAGE" >/dev/null 2>&1; then
   echo "reusing $IMAGE (remove it to rebuild)"
@@ -206,6 +210,14 @@ check "round robin: nodes that served 6 requests" 3 "$(tr ' ' '\n' <<<"$served" 
 export STACK_SITE_URL="$SITE_URL" STACK_DATABASE_URL="$DATABASE_URL" STACK_REDIS_URL="$REDIS_URL" STACK_S3_URL="$S3_URL"
 export STACK_S3_ACCESS_KEY="$S3_ACCESS_KEY" STACK_S3_SECRET_KEY="$S3_SECRET_KEY" STACK_SMTP_PORT="$SMTP_PORT"
 export STACK_ROWS="$WORK/rows.tsv"
+if [ "$UP" = 1 ]; then
+  for name in STACK_SITE_URL STACK_DATABASE_URL STACK_REDIS_URL STACK_S3_URL STACK_S3_ACCESS_KEY STACK_S3_SECRET_KEY \
+    STACK_SMTP_PORT STACK_ROWS; do
+    printf 'export %s=%q\n' "$name" "${!name}"
+  done >"$WORK/stack.env"
+  echo "stack up at $SITE_URL; the driver's settings: source $WORK/stack.env; remove it with --down"
+  exit 0
+fi
 driver() { # the driver's steps; each writes its rows (step, figure, ok/FAILED) to $STACK_ROWS
   : >"$STACK_ROWS"
   local code=0 label figure status

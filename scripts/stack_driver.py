@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -26,7 +28,8 @@ import urllib.error
 import urllib.request
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -36,19 +39,23 @@ import wsproto.events as ws
 from aiosmtpd.controller import Controller
 from PIL import Image
 from playwright.sync_api import Page, expect, sync_playwright
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reflex_base.constants.base import Reflex
 
+from app.core.rut import rut_check_digit
 from app.db import make_engine
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.jobs_lock import KEY_PREFIX, LEASE_SECONDS
-from app.models import Listing, ListingReview, ProfileId, ReviewDecision, User
+from app.models import Listing, ListingReview, ProfileId, Report, ReviewDecision, User
+from app.routes import REPORT_SLUG, legal_path
+from app.services import listing_drafts
 from app.services.listings import listing_path
+from app.services.reports import MIN_FILL_SECONDS, REPORTS_PER_CLIENT
 from app.services.staff.reviews import approve_listing
 from bench.bench_ws_load import (
     HASHES,
@@ -354,6 +361,7 @@ class BoundSocket(WebSocket):
     def __init__(self, source: str) -> None:
         super().__init__()
         self.source = source
+        self.node = "?"  # the proxy's X-Served-By on the upgrade's answer
 
     async def open(self, host, port, target, headers, protocol) -> None:
         """TCP connect from ``source`` and the websocket upgrade."""
@@ -365,6 +373,8 @@ class BoundSocket(WebSocket):
             for index, event in enumerate(events):
                 if isinstance(event, ws.AcceptConnection):
                     self.early = events[index + 1 :]
+                    served = dict(event.extra_headers).get(b"x-served-by", b"?")
+                    self.node = served.decode()
                     return
                 if isinstance(event, ws.RejectConnection):
                     raise Closed(f"websocket refused: HTTP {event.status_code}")
@@ -445,17 +455,382 @@ def addresses() -> None:
     )
 
 
+# --- The writer during the node kill -------------------------------------------------------------
+REPORT_STATE = f"{ROOT}.app___states___report____report_state"
+WIZARD_STATE = f"{ROOT}.app___states___advertiser___wizard____wizard_state"
+REPORT_PAGE = legal_path(REPORT_SLUG)
+# The frontend (Reflex's state.js) reconnects at once after a dropped socket, then after 200 ms times the
+# failed attempts; the app's connection notice shows from the second failed attempt
+# (app.components.failures: has_too_many_connection_errors).
+NOTICE_AFTER_FAILED = 2
+WIZARD_STEP = 4  # the step the wizard writers save again and again (name, age, description)
+# Tabs writing during the kill: about a third of each on the node killed (the proxy spreads connections).
+REPORT_WRITERS = 9
+WIZARD_WRITERS = 6
+
+
+@dataclass
+class Write:
+    """One write a user made through the proxy, and what their client saw of it."""
+
+    kind: str  # "report" or "wizard"
+    marker: str  # the text that finds it in the database
+    node: str = "?"  # the node its socket was on
+    outcome: str = ""  # confirmed | refused | in flight | unanswered
+    message: str = ""  # the Spanish message it got (refused)
+    notice: bool = False  # in flight: the connection notice showed while the tab reconnected
+    saved: bool | None = None  # in flight or unanswered: whether the database has it
+
+
+def _delta(update: object, state: str) -> dict:
+    return ((update.get("delta") or {}).get(state) or {}) if isinstance(update, dict) else {}
+
+
+def shown_message(update: object, state: str) -> str:
+    """The Spanish message an update shows for ``state``'s form: its error, a field's error or an error toast."""
+    delta = _delta(update, state)
+    if delta.get("error_rx_state_"):
+        return delta["error_rx_state_"]
+    if delta.get("field_errors_rx_state_"):
+        return "; ".join(delta["field_errors_rx_state_"].values())
+    for event in update.get("events") or [] if isinstance(update, dict) else []:
+        text = json.dumps(event.get("payload", {}), ensure_ascii=False)
+        if "toast" in text and "error" in text:
+            return text[:120]
+    return ""
+
+
+class WriterTab:
+    """A browser tab that writes, as the frontend speaks to the site through the proxy: one token kept across
+    reconnects, one source address (the proxy forwards it, and the report limits count by it)."""
+
+    def __init__(self, path: str, source: str, cookie: str = "") -> None:
+        self.path, self.source, self.cookie = path, source, cookie
+        self.token = str(uuid.uuid4())
+        self.socket: BoundSocket | None = None
+        self.updates: asyncio.Queue = asyncio.Queue()
+        self.pump: asyncio.Task | None = None
+
+    @property
+    def node(self) -> str:
+        return self.socket.node if self.socket else "?"
+
+    def _router(self) -> dict:
+        return {"pathname": self.path, "asPath": self.path}
+
+    async def _pump(self, socket: BoundSocket, updates: asyncio.Queue) -> None:
+        try:
+            while True:
+                for message in await socket.receive():
+                    if message == "2":  # engine.io ping
+                        socket.send("3")
+                    elif message.startswith(f"40{NAMESPACE}"):
+                        updates.put_nowait("connected")
+                    elif message.startswith(f"42{NAMESPACE},"):
+                        name, *args = json.loads(message[len(NAMESPACE) + 3 :])
+                        if name == "event" and args:
+                            updates.put_nowait(args[0])
+                    elif message.startswith(f"44{NAMESPACE}"):
+                        updates.put_nowait(Closed(message[:120]))
+        except (Closed, OSError, ConnectionError) as error:
+            updates.put_nowait(Closed(str(error) or type(error).__name__))
+
+    async def _open(self) -> None:
+        """The websocket, engine.io and socket.io handshakes; the CONNECT packet carries the hydrate event."""
+        self.updates = asyncio.Queue()
+        self.socket = BoundSocket(self.source)
+        headers = [(b"origin", SITE.encode()), (b"user-agent", b"stack-check writer")]
+        if self.cookie:
+            headers.append((b"cookie", self.cookie.encode()))
+        target = f"{NAMESPACE}/?EIO=4&transport=websocket&token={self.token}"
+        port = urlsplit(SITE).port or 80
+        await asyncio.wait_for(self.socket.open("127.0.0.1", port, target, headers, Reflex.VERSION), TIMEOUT_S)
+        opened: list[str] = []
+        while not opened:
+            opened = await asyncio.wait_for(self.socket.receive(), TIMEOUT_S)
+        self.pump = asyncio.create_task(self._pump(self.socket, self.updates))
+        boot = {"name": f"{ROOT}.hydrate_and_load", "payload": {}, "router_data": self._router()}
+        self.socket.send(f"40{NAMESPACE}," + json.dumps({"event": boot}))
+        await self.wait(lambda update: update == "connected")
+
+    async def connect(self, ready: Callable[[object], bool]) -> int:
+        """Connect as the frontend does until the page is ready (``ready`` of an update); the failed attempts."""
+        await self.close()  # a socket that dropped
+        failed = 0
+        while True:
+            try:
+                await self._open()
+                break
+            except (Closed, OSError, TimeoutError, ConnectionError):
+                await self.close()
+                failed += 1
+                if failed > 30:
+                    raise
+                await asyncio.sleep(0.2 * min(failed, 10))
+        await self.wait(ready)
+        return failed
+
+    async def wait(self, done: Callable[[object], bool], timeout: float = TIMEOUT_S) -> object:
+        """The first update for which ``done`` is true; Closed when the socket closes first."""
+        deadline = time.perf_counter() + timeout
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError("no answer")
+            update = await asyncio.wait_for(self.updates.get(), left)
+            if isinstance(update, Closed):
+                raise update
+            if done(update):
+                return update
+
+    def send(self, name: str, payload: dict) -> None:
+        self.socket.send(
+            f"42{NAMESPACE}," + json.dumps(["event", {"name": name, "payload": payload, "router_data": self._router()}])
+        )
+
+    async def write(
+        self, write: Write, name: str, payload: dict, state: str, confirmed: Callable[[dict], bool]
+    ) -> object:
+        """Send one write and note what the client saw: its confirmation, a Spanish message, a dropped socket
+        (the write was in flight) or nothing within the time a person waits. The answering update, if any."""
+        write.node = self.node
+
+        def answered(update: object) -> bool:
+            if confirmed(_delta(update, state)):
+                write.outcome = "confirmed"
+                return True
+            write.message = shown_message(update, state)
+            if write.message:
+                write.outcome = "refused"
+            return bool(write.message)
+
+        try:
+            self.send(name, payload)
+            await self.socket.writer.drain()
+            return await self.wait(answered)
+        except TimeoutError:
+            write.outcome = "unanswered"
+        except (Closed, OSError, ConnectionError):
+            write.outcome = "in flight"
+        return None
+
+    async def close(self) -> None:
+        if self.pump is not None:
+            self.pump.cancel()
+            self.pump = None
+        if self.socket is not None:
+            await self.socket.close()
+            self.socket = None
+
+
+def report_addresses() -> Iterator[str]:
+    """Loopback addresses for the report writers' tabs, none of those the address checks use (127.0.0.x)."""
+    for third, fourth in itertools.product(range(2, 250), range(1, 255)):
+        yield f"127.0.{third}.{fourth}"
+
+
+async def report_writer(index: int, until: float, writes: list[Write], addresses: Iterator[str]) -> None:
+    """Reports through the public form, as many as one address may send, then from the next address."""
+
+    def hydrated(update: object) -> bool:
+        return "sent_rx_state_" in _delta(update, REPORT_STATE)
+
+    sent = 0
+    while time.perf_counter() < until:
+        tab = WriterTab(REPORT_PAGE, next(addresses))
+        try:
+            await tab.connect(hydrated)
+            for _ in range(REPORTS_PER_CLIENT.amount):
+                await asyncio.sleep(MIN_FILL_SECONDS + random.uniform(0.5, 2))  # the time a person takes to write
+                if time.perf_counter() >= until:
+                    return
+                sent += 1
+                marker = f"escritor {index}, reporte {sent}, {uuid.uuid4().hex[:8]}"
+                write = Write("report", marker)
+                writes.append(write)
+                form = {
+                    "kind": "otro",
+                    "listing_uid": "",
+                    "message": f"Prueba de la caída de un nodo ({marker}): este aviso parece falso.",
+                    "contact": "",
+                    "website": "",
+                }
+                await tab.write(
+                    write,
+                    f"{REPORT_STATE}.submit",
+                    {"form_data": form},
+                    REPORT_STATE,
+                    lambda d: d.get("sent_rx_state_") is True,
+                )
+                if write.outcome == "in flight":
+                    write.notice = await tab.connect(hydrated) >= NOTICE_AFTER_FAILED
+                elif write.outcome == "confirmed":
+                    # "Enviar otro reporte": the empty form shows (and the form's timer starts) once it is answered.
+                    tab.send(f"{REPORT_STATE}.write_again", {})
+                    await tab.wait(lambda update: _delta(update, REPORT_STATE).get("sent_rx_state_") is False)
+                else:
+                    break  # refused or unanswered: this visitor gives up
+        except (Closed, OSError, TimeoutError, ConnectionError) as error:
+            print(f"  report writer {index}: {type(error).__name__} {error}")
+        finally:
+            await tab.close()
+
+
+def wizard_account(index: int) -> tuple[str, str]:
+    """An advertiser with a draft saved up to the wizard's step 4 (through the services); (session token, listing uid)."""
+    email = f"escritora-{index}-{uuid.uuid4().hex[:6]}@correo.cl"
+    owner = account(email, ProfileId.PROFESOR)
+    body = str(20_000_000 + random.randrange(1_000_000))
+    with database() as session:
+        options = listing_drafts.wizard_options(session=session)
+        steps = {
+            1: {
+                "document": "rut",
+                "rut": f"{body}-{rut_check_digit(body)}",
+                "birth_date": "1995/03/20",
+                "nationality": "Chile",
+            },
+            2: {"city_slug": WIZARD_CITY, "commune": "Codegua", "section": "mujeres"},
+            3: {"tier_uid": options.tiers[0][0], "type_uid": options.types[0][0]},
+        }
+        uid = None
+        for step, values in steps.items():
+            uid = listing_drafts.save_step(session=session, owner_uid=owner, uid=uid, step=step, values=values)
+        return open_session(session, owner), uid or ""
+
+
+def wizard_description(marker: str) -> str:
+    return f"Aviso de prueba ({marker}): tranquila, puntual y muy simpática. Te espero en Rancagua."
+
+
+def draft_description(uid: str) -> str:
+    with database() as session:
+        return session.get(Listing, uid).description
+
+
+async def wizard_writer(index: int, token: str, uid: str, until: float, writes: list[Write]) -> None:
+    """Saves of the wizard's step 4, each with a new description, going back to the step after each."""
+
+    def loaded(update: object) -> bool:
+        return _delta(update, WIZARD_STATE).get("loaded_rx_state_") is True
+
+    def at_step_4(update: object) -> bool:
+        return _delta(update, WIZARD_STATE).get("step_rx_state_") == WIZARD_STEP
+
+    tab = WriterTab(WIZARD, "127.0.0.1", cookie=f"{SESSION_COOKIE}={token}")
+    try:
+        # The wizard opens at the first unsaved step: 4 for the seeded draft, 5 once step 4 was saved.
+        await tab.connect(loaded)
+        tab.send(f"{WIZARD_STATE}.go_to", {"step": WIZARD_STEP})
+        await tab.wait(at_step_4)
+        for number in itertools.count(1):
+            await asyncio.sleep(random.uniform(1, 3))
+            if time.perf_counter() >= until:
+                return
+            write = Write("wizard", f"escritora {index}, versión {number}")
+            writes.append(write)
+            form = {
+                "step": str(WIZARD_STEP),
+                "display_name": "Escritora Nodo",
+                "age": "27",
+                "description": wizard_description(write.marker),
+            }
+            await tab.write(
+                write,
+                f"{WIZARD_STATE}.save",
+                {"form_data": form},
+                WIZARD_STATE,
+                lambda d: d.get("step_rx_state_") == WIZARD_STEP + 1,
+            )
+            if write.outcome == "in flight":
+                write.notice = await tab.connect(loaded) >= NOTICE_AFTER_FAILED
+                # Reconnected, the wizard shows the draft as the database has it: the user sees whether it was kept.
+                write.saved = await asyncio.to_thread(draft_description, uid) == form["description"]
+            elif write.outcome != "confirmed":
+                if write.outcome == "unanswered":
+                    write.saved = await asyncio.to_thread(draft_description, uid) == form["description"]
+                return  # refused or unanswered: this advertiser stops
+            tab.send(f"{WIZARD_STATE}.go_to", {"step": WIZARD_STEP})
+            await tab.wait(at_step_4)
+    except (Closed, OSError, TimeoutError, ConnectionError) as error:
+        print(f"  wizard writer {index}: {type(error).__name__} {error}")
+    finally:
+        await tab.close()
+
+
+def check_writes(writes: list[Write], drafts: dict[int, str], victim: str) -> None:
+    """The two rows of the writer: confirmed writes all in the database; no write in flight lost silently."""
+    with database() as session:
+        messages = session.exec(
+            select(Report.message).where(col(Report.message).like("Prueba de la caída de un nodo (%"))
+        ).all()
+        descriptions = {index: session.get(Listing, uid).description for index, uid in drafts.items()}
+    stored_reports = "\n".join(messages)
+    for write in writes:
+        if write.kind == "report" and write.saved is None:
+            write.saved = f"({write.marker})" in stored_reports
+    # A wizard save overwrites the one before: the last one confirmed must be what the database holds, or a later one.
+    last_confirmed: dict[int, int] = {}
+    sent: dict[int, list[str]] = defaultdict(list)
+    for write in writes:
+        if write.kind == "wizard":
+            index = int(write.marker.split()[1].rstrip(","))
+            sent[index].append(write.marker)
+            if write.outcome == "confirmed":
+                last_confirmed[index] = len(sent[index])
+    missing = [
+        write.marker for write in writes if write.kind == "report" and write.outcome == "confirmed" and not write.saved
+    ]
+    for index, number in last_confirmed.items():
+        kept = next(
+            (n for n, marker in enumerate(sent[index], 1) if wizard_description(marker) == descriptions[index]), 0
+        )
+        if kept < number:
+            missing.append(f"escritora {index}, versión {number}")
+    outcomes = Counter(write.outcome for write in writes)
+    confirmed = {
+        kind: sum(w.outcome == "confirmed" and w.kind == kind for w in writes) for kind in ("report", "wizard")
+    }
+    print(f"  writes: {dict(outcomes)}; missing: {missing[:5]}")
+    for write in writes:
+        if write.outcome != "confirmed":
+            print(
+                f"  {write.kind} on {write.node}: {write.outcome} saved={write.saved} notice={write.notice} {write.message[:80]}"
+            )
+    row(
+        "node lost: writes a user saw confirmed are in the database",
+        f"{sum(confirmed.values()) - len(missing)}/{sum(confirmed.values())} ({confirmed['report']} reports, "
+        f"{confirmed['wizard']} wizard steps)",
+        sum(confirmed.values()) > 0 and not missing,
+    )
+    in_flight = [write for write in writes if write.outcome in ("in flight", "unanswered")]
+    node = victim.removeprefix("stack-")
+    on_victim = sum(write.node == node for write in in_flight)
+    kept = sum(bool(write.saved) for write in in_flight)
+    told = sum(not write.saved and write.notice for write in in_flight)
+    silent = [write for write in in_flight if not write.saved and not write.notice]
+    refused = [write for write in writes if write.outcome == "refused"]
+    row(
+        "node lost: a write in flight gets a Spanish error, never a silent loss",
+        f"{len(in_flight)} without an answer ({on_victim} on {node}): {kept} saved, {told} lost with the notice, {len(silent)} lost silently"
+        f"; {len(refused)} refused with a message",
+        bool(in_flight) and not silent,
+    )
+
+
 def lease_holders(store: redis.Redis) -> dict[str, str]:
     """The host name of the node holding each periodic job's lease (app.jobs_lock)."""
     return {key.decode(): (store.get(key) or b"?").decode().split(":")[0] for key in store.scan_iter(f"{KEY_PREFIX}*")}
 
 
 def node_lost() -> None:
-    """Visitors as bench_ws_load's through the proxy; the node holding the jobs' leases is killed mid-run.
+    """Visitors as bench_ws_load's through the proxy, and writers sending reports and wizard steps; the node
+    holding the jobs' leases is killed mid-run.
 
     Figures: connections made after the kill (visitors on the dead node reconnect through the proxy),
-    failed events, p95 of the events answered 25-30 s after the kill against the target, and the
-    node the leases moved to (they expire LEASE_SECONDS after their holder died).
+    failed events, p95 of the events answered 25-30 s after the kill against the target, the writes
+    users saw confirmed that the database lacks, what became of the writes left without an answer, and
+    the node the leases moved to (they expire LEASE_SECONDS after their holder died).
     """
     visitors = int(os.environ.get("STACK_VISITORS", "500"))
     rate, warmup, after = 20.0, 20.0, 40.0
@@ -483,14 +858,24 @@ def node_lost() -> None:
 
     stats = Stats()
     stats.times = defaultdict(Timed)
+    writes: list[Write] = []
+    advertisers = {index: wizard_account(index) for index in range(WIZARD_WRITERS)}  # (token, draft uid)
+
+    async def think() -> None:  # the issue's visitors: 1-3 s between actions
+        await asyncio.sleep(random.uniform(1, 3))
 
     async def run() -> tuple[float, int]:
         started = time.perf_counter()
         until = started + visitors / rate + warmup + after
-        crowd = []
+        addresses = report_addresses()
+        crowd = [asyncio.create_task(report_writer(index, until, writes, addresses)) for index in range(REPORT_WRITERS)]
+        crowd += [
+            asyncio.create_task(wizard_writer(index, token, uid, until, writes))
+            for index, (token, uid) in advertisers.items()
+        ]
         for index in range(visitors):
             visitor = Visitor(SITE, cities, hashes, Reflex.VERSION, stats, 10.0)
-            crowd.append(asyncio.create_task(visit(visitor, until)))
+            crowd.append(asyncio.create_task(visit(visitor, until, think)))
             await asyncio.sleep(max(0.0, started + (index + 1) / rate - time.perf_counter()))
         await asyncio.sleep(warmup)
         before = stats.connections_ok
@@ -518,6 +903,7 @@ def node_lost() -> None:
         f"p95 {p95_before:.0f} ms before the kill, {p95_late:.0f} ms 25-30 s after ({len(late)} events)",
         bool(late) and p95_late < TARGET_P95_MS,
     )
+    check_writes(writes, {index: uid for index, (_, uid) in advertisers.items()}, victim)
     deadline = killed + LEASE_SECONDS + 60
     moved = lease_holders(store)
     while (not moved or victim in moved.values()) and time.perf_counter() < deadline:
@@ -546,6 +932,34 @@ def healthy_again(timeout: float = 60.0) -> float:
     return time.perf_counter() - started
 
 
+def outage_page() -> None:
+    """PostgreSQL stopped: a page that needs it answers through the proxy a Spanish 503 with Retry-After, not a 500."""
+    subprocess.run(["docker", "stop", "stack-postgres"], check=True, capture_output=True)
+    try:
+        seen = []
+        # The SSG city page reads the database on every node whose cache has not got it.
+        for path in ("/escorts-ssg/temuco", "/escorts-ssg/valdivia", "/escorts-ssg/osorno"):
+            try:
+                with urllib.request.urlopen(f"{SITE}{path}", timeout=TIMEOUT_S) as answer:
+                    seen.append((answer.status, "", "", answer.headers.get("x-served-by", "proxy")))
+            except urllib.error.HTTPError as error:
+                body = error.read().decode("utf-8", "replace")
+                served = error.headers.get("x-served-by", "proxy")
+                seen.append((error.code, error.headers.get("retry-after", ""), body, served))
+    finally:
+        subprocess.run(["docker", "start", "stack-postgres"], check=True, capture_output=True)
+    spanish = [
+        status == 503 and retry == "5" and "No pudimos conectar con la base de datos" in body
+        for status, retry, body, _ in seen
+    ]
+    row(
+        "postgres stopped: a page answers a Spanish 503",
+        f"{[f'{status} from {served}' for status, _, _, served in seen]}, Spanish with Retry-After: {sum(spanish)}",
+        all(spanish),
+    )
+    healthy_again()
+
+
 def restarts() -> None:
     """Redis, then PostgreSQL, restarted under an open signed-in tab: it stays signed in and reloads cleanly."""
     email = f"sigue-{uuid.uuid4().hex[:8]}@correo.cl"
@@ -559,6 +973,7 @@ def restarts() -> None:
         page = context.new_page()
         page.goto(MY_LISTINGS)
         expect(page.get_by_role("heading", name="Mis publicaciones", level=1)).to_be_visible()
+        outage_page()
         for service in ("stack-redis", "stack-postgres"):
             subprocess.run(["docker", "restart", service], check=True, capture_output=True)
             try:

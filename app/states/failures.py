@@ -10,27 +10,14 @@ from __future__ import annotations
 import logging
 
 from reflex_base.event import EventSpec
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
+from app.db import is_database_outage
 from app.states.notify import notify_error
 
 log = logging.getLogger(__name__)
 
 UNEXPECTED = "Algo salió mal de nuestro lado. Inténtalo de nuevo en unos minutos."
 DATABASE_DOWN = "No pudimos conectar con la base de datos. Inténtalo de nuevo en unos segundos."
-
-
-def is_database_outage(exception: BaseException) -> bool:
-    """True when the database could not be reached or answered too late, anywhere in the exception's chain."""
-    seen: set[int] = set()
-    current: BaseException | None = exception
-    while current is not None and id(current) not in seen:
-        if isinstance(current, (OperationalError, PoolTimeoutError)):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
 
 
 def on_backend_exception(exception: Exception) -> EventSpec:

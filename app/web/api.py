@@ -43,6 +43,7 @@ from app.storage import InvalidKeyError, Storage, check_key
 from app.storage.factory import get_storage
 from app.web import ssg
 from app.web.cookies import request_session_hash, session_actor, session_routes
+from app.web.outage import DatabaseOutagePage
 from app.web.private_api import ROUTES as PRIVATE_ROUTES
 from app.web.seo_api import ROUTES as SEO_ROUTES
 from app.web.seo_api import ExportedPages
@@ -341,7 +342,8 @@ def build_api(reflex_app: App) -> Starlette:
             # Last: robots.txt, sitemaps and the public pages' documents (app.web.seo_api).
             *SEO_ROUTES,
         ],
-        # Around these routes and the Reflex app mounted behind them: exported pages at their own
-        # URL, and the site's 404 document for whatever names nothing.
-        middleware=[Middleware(ExportedPages)],
+        # Around these routes and the Reflex app mounted behind them: a Spanish 503 page while the
+        # database is unreachable, exported pages at their own URL, and the site's 404 document for
+        # whatever names nothing.
+        middleware=[Middleware(DatabaseOutagePage), Middleware(ExportedPages)],
     )
