@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import reflex as rx
 
+from app.components.favourites import favourites_account
 from app.components.forms import form_alert, password_field
 from app.content.legal import LEGAL_PAGES
 from app.identity.provider import MAX_PASSWORD_LENGTH
-from app.routes import LOGIN, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
+from app.routes import FAVOURITES, LOGIN, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
 from app.states.account import PasswordDialogState
 from app.states.auth import AuthState
 
@@ -28,6 +29,7 @@ def header() -> rx.Component:
             rx.el.div(
                 rx.link("Escorts", href=PUBLIC_HOME, class_name="nav-link"),
                 rx.link("Trans", href=TRANS_HOME, class_name="nav-link"),
+                rx.link("Favoritas", href=FAVOURITES, class_name="nav-link"),
                 rx.link("Denunciar", href=REPORT_PATH, class_name="nav-link nav-report"),
                 account_menu(),
                 class_name="nav-links",
@@ -137,6 +139,7 @@ def page_frame(*children: rx.Component) -> rx.Component:
         rx.el.main(*children, class_name="site-main"),
         footer(),
         password_dialog(),
+        favourites_account(),
         class_name="site",
     )
 

@@ -42,6 +42,7 @@ from app.db import session_scope
 from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.routes import (
     AREAS,
+    FAVOURITES,
     LEGAL_PREFIX,
     LOGIN,
     NOT_FOUND,
@@ -70,6 +71,7 @@ RESERVED_SEGMENTS = frozenset(
     {
         *(area.prefix.strip("/") for area in AREAS),
         LOGIN.strip("/"),
+        FAVOURITES.strip("/"),
         LEGAL_PREFIX.strip("/"),
         SSG_HOME.strip("/"),
         NOT_FOUND,
