@@ -31,6 +31,8 @@ EXPECTED_TABLES = {
     "ticket_sesion",
     "credencial_local",
     "codigo_accion",
+    "favoritas_en_cuenta",
+    "favorita",
 }
 
 
