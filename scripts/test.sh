@@ -28,28 +28,48 @@ fi
 
 # The npm tools of the tests, each pinned in tools/NAME/package-lock.json: firebase-tools
 # (the Auth emulator), axe-core (the accessibility checks), vnu-jar (the Nu HTML checker).
-# Reinstalled when a lock file changed since the last install, in the background: firebase-tools
-# alone takes about a minute, while lint, types and the first tests run. The tests that use a
-# tool wait for its install and fail with its log (tests/npm_tools.py reads NAME.status and
-# NAME.log from NPM_TOOLS_INSTALL_DIR).
+# Reinstalled when a lock file changed since the last install. The machine keeps each install
+# in its cache under the lock file's hash (as uv keeps the Python packages), so a new clone
+# links it in seconds. Otherwise npm ci runs in the background (firebase-tools alone takes
+# about a minute) while lint, types and the first tests run; the tests that use a tool wait
+# for it and fail with its log (tests/npm_tools.py reads NAME.status and NAME.log from
+# NPM_TOOLS_INSTALL_DIR).
 export NPM_TOOLS_INSTALL_DIR="$PWD/.build/npm-tools"
-mkdir -p "$NPM_TOOLS_INSTALL_DIR"
+tools_cache="${XDG_CACHE_HOME:-$HOME/.cache}/escorts-chile/npm-tools"
+mkdir -p "$NPM_TOOLS_INSTALL_DIR" "$tools_cache"
+link_tree() { cp -al "$1" "$2" 2>/dev/null || { rm -rf "$2"; cp -a "$1" "$2"; }; }
 tool_installs=()
 for lock in tools/*/package-lock.json; do
   tool="$(dirname "$lock")"
   name="$(basename "$tool")"
   stamp="$tool/node_modules/.package-lock.sha256"
   wanted="$(sha256sum "$lock" | cut -d' ' -f1)"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-    rm -f "$NPM_TOOLS_INSTALL_DIR/$name.status"
-    (
-      status=0
-      npm ci --prefix "$tool" --no-audit --no-fund >"$NPM_TOOLS_INSTALL_DIR/$name.log" 2>&1 || status=$?
-      if [ "$status" = 0 ]; then echo "$wanted" > "$stamp"; fi
-      echo "$status" > "$NPM_TOOLS_INSTALL_DIR/$name.status"
-    ) &
-    tool_installs+=("$!")
+  cached="$tools_cache/$name-$wanted"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
+    continue
   fi
+  rm -f "$NPM_TOOLS_INSTALL_DIR/$name.status"
+  if [ -f "$cached/node_modules/.package-lock.sha256" ]; then
+    rm -rf "$tool/node_modules"
+    link_tree "$cached/node_modules" "$tool/node_modules"
+    continue
+  fi
+  (
+    status=0
+    npm ci --prefix "$tool" --no-audit --no-fund >"$NPM_TOOLS_INSTALL_DIR/$name.log" 2>&1 || status=$?
+    if [ "$status" = 0 ]; then
+      echo "$wanted" > "$stamp"
+      # Into the cache through a temporary name, so that a half-copied tree is never taken.
+      partial="$(mktemp -d "$tools_cache/.partial.XXXXXX")"
+      if link_tree "$tool/node_modules" "$partial/node_modules"; then
+        mv -T "$partial" "$cached" 2>/dev/null || rm -rf "$partial"
+      else
+        rm -rf "$partial"
+      fi
+    fi
+    echo "$status" > "$NPM_TOOLS_INSTALL_DIR/$name.status"
+  ) &
+  tool_installs+=("$!")
 done
 
 # Debian's chromium for Playwright (Playwright cannot download browsers here).
