@@ -7,9 +7,13 @@
 //   list to the account;
 // - the Favoritas page's list (data-favoritas-lista) is drawn from POST /favoritas/tarjetas, which
 //   gives the public cards of the saved listings and says which are no longer public;
+// - a list this device took from an account leaves with the account: once signed out (the "user"
+//   record of app/states/auth.py is gone), the next person at this browser does not see it;
 // - window.favoritas is what the account's handlers call (read the list, adopt the account's).
 (function () {
   "use strict";
+  // Once per document, even if the script element is inserted again (React renders the head too).
+  if (window.favoritas) return;
 
   var KEY = "favoritas";
   // The account this device's list was joined with (so an account's list replaces it only then).
@@ -32,8 +36,17 @@
     window.localStorage.setItem(KEY, JSON.stringify(uids.slice(0, MAX)));
   }
 
+  // Signed out since this device joined an account's list: that list stays in the account only.
+  function leaveAccount() {
+    if (window.localStorage.getItem(OWNER_KEY) !== null && !window.localStorage.getItem("user")) {
+      window.localStorage.removeItem(KEY);
+      window.localStorage.removeItem(OWNER_KEY);
+    }
+  }
+
   // Every heart on the page shows whether its listing is saved.
   function mark() {
+    leaveAccount();
     var saved = read();
     document.querySelectorAll(HEART).forEach(function (button) {
       var pressed = saved.indexOf(button.getAttribute("data-favorita")) >= 0 ? "true" : "false";

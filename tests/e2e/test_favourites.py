@@ -16,11 +16,12 @@ from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import Favourite, FavouritesInAccount, Listing, ListingStatus, ProfileId, User
 from app.routes import FAVOURITES
+from app.services import favourites
 from app.services.listings import listing_path
 from app.states.public import AGE_COOKIE
 from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import Site
-from tests.factories import make_account, make_listing, make_owner, open_session
+from tests.factories import actor_of, make_account, make_listing, make_owner, open_session
 
 pytestmark = pytest.mark.e2e
 
@@ -82,15 +83,18 @@ def _heart(page: Page, listing: Listing):
 
 
 def _detail_page(page: Page, listing: Listing) -> None:
-    """Open a listing's page and wait until the app shows it (a press before would meet a heart about to go)."""
+    """Open a listing's page and wait until the app shows it and the document's first screen has left with its
+    styles applied (a press before could meet a heart about to move)."""
     url = _detail_url(listing)
     page.goto(url)
     page.locator(f'[data-vista-lista="{url}"]').wait_for()
+    page.locator("#vista-previa").wait_for(state="detached")
 
 
 def _city_page(page: Page) -> None:
     page.goto(f"/escorts/{FAV_CITY}")
     page.locator(f'[data-vista-lista="/escorts/{FAV_CITY}"]').wait_for()
+    page.locator("#vista-previa").wait_for(state="detached")
     expect(page.get_by_test_id("total")).to_contain_text("avisos")
 
 
@@ -112,7 +116,11 @@ def _record_sent(page: Page) -> tuple[list[str], list[str]]:
 def _press(page: Page, listing: Listing, pressed: str) -> None:
     heart = _heart(page, listing).first
     heart.click()
-    expect(heart).to_have_attribute("aria-pressed", pressed)
+    try:
+        expect(heart).to_have_attribute("aria-pressed", pressed)
+    except AssertionError as failed:
+        saved = page.evaluate("() => [localStorage.getItem('favoritas'), localStorage.getItem('favoritas_cuenta')]")
+        raise AssertionError(f"{failed}\nthis device's list and account mark: {saved}") from None
 
 
 def test_hearts_on_cards_and_detail_stay_on_the_device_and_the_favourites_page_shows_them(
@@ -271,3 +279,26 @@ def test_the_account_copy_follows_to_another_device_and_turning_it_off_deletes_i
     _favourites_page(second)
     expect(second.locator("[data-favoritas-lista] [data-testid=listing-card]")).to_have_count(1)
     assert _account_rows(db, user) == set()
+    # Nothing of the account's list in the server's log.
+    log = site.log_path.read_text(errors="replace")
+    assert listings["card"].uid not in log
+
+
+def test_signing_out_takes_the_account_list_off_the_device(
+    adult: BrowserContext, site: Site, listings: dict[str, Listing], db: Session
+):
+    user = make_account(
+        db, LocalProvider(engine=db.get_bind()), f"compartido-{time.time_ns()}@correo.cl", profile=ProfileId.CLIENTE
+    )
+    favourites.keep_in_account(session=db, actor=actor_of(user), uids=[listings["other"].uid])
+    _sign_in(db, adult, site, user)
+    page = adult.new_page()
+    _favourites_page(page)
+    cards = page.locator("[data-favoritas-lista] [data-testid=listing-card]")
+    expect(cards).to_contain_text(listings["other"].display_name)
+
+    page.get_by_role("button", name="Cerrar sesión").first.click()
+    expect(page.get_by_text("Cerraste tu sesión.")).to_be_visible()
+    _favourites_page(page)
+    expect(page.get_by_text("Aún no tienes favoritas.")).to_be_visible()
+    assert _account_rows(db, user) == {listings["other"].uid}  # still in the account, for the next sign-in
