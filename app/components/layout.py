@@ -29,7 +29,6 @@ def header() -> rx.Component:
             rx.el.div(
                 rx.link("Escorts", href=PUBLIC_HOME, class_name="nav-link"),
                 rx.link("Trans", href=TRANS_HOME, class_name="nav-link"),
-                rx.link("Favoritas", href=FAVOURITES, class_name="nav-link"),
                 rx.link("Denunciar", href=REPORT_PATH, class_name="nav-link nav-report"),
                 account_menu(),
                 class_name="nav-links",
@@ -118,6 +117,8 @@ def password_dialog() -> rx.Component:
 def footer() -> rx.Component:
     """Bottom bar: legal pages and the adults-only reminder."""
     return rx.el.footer(
+        # The visitor's saved listings (the header has no room left on a phone).
+        rx.el.p(rx.link("Tus favoritas", href=FAVOURITES, class_name="footer-link"), class_name="footer-favourites"),
         rx.el.nav(
             *[rx.link(page.title, href=legal_path(page.slug), class_name="footer-link") for page in LEGAL_PAGES],
             class_name="footer-links",

@@ -95,8 +95,9 @@ def _write_list(session: Session, user_uid: str, uids: list[str]) -> list[str]:
     existing = set(session.exec(select(Listing.uid).where(col(Listing.uid).in_(uids))).all()) if uids else set()
     kept = [uid for uid in uids if uid in existing]
     stored = {row.listing_uid: row for row in session.exec(select(Favourite).where(Favourite.user_uid == user_uid))}
+    keep = set(kept)
     for listing_uid, row in stored.items():
-        if listing_uid not in existing or listing_uid not in kept:
+        if listing_uid not in keep:
             session.delete(row)
     now = utc_now()
     # The device lists newest first: older entries get earlier times, so the account keeps that order.

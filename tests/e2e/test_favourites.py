@@ -156,7 +156,7 @@ def test_hearts_on_cards_and_detail_stay_on_the_device_and_the_favourites_page_s
     # The Favoritas page: the cards, newest saved first, each heart pressed; only its own request sends the list.
     frames.clear()
     requests.clear()
-    page.get_by_role("link", name="Favoritas").first.click()
+    page.get_by_role("link", name="Tus favoritas").click()
     cards = page.locator("[data-favoritas-lista] [data-testid=listing-card]")
     expect(cards).to_have_count(2)
     expect(cards.first).to_contain_text(listings["detail"].display_name)
@@ -227,7 +227,7 @@ def test_the_account_copy_follows_to_another_device_and_turning_it_off_deletes_i
     frames, requests = _record_sent(first)
     _city_page(first)
     _press(first, listings["card"], "true")
-    first.get_by_role("link", name="Favoritas").first.click()  # in the app: over the same websocket
+    first.get_by_role("link", name="Tus favoritas").click()  # in the app: over the same websocket
     expect(first.locator("[data-favoritas-lista] [data-testid=listing-card]")).to_have_count(1)
     assert frames and not [frame for frame in frames if listings["card"].uid in frame]
     assert [sent for sent in requests if listings["card"].uid in sent] == [
