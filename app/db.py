@@ -80,6 +80,44 @@ def session_scope() -> Iterator[Session]:
         yield session
 
 
+_AFTER_COMMIT = "app.db.after_commit"
+_ON_ROLLBACK = "app.db.on_rollback"
+
+
+def after_session_commit(session: Session, step: Callable[[], None], *, undo: Callable[[], None]) -> None:
+    """Run ``step`` once ``session``'s current transaction commits, or ``undo`` if it ends any other way.
+
+    For services that commit with ``session.commit()`` or :func:`commit` rather than in a
+    :func:`transaction` block (the same thing happens inside one): a side effect such as an e-mail
+    leaves only with the commit. A failing step is logged, never raised (the operation did happen).
+    """
+    session.info.setdefault(_AFTER_COMMIT, []).append(step)
+    session.info.setdefault(_ON_ROLLBACK, []).append(undo)
+
+
+@event.listens_for(Session, "after_commit")
+def _run_after_commit(session: Session) -> None:
+    session.info.pop(_ON_ROLLBACK, None)
+    for step in session.info.pop(_AFTER_COMMIT, []):
+        try:
+            step()
+        except Exception:
+            log.exception("a step after the commit failed")
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _undo_uncommitted(session: Session, transaction) -> None:
+    """A transaction that ended without committing (rolled back, or its session closed): undo its side effects."""
+    if transaction.parent is not None or _ON_ROLLBACK not in session.info:
+        return
+    session.info.pop(_AFTER_COMMIT, None)
+    for undo in reversed(session.info.pop(_ON_ROLLBACK)):
+        try:
+            undo()
+        except Exception:
+            log.exception("could not undo a change after a rollback")
+
+
 def commit(session: Session, failure: str = NOT_SAVED, *, conflict: bool = False) -> None:
     """Commit the operation's writes once, or roll back and raise StorageError(``failure``): nothing was changed.
 

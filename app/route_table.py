@@ -20,6 +20,7 @@ from app.pages.audit import audit_page
 from app.pages.favourites import FAVOURITES_TITLE, favourites_page
 from app.pages.legal import legal_page_component
 from app.pages.my_listings import my_listings_page
+from app.pages.notice_preferences import notice_preferences_page
 from app.pages.public import directory_page
 from app.pages.review_queue import review_queue_page
 from app.pages.staff_catalogues import CATALOGUE_PAGES
@@ -27,6 +28,7 @@ from app.pages.staff_directory import admin_advertisers_page, agencies_page, sec
 from app.pages.staff_listings import admin_listings_page, secretary_listings_page
 from app.pages.staff_overview import staff_overview_page
 from app.pages.staff_reports import staff_reports_page
+from app.pages.staff_settings import staff_settings_page
 from app.pages.staff_upgrades import staff_upgrades_page
 from app.pages.staff_users import admin_users_page, secretary_users_page
 from app.pages.wizard import wizard_page
@@ -39,10 +41,12 @@ from app.routes import (
     ADMIN_LISTINGS,
     ADMIN_REPORTS,
     ADMIN_REVIEW_QUEUE,
+    ADMIN_SETTINGS,
     ADMIN_UPGRADES,
     ADMIN_USERS,
     ADVERTISER_HOME,
     ADVERTISER_NEW_LISTING,
+    ADVERTISER_NOTICES,
     FAVOURITES,
     LOGIN,
     NOT_FOUND,
@@ -60,6 +64,7 @@ from app.routes import (
 from app.seo import LOGIN_DESCRIPTION, LOGIN_TITLE
 from app.states.account import AccountActionState, LoginState
 from app.states.advertiser.my_listings import MyListingsState
+from app.states.advertiser.notices import NoticePreferencesState
 from app.states.advertiser.wizard import WizardState
 from app.states.areas import AreaState
 from app.states.auth import AuthState
@@ -72,6 +77,7 @@ from app.states.staff.listings import StaffListingsState
 from app.states.staff.overview import StaffOverviewState
 from app.states.staff.reports import StaffReportsState
 from app.states.staff.review_queue import ReviewQueueState
+from app.states.staff.site_settings import SiteSettingsState
 from app.states.staff.upgrades import StaffUpgradesState
 from app.states.staff.users import UsersTableState
 
@@ -152,6 +158,9 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
     # Guarded areas: the server accepts or refuses the caller before anything shows.
     _advertiser_route(ADVERTISER_HOME, my_listings_page, "Mis publicaciones", MyListingsState.open_page),
     _advertiser_route(ADVERTISER_NEW_LISTING, wizard_page, "Nueva publicación", WizardState.open_page),
+    _advertiser_route(
+        ADVERTISER_NOTICES, notice_preferences_page, "Avisos por correo", NoticePreferencesState.open_page
+    ),
     PageRoute(
         ADMIN_HOME,
         staff_overview_page,
@@ -183,6 +192,13 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         ADMIN_UPGRADES, staff_upgrades_page, "Mejoras de publicación", StaffUpgradesState, ProfileId.ADMINISTRADOR
     ),
     _staff_table_route(ADMIN_REPORTS, staff_reports_page, "Denuncias", StaffReportsState, ProfileId.ADMINISTRADOR),
+    PageRoute(
+        ADMIN_SETTINGS,
+        staff_settings_page,
+        _titled("Ajustes"),
+        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
+        on_load=(AreaState.close, SiteSettingsState.open_page),
+    ),
     # Catalogues, advertisers, agencies and listings (issue 9).
     *(
         _staff_table_route(

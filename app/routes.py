@@ -30,6 +30,7 @@ from urllib.parse import unquote
 from app.core.geo import city_by_slug, normalize_city_slug
 from app.models import ProfileId, Section
 from app.models.filter_tabs import TABS_BY_SLUG
+from app.models.listing_filters import FILTER_PARAMS
 
 PUBLIC_HOME = "/escorts"
 TRANS_HOME = "/escorts/trans"
@@ -49,12 +50,16 @@ NOT_FOUND = "404"
 
 ADMIN_HOME = "/admin/escorts"
 ADMIN_UPGRADES = "/admin/mejorasPublicacion"
+# How to pay for an upgrade, set by the administrator (issue 19 §4).
+ADMIN_SETTINGS = "/admin/ajustes"
 ADMIN_REPORTS = "/admin/reportes"
 ADMIN_REVIEW_QUEUE = "/admin/revisarPublicacion"
 SECRETARY_REVIEW_QUEUE = "/bbitamia/revisarPublicacion"
 SECRETARY_HOME = "/bbitamia/publicacion"
 ADVERTISER_HOME = "/my/publicacion/misPublicaciones"
 ADVERTISER_NEW_LISTING = "/my/publicacion/nuevaPublicacion"
+# Mi cuenta: which e-mail notices the advertiser gets (issue 19 §3).
+ADVERTISER_NOTICES = "/my/cuenta/avisos"
 # ?id=<uid> on the wizard continues or edits that listing of the advertiser.
 WIZARD_LISTING_PARAM = "id"
 
@@ -90,6 +95,7 @@ ADMIN_PAGES: tuple[tuple[str, str], ...] = (
     (ADMIN_UPGRADES, "Mejoras"),
     (ADMIN_REPORTS, "Denuncias"),
     (ADMIN_AUDIT, "Auditoría"),
+    (ADMIN_SETTINGS, "Ajustes"),
 )
 SECRETARY_PAGES: tuple[tuple[str, str], ...] = (
     (SECRETARY_USERS, "Usuarios"),
@@ -250,7 +256,7 @@ def resolve_ssg_city(raw_city: str) -> tuple[str | None, str | None]:
 SSG_PAGE_PARAM = "pagina"
 # 1 to 4 ASCII digits; str.isdigit() would also admit "٣" and "²".
 _SSG_PAGE = re.compile(r"[0-9]{1,4}")
-_SSG_NEXT = re.compile(rf"{re.escape(SSG_HOME)}(/[a-z0-9-]+)?(\?{SSG_PAGE_PARAM}=[1-9][0-9]{{0,3}})?")
+_SSG_NEXT = re.compile(rf"{re.escape(SSG_HOME)}(/[a-z0-9-]+){{0,2}}(\?{SSG_PAGE_PARAM}=[1-9][0-9]{{0,3}})?")
 
 
 @dataclass(frozen=True)
@@ -288,19 +294,25 @@ def resolve_ssg_page(path: str, values: Sequence[str]) -> SsgPage:
 # The form of the 18+ notice that works without JavaScript (SSG pages, and the preview of app.web.preview).
 AGE_FORM_PATH = f"{SSG_HOME}/confirmar-edad"
 _PUBLIC_NEXT = re.compile(r"(/[A-Za-z0-9_-]+)+")
+# A city page's filters, as their canonical query string spells them (app.models.listing_filters).
+_FILTER_PAIR = "(?:" + "|".join(FILTER_PARAMS) + ")=[a-z0-9-]{1,60}"
+_FILTER_QUERY = re.compile(rf"{_FILTER_PAIR}(?:&{_FILTER_PAIR}){{0,13}}")
 
 
 def safe_age_next(target: str) -> str:
     """Where the no-JavaScript age confirmation may send the browser back to.
 
-    An SSG page (the home, a city, a city's page), or a page of the public
-    directory that exists by its path (a home, a city, a tab, a listing):
-    anything else, ``//evil.example`` or ``/escorts-ssg.evil.com`` included,
+    An SSG page (the home, a city or one of its communes, one of their pages), or a page of the public
+    directory that exists by its path (a home, a city, a tab, a listing), with
+    a city page's filters in their canonical query string: anything else, ``//evil.example`` or ``/escorts-ssg.evil.com`` included,
     goes to the SSG home.
     """
     if _SSG_NEXT.fullmatch(target):
         return target
-    if _PUBLIC_NEXT.fullmatch(target) and resolve_public_path(target).kind != "redirect":
+    path, mark, query = target.partition("?")
+    if mark and not _FILTER_QUERY.fullmatch(query):
+        return SSG_HOME
+    if _PUBLIC_NEXT.fullmatch(path) and resolve_public_path(path).kind != "redirect":
         return target
     return SSG_HOME
 

@@ -28,6 +28,7 @@ from markupsafe import Markup
 from app.core.geo import city_by_slug
 from app.models import ListingDetail, Section
 from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG
+from app.models.listing_filters import COMMUNE_PARAM, NO_FILTERS, ListingFilters
 from app.routes import (
     AGE_FORM_PATH,
     LOGIN,
@@ -152,14 +153,29 @@ def home_tags(*, section: str, site_url: str, site_name: str) -> HeadTags:
     )
 
 
-def city_tags(*, view: PublicView, site_url: str, site_name: str) -> HeadTags:
-    """A city page, one of its filter tabs, or its /all page: "Escorts en Talca: Verificadas"."""
+def city_tags(*, view: PublicView, site_url: str, site_name: str, filters: ListingFilters = NO_FILTERS) -> HeadTags:
+    """A city page, one of its filter tabs, or its /all page: "Escorts en Talca: Verificadas".
+
+    With ``filters``: a city page filtered by its commune alone is the commune's own page, indexable
+    ("Escorts en Providencia, Santiago", canonical with ``?comuna=``); any other filtered variant says
+    ``noindex``, its canonical the same URL with the valid filters only, in their fixed order.
+    """
     city = city_by_slug(view.city_slug)
     city_name = city.name if city else view.city_slug
     base = f"{_section_words(view.section)} en {city_name}"
     city_url = site_url + city_path(view.section, view.city_slug)
     crumbs = [(_home_name(view.section), site_url + _home_path(view.section)), (base, city_url)]
     words = "escorts trans" if view.section == Section.TRANS else "escorts"
+    if filters.active:
+        return _filtered_city_tags(
+            view=view,
+            filters=filters,
+            city_name=city_name,
+            crumbs=crumbs,
+            words=words,
+            site_url=site_url,
+            site_name=site_name,
+        )
     if view.kind == "all":
         heading = f"{base}: todos los avisos"
         canonical = f"{city_url}/all"
@@ -177,6 +193,43 @@ def city_tags(*, view: PublicView, site_url: str, site_name: str) -> HeadTags:
         description = f"Avisos de {words} en {city_name}: fotos, tarifas y contacto, revisados antes de publicarse."
     return HeadTags(
         title=f"{heading} | {site_name}", description=description, canonical=canonical, breadcrumbs=tuple(crumbs)
+    )
+
+
+def commune_page_path(city_page: str, commune_id: str) -> str:
+    """A commune's own page: the city page (``city_page``) filtered by that commune alone."""
+    return f"{city_page}?{COMMUNE_PARAM}={commune_id}"
+
+
+def _filtered_city_tags(
+    *,
+    view: PublicView,
+    filters: ListingFilters,
+    city_name: str,
+    crumbs: list[tuple[str, str]],
+    words: str,
+    site_url: str,
+    site_name: str,
+) -> HeadTags:
+    unfiltered = city_tags(view=view, site_url=site_url, site_name=site_name)
+    path = unfiltered.canonical.removeprefix(site_url)
+    canonical = site_url + filters.url(path)
+    commune = filters.commune
+    if commune is None:
+        return HeadTags(title=unfiltered.title, description=unfiltered.description, canonical=canonical, noindex=True)
+    place = city_name if commune.name == city_name else f"{commune.name}, {city_name}"
+    heading = f"{_section_words(view.section)} en {place}"
+    indexable = filters.commune_only and view.kind == "city" and view.tab_slug == "todas"
+    if not indexable:
+        return HeadTags(
+            title=f"{heading} | {site_name}", description=unfiltered.description, canonical=canonical, noindex=True
+        )
+    crumbs.append((commune.name, canonical))
+    return HeadTags(
+        title=f"{heading} | {site_name}",
+        description=f"Avisos de {words} en {commune.name}: fotos, tarifas y contacto, revisados antes de publicarse.",
+        canonical=canonical,
+        breadcrumbs=tuple(crumbs),
     )
 
 
@@ -427,6 +480,9 @@ def urlset_xml(entries: Iterable[tuple[str, datetime | None]]) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}">{body}</urlset>\n'
 
 
-def city_page_urls(*, section: str, city_slug: str, site_url: str) -> list[str]:
-    """The city page and each of its filter tabs, absolute."""
-    return [site_url + city_path(section, city_slug, tab.slug) for tab in FILTER_TABS]
+def city_page_urls(*, section: str, city_slug: str, site_url: str, communes: Sequence[str] = ()) -> list[str]:
+    """The city page, each of its filter tabs and the page of each commune (ids) of ``communes``, absolute."""
+    city = city_path(section, city_slug)
+    return [site_url + city_path(section, city_slug, tab.slug) for tab in FILTER_TABS] + [
+        site_url + commune_page_path(city, commune) for commune in communes
+    ]

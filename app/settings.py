@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -100,6 +100,9 @@ class Settings(BaseSettings):
     smtp_tls_ca_file: str = ""
     mail_from: str = "Escorts Chile <no-responder@localhost>"
     outbox_dir: Path = PROJECT_ROOT / "data" / "outbox"
+    # Notices to advertisers (app.services.notices) e-mailed to one recipient in 24 hours; past it they
+    # are recorded as not sent (aviso.status "sobre_limite").
+    notices_per_day: int = Field(default=20, ge=1)
 
     # Photo storage: S3-compatible object storage when S3_BUCKET is set (needed
     # with several app servers), otherwise files under MEDIA_DIR.

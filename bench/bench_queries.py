@@ -1,12 +1,16 @@
-"""Benchmark: the city-page and detail queries on PostgreSQL.
+"""Benchmark: the city-page (plain and filtered) and detail queries on PostgreSQL.
 
-    .venv/bin/python bench/bench_queries.py --listings 50000 --runs 500
+    .venv/bin/python bench/bench_queries.py --listings 50000 --runs 500 [--compare-indexes]
 
 Creates a scratch database on the server of BENCH_DATABASE_URL (default: the
 local test server), migrates it, fills it with the demo-data command's
-generator (printing its rate), then times the two public queries the site
+generator (printing its rate), vacuums and analyzes it, then times the two public queries the site
 runs most, exactly as the pages call them, and prints p50/p95 in ms with the
-row count. The scratch database is dropped at the end. Not part of the tests.
+row count: a city page (any tab), a city page with filters (comuna, hourly rate,
+age, services: app.models.listing_filters), the communes a city's filter offers,
+and a listing's detail. ``--compare-indexes`` then drops the indexes the filters
+added (migration 0010) and times the filtered queries again, side by side. The
+scratch database is dropped at the end. Not part of the tests.
 """
 
 from __future__ import annotations
@@ -26,8 +30,9 @@ from app.core.geo import CITIES
 from app.db import make_engine, migrate
 from app.models import Listing, ListingStatus, Section
 from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG
+from app.models.listing_filters import ListingFilters
 from app.seed import seed
-from app.services import listings
+from app.services import city_filters, listings
 from app.storage.local import LocalStorage
 
 
@@ -35,6 +40,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--listings", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=500)
+    parser.add_argument(
+        "--compare-indexes",
+        action="store_true",
+        help="time the filtered queries again without migration 0010's indexes",
+    )
     args = parser.parse_args()
 
     with scratch_database() as url:
@@ -45,9 +55,10 @@ def main() -> int:
             seed(session=session, listings=args.listings, storage=LocalStorage(Path(media)))
             elapsed = time.perf_counter() - started
             print(f"seed: {args.listings} listings in {elapsed:.2f} s = {args.listings / elapsed:,.0f} listings/s")
-        with engine.connect() as conn:
-            conn.exec_driver_sql("ANALYZE")
-            conn.commit()
+        # As autovacuum leaves a loaded table: statistics, and the visibility map that lets a count read
+        # only the index (without it every count reads one table block per listing of the city).
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.exec_driver_sql("VACUUM ANALYZE")
         with Session(engine) as session:
             total = session.exec(select(func.count()).select_from(Listing)).one()
             uids = list(session.exec(select(Listing.uid).where(Listing.status == ListingStatus.PUBLICADA.value)).all())
@@ -71,17 +82,129 @@ def main() -> int:
             def detail():
                 listings.public_listing(session=session, uid=rng.choice(uids))
 
+            filtered = _filtered_queries(session, rng)
             print(f"rows: {total} listings ({len(uids)} published), {args.runs} runs each, times in ms")
             for label, fn in (
                 ("city page (Todas, page 1)", city_page),
                 ("city page (any tab/section, pages 1-3)", city_page_tab),
+                *filtered,
                 ("listing detail", detail),
             ):
-                timed(fn, 20)  # warm-up
-                p50, p95 = percentiles(timed(fn, args.runs))
-                print(f"{label:42s} p50 {p50:6.2f}   p95 {p95:6.2f}")
+                print(f"{label:42s} {_figures(fn, args.runs)}")
+            if args.compare_indexes:
+                session.rollback()  # its transaction's locks would hold the DROP INDEX back
+                with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                    for name in FILTER_INDEXES:
+                        conn.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
+                    conn.exec_driver_sql("ANALYZE publicacion")
+                print(f"without {', '.join(FILTER_INDEXES)}:")
+                for label, fn in filtered:
+                    print(f"{label:42s} {_figures(fn, args.runs)}")
         engine.dispose()
     return 0
+
+
+# The indexes migration 0010 adds for the filters (app/models/listings.py says which query each serves).
+FILTER_INDEXES = (
+    "ix_publicacion_city_commune",
+    "ix_publicacion_city_filters",
+    "ix_publicacion_city_price",
+    "ix_publicacion_servicio_service",
+)
+
+
+def _figures(fn, runs: int) -> str:
+    timed(fn, 20)  # warm-up
+    p50, p95 = percentiles(timed(fn, runs))
+    return f"p50 {p50:6.2f}   p95 {p95:6.2f}"
+
+
+def _filtered_queries(session: Session, rng: random.Random) -> list:
+    """The city page with filters, the way a visitor sets them: (label, function) pairs."""
+    catalogue = city_filters.service_options(session=session)
+    communes = {
+        (section.value, city.slug): [
+            found.commune
+            for found in city_filters.commune_counts(session=session, section=section.value, city_slug=city.slug)
+        ]
+        for section in Section
+        for city in CITIES
+    }
+
+    def price_range() -> tuple[int, int]:
+        low = rng.randrange(40, 150, 10) * 1000
+        return low, low + rng.choice((30, 50, 80)) * 1000
+
+    def age_range() -> tuple[int, int]:
+        low = rng.randint(18, 35)
+        return low, low + rng.choice((5, 10))
+
+    def run(section: str, city_slug: str, tab=TABS_BY_SLUG["todas"], page: int = 1, **filters) -> None:
+        listings.city_cards(
+            session=session,
+            section=section,
+            city_slug=city_slug,
+            tab=tab,
+            page=page,
+            filters=ListingFilters(**filters),
+        )
+
+    def some_commune(section: str, city_slug: str):
+        return rng.choice(communes[(section, city_slug)] or [None])
+
+    def commune_only():
+        city = rng.choice(CITIES).slug
+        run(Section.MUJERES.value, city, commune=some_commune(Section.MUJERES.value, city))
+
+    def commune_price():
+        city = rng.choice(CITIES).slug
+        low, high = price_range()
+        run(
+            Section.MUJERES.value,
+            city,
+            commune=some_commune(Section.MUJERES.value, city),
+            price_min=low,
+            price_max=high,
+        )
+
+    def price_age():
+        low, high = price_range()
+        young, old = age_range()
+        run(Section.MUJERES.value, rng.choice(CITIES).slug, price_min=low, price_max=high, age_min=young, age_max=old)
+
+    def services_price():
+        _low, high = price_range()
+        chosen = tuple(sorted(rng.sample(catalogue, rng.randint(1, 2)), key=lambda option: option.slug))
+        run(Section.MUJERES.value, rng.choice(CITIES).slug, price_max=high, services=chosen)
+
+    def anything():
+        section = rng.choice(list(Section)).value
+        city = rng.choice(CITIES).slug
+        low, high = price_range()
+        young, old = age_range()
+        filters = {
+            "commune": some_commune(section, city) if rng.random() < 0.5 else None,
+            "price_min": low if rng.random() < 0.5 else None,
+            "price_max": high if rng.random() < 0.5 else None,
+            "age_min": young if rng.random() < 0.3 else None,
+            "age_max": old if rng.random() < 0.3 else None,
+            "services": (rng.choice(catalogue),) if rng.random() < 0.3 else (),
+        }
+        run(section, city, tab=rng.choice(FILTER_TABS), page=rng.randint(1, 2), **filters)
+
+    def commune_list():
+        city_filters.commune_counts(
+            session=session, section=rng.choice(list(Section)).value, city_slug=rng.choice(CITIES).slug
+        )
+
+    return [
+        ("filtered: comuna", commune_only),
+        ("filtered: comuna + rate", commune_price),
+        ("filtered: rate + age", price_age),
+        ("filtered: 1-2 services + max rate", services_price),
+        ("filtered: any mix, any tab/section, p1-2", anything),
+        ("the communes a city offers", commune_list),
+    ]
 
 
 if __name__ == "__main__":

@@ -14,7 +14,10 @@ actions (``MIX``):
 - first load: the city page's document (HTTP GET), then the websocket with the hydrate event in
   the CONNECT packet as Reflex's frontend sends it, until the city's first page of cards arrives;
 - on a city page or one of its filter tabs: open a listing, switch to another filter tab, next
-  or previous page, go to another city, or leave;
+  or previous page, change a field of the filter form (``count``: the matches counted before they
+  are applied), apply filters (``filter``: the filtered URL, as the frontend navigates to it after
+  the form's redirect; a random hourly rate, age and sometimes the city's own commune), go to
+  another city, or leave;
 - on a listing: back to the page it came from, another city, or leave.
 
 Leaving closes the socket; the next visitor arrives with a first load. Navigations are
@@ -22,7 +25,8 @@ client-side, as the frontend does them: ``update_vars_internal`` and ``on_load_i
 the new URL. Every answer is checked (the page's cards, the page number, the listing, the path
 shown). An action's time runs from sending its first frame to receiving the update that carries
 what it loads; it fails when none arrives within ``--timeout`` seconds, when the update is wrong
-or when the socket closes (the visitor then reconnects, as a reload would).
+or when the socket closes (the visitor then reconnects, as a reload would). The size of that update
+(its JSON, as sent) is kept per kind of action.
 
 For each setup it prints the actions answered and failed, p50/p95/p99 per kind of action, the CPU
 of the app's processes (the ``reflex run`` tree, from /proc) and of the Redis server, this
@@ -155,11 +159,20 @@ class WebSocket:
 # What a visitor does next, and how often (relative weights): on a city page or one of its tabs, and on a
 # listing. A visitor leaves after about ten actions on average; the next one arrives with a first load.
 MIX = {
-    "list": {"detail": 35, "tab": 25, "next_page": 15, "previous_page": 5, "city": 10, "leave": 10},
+    "list": {
+        "detail": 35,
+        "tab": 25,
+        "next_page": 15,
+        "previous_page": 5,
+        "count": 10,
+        "filter": 10,
+        "city": 10,
+        "leave": 10,
+    },
     "detail": {"back": 75, "city": 15, "leave": 10},
 }
 FIRST_LOAD = "first load"
-KINDS = (FIRST_LOAD, "city", "tab", "detail", "back", "next_page", "previous_page")
+KINDS = (FIRST_LOAD, "city", "tab", "detail", "back", "next_page", "previous_page", "count", "filter")
 
 
 @dataclass
@@ -171,6 +184,7 @@ class Stats:
     failures: Counter = field(default_factory=Counter)  # (kind, reason) -> count
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # kind -> ms
     parts: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # parts of a first load, ms
+    sizes: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # kind -> bytes of its update
     open_sockets: int = 0
     peak_sockets: int = 0
 
@@ -223,9 +237,11 @@ class Visitor:
         self.page = 1
         self.page_count = 1
         self.on_detail = False
+        self.last_size = 0
+        self.last_count = ""
 
     def _router(self, path: str) -> dict:
-        return {"pathname": path, "asPath": path}
+        return {"pathname": path.split("?", 1)[0], "asPath": path}
 
     async def _pump(self) -> None:
         """Read frames: answer engine.io pings, queue socket.io "event" updates with their arrival time."""
@@ -256,6 +272,7 @@ class Visitor:
                 raise update
             delta = (update.get("delta") or {}).get(DIRECTORY)
             if delta and done(delta):
+                self.last_size = len(json.dumps(update))
                 return (arrived - sent) * 1000
 
     def _list_done(self, page: int, path: str | None = None, *, may_be_empty: bool = False):
@@ -264,7 +281,7 @@ class Visitor:
         def done(delta: dict) -> bool:
             if "groups_rx_state_" not in delta:
                 return False
-            if path is not None and delta.get("shown_path_rx_state_", path) != path:
+            if path is not None and delta.get("shown_path_rx_state_", path) != path.split("?", 1)[0]:
                 return False  # the answer of an earlier navigation
             cards = [card for group in delta["groups_rx_state_"] for card in group["cards"]]
             if not cards and not may_be_empty:
@@ -297,13 +314,16 @@ class Visitor:
                 self.socket.send(f"42{NAMESPACE}," + json.dumps(["event", message]))
             await self.socket.writer.drain()
             self.stats.times[kind].append(await self._await(sent, done))
+            self.stats.sizes[kind].append(self.last_size)
         except (TimeoutError, Failed, Closed, OSError) as error:
             self.stats.fail(kind, str(error) or type(error).__name__)
             raise
         self.stats.events_ok += 1
 
     async def _navigate(self, kind: str, path: str, done) -> None:
-        """A client-side navigation to ``path``, as the frontend makes it."""
+        """A client-side navigation to ``path``, as the frontend makes it (the filter form then shows its filters)."""
+        found = re.search(r"precio_max=([0-9]+)", path)
+        self.last_count = found.group(1) if found else ""
         await self._action(kind, [(UPDATE_VARS, {"vars": {AGE_VAR: "1"}}), (ON_LOAD, {})], path, done)
 
     async def first_load(self) -> None:
@@ -379,7 +399,7 @@ class Visitor:
             await self._navigate(kind, card["url"], self._detail_done(card))
             self.on_detail = True
         elif kind == "back":
-            tab_page = self.tab != DEFAULT_TAB.slug
+            tab_page = self.tab != DEFAULT_TAB.slug or "?" in self.path
             await self._navigate(kind, self.path, self._list_done(1, self.path, may_be_empty=tab_page))
             self.on_detail = False
         elif kind == "tab":
@@ -387,6 +407,27 @@ class Visitor:
             self.path = city_path(Section.MUJERES.value, self.city, self.tab)
             empty_ok = self.tab != DEFAULT_TAB.slug
             await self._navigate(kind, self.path, self._list_done(1, self.path, may_be_empty=empty_ok))
+        elif kind == "count":
+            value = self.last_count
+            while value == self.last_count:  # an unchanged field changes no var: no update would come
+                value = f"{random.randrange(60, 200, 10)}000"
+            self.last_count = value
+            field_value = ("precio_max", value)
+
+            def counted(delta: dict) -> bool:
+                return "draft_total_rx_state_" in delta or "draft_price_max_rx_state_" in delta
+
+            event = (f"{DIRECTORY}.set_filter", {"field": field_value[0], "value": field_value[1]})
+            await self._action(kind, [event], self.path, counted)
+        elif kind == "filter":
+            query = f"precio_max={random.randrange(60, 200, 10)}000"
+            if random.random() < 0.5:
+                query += f"&edad_min={random.randint(18, 30)}"
+            if random.random() < 0.5:
+                query = f"comuna={self.city}&{query}"  # the demo data names the city's own commune half the time
+            base = city_path(Section.MUJERES.value, self.city, self.tab)
+            self.path = f"{base}?{query}"
+            await self._navigate(kind, self.path, self._list_done(1, self.path, may_be_empty=True))
         elif kind == "city":
             self.city = random.choice([city for city in self.cities if city != self.city] or self.cities)
             self.tab = DEFAULT_TAB.slug
@@ -579,14 +620,16 @@ async def run_load(
     for (kind, reason), count in stats.failures.most_common(10):
         print(f"  failure {kind}: {reason} x{count}")
     everything = [ms for times in stats.times.values() for ms in times]
-    print(f"{'kind':<16} {'count':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    print(f"{'kind':<16} {'count':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p95 KB':>7}")
     rows = [(kind, stats.times.get(kind, [])) for kind in KINDS]
     rows += [("all actions", everything)] + [(f"  ({part})", times) for part, times in stats.parts.items()]
     for kind, times in rows:
         if times:
+            sizes = stats.sizes.get(kind)
+            size = f"{quantile(sizes, 0.95) / 1024:>7.1f}" if sizes else f"{'':>7}"
             print(
                 f"{kind:<16} {len(times):>7} {quantile(times, 0.5):>8.1f} {quantile(times, 0.95):>8.1f}"
-                f" {quantile(times, 0.99):>8.1f} {max(times):>8.1f}"
+                f" {quantile(times, 0.99):>8.1f} {max(times):>8.1f} {size}"
             )
     server = sum(cpu_after.get(pid, 0) - cpu_before.get(pid, 0) for pid in cpu_before)
     redis_cpu = sum(redis_after.get(pid, 0) - redis_before.get(pid, 0) for pid in redis_before)

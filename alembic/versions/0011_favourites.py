@@ -4,7 +4,7 @@
 - favorita: the listings such a user keeps saved; deleted with the user, the listing, or the choice.
 
 Revision ID: 0011
-Revises: 0007
+Revises: 0010
 Create Date: 2026-11-26 11:30:00
 """
 
@@ -15,7 +15,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0011"
-down_revision: str | None = "0007"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

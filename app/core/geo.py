@@ -533,8 +533,12 @@ def commune_names_for_city(slug: object) -> list[str]:
 
     The slug is normalized with ``normalize_city_slug``; an unknown city gives [].
     """
+    return [commune.name for commune in city_communes(slug)]
+
+
+def city_communes(slug: object) -> tuple[Commune, ...]:
+    """The communes a listing of this city may name (its region's, capital first); unknown city: ()."""
     key = normalize_city_slug(slug)
     if key is None:
-        return []
-    region = _REGION_BY_ID[_CITY_BY_SLUG[key].region_id]
-    return [commune.name for commune in region.communes]
+        return ()
+    return _REGION_BY_ID[_CITY_BY_SLUG[key].region_id].communes

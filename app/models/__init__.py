@@ -50,7 +50,9 @@ from app.models.listings import (
     UpgradeStatus,
     VerificationStatus,
 )
+from app.models.notices import Notice, NoticeOptOut, NoticeStatus
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
+from app.models.site_settings import SiteSetting
 from app.models.users import (
     PROFILE_LABELS,
     STAFF_PROFILES,
@@ -111,6 +113,9 @@ __all__ = [
     "ListingVerification",
     "ListingVerificationPublic",
     "LocalCredential",
+    "Notice",
+    "NoticeOptOut",
+    "NoticeStatus",
     "Profile",
     "ProfileCreate",
     "ProfileId",
@@ -122,6 +127,7 @@ __all__ = [
     "ReviewDecision",
     "Section",
     "SessionTicket",
+    "SiteSetting",
     "Tier",
     "TierPublic",
     "UpgradeEffect",

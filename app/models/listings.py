@@ -45,6 +45,7 @@ from typing import ClassVar
 from sqlalchemy import Column, Index, Text, desc
 from sqlmodel import Field, SQLModel
 
+from app.core.payment_codes import new_payment_code
 from app.models.base import new_uid, utc_now
 from app.models.types import EnumColumns, EnumString
 
@@ -190,6 +191,37 @@ class Listing(EnumColumns, ListingBase, table=True):
         Index("ix_publicacion_city_recent", "status", "section", "city_slug", "published_at", "uid", "owner_uid"),
         # Featured listings of a section across cities.
         Index("ix_publicacion_featured", "status", "section", "tier_rank", desc("ranked_at"), desc("uid")),
+        # The city page filtered by a commune (in tier order; its count with rate and age without the table),
+        # and the communes a city's filter offers.
+        Index(
+            "ix_publicacion_city_commune",
+            "status",
+            "section",
+            "city_slug",
+            "commune",
+            "tier_rank",
+            desc("ranked_at"),
+            desc("uid"),
+            "owner_uid",
+            "price_hour_clp",
+            "age",
+        ),
+        # The count of a rate filter: only that range of a city's rates.
+        Index("ix_publicacion_city_price", "status", "section", "city_slug", "price_hour_clp", "age", "owner_uid"),
+        # The page of a rate or age filter: in tier order, checked in the index.
+        Index(
+            "ix_publicacion_city_filters",
+            "status",
+            "section",
+            "city_slug",
+            "tier_rank",
+            desc("ranked_at"),
+            desc("uid"),
+            "owner_uid",
+            "price_hour_clp",
+            "age",
+            "commune",
+        ),
     )
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
@@ -329,6 +361,8 @@ class ListingService(SQLModel, table=True):
     """Which advertiser services a listing offers."""
 
     __tablename__ = "publicacion_servicio"
+    # The listings that offer a service (the city page's services filter).
+    __table_args__ = (Index("ix_publicacion_servicio_service", "service_uid", "listing_uid"),)
 
     listing_uid: str = Field(foreign_key="publicacion.uid", primary_key=True, max_length=40)
     service_uid: str = Field(foreign_key="servicio_profesor.uid", primary_key=True, max_length=40)
@@ -402,6 +436,12 @@ class ListingUpgrade(EnumColumns, ListingUpgradeBase, table=True):
     amount_clp: int = Field(ge=0)
     reviewer_uid: str | None = Field(default=None, foreign_key="usuarios.uid", max_length=40)
     payment_reference: str = Field(default="", max_length=80, description="The payment staff confirmed.")
+    payment_code: str = Field(
+        default_factory=new_payment_code,
+        max_length=9,
+        unique=True,
+        description="The reference the advertiser pays with (K7QM-4RTX); staff match payments by it.",
+    )
     reason: str = Field(default="", max_length=1000, description="Why staff denied it (shown to the owner).")
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)

@@ -9,7 +9,7 @@ from app.components.layout import guarded_content, page_frame
 from app.components.staff_table import stacked_cell
 from app.components.stats_chart import stats_chart
 from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
-from app.routes import ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
+from app.routes import ADVERTISER_NEW_LISTING, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
 from app.services.my_listings import AVAILABLE_NOW_HOURS
 from app.services.photos import MAX_BYTES
 from app.states.advertiser.my_listings import MyListingsState
@@ -110,6 +110,32 @@ def _action(label: str, shown: rx.Var, event) -> rx.Component:
     return rx.cond(shown, rx.el.button(label, type="button", on_click=event, class_name="btn"))
 
 
+def _upgrade_state(row: rx.Var) -> rx.Component:
+    """The card's upgrade: its state, and while it waits for payment the reference, amount and how to pay."""
+    return rx.cond(
+        row.upgrade_label != "",
+        rx.el.div(
+            rx.el.p(
+                row.upgrade_label,
+                rx.cond(row.upgrade_reason != "", rx.fragment(". ", row.upgrade_reason)),
+            ),
+            rx.cond(
+                row.payment_code != "",
+                rx.el.dl(
+                    rx.el.dt("Referencia de pago"),
+                    rx.el.dd(rx.el.strong(row.payment_code)),
+                    rx.el.dt("Monto"),
+                    rx.el.dd(row.payment_amount),
+                    rx.el.dt("Cómo pagar"),
+                    rx.el.dd(MyListingsState.payment_instructions, class_name="payment-instructions"),
+                    class_name="listing-figures",
+                ),
+            ),
+            class_name="form-notice",
+        ),
+    )
+
+
 # The covers of the first screen load at once (the largest thing it shows); the rest when scrolled to.
 EAGER_COVERS = 2
 
@@ -147,6 +173,15 @@ def _card(row: rx.Var, index: rx.Var) -> rx.Component:
             rx.cond(row.verified_label != "", rx.el.p(row.verified_label, class_name="badge badge-verified")),
             rx.cond(row.available_until_label != "", rx.el.p(row.available_until_label, class_name="badge badge-now")),
             rx.cond(row.expires_label != "", rx.el.p(row.expires_label, class_name="muted")),
+            _upgrade_state(row),
+            rx.cond(
+                row.verification_label != "",
+                rx.el.p(
+                    row.verification_label,
+                    rx.cond(row.verification_reason != "", rx.fragment(" Motivo: ", row.verification_reason)),
+                    class_name="muted",
+                ),
+            ),
             _figures(row),
             rx.el.div(
                 rx.cond(
@@ -286,7 +321,11 @@ def _listings() -> rx.Component:
         rx.el.h1(HEADING),
         rx.el.p(AreaState.greeting, class_name="lead"),
         rx.el.p(INTRO, class_name="lead"),
-        rx.link("Nueva publicación", href=ADVERTISER_NEW_LISTING, class_name="btn btn-primary"),
+        rx.el.div(
+            rx.link("Nueva publicación", href=ADVERTISER_NEW_LISTING, class_name="btn btn-primary"),
+            rx.link("Mi cuenta: avisos por correo", href=ADVERTISER_NOTICES, class_name="btn btn-ghost"),
+            class_name="listing-actions",
+        ),
         rx.cond(
             MyListingsState.rows.length() > 0,
             rx.el.div(rx.foreach(MyListingsState.rows, _card), class_name="my-listings"),

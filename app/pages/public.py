@@ -10,8 +10,17 @@ from app.components.age_gate import adults_only, age_notice_first
 from app.components.cards import badges, card_grid
 from app.components.carousel import carousel
 from app.components.favourites import favourite_button
+from app.components.forms import checkbox_field, select_field, text_field
 from app.components.layout import READY_ATTRIBUTE, page_frame
 from app.core.geo import cities_by_region
+from app.models.listing_filters import (
+    AGE_MAX_PARAM,
+    AGE_MIN_PARAM,
+    COMMUNE_PARAM,
+    PRICE_MAX_PARAM,
+    PRICE_MIN_PARAM,
+    SERVICE_PARAM,
+)
 from app.routes import ALL_SEGMENT, REPORT_LISTING_PARAM, REPORT_PATH
 from app.states.public import AgeGateState, DirectoryState, TierGroup
 
@@ -19,6 +28,12 @@ from app.states.public import AgeGateState, DirectoryState, TierGroup
 # there); the first screen in the document (app.web.preview) shows the same.
 ALL_TAB_LABEL = "Ver todas"
 ALL_HEADING = "Todos los avisos"
+# The filters' texts, shared with the first screen in the document (app.web.preview).
+FILTERS_BUTTON = "Filtros"
+FILTERS_ACTIVE_BUTTON = "Filtros activos"
+CLEAR_FILTERS = "Limpiar filtros"
+NO_MATCH = "No hay avisos que coincidan con estos filtros."
+FILTER_FORM = "filtros"
 
 
 def _city_links() -> rx.Component:
@@ -92,6 +107,95 @@ def _tabs() -> rx.Component:
     )
 
 
+def _range_fields(legend: str, low: str, high: str, low_var, high_var) -> rx.Component:
+    """A "desde / hasta" pair of the filter form; each keeps its value when the field is left."""
+    return rx.el.fieldset(
+        rx.el.legend(legend),
+        *[
+            text_field(
+                FILTER_FORM,
+                label,
+                name,
+                default_value=var,
+                input_mode="numeric",
+                auto_complete="off",
+                max_length=12,
+                # A new field when the applied filters change (a link, the back button): it shows theirs.
+                key=DirectoryState.unfiltered_url + "?" + DirectoryState.filter_query + "#" + name,
+                on_blur=lambda value, name=name: DirectoryState.set_filter(name, value),
+            )
+            for label, name, var in (("Desde", low, low_var), ("Hasta", high, high_var))
+        ],
+        class_name="filter-range",
+    )
+
+
+def _filters() -> rx.Component:
+    """The filters of a city page, behind one button: comuna, hourly rate, age and services.
+
+    The form's changes are counted as they are made ("Ver 12 avisos") and shown by its button, which puts
+    them in the URL; "Limpiar filtros" goes back to the page without any.
+    """
+    return rx.el.details(
+        rx.el.summary(
+            rx.cond(DirectoryState.filtered, FILTERS_ACTIVE_BUTTON, FILTERS_BUTTON), class_name="btn filters-toggle"
+        ),
+        rx.el.div(
+            select_field(
+                FILTER_FORM,
+                "Comuna",
+                COMMUNE_PARAM,
+                DirectoryState.commune_options,
+                placeholder="Todas las comunas",
+                value=DirectoryState.draft_commune,
+                on_change=lambda value: DirectoryState.set_filter(COMMUNE_PARAM, value),
+            ),
+            _range_fields(
+                "Tarifa por hora (CLP)",
+                PRICE_MIN_PARAM,
+                PRICE_MAX_PARAM,
+                DirectoryState.draft_price_min,
+                DirectoryState.draft_price_max,
+            ),
+            _range_fields(
+                "Edad", AGE_MIN_PARAM, AGE_MAX_PARAM, DirectoryState.draft_age_min, DirectoryState.draft_age_max
+            ),
+            rx.el.fieldset(
+                rx.el.legend("Servicios"),
+                rx.foreach(
+                    DirectoryState.services,
+                    lambda service: checkbox_field(
+                        service.label,
+                        SERVICE_PARAM,
+                        value=service.value,
+                        default_checked=DirectoryState.draft_services.contains(service.value),
+                        key=DirectoryState.unfiltered_url + "?" + DirectoryState.filter_query + "#" + service.value,
+                        on_change=lambda checked: DirectoryState.toggle_service(service.value, checked),
+                    ),
+                ),
+                class_name="filter-services",
+            ),
+            rx.el.div(
+                rx.el.button(
+                    rx.cond(
+                        DirectoryState.draft_total == 1,
+                        "Ver 1 aviso",
+                        "Ver " + DirectoryState.draft_total.to_string() + " avisos",
+                    ),
+                    type="button",
+                    on_click=DirectoryState.apply_filters,
+                    class_name="btn btn-primary",
+                    custom_attrs={"aria-live": "polite"},
+                ),
+                rx.link(CLEAR_FILTERS, href=DirectoryState.unfiltered_url, class_name="btn btn-ghost"),
+                class_name="filter-actions",
+            ),
+            class_name="filter-panel",
+        ),
+        class_name="filters",
+    )
+
+
 def _group(group: TierGroup, index) -> rx.Component:
     return rx.el.section(
         rx.el.h2(group.name, class_name="tier-heading tier-" + group.slug),
@@ -129,7 +233,15 @@ def _listing_area() -> rx.Component:
         ),
         rx.cond(
             DirectoryState.total == 0,
-            rx.el.p("No hay avisos que coincidan con este filtro.", class_name="empty"),
+            rx.cond(
+                DirectoryState.filtered,
+                rx.el.div(
+                    rx.el.p(NO_MATCH, class_name="empty"),
+                    rx.link(CLEAR_FILTERS, href=DirectoryState.unfiltered_url, class_name="btn btn-primary"),
+                    class_name="no-match",
+                ),
+                rx.el.p("No hay avisos que coincidan con este filtro.", class_name="empty"),
+            ),
             rx.cond(
                 DirectoryState.view == "all",
                 # The cards' names are h3, under an h2 as on the tier tabs.
@@ -146,7 +258,7 @@ def _city() -> rx.Component:
         rx.el.p(rx.link("← Todas las ciudades", href=DirectoryState.section_home), class_name="crumbs"),
         rx.el.h1(DirectoryState.heading),
         _tabs(),
-        adults_only(_listing_area()),
+        adults_only(rx.fragment(_filters(), _listing_area())),
     )
 
 

@@ -13,7 +13,8 @@ import dataclasses
 from app.db import get_engine, session_scope
 from app.models import ListingCard, ListingDetail
 from app.models.filter_tabs import FilterTab
-from app.services import listings, page_cache
+from app.models.listing_filters import NO_FILTERS, ListingFilters, ServiceOption, parse_filters
+from app.services import city_filters, listings, page_cache
 from app.settings import get_settings
 
 
@@ -36,17 +37,29 @@ async def featured(section: str) -> list[ListingCard]:
     return _copies(await page_cache.cached(key, get_engine(), query))
 
 
-async def city_page(section: str, city_slug: str, tab: FilterTab, page: int, grouped: bool) -> listings.CardPage:
-    """One page of a city's cards, from the cache while nothing changed."""
+async def city_page(
+    section: str, city_slug: str, tab: FilterTab, page: int, grouped: bool, filters: ListingFilters = NO_FILTERS
+) -> listings.CardPage:
+    """One page of a city's cards (narrowed by ``filters``), from the cache while nothing changed.
+
+    The filters are part of the key, whole (commune, bounds and each service's uid): a page is never served
+    for other filters.
+    """
 
     def query() -> listings.CardPage:
         with session_scope() as session:
             return listings.city_cards(
-                session=session, section=section, city_slug=city_slug, tab=tab, page=page, group_by_tier=grouped
+                session=session,
+                section=section,
+                city_slug=city_slug,
+                tab=tab,
+                page=page,
+                group_by_tier=grouped,
+                filters=filters,
             )
 
     settings = get_settings()
-    key = ("city_cards", section, city_slug, tab.slug, page, grouped, settings.page_size, settings.timezone)
+    key = ("city_cards", section, city_slug, tab.slug, page, grouped, filters, settings.page_size, settings.timezone)
     result = await page_cache.cached(key, get_engine(), query)
     return dataclasses.replace(result, cards=_copies(result.cards))
 
@@ -71,3 +84,30 @@ async def detail(uid: str) -> ListingDetail | None:
     return found.model_copy(
         update={"photos": list(found.photos), "services": list(found.services), "rates": list(found.rates)}
     )
+
+
+async def service_options() -> list[ServiceOption]:
+    """The services catalogue as filters, from the cache while nothing changed."""
+
+    def query() -> list[ServiceOption]:
+        with session_scope() as session:
+            return city_filters.service_options(session=session)
+
+    return list(await page_cache.cached(("service_options",), get_engine(), query))
+
+
+async def commune_counts(section: str, city_slug: str) -> list[city_filters.CommuneCount]:
+    """The communes a city's public listings of ``section`` name, from the cache while nothing changed."""
+
+    def query() -> list[city_filters.CommuneCount]:
+        with session_scope() as session:
+            return city_filters.commune_counts(session=session, section=section, city_slug=city_slug)
+
+    return list(await page_cache.cached(("commune_counts", section, city_slug), get_engine(), query))
+
+
+async def filters_from_query(city_slug: str, query: str) -> ListingFilters:
+    """The valid filters of a city page's query string (app.models.listing_filters); the rest is ignored."""
+    if not query:
+        return NO_FILTERS
+    return parse_filters(query, city_slug=city_slug, catalogue=await service_options())

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from app.models import ListingCard, Section
 from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
+from app.models.listing_filters import NO_FILTERS, ListingFilters
 from app.routes import city_path
 
 
@@ -36,9 +37,23 @@ def home_heading(section: str) -> str:
     return "Escorts trans en Chile" if section == Section.TRANS.value else "Escorts en Chile"
 
 
-def city_heading(*, section: str, city_name: str, kind: str, tab: FilterTab) -> str:
-    """The h1 of a city page ("Escorts en Talca: Verificadas"); ``kind`` is "city" or "all"."""
+class FilterChoice(BaseModel):
+    """One choice of a filter (a commune, a service): its value in the URL and its label."""
+
+    value: str
+    label: str
+
+
+def city_heading(
+    *, section: str, city_name: str, kind: str, tab: FilterTab, filters: ListingFilters = NO_FILTERS
+) -> str:
+    """The h1 of a city page ("Escorts en Talca: Verificadas"); ``kind`` is "city" or "all".
+
+    Filtered by a commune, the commune comes first: "Escorts en Providencia, Santiago".
+    """
     prefix = "Escorts trans" if section == Section.TRANS.value else "Escorts"
+    if filters.commune is not None and filters.commune.name != city_name:
+        city_name = f"{filters.commune.name}, {city_name}"
     if kind == "all":
         return f"Todas las {prefix.lower()} en {city_name}"
     if tab.slug == DEFAULT_TAB.slug:
@@ -46,13 +61,13 @@ def city_heading(*, section: str, city_name: str, kind: str, tab: FilterTab) -> 
     return f"{prefix} en {city_name}: {tab.label}"
 
 
-def tab_links(*, section: str, city_slug: str, active_slug: str) -> list[TabLink]:
-    """The filter tabs of a city, the active one marked."""
+def tab_links(*, section: str, city_slug: str, active_slug: str, filters: ListingFilters = NO_FILTERS) -> list[TabLink]:
+    """The filter tabs of a city, the active one marked; each keeps the page's filters."""
     return [
         TabLink(
             slug=tab.slug,
             label=tab.label,
-            url=city_path(section, city_slug, tab.slug),
+            url=filters.url(city_path(section, city_slug, tab.slug)),
             active=tab.slug == active_slug,
         )
         for tab in FILTER_TABS

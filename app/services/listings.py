@@ -33,6 +33,7 @@ from app.models import (
     utc_now,
 )
 from app.models.filter_tabs import Clock, FilterTab
+from app.models.listing_filters import NO_FILTERS, ListingFilters
 from app.settings import get_settings
 
 MEDIA_URL_PREFIX = "/media/"
@@ -139,9 +140,10 @@ def city_cards(
     page: int = 1,
     page_size: int | None = None,
     group_by_tier: bool = True,
+    filters: ListingFilters = NO_FILTERS,
     now: datetime | None = None,
 ) -> CardPage:
-    """One page of a city's public cards for a filter tab.
+    """One page of a city's public cards for a filter tab, narrowed by ``filters`` (comuna, rate, age, services).
 
     Grouped by tier (Diamante, Ruby, Platino, Chicas del día), newest (or most
     recently bumped, ``ranked_at``) first within a tier; with ``group_by_tier`` false, newest first overall (the
@@ -154,6 +156,7 @@ def city_cards(
     extra = tab.condition(moment)
     if extra is not None:
         conditions.append(extra)
+    conditions += filters.conditions()
     total = session.exec(select(func.count()).select_from(Listing).where(*conditions)).one()
     if group_by_tier:
         order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]

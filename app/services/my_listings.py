@@ -34,9 +34,19 @@ from app.models import (
     Report,
     ReviewDecision,
     Section,
+    UpgradeStatus,
+    VerificationStatus,
     utc_now,
 )
-from app.services import favourites, listing_drafts, listing_photos, listing_revisions, stats
+from app.services import (
+    favourites,
+    listing_drafts,
+    listing_photos,
+    listing_revisions,
+    stats,
+    upgrades,
+    verification,
+)
 from app.services.listing_form import (
     SEND_STEP,
 )
@@ -74,6 +84,12 @@ class MyListingRow(BaseModel):
     expires_label: str
     pending_revision: bool
     verified_label: str
+    upgrade_label: str = ""
+    upgrade_reason: str = ""
+    payment_code: str = ""
+    payment_amount: str = ""
+    verification_label: str = ""
+    verification_reason: str = ""
     can_continue: bool
     can_edit: bool
     can_pause: bool
@@ -120,6 +136,31 @@ def _local_time(moment: datetime) -> str:
     return format_date(moment.astimezone(ZoneInfo(get_settings().timezone)), "HH:mm")
 
 
+def _upgrade_fields(upgrade: upgrades.UpgradeRow | None) -> dict[str, str]:
+    """What a card says of its listing's upgrade; the payment reference and amount while it waits for payment."""
+    if upgrade is None:
+        return {}
+    waiting = upgrade.status == UpgradeStatus.SOLICITADA
+    return {
+        "upgrade_label": f"Mejora «{upgrade.name}»: "
+        + ("esperando tu pago" if waiting else upgrade.status_label.lower())
+        + (f" hasta el {upgrade.ends}" if upgrade.status == UpgradeStatus.ACTIVA else ""),
+        "upgrade_reason": upgrade.reason,
+        "payment_code": upgrade.payment_code if waiting else "",
+        "payment_amount": upgrade.amount if waiting else "",
+    }
+
+
+def _verification_fields(request: ListingVerification | None, verified: bool) -> dict[str, str]:
+    """What a card says of its listing's verification request (a granted badge shows as verified_label)."""
+    if request is None or (verified and request.status == VerificationStatus.APROBADA):
+        return {}
+    return {
+        "verification_label": "Verificación " + verification.VERIFICATION_LABELS[request.status].lower(),
+        "verification_reason": request.reason if request.status == VerificationStatus.RECHAZADA else "",
+    }
+
+
 def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None = None) -> list[MyListingRow]:
     """Every listing of the owner, newest change first, with its status, figures and allowed actions."""
     now = now or utc_now()
@@ -133,6 +174,8 @@ def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None =
     saves = favourites.saves_by_listing(session=session, listing_uids=uids)
     rejections = _latest_rejection(session, uids)
     covers = _covers(session, uids)
+    shown_upgrades = upgrades.card_upgrades(session=session, listing_uids=uids)
+    requests = verification.latest_verifications(session=session, listing_uids=uids)
     rows = []
     for listing in listings:
         status = ListingStatus(listing.status)
@@ -177,6 +220,8 @@ def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None =
                 else "",
                 pending_revision=listing.revision_at is not None,
                 verified_label=verified_label,
+                **_upgrade_fields(shown_upgrades.get(listing.uid)),
+                **_verification_fields(requests.get(listing.uid), listing.verified),
                 can_continue=owner_may("continue", status),
                 can_edit=owner_may("edit", status),
                 can_pause=owner_may("pause", status),

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from app import seo
 from app.core.geo import CITIES
 from app.models import Listing
+from app.services.city_filters import commune_counts
 from app.services.listings import listing_path, public_conditions
 
 # Sitemaps may hold 50,000 URLs; a city's first sitemap also lists its page and tabs.
@@ -94,7 +95,8 @@ def index_entries(*, session: Session, site_url: str) -> list[Entry]:
 
 
 def city_entries(*, session: Session, site_url: str, section: str, city_slug: str, page: int) -> list[Entry] | None:
-    """One page of a city's sitemap (the first also lists the city page and its tabs); None past the last page."""
+    """One page of a city's sitemap (the first also lists the city page, its tabs and the page of each commune
+    its listings name); None past the last page."""
     stats = city_stats(session=session, section=section, city_slug=city_slug)
     found = stats.get((section, city_slug), NO_LISTINGS)
     if page > 1 and (page - 1) * SITEMAP_LISTINGS >= found.count:
@@ -102,7 +104,7 @@ def city_entries(*, session: Session, site_url: str, section: str, city_slug: st
     details = city_listing_urls(session=session, section=section, city_slug=city_slug, page=page)
     entries: list[Entry] = []
     if page == 1:
-        entries += [
-            (url, found.lastmod) for url in seo.city_page_urls(section=section, city_slug=city_slug, site_url=site_url)
-        ]
+        communes = [each.commune.id for each in commune_counts(session=session, section=section, city_slug=city_slug)]
+        urls = seo.city_page_urls(section=section, city_slug=city_slug, site_url=site_url, communes=communes)
+        entries += [(url, found.lastmod) for url in urls]
     return entries + [(site_url + path, moment) for path, moment in details]

@@ -6,8 +6,10 @@ An upgrade is a servicioApp with an effect (``AppService.effect``):
 - ``vip``: the listing is in the VIP tab (``Listing.vip_until``);
 - ``subir``: the listing goes first in its tier (``Listing.ranked_at``).
 
-A request (solicitada) carries the period the advertiser chose; an administrator approves it
-(activa) with the period paid for, or denies it (rechazada); a secretary may not. An approved upgrade is
+A request (solicitada) carries the period the advertiser chose and its own payment reference
+(``payment_code``), e-mailed to the advertiser with the amount and the payment instructions; an
+administrator approves it (activa) with the period paid for, or denies it (rechazada); a secretary may
+not. A request left unpaid for UNPAID_DAYS expires (vencida) by the clock, and the advertiser is told. An approved upgrade is
 in force while ``starts_at <= now < ends_at``; :func:`apply_upgrades` writes the
 effective values the public pages read (tier_uid, tier_rank, vip_until, ranked_at)
 and marks ended upgrades vencida. The clock job (app/services/listing_jobs.py)
@@ -22,9 +24,11 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
+from app.content.notices import NoticeKind
 from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.money import format_currency
+from app.core.payment_codes import new_payment_code
 from app.models import (
     UPGRADE_STATUS_LABELS,
     AppService,
@@ -36,11 +40,13 @@ from app.models import (
     User,
     utc_now,
 )
+from app.services import notices
 from app.services.listing_lifecycle import owner_statuses
 from app.services.listings import clock
 from app.services.ownership import owned_listing
 from app.services.staff import audit
 from app.services.staff.shared import ensure_admin
+from app.services.staff.site_settings import payment_instructions
 from app.settings import get_settings
 
 DATE_FORMAT = "D [de] MMMM [de] YYYY"
@@ -51,6 +57,11 @@ UPGRADABLE_STATUSES = owner_statuses("upgrade")
 _EFFECT_ORDER = {UpgradeEffect.TIER: 0, UpgradeEffect.VIP: 1, UpgradeEffect.BUMP: 2}
 _UNKNOWN_UPGRADE = "No encontramos esa mejora."
 _LAST_MOMENT = timedelta(microseconds=1)
+# A request not paid within this many days expires (vencida, with UNPAID_REASON).
+UNPAID_DAYS = 7
+UNPAID_REASON = f"No recibimos el pago en {UNPAID_DAYS} días; puedes pedirla de nuevo."
+# An upgrade that started longer ago than this (the clock was stopped) starts without a notice.
+STARTED_NOTICE_WINDOW = timedelta(days=1)
 
 
 class UpgradeOption(BaseModel):
@@ -74,6 +85,7 @@ class UpgradeRow(BaseModel):
     starts: str
     ends: str
     amount: str
+    payment_code: str = ""
     reason: str = ""
 
 
@@ -93,8 +105,13 @@ def _row(upgrade: ListingUpgrade, service_name: str) -> UpgradeRow:
         # The last day in force: an upgrade ending at midnight ends with the day before.
         ends=_display_date(upgrade.ends_at - _LAST_MOMENT if upgrade.ends_at else None),
         amount=format_currency(upgrade.amount_clp),
-        reason=upgrade.reason if upgrade.status == UpgradeStatus.RECHAZADA else "",
+        payment_code=upgrade.payment_code,
+        reason=upgrade.reason if upgrade.status in (UpgradeStatus.RECHAZADA, UpgradeStatus.VENCIDA) else "",
     )
+
+
+def _service_name(session: Session, upgrade: ListingUpgrade) -> str:
+    return session.get_one(AppService, upgrade.app_service_uid).name
 
 
 def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
@@ -178,14 +195,69 @@ def request_upgrade(
         app_service_uid=service.uid,
         requested_by_uid=owner_uid,
         amount_clp=service.price_clp,
+        payment_code=_unused_payment_code(session),
         starts_at=start_of_day(starts_on),
         ends_at=start_of_day(starts_on + timedelta(days=service.duration_days)),
         created_at=moment.now,
         updated_at=moment.now,
     )
     session.add(upgrade)
+    session.flush()
+    row = _row(upgrade, service.name)
+    notices.notify_owner(
+        session=session,
+        listing=listing,
+        kind=NoticeKind.UPGRADE_REQUESTED,
+        key=upgrade.uid,
+        now=moment.now,
+        upgrade=service.name,
+        amount=row.amount,
+        reference=upgrade.payment_code,
+        instructions=payment_instructions(session),
+        unpaid_days=UNPAID_DAYS,
+    )
     session.commit()
-    return _row(upgrade, service.name)
+    return row
+
+
+def _unused_payment_code(session: Session) -> str:
+    """A payment reference no upgrade has (the unique column stays the last word under a race)."""
+    while True:
+        code = new_payment_code()
+        if session.exec(select(ListingUpgrade.uid).where(ListingUpgrade.payment_code == code)).first() is None:
+            return code
+
+
+def expire_unpaid_upgrades(*, session: Session, now: datetime | None = None) -> int:
+    """Requests left unpaid (solicitada) for UNPAID_DAYS become vencida, their owner told; return how many."""
+    now = now or utc_now()
+    rows = session.exec(
+        select(ListingUpgrade, AppService.name)
+        .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
+        .where(
+            ListingUpgrade.status == UpgradeStatus.SOLICITADA,
+            col(ListingUpgrade.created_at) <= now - timedelta(days=UNPAID_DAYS),
+        )
+        .order_by(col(ListingUpgrade.uid))
+        .with_for_update(skip_locked=True, of=ListingUpgrade)
+    ).all()
+    for upgrade, name in rows:
+        upgrade.status = UpgradeStatus.VENCIDA
+        upgrade.reason = UNPAID_REASON
+        upgrade.updated_at = now
+        session.add(upgrade)
+        notices.notify_owner(
+            session=session,
+            listing=session.get_one(Listing, upgrade.listing_uid),
+            kind=NoticeKind.UPGRADE_UNPAID,
+            key=upgrade.uid,
+            now=now,
+            upgrade=name,
+            reference=upgrade.payment_code,
+            unpaid_days=UNPAID_DAYS,
+        )
+    session.commit()
+    return len(rows)
 
 
 def my_upgrades(*, session: Session, owner_uid: str, listing_uid: str) -> list[UpgradeRow]:
@@ -198,6 +270,28 @@ def my_upgrades(*, session: Session, owner_uid: str, listing_uid: str) -> list[U
         .order_by(col(ListingUpgrade.created_at).desc(), col(ListingUpgrade.uid).desc())
     ).all()
     return [_row(upgrade, name) for upgrade, name in rows]
+
+
+# Which upgrade a listing's card shows: one waiting for payment first, then one in force, then the latest.
+_CARD_ORDER = {UpgradeStatus.SOLICITADA: 0, UpgradeStatus.ACTIVA: 1}
+
+
+def card_upgrades(*, session: Session, listing_uids: list[str]) -> dict[str, UpgradeRow]:
+    """For each listing with upgrades, the one its card shows (waiting for payment, in force, or the latest)."""
+    if not listing_uids:
+        return {}
+    rows = session.exec(
+        select(ListingUpgrade, AppService.name)
+        .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
+        .where(col(ListingUpgrade.listing_uid).in_(listing_uids))
+        .order_by(col(ListingUpgrade.created_at).desc(), col(ListingUpgrade.uid).desc())
+    ).all()
+    shown: dict[str, tuple[ListingUpgrade, str]] = {}
+    for upgrade, name in rows:
+        current = shown.get(upgrade.listing_uid)
+        if current is None or _CARD_ORDER.get(upgrade.status, 2) < _CARD_ORDER.get(current[0].status, 2):
+            shown[upgrade.listing_uid] = (upgrade, name)
+    return {uid: _row(upgrade, name) for uid, (upgrade, name) in shown.items()}
 
 
 def ensure_upgrade_reviewer(session: Session, user_uid: object) -> User:
@@ -253,6 +347,16 @@ def approve_upgrade(
     upgrade.updated_at = now
     session.add(upgrade)
     session.flush()
+    notices.notify_owner(
+        session=session,
+        listing=listing,
+        kind=NoticeKind.UPGRADE_APPROVED,
+        key=upgrade.uid,
+        now=now,
+        upgrade=_service_name(session, upgrade),
+        starts=_row(upgrade, "").starts,
+        ends=_row(upgrade, "").ends,
+    )
     _apply(session, now, listing_uids=[upgrade.listing_uid])
     audit.record(
         session,
@@ -279,6 +383,15 @@ def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reaso
     upgrade.reason = reason.strip()
     upgrade.updated_at = utc_now()
     session.add(upgrade)
+    notices.notify_owner(
+        session=session,
+        listing=session.get_one(Listing, upgrade.listing_uid),
+        kind=NoticeKind.UPGRADE_DENIED,
+        key=upgrade.uid,
+        now=upgrade.updated_at,
+        upgrade=_service_name(session, upgrade),
+        reason=upgrade.reason,
+    )
     audit.record(
         session,
         actor_uid=reviewer_uid,
@@ -332,8 +445,26 @@ def _apply(session: Session, now: datetime, listing_uids: list[str] | None = Non
                 upgrade.status = UpgradeStatus.VENCIDA
                 upgrade.updated_at = now
                 session.add(upgrade)
+                notices.notify_owner(
+                    session=session,
+                    listing=listing,
+                    kind=NoticeKind.UPGRADE_ENDED,
+                    key=upgrade.uid,
+                    now=now,
+                    upgrade=service.name,
+                )
             elif upgrade.starts_at is not None and upgrade.starts_at <= now:
                 in_force.append((upgrade, service))
+                if upgrade.starts_at > now - STARTED_NOTICE_WINDOW:
+                    notices.notify_owner(
+                        session=session,
+                        listing=listing,
+                        kind=NoticeKind.UPGRADE_STARTED,
+                        key=upgrade.uid,
+                        now=now,
+                        upgrade=service.name,
+                        ends=_row(upgrade, service.name).ends,
+                    )
         if _set_effective(listing, in_force, tiers):
             session.add(listing)
             changed += 1

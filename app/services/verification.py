@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
+from app.content.notices import NoticeKind
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.models import (
     STAFF_PROFILES,
@@ -25,6 +26,7 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import Listing
+from app.services import notices
 from app.services.listing_lifecycle import owner_may
 from app.services.ownership import owned_listing
 from app.services.photos import process_photo
@@ -33,6 +35,12 @@ from app.services.staff.shared import ensure_staff
 from app.storage import Storage
 
 PREFIX = "verificacion"
+# What the owner reads of a request's state (card and dialog).
+VERIFICATION_LABELS = {
+    VerificationStatus.SOLICITADA: "Solicitada: la revisaremos pronto.",
+    VerificationStatus.APROBADA: "Aprobada.",
+    VerificationStatus.RECHAZADA: "Rechazada.",
+}
 VERIFICATION_STAFF_ONLY = "Solo el equipo del sitio puede revisar verificaciones."
 _UNKNOWN = "No encontramos esa solicitud de verificación."
 
@@ -84,6 +92,18 @@ def my_verification(*, session: Session, owner_uid: str, listing_uid: str) -> Li
         .order_by(col(ListingVerification.created_at).desc(), col(ListingVerification.uid).desc())
     ).first()
     return ListingVerificationPublic.model_validate(latest, from_attributes=True) if latest else None
+
+
+def latest_verifications(*, session: Session, listing_uids: list[str]) -> dict[str, ListingVerification]:
+    """Each listing's latest verification request (for the owner's cards)."""
+    if not listing_uids:
+        return {}
+    rows = session.exec(
+        select(ListingVerification)
+        .where(col(ListingVerification.listing_uid).in_(listing_uids))
+        .order_by(col(ListingVerification.created_at), col(ListingVerification.uid))
+    ).all()
+    return {request.listing_uid: request for request in rows}
 
 
 def _pending(session: Session, verification_uid: str) -> ListingVerification:
@@ -138,6 +158,17 @@ def _decide(
         before=before,
         after=_audited(verification),
         now=now,
+    )
+    listing = session.get_one(Listing, verification.listing_uid)
+    notices.notify_owner(
+        session=session,
+        listing=listing,
+        kind=NoticeKind.VERIFICATION_APPROVED
+        if status == VerificationStatus.APROBADA
+        else NoticeKind.VERIFICATION_REJECTED,
+        key=verification.uid,
+        now=now,
+        reason=reason,
     )
     session.flush()
     if key:

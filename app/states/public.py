@@ -19,6 +19,7 @@ import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
+from urllib.parse import urlencode
 
 import reflex as rx
 
@@ -28,16 +29,34 @@ from app.db import session_scope
 from app.identity.sessions import resolve_session
 from app.models import ListingCard, ListingDetail, Section
 from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
+from app.models.listing_filters import (
+    AGE_MAX_PARAM,
+    AGE_MIN_PARAM,
+    COMMUNE_PARAM,
+    PRICE_MAX_PARAM,
+    PRICE_MIN_PARAM,
+    SERVICE_PARAM,
+    ListingFilters,
+)
 from app.routes import PublicView, is_pretty_detail_path, resolve_public_path
 from app.services import directory_cards, directory_view, listings, stats
 from app.services.abuse import client_key
-from app.services.directory_view import TabLink, TierGroup
+from app.services.directory_view import FilterChoice, TabLink, TierGroup
 from app.settings import get_settings
 from app.states.auth import AuthState, connection_session_hash, public
 
 log = logging.getLogger(__name__)
 
 AGE_COOKIE = "mayor_de_edad"
+# The filter fields a visitor sets one at a time (services are toggled): URL parameter -> draft var.
+FILTER_FIELDS = {
+    COMMUNE_PARAM: "draft_commune",
+    PRICE_MIN_PARAM: "draft_price_min",
+    PRICE_MAX_PARAM: "draft_price_max",
+    AGE_MIN_PARAM: "draft_age_min",
+    AGE_MAX_PARAM: "draft_age_max",
+}
+MAX_FILTER_VALUE = 12  # characters of one typed value; longer is not a price, an age or a commune
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
 
 
@@ -93,6 +112,10 @@ def wait_for_counts(timeout: float = 30.0) -> None:
     wait_futures(pending, timeout=timeout)
 
 
+def _text(number: int | None) -> str:
+    return "" if number is None else str(number)
+
+
 class AgeGateState(rx.State):
     """The 18+ notice: accepted once per device (a cookie the SSG pages share)."""
 
@@ -131,6 +154,20 @@ class DirectoryState(rx.State):
     # The path whose content is shown (set when it is loaded): the server's preview of this path's
     # first screen (app.web.preview) leaves only once the app shows the same path.
     shown_path: str = ""
+    # The filters (app.models.listing_filters): those applied (in the URL) and the form's, not applied
+    # yet, with how many listings they match.
+    commune_options: list[list[str]] = []  # [id, name] of each commune the city's listings name
+    services: list[FilterChoice] = []
+    filtered: bool = False
+    filter_query: str = ""  # the applied filters' canonical query string
+    unfiltered_url: str = ""
+    draft_commune: str = ""
+    draft_price_min: str = ""
+    draft_price_max: str = ""
+    draft_age_min: str = ""
+    draft_age_max: str = ""
+    draft_services: list[str] = []
+    draft_total: int = 0
 
     @rx.var
     def section_home(self) -> str:
@@ -178,10 +215,75 @@ class DirectoryState(rx.State):
 
     async def _load_city(self, view: PublicView):
         self.view = view.kind
-        self.tabs = directory_view.tab_links(section=self.section, city_slug=self.city_slug, active_slug=self.tab_slug)
+        filters = await directory_cards.filters_from_query(self.city_slug, self.router.url.query)
+        self.tabs = directory_view.tab_links(
+            section=self.section, city_slug=self.city_slug, active_slug=self.tab_slug, filters=filters
+        )
         settings = get_settings()
-        self.page_title = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name).title
-        await self._load_cards()
+        self.page_title = seo.city_tags(
+            view=view, site_url=settings.site_url, site_name=settings.site_name, filters=filters
+        ).title
+        self.filtered = filters.active
+        self.filter_query = filters.query_string()
+        self.unfiltered_url = self.router.url.path
+        self._show_draft(filters)
+        communes = await directory_cards.commune_counts(self.section, self.city_slug)
+        self.commune_options = [[found.commune.id, found.commune.name] for found in communes]
+        self.services = [
+            FilterChoice(value=option.slug, label=option.name) for option in await directory_cards.service_options()
+        ]
+        await self._load_cards(filters)
+        self.draft_total = self.total
+
+    def _show_draft(self, filters: ListingFilters) -> None:
+        """The filter form shows ``filters``."""
+        self.draft_commune = filters.commune.id if filters.commune else ""
+        self.draft_price_min = _text(filters.price_min)
+        self.draft_price_max = _text(filters.price_max)
+        self.draft_age_min = _text(filters.age_min)
+        self.draft_age_max = _text(filters.age_max)
+        self.draft_services = [service.slug for service in filters.services]
+
+    def _draft_query(self) -> str:
+        pairs = [(name, getattr(self, var)) for name, var in FILTER_FIELDS.items()]
+        pairs += [(SERVICE_PARAM, slug) for slug in self.draft_services]
+        return urlencode([(name, value) for name, value in pairs if value])
+
+    async def _draft_filters(self) -> ListingFilters:
+        return await directory_cards.filters_from_query(self.city_slug, self._draft_query())
+
+    async def _count_draft(self) -> None:
+        """How many listings the form's filters match (page 1 of them, from the same cache as the page's)."""
+        tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
+        filters = await self._draft_filters()
+        result = await directory_cards.city_page(self.section, self.city_slug, tab, 1, self.view == "city", filters)
+        self.draft_total = result.total
+
+    @public
+    async def set_filter(self, field: str, value: str):
+        """The visitor changed one field of the filter form: keep it (not applied yet) and count the matches."""
+        if self.view not in ("city", "all") or field not in FILTER_FIELDS or not isinstance(value, str):
+            return
+        setattr(self, FILTER_FIELDS[field], value.strip()[:MAX_FILTER_VALUE])
+        await self._count_draft()
+
+    @public
+    async def toggle_service(self, slug: str, checked: bool):
+        """The visitor ticked or unticked a service in the filter form (not applied yet); count the matches."""
+        known = {choice.value for choice in self.services}
+        if self.view not in ("city", "all") or slug not in known or not isinstance(checked, bool):
+            return
+        chosen = [value for value in self.draft_services if value != slug]
+        self.draft_services = [*chosen, slug] if checked else chosen
+        await self._count_draft()
+
+    @public
+    async def apply_filters(self):
+        """Show the form's filters: their URL (what is not valid left out), which the page then loads."""
+        if self.view not in ("city", "all"):
+            return None
+        filters = await self._draft_filters()
+        return rx.redirect(filters.url(self.unfiltered_url))
 
     async def _load_home(self):
         settings = get_settings()
@@ -229,14 +331,16 @@ class DirectoryState(rx.State):
         """The visitor pressed the call button of the listing shown (counted at most once a day)."""
         self._count(stats.CALL)
 
-    async def _load_cards(self):
+    async def _load_cards(self, filters: ListingFilters | None = None):
         tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
         grouped = self.view == "city"
-        result = await directory_cards.city_page(self.section, self.city_slug, tab, self.page, grouped)
+        if filters is None:  # another page of the filters shown: the URL's
+            filters = await directory_cards.filters_from_query(self.city_slug, self.router.url.query)
+        result = await directory_cards.city_page(self.section, self.city_slug, tab, self.page, grouped, filters)
         self.total = result.total
         self.page_count = result.page_count
         self.heading = directory_view.city_heading(
-            section=self.section, city_name=self.city_name, kind=self.view, tab=tab
+            section=self.section, city_name=self.city_name, kind=self.view, tab=tab, filters=filters
         )
         if grouped:
             self.groups = directory_view.tier_groups(result.cards)

@@ -23,10 +23,11 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from app.core.errors import InvalidInputError, NotFoundError
-from app.core.geo import City, city_by_slug
+from app.core.geo import City, Commune, city_by_slug, city_communes
 from app.db import get_engine, session_scope
 from app.models import Section
 from app.models.filter_tabs import DEFAULT_TAB
+from app.models.listing_filters import ListingFilters
 from app.routes import (
     AGE_FORM_PATH,
     FAVOURITE_CARDS,
@@ -37,7 +38,7 @@ from app.routes import (
     safe_age_next,
     ssg_page_url,
 )
-from app.services import favourites, listing_photos, listings, page_cache
+from app.services import city_filters, favourites, listing_photos, listings, page_cache
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
 from app.storage import InvalidKeyError, Storage, check_key
@@ -107,49 +108,87 @@ async def ssg_city(request: Request) -> Response:
 
     ``pagina`` follows :func:`resolve_ssg_page`; a page past the last is not found.
     """
-    city_slug, redirect = resolve_ssg_city(request.path_params["city"])
+    return await _ssg_city_page(request, request.path_params["city"], None)
+
+
+async def ssg_commune(request: Request) -> Response:
+    """/escorts-ssg/{city}/{commune}: a commune's page, the city's cards of that commune alone (as ssg_city).
+
+    A commune the city does not have, or one without public listings, is not found.
+    """
+    return await _ssg_city_page(request, request.path_params["city"], request.path_params["commune"])
+
+
+async def _ssg_city_page(request: Request, raw_city: str, commune_id: str | None) -> Response:
+    city_slug, redirect = resolve_ssg_city(raw_city)
     if redirect:
+        if commune_id is not None and redirect != SSG_HOME:
+            redirect = f"{redirect}/{commune_id}"
         return RedirectResponse(redirect, status_code=301)
     # Without a redirect, resolve_ssg_city gave the slug of a known city.
     city: City = city_by_slug(city_slug)  # type: ignore[assignment]
-    path = f"{SSG_HOME}/{city_slug}"
+    commune = None
+    if commune_id is not None:
+        commune = next((each for each in city_communes(city.slug) if each.id == commune_id), None)
+        if commune is None:
+            return _page_not_found(f"{SSG_HOME}/{city.slug}", city.name)
+    path = _ssg_path(city.slug, commune)
     wanted = resolve_ssg_page(path, request.query_params.getlist(SSG_PAGE_PARAM))
     if wanted.redirect_to:
         return RedirectResponse(wanted.redirect_to, status_code=301)
     if not wanted.page:
         return _page_not_found(path, city.name)
     adult_ok = _adult(request)
-    key = ("city", *_page_inputs(), city_slug, wanted.page, adult_ok)
-    document = await page_cache.cached(key, get_engine(), lambda: _city_document(city.slug, wanted.page, adult_ok))
+    key = ("city", *_page_inputs(), city.slug, commune, wanted.page, adult_ok)
+    document = await page_cache.cached(
+        key, get_engine(), lambda: _city_document(city.slug, wanted.page, adult_ok, commune)
+    )
     if document is None:
         return _page_not_found(path, city.name)
     return _html(document)
 
 
-def _city_document(city_slug: str, page: int, adult_ok: bool) -> str | None:
-    """The HTML of one page of a city, or None when the city has fewer pages."""
+def _ssg_path(city_slug: str, commune: Commune | None) -> str:
+    city_path = f"{SSG_HOME}/{city_slug}"
+    return city_path if commune is None else f"{city_path}/{commune.id}"
+
+
+def _city_document(city_slug: str, page: int, adult_ok: bool, commune: Commune | None = None) -> str | None:
+    """The HTML of one page of a city (or of one of its communes), or None when it has fewer pages.
+
+    A commune's page exists only while public listings name the commune.
+    """
     city: City = city_by_slug(city_slug)  # type: ignore[assignment]  # ssg_city's known city
-    path = f"{SSG_HOME}/{city_slug}"
-    result = _city_page(city_slug, page)
-    if result.page > result.page_count:
+    path = _ssg_path(city_slug, commune)
+    filters = ListingFilters(commune=commune)
+    with session_scope() as session:
+        result = listings.city_cards(
+            session=session,
+            section=Section.MUJERES.value,
+            city_slug=city_slug,
+            tab=DEFAULT_TAB,
+            page=page,
+            filters=filters,
+        )
+        communes = (
+            []
+            if commune
+            else city_filters.commune_counts(session=session, section=Section.MUJERES.value, city_slug=city_slug)
+        )
+    if result.page > result.page_count or (commune is not None and result.total == 0):
         return None
+    place = city.name if commune is None or commune.name == city.name else f"{commune.name}, {city.name}"
     url = ssg_page_url(path, result.page)
+    links = [(_ssg_path(city_slug, each.commune), each.commune.name) for each in communes]
     return ssg.render_page(
-        title=f"Escorts en {city.name} | Escorts Chile",
-        description=f"Avisos de escorts en {city.name}: fotos, tarifas y contacto. {result.total} avisos publicados.",
+        title=f"Escorts en {place} | Escorts Chile",
+        description=f"Avisos de escorts en {place}: fotos, tarifas y contacto. {result.total} avisos publicados.",
         canonical=f"{get_settings().site_url}{url}",
-        heading=f"Escorts en {city.name}",
-        body=ssg.city_body(result.cards, result.total, result.page, result.page_count, city_slug),
+        heading=f"Escorts en {place}",
+        body=ssg.city_body(result.cards, result.total, result.page, result.page_count, path, links),
         adult_ok=adult_ok,
         path=url,
     )
-
-
-def _city_page(city_slug: str, page: int) -> listings.CardPage:
-    with session_scope() as session:
-        return listings.city_cards(
-            session=session, section=Section.MUJERES.value, city_slug=city_slug, tab=DEFAULT_TAB, page=page
-        )
 
 
 def _page_not_found(city_path: str, city_name: str) -> HTMLResponse:
@@ -334,6 +373,7 @@ def build_api(reflex_app: App) -> Starlette:
             Route(AGE_FORM_PATH, confirm_age, methods=["POST"]),
             Route(FAVOURITE_CARDS, favourite_cards, methods=["POST"]),
             Route(SSG_HOME + "/{city}", ssg_city, methods=["GET"]),
+            Route(SSG_HOME + "/{city}/{commune}", ssg_commune, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
             Route("/media/{key:path}", media, methods=["GET"]),
             *session_routes(reflex_app),

@@ -28,7 +28,14 @@ from markupsafe import Markup
 
 from app.core.geo import cities_by_region
 from app.models import ListingCard, ListingDetail, Section
-from app.pages.public import ALL_HEADING, ALL_TAB_LABEL
+from app.pages.public import (
+    ALL_HEADING,
+    ALL_TAB_LABEL,
+    CLEAR_FILTERS,
+    FILTERS_ACTIVE_BUTTON,
+    FILTERS_BUTTON,
+    NO_MATCH,
+)
 from app.routes import PUBLIC_HOME, REPORT_LISTING_PARAM, REPORT_PATH, TRANS_HOME
 from app.services.directory_view import TabLink, TierGroup
 from app.web.rendering import render
@@ -63,9 +70,15 @@ def city_preview(
     tabs: list[TabLink],
     path: str,
     listings: CityListings | None,
+    filtered: bool = False,
+    return_to: str = "",
     theme_attributes: str = "",
 ) -> str:
-    """A city page's first screen (app.pages.public._city); ``listings`` None: the 18+ notice in their place."""
+    """A city page's first screen (app.pages.public._city); ``listings`` None: the 18+ notice in their place.
+
+    ``filtered``: the page shows filters (the button says so, an empty result offers to clear them);
+    ``return_to``: where the notice brings the visitor back to (``path`` with its filters; default ``path``).
+    """
     return _render(
         "preview/city.html",
         theme_attributes,
@@ -77,6 +90,11 @@ def city_preview(
         listings=listings,
         all_tab_label=ALL_TAB_LABEL,
         all_heading=ALL_HEADING,
+        filtered=filtered,
+        return_to=return_to or path,
+        filters_button=FILTERS_ACTIVE_BUTTON if filtered else FILTERS_BUTTON,
+        clear_filters=CLEAR_FILTERS,
+        no_match=NO_MATCH,
     )
 
 

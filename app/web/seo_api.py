@@ -40,6 +40,7 @@ from app.content.legal import LEGAL_PAGES
 from app.core.geo import city_by_slug
 from app.db import session_scope
 from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
+from app.models.listing_filters import NO_FILTERS, ListingFilters
 from app.routes import (
     AREAS,
     FAVOURITES,
@@ -295,10 +296,13 @@ def _returning_visitor(request: Request) -> bool:
     return request.cookies.get(AGE_COOKIE) == "1"
 
 
-async def _first_screen(request: Request, view: PublicView, path: str, shell: seo.Shell) -> str:
+async def _first_screen(
+    request: Request, view: PublicView, path: str, shell: seo.Shell, filters: ListingFilters = NO_FILTERS
+) -> str:
     """The preview of a home or city page (app.web.preview): its first cards, or the 18+ notice on a first visit.
 
-    The cards come from the same cache as the running page's (app.services.directory_cards).
+    The cards come from the same cache as the running page's (app.services.directory_cards), with the
+    page's filters.
     """
     adult = _returning_visitor(request)
     if view.kind == "home":
@@ -313,17 +317,21 @@ async def _first_screen(request: Request, view: PublicView, path: str, shell: se
     shown = None
     if adult:
         grouped = view.kind == "city"
-        result = await directory_cards.city_page(view.section, view.city_slug, tab, 1, grouped)
+        result = await directory_cards.city_page(view.section, view.city_slug, tab, 1, grouped, filters)
         groups = directory_view.tier_groups(result.cards) if grouped else None
         shown = preview.CityListings(total=result.total, cards=result.cards, groups=groups)
     return preview.city_preview(
         section=view.section,
         city_slug=view.city_slug,
         heading=directory_view.city_heading(
-            section=view.section, city_name=city_name(view.city_slug), kind=view.kind, tab=tab
+            section=view.section, city_name=city_name(view.city_slug), kind=view.kind, tab=tab, filters=filters
         ),
-        tabs=directory_view.tab_links(section=view.section, city_slug=view.city_slug, active_slug=tab.slug),
+        tabs=directory_view.tab_links(
+            section=view.section, city_slug=view.city_slug, active_slug=tab.slug, filters=filters
+        ),
         path=path,
+        filtered=filters.active,
+        return_to=filters.url(path),
         listings=shown,
         theme_attributes=shell.theme_attributes,
     )
@@ -356,10 +364,13 @@ async def public_document(request: Request) -> Response:
     if view.kind == "home":
         path = path.rstrip("/") or "/"
         tags = seo.home_tags(section=view.section, site_url=settings.site_url, site_name=settings.site_name)
+        filters = NO_FILTERS
     else:
-        tags = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name)
+        filters = await directory_cards.filters_from_query(view.city_slug, request.url.query)
+        tags = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name, filters=filters)
     shell = shell_for(path)
-    return document_response(request, shell, tags, preview=await _first_screen(request, view, path, shell))
+    first_screen = await _first_screen(request, view, path, shell, filters)
+    return document_response(request, shell, tags, preview=first_screen)
 
 
 # --- robots.txt and sitemaps ---------------------------------------------------------------------

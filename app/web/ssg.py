@@ -11,7 +11,6 @@ from markupsafe import Markup
 
 from app.core.geo import cities_by_region
 from app.models import ListingCard
-from app.routes import SSG_HOME
 from app.web.rendering import render
 
 
@@ -36,8 +35,16 @@ def home_body(featured: list[ListingCard]) -> Markup:
     return Markup(render("ssg/home.html", regions=cities_by_region(), featured=featured))
 
 
-def city_body(cards: list[ListingCard], total: int, page: int, page_count: int, city_slug: str) -> Markup:
-    """An SSG city page: one page of cards and links to the other pages."""
+def city_body(
+    cards: list[ListingCard],
+    total: int,
+    page: int,
+    page_count: int,
+    city_path: str,
+    communes: list[tuple[str, str]] | None = None,
+) -> Markup:
+    """An SSG city page (or a commune's, at ``city_path``): one page of cards, links to the other pages and to
+    the pages of ``communes`` ((path, name) of each)."""
     return Markup(
         render(
             "ssg/city.html",
@@ -45,7 +52,8 @@ def city_body(cards: list[ListingCard], total: int, page: int, page_count: int, 
             total=total,
             page=page,
             page_count=page_count,
-            city_path=f"{SSG_HOME}/{city_slug}",
+            city_path=city_path,
+            communes=communes or [],
         )
     )
 

@@ -3,7 +3,8 @@
 Public pages on a first visit (the 18+ notice open) and as a returning visitor; the
 server-rendered first screen before any script runs; /login, also with its errors shown;
 every step of the listing wizard, also with errors shown; "my listings" with its
-dialogs open; a staff table with its edit dialog open; the review queue. Every state is
+dialogs open; a staff table with its edit dialog open; the review queue; the notice choices, the
+administrator's settings and a card waiting for payment. Every state is
 audited once the app runs it, and all of a test's violations are listed together when it
 fails. Data comes from the services; every browser carries a session opened through the
 session service.
@@ -22,14 +23,14 @@ from sqlmodel import Session
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ProfileId, User
-from app.routes import WIZARD_LISTING_PARAM
+from app.routes import ADMIN_SETTINGS, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
 from app.seed import _ensure_catalogues
-from app.services import listing_drafts
+from app.services import listing_drafts, upgrades
 from app.states.public import AGE_COOKIE
 from app.storage.local import LocalStorage
 from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import CITY, Site
-from tests.factories import make_account, make_listing, open_session, wizard_draft
+from tests.factories import make_account, make_listing, open_session, tier_upgrade, wizard_draft
 
 pytestmark = pytest.mark.e2e
 
@@ -229,5 +230,31 @@ def test_a_staff_table_with_its_dialog_and_the_review_queue(audited: BrowserCont
 
     page.goto("/admin/revisarPublicacion")
     expect(page.get_by_role("article", name=f"Axe Cola {viewport.capitalize()}")).to_be_visible()
+    found += serious_violations(page)
+    _assert_none(found)
+
+
+def test_the_notice_choices_the_settings_and_a_card_waiting_for_payment(
+    audited: BrowserContext, site: Site, db: Session, request
+):
+    viewport = request.node.callspec.params["audited"]
+    owner = _sign_in(db, audited, site, f"axe-pago-{viewport}@correo.cl", ProfileId.PROFESOR)
+    name = f"Axe Pago {viewport.capitalize()}"
+    listing = make_listing(db, owner, name=name, city=AXE_CITY, tier="platino")
+    service = tier_upgrade(db, "diamante", name=f"Axe Diamante {viewport}", price_clp=59990)
+    db.add(service)
+    db.commit()
+    upgrades.request_upgrade(session=db, owner_uid=owner.uid, listing_uid=listing.uid, app_service_uid=service.uid)
+    page = audited.new_page()
+    page.goto(MY_LISTINGS)
+    expect(page.get_by_role("article", name=name).get_by_text("Referencia de pago")).to_be_visible()
+    found = serious_violations(page)
+    page.goto(ADVERTISER_NOTICES)
+    expect(page.get_by_role("heading", name="Mi cuenta: avisos por correo", level=1)).to_be_visible()
+    found += serious_violations(page)
+
+    _sign_in(db, audited, site, f"axe-ajustes-{viewport}@correo.cl", ProfileId.ADMINISTRADOR)
+    page.goto(ADMIN_SETTINGS)
+    expect(page.get_by_label("Instrucciones de pago")).to_be_visible()
     found += serious_violations(page)
     _assert_none(found)

@@ -1,7 +1,7 @@
 """The W3C Nu HTML checker over every kind of document the site serves: 0 errors.
 
 Served documents (what a crawler or a browser without JavaScript reads): the homes, a
-city, a filter tab, a city's /all page, the trans pages, listing details, /login, each
+city, a filter tab, a city with filters (and with none matching them), a city's /all page, the trans pages, listing details, /login, each
 information page, a 404, and the SSG pages; first visits (the 18+ notice) and returning
 visitors. Then the DOM the prerendered pages (a home, /login, an information page) have
 once the app has hydrated them. All of them go to one run of the checker (tools/vnu,
@@ -59,6 +59,8 @@ def _served(site: Site) -> dict[str, tuple[str, dict[str, str], int]]:
         "ciudad": (f"/escorts/{CITY}", ADULT, 200),
         "ciudad-pestana": (f"/escorts/{CITY}/verificadas", ADULT, 200),
         "ciudad-todos": (f"/escorts/{CITY}/all", ADULT, 200),
+        "ciudad-filtrada": (f"/escorts/{CITY}/verificadas?precio_max=90000&edad_min=20&servicio=x", ADULT, 200),
+        "ciudad-filtrada-vacia": (f"/escorts/{CITY}?precio_min=99999999", ADULT, 200),
         "trans-ciudad": (f"/escorts/trans/{CITY}", ADULT, 200),
         "ficha-primera-visita": (catalina, {}, 200),
         "ficha": (catalina, ADULT, 200),

@@ -82,17 +82,18 @@ def test_run_clock_jobs_expires_and_applies_upgrades_in_the_app_database(db):
     )
     db.add(upgrade)
     db.commit()
-    assert listing_jobs.run_clock_jobs(now) == (0, 0)
-    assert listing_jobs.run_clock_jobs(now + timedelta(minutes=30)) == (0, 1)
+    # (expired, upgraded, owners warned of an expiry in 3 days, unpaid requests expired)
+    assert listing_jobs.run_clock_jobs(now) == (0, 0, 1, 0)
+    assert listing_jobs.run_clock_jobs(now + timedelta(minutes=30)) == (0, 1, 0, 0)
     db.refresh(vip)
     assert vip.vip_until == now + timedelta(days=15)
-    assert listing_jobs.run_clock_jobs(now + timedelta(hours=1)) == (1, 0)
+    assert listing_jobs.run_clock_jobs(now + timedelta(hours=1)) == (1, 0, 0, 0)
     assert _status(db, expiring.uid) == ListingStatus.EXPIRADA
-    assert listing_jobs.run_clock_jobs(now + timedelta(days=15)) == (0, 1)
+    assert listing_jobs.run_clock_jobs(now + timedelta(days=15)) == (0, 1, 0, 0)
     db.refresh(vip)
     db.refresh(upgrade)
     assert vip.vip_until is None and upgrade.status == UpgradeStatus.VENCIDA
-    assert listing_jobs.run_clock_jobs(now + timedelta(days=15)) == (0, 0)
+    assert listing_jobs.run_clock_jobs(now + timedelta(days=15)) == (0, 0, 0, 0)
 
 
 def _with_pending_edit(db: Session, listing: Listing, at) -> None:

@@ -31,6 +31,9 @@ EXPECTED_TABLES = {
     "ticket_sesion",
     "credencial_local",
     "codigo_accion",
+    "aviso",
+    "aviso_desactivado",
+    "ajuste_sitio",
     "favoritas_en_cuenta",
     "favorita",
 }

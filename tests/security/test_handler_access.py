@@ -67,6 +67,10 @@ PUBLIC_HANDLERS = {
     "DirectoryState.load",
     "DirectoryState.next_page",
     "DirectoryState.previous_page",
+    # The city page's filter form: public data only; field names and services come from whitelists.
+    "DirectoryState.set_filter",
+    "DirectoryState.toggle_service",
+    "DirectoryState.apply_filters",
     # A visitor's contact click on the public listing shown: a daily counter, once per visitor, no data out.
     "DirectoryState.count_whatsapp",
     "DirectoryState.count_call",
@@ -132,6 +136,8 @@ def test_the_walk_finds_the_app_handlers():
         "LoginState.sign_in",
         "PasswordDialogState.change_password",
         "StaffOverviewState.open_page",
+        "NoticePreferencesState.save",
+        "SiteSettingsState.save",
     ):
         assert expected in names
     assert len(GUARDED) >= 4

@@ -16,7 +16,7 @@ from reflex.state import State
 from reflex_base.constants import RouteVar
 
 from app.app import app as reflex_app  # registers every state too
-from app.services import listings
+from app.services import city_filters, listings
 from app.states.public import DirectoryState
 from app.web.api import build_api
 from tests.handlers import run_async
@@ -34,6 +34,19 @@ def _slow_featured(**_kwargs):
 def _slow_city_cards(**_kwargs):
     time.sleep(BLOCK_SECONDS)
     return listings.CardPage(cards=[], total=0, page=1, page_size=24)
+
+
+def _slow_options(**_kwargs):
+    time.sleep(BLOCK_SECONDS)
+    return []
+
+
+def _stand_ins(monkeypatch) -> None:
+    """Every query of the directory and the SSG pages replaced by a slow stand-in."""
+    monkeypatch.setattr(listings, "featured_cards", _slow_featured)
+    monkeypatch.setattr(listings, "city_cards", _slow_city_cards)
+    monkeypatch.setattr(city_filters, "service_options", _slow_options)
+    monkeypatch.setattr(city_filters, "commune_counts", _slow_options)
 
 
 async def _ticks_while(work) -> int:
@@ -54,8 +67,7 @@ def _directory_at(path: str) -> DirectoryState:
 
 
 def test_directory_handlers_query_off_the_loop_with_a_slow_database_stand_in(monkeypatch):
-    monkeypatch.setattr(listings, "featured_cards", _slow_featured)
-    monkeypatch.setattr(listings, "city_cards", _slow_city_cards)
+    _stand_ins(monkeypatch)
     for path in ("/escorts", "/escorts/temuco"):
         state = _directory_at(path)
         ticks = run_async(_ticks_while(DirectoryState.event_handlers["load"].fn(state)))
@@ -63,8 +75,7 @@ def test_directory_handlers_query_off_the_loop_with_a_slow_database_stand_in(mon
 
 
 def test_ssg_routes_query_off_the_loop_with_a_slow_database_stand_in(monkeypatch):
-    monkeypatch.setattr(listings, "featured_cards", _slow_featured)
-    monkeypatch.setattr(listings, "city_cards", _slow_city_cards)
+    _stand_ins(monkeypatch)
 
     async def fetch(path: str) -> httpx.Response:
         transport = httpx.ASGITransport(app=build_api(reflex_app))

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from app.core.geo import city_communes
+from app.models.listing_filters import ListingFilters
 from app.route_table import PAGE_ROUTES
 from app.routes import PUBLIC_ROUTES, PublicView
 from app.seo import (
@@ -247,3 +249,29 @@ def test_page_tags_give_login_and_information_pages_absolute_canonical_and_og():
     assert '<meta property="og:title" content="Ingresar | Escorts Chile">' in head
     assert '<meta property="og:type" content="website">' in head
     assert "og:image" not in head
+
+
+def test_a_commune_page_is_indexable_and_other_filtered_variants_are_not():
+    providencia = next(c for c in city_communes("santiago-de-chile") if c.id == "providencia")
+    view = resolve_document("/escorts/santiago-de-chile").view
+    site = "https://example.cl"
+    commune = city_tags(view=view, site_url=site, site_name="X", filters=ListingFilters(commune=providencia))
+    assert not commune.noindex
+    assert commune.canonical == f"{site}/escorts/santiago-de-chile?comuna=providencia"
+    assert commune.title == "Escorts en Providencia, Santiago de Chile | X"
+    assert commune.breadcrumbs[-1] == ("Providencia", commune.canonical)
+    priced = city_tags(
+        view=view, site_url=site, site_name="X", filters=ListingFilters(commune=providencia, price_max=80000)
+    )
+    assert priced.noindex
+    assert priced.canonical == f"{site}/escorts/santiago-de-chile?comuna=providencia&precio_max=80000"
+    on_a_tab = city_tags(
+        view=resolve_document("/escorts/santiago-de-chile/vip").view,
+        site_url=site,
+        site_name="X",
+        filters=ListingFilters(commune=providencia),
+    )
+    assert on_a_tab.noindex
+    assert not city_tags(view=view, site_url=site, site_name="X").noindex
+    head = render_head(priced, site_name="X")
+    assert '<meta name="robots" content="noindex">' in head

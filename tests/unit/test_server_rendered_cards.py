@@ -42,7 +42,7 @@ def _ssg_city(cards, *, adult_ok: bool = True, path: str = "/escorts-ssg/talca")
         description="Avisos",
         canonical="http://localhost/escorts-ssg/talca",
         heading="Escorts en Talca",
-        body=ssg.city_body(cards, len(cards), 1, 1, "talca"),
+        body=ssg.city_body(cards, len(cards), 1, 1, "/escorts-ssg/talca"),
         adult_ok=adult_ok,
         path=path,
     )
@@ -126,7 +126,7 @@ def test_the_preview_links_every_listing_of_a_city_where_the_app_does():
 
 
 def test_the_ssg_pager_links_canonical_urls():
-    body = ssg.city_body([], 30, 2, 3, "talca")
+    body = ssg.city_body([], 30, 2, 3, "/escorts-ssg/talca")
     assert '<a rel="prev" href="/escorts-ssg/talca">Anterior</a>' in body
     assert '<a rel="next" href="/escorts-ssg/talca?pagina=3">Siguiente</a>' in body
 

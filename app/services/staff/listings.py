@@ -19,6 +19,7 @@ from typing import Any, overload
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
+from app.content.notices import NoticeKind
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.geo import CITIES, city_by_slug
 from app.models import (
@@ -36,7 +37,7 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import listing_revisions, my_listings
+from app.services import listing_revisions, my_listings, notices
 from app.services.listing_form import Catalogues, clean_step
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listings import clock
@@ -271,19 +272,21 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
     session.commit()
 
 
-def _decide(session: Session, listing: Listing, actor_uid: str, decision: ReviewDecision, reason: str, now) -> None:
-    """Close the listing's pending reviews with this decision (or add a decided one) so the owner sees it."""
+def _decide(session: Session, listing: Listing, actor_uid: str, decision: ReviewDecision, reason: str, now) -> str:
+    """Close the listing's pending reviews with this decision (or add a decided one) so the owner sees it;
+    the first one's uid."""
     pending = session.exec(
         select(ListingReview).where(
             ListingReview.listing_uid == listing.uid, ListingReview.decision == ReviewDecision.PENDIENTE
         )
-    ).all()
-    for review in pending or [ListingReview(listing_uid=listing.uid, created_at=now)]:
+    ).all() or [ListingReview(listing_uid=listing.uid, created_at=now)]
+    for review in pending:
         review.decision = decision
         review.reviewer_uid = actor_uid
         review.reason = reason
         review.decided_at = now
         session.add(review)
+    return pending[0].uid
 
 
 def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str, now: datetime | None = None) -> None:
@@ -307,7 +310,10 @@ def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str
     listing.revision_at = None
     listing.updated_at = now
     session.add(listing)
-    _decide(session, listing, actor_uid, ReviewDecision.RECHAZADA, reason, now)
+    review_uid = _decide(session, listing, actor_uid, ReviewDecision.RECHAZADA, reason, now)
+    notices.notify_owner(
+        session=session, listing=listing, kind=NoticeKind.LISTING_TAKEN_DOWN, key=review_uid, now=now, reason=reason
+    )
     audit.record(
         session,
         actor_uid=actor_uid,
@@ -394,7 +400,8 @@ def republish_listing(*, session: Session, actor_uid: str, uid: str, now: dateti
     listing.status = ensure_transition(listing.status, ListingStatus.PUBLICADA, ActorKind.STAFF)
     listing.updated_at = now
     session.add(listing)
-    _decide(session, listing, actor_uid, ReviewDecision.APROBADA, "", now)
+    review_uid = _decide(session, listing, actor_uid, ReviewDecision.APROBADA, "", now)
+    notices.notify_owner(session=session, listing=listing, kind=NoticeKind.LISTING_APPROVED, key=review_uid, now=now)
     audit.record(
         session,
         actor_uid=actor_uid,

@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, timedelta
 from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
+from app.content.notices import NoticeKind
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.models import (
     ActorKind,
@@ -33,7 +34,7 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import ListingBase
-from app.services import identity_review, listing_photos, verification
+from app.services import identity_review, listing_photos, notices, verification
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listing_revisions import REVISED_STATUSES, revision_changes, set_base_tier
 from app.services.staff import audit
@@ -151,7 +152,10 @@ def _listing(session: Session, listing_uid: str) -> Listing:
     return listing
 
 
-def _close_reviews(session: Session, listing_uid: str, reviewer_uid: str, decision: ReviewDecision, reason: str, now):
+def _close_reviews(
+    session: Session, listing_uid: str, reviewer_uid: str, decision: ReviewDecision, reason: str, now
+) -> str:
+    """Close the listing's pending reviews with the decision (or record a decided one); the first one's uid."""
     pending = session.exec(
         select(ListingReview).where(
             ListingReview.listing_uid == listing_uid, ListingReview.decision == ReviewDecision.PENDIENTE
@@ -165,6 +169,7 @@ def _close_reviews(session: Session, listing_uid: str, reviewer_uid: str, decisi
         review.reason = reason
         review.decided_at = now
         session.add(review)
+    return pending[0].uid
 
 
 def _apply_revision(session: Session, listing: Listing) -> None:
@@ -222,6 +227,7 @@ def approve_listing(
     listing = _listing(session, listing_uid)
     _check_version(expected_version, _current_version(session, listing))
     before = audit.snapshot(listing)
+    notice = NoticeKind.LISTING_APPROVED if listing.status == ListingStatus.PENDIENTE else NoticeKind.EDIT_APPROVED
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.PUBLICADA, ActorKind.STAFF)
         listing.published_at = now
@@ -235,8 +241,9 @@ def approve_listing(
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
     identity_review.on_approved(session, listing.owner_uid, listing.uid, reviewer_uid, now)
-    _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.APROBADA, "", now)
+    review_uid = _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.APROBADA, "", now)
     session.add(listing)
+    notices.notify_owner(session=session, listing=listing, kind=notice, key=review_uid, now=now)
     audit.record(
         session,
         actor_uid=reviewer_uid,
@@ -275,6 +282,7 @@ def reject_listing(
     _check_version(expected_version, _current_version(session, listing))
     before = audit.snapshot(listing)
     unapproved: Sequence[ListingPhoto] = []
+    notice = NoticeKind.LISTING_REJECTED if listing.status == ListingStatus.PENDIENTE else NoticeKind.EDIT_REJECTED
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.RECHAZADA, ActorKind.STAFF)
     elif listing.status in REVISED_STATUSES and listing.revision_at is not None:
@@ -289,8 +297,9 @@ def reject_listing(
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
     identity_review.on_rejected(session, listing.owner_uid, listing.uid, reviewer_uid, now)
-    _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.RECHAZADA, reason, now)
+    review_uid = _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.RECHAZADA, reason, now)
     session.add(listing)
+    notices.notify_owner(session=session, listing=listing, kind=notice, key=review_uid, now=now, reason=reason)
     after = {**(audit.snapshot(listing) or {}), "motivo": reason}
     audit.record(
         session,

@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 from app.core.dates import parse_date
 from app.core.errors import InvalidInputError
 from app.core.money import format_currency
+from app.core.payment_codes import normalize_payment_code
 from app.models import UPGRADE_STATUS_LABELS, AppService, Listing, ListingUpgrade, UpgradeStatus, User, utc_now
 from app.services import upgrades
 from app.services.listings import listing_path
@@ -34,6 +35,7 @@ UPGRADES_SPEC = TableSpec(
     title="Mejoras de publicación",
     columns=(
         Column("requested_on", "Pedida el", sortable=True),
+        Column("payment_code", "Referencia"),
         Column("listing_name", "Publicación"),
         Column("owner_email", "Correo del anunciante"),
         Column("service", "Mejora"),
@@ -44,7 +46,7 @@ UPGRADES_SPEC = TableSpec(
     ),
     default_sort="requested_on",
     filters=(Filter(STATUS_FILTER, "Estado", STATUS_FILTERS),),
-    search_label="Buscar por correo o publicación",
+    search_label="Buscar por referencia de pago, correo o publicación",
     profiles=(ADMIN,),
     actions=frozenset({"export"}),
     admin_only_actions=frozenset({"export"}),
@@ -69,6 +71,7 @@ class StaffUpgradeRow(BaseModel):
     starts: str
     ends: str
     period: str
+    payment_code: str
     payment_reference: str
     reason: str
 
@@ -101,6 +104,7 @@ def _row(upgrade: ListingUpgrade, listing: Listing, email: str, service: AppServ
         starts=_day_text(starts),
         ends=_day_text(last),
         period=f"{_day_text(starts)} al {_day_text(last)}",
+        payment_code=upgrade.payment_code,
         payment_reference=upgrade.payment_reference,
         reason=upgrade.reason,
     )
@@ -110,16 +114,23 @@ def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
     """One page of upgrades (rows: StaffUpgradeRow) in the ``estado`` filter (none or unknown: every status),
     by request time, oldest first (descending: newest first).
 
-    The search matches the owner's e-mail or the listing's name. Administrators only (ForbiddenError otherwise).
+    The search matches the owner's e-mail, the listing's name or part of a payment reference; a whole
+    reference (any case, with or without its dash) finds its request whatever the status filter says.
+    Administrators only (ForbiddenError otherwise).
     """
     upgrades.ensure_upgrade_reviewer(session, actor_uid)
     conditions = []
     status = UPGRADES_SPEC.filter_value(STATUS_FILTER, query.filter(STATUS_FILTER))
     if status:
         conditions.append(ListingUpgrade.status == UpgradeStatus(status))
-    found = search_condition((User.email, Listing.display_name), query)
-    if found is not None:
-        conditions.append(found)
+    code = normalize_payment_code(query.search)
+    if code is not None:
+        # A payment reference, however it was typed, finds its request in any status.
+        conditions = [ListingUpgrade.payment_code == code]
+    else:
+        found = search_condition((User.email, Listing.display_name, ListingUpgrade.payment_code), query)
+        if found is not None:
+            conditions.append(found)
     statement = (
         select(ListingUpgrade, Listing, User.email, AppService)
         .join(Listing, col(Listing.uid) == col(ListingUpgrade.listing_uid))

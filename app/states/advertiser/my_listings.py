@@ -15,12 +15,13 @@ from typing import Any
 import reflex as rx
 
 from app.core.errors import ServiceError
-from app.models import ProfileId, VerificationStatus, utc_now
+from app.models import ProfileId, utc_now
 from app.routes import wizard_path
 from app.services import listing_drafts, my_listings, upgrades, verification
 from app.services.listings import clock
 from app.services.my_listings import AVAILABLE_NOW_HOURS, MyListingRow
 from app.services.photos import MAX_BYTES
+from app.services.staff.site_settings import payment_instructions
 from app.services.stats import DayStat, daily_series
 from app.services.upgrades import UpgradeOption, UpgradeRow
 from app.states.areas import enter_area
@@ -29,11 +30,6 @@ from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
 from app.storage.factory import get_private_storage, get_storage
 
-VERIFICATION_LABELS = {
-    VerificationStatus.SOLICITADA.value: "Solicitada: la revisaremos pronto.",
-    VerificationStatus.APROBADA.value: "Aprobada.",
-    VerificationStatus.RECHAZADA.value: "Rechazada.",
-}
 NO_FILE = "Elige una foto para enviar."
 
 
@@ -65,10 +61,14 @@ class MyListingsState(rx.State):
     verification_reason: str = ""
     stats_series: list[DayStat] = []
     sending: bool = False
+    # How to pay (set by the administrator), shown on the cards of requests waiting for payment.
+    payment_instructions: str = ""
 
     async def _reload(self) -> None:
         owner = current_actor().uid
         self.rows = await run_service(my_listings.list_my_listings, owner_uid=owner)
+        if any(row.payment_code for row in self.rows):
+            self.payment_instructions = await run_service(payment_instructions)
         self.loaded = True
 
     async def _act(self, fn: Callable, success: str, **kwargs) -> list:
@@ -167,7 +167,7 @@ class MyListingsState(rx.State):
         """Ask for one upgrade of the listing whose dialog is open."""
         owner = current_actor().uid
         try:
-            await run_service(
+            requested = await run_service(
                 upgrades.request_upgrade,
                 owner_uid=owner,
                 listing_uid=self.dialog_uid,
@@ -176,12 +176,15 @@ class MyListingsState(rx.State):
             self.upgrades = await run_service(upgrades.my_upgrades, owner_uid=owner, listing_uid=self.dialog_uid)
         except ServiceError as exc:
             return notify_error(exc.message)
-        return notify_success("Pediste la mejora: la activaremos cuando confirmemos el pago.")
+        await self._reload()
+        return notify_success(
+            f"Pediste la mejora. Paga {requested.amount} con la referencia {requested.payment_code}: "
+            "las instrucciones están en la tarjeta de tu publicación y te las enviamos por correo."
+        )
 
     async def _show_verification(self, uid: str) -> None:
         found = await run_service(verification.my_verification, owner_uid=current_actor().uid, listing_uid=uid)
-        status = str(found.status) if found else ""
-        self.verification_label = VERIFICATION_LABELS.get(status, "")
+        self.verification_label = verification.VERIFICATION_LABELS[found.status] if found else ""
         self.verification_reason = found.reason if found else ""
 
     @requires(ProfileId.PROFESOR)

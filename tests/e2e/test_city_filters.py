@@ -1,0 +1,193 @@
+"""The city page's filters in a real browser (issue 19 §1): comuna and rate into the URL, reload and back,
+the phone's filter button with its match count and one-tap clear, the empty result, the commune page in
+the sitemap and indexable while filtered variants are not, and axe over the open filters."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+from sqlmodel import Session, select
+
+from app.models import AdvertiserService, ListingService
+from app.states.public import AGE_COOKIE
+from tests.e2e.axe import serious_violations
+from tests.e2e.conftest import Site, accept_age
+from tests.factories import make_listing, make_owner
+
+pytestmark = pytest.mark.e2e
+
+CITY = "concepcion"  # no other test file has listings there
+SERVICE = "Masaje filtro e2e"
+# name: (commune, hourly rate, age, offers SERVICE)
+LISTINGS = {
+    "Filtro Ana": ("Talcahuano", 50000, 24, True),
+    "Filtro Bea": ("Talcahuano", 90000, 31, False),
+    "Filtro Cata": ("Penco", 60000, 28, True),
+    "Filtro Dani": ("Concepción", 70000, 40, False),
+}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def listings(db: Session) -> None:
+    """The four listings of Concepción (made once for the whole file)."""
+    if db.exec(select(AdvertiserService).where(AdvertiserService.name == SERVICE)).first() is not None:
+        return
+    service = AdvertiserService(name=SERVICE)
+    db.add(service)
+    db.commit()
+    owner = make_owner(db, "filtros@correo.cl")
+    for name, (commune, rate, age, offers) in LISTINGS.items():
+        listing = make_listing(db, owner, name=name, city=CITY, commune=commune, price_hour_clp=rate, age=age)
+        if offers:
+            db.add(ListingService(listing_uid=listing.uid, service_uid=service.uid))
+    db.commit()
+
+
+def _names(page: Page) -> set[str]:
+    return {name.strip() for name in page.get_by_test_id("listing-card").locator("h3").all_inner_texts()}
+
+
+def _expect_names(page: Page, names: set[str]) -> None:
+    expect(page.get_by_test_id("total")).to_have_text(f"{len(names)} avisos")
+    expect(page.get_by_test_id("listing-card")).to_have_count(len(names))
+    assert _names(page) == names
+
+
+def _open_filters(page: Page) -> None:
+    page.locator("summary", has_text="Filtros").click()
+    expect(page.get_by_label("Comuna")).to_be_visible()
+
+
+def test_filter_by_comuna_and_rate_lives_in_the_url_through_reload_and_back(page: Page, site: Site, listings):
+    page.goto(f"/escorts/{CITY}")
+    accept_age(page)
+    _expect_names(page, set(LISTINGS))
+    _open_filters(page)
+    page.get_by_label("Comuna").select_option(label="Talcahuano")
+    apply = page.get_by_role("button", name=re.compile(r"^Ver \d+ avisos?$"))
+    expect(apply).to_have_text("Ver 2 avisos")
+    rates = page.get_by_role("group", name="Tarifa por hora (CLP)")
+    rates.get_by_label("Hasta").fill("60000")
+    rates.get_by_label("Hasta").blur()
+    expect(apply).to_have_text("Ver 1 aviso")
+    _expect_names(page, set(LISTINGS))  # counted, not applied yet
+    apply.click()
+    page.wait_for_url(f"{site.url}/escorts/{CITY}?comuna=talcahuano&precio_max=60000")
+    _expect_names(page, {"Filtro Ana"})
+    expect(page.get_by_role("heading", level=1)).to_have_text("Escorts en Talcahuano, Concepción")
+    page.reload()
+    page.locator("#vista-previa").wait_for(state="detached")
+    _expect_names(page, {"Filtro Ana"})
+    expect(page.locator("summary", has_text="Filtros activos")).to_be_visible()
+    page.locator("summary").click()
+    expect(page.get_by_label("Comuna")).to_have_value("talcahuano")
+    # A tab keeps the filters.
+    page.get_by_role("link", name="Maduras").click()
+    page.wait_for_url(f"{site.url}/escorts/{CITY}/maduras?comuna=talcahuano&precio_max=60000")
+    expect(page.get_by_text("No hay avisos que coincidan con estos filtros.")).to_be_visible()
+    page.go_back()
+    page.wait_for_url(f"{site.url}/escorts/{CITY}?comuna=talcahuano&precio_max=60000")
+    _expect_names(page, {"Filtro Ana"})
+    page.go_back()
+    page.wait_for_url(f"{site.url}/escorts/{CITY}")
+    _expect_names(page, set(LISTINGS))
+
+
+@pytest.fixture
+def phone(browser: Browser, site: Site) -> Iterator[BrowserContext]:
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE, has_touch=True)
+    context.set_default_timeout(20_000)
+    context.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
+    yield context
+    context.close()
+
+
+def test_on_a_phone_one_button_opens_the_filters_counts_matches_and_clears_them(
+    phone: BrowserContext, site: Site, listings
+):
+    page = phone.new_page()
+    page.goto(f"/escorts/{CITY}")
+    page.locator("#vista-previa").wait_for(state="detached")
+    _expect_names(page, set(LISTINGS))
+    expect(page.get_by_label("Comuna")).to_be_hidden()
+    page.locator("summary", has_text="Filtros").tap()
+    expect(page.get_by_label("Comuna")).to_be_visible()
+    page.get_by_label(SERVICE).check()
+    apply = page.get_by_role("button", name=re.compile(r"^Ver \d+ avisos?$"))
+    expect(apply).to_have_text("Ver 2 avisos")
+    ages = page.get_by_role("group", name="Edad")
+    ages.get_by_label("Desde").fill("25")
+    ages.get_by_label("Desde").blur()
+    expect(apply).to_have_text("Ver 1 aviso")
+    box = apply.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    apply.tap()
+    page.wait_for_url(re.compile(rf"/escorts/{CITY}\?edad_min=25&servicio=masaje-filtro-e2e$"))
+    _expect_names(page, {"Filtro Cata"})
+    page.locator("summary", has_text="Filtros activos").tap()
+    page.get_by_role("link", name="Limpiar filtros").tap()
+    page.wait_for_url(f"{site.url}/escorts/{CITY}")
+    _expect_names(page, set(LISTINGS))
+    expect(page.locator("summary", has_text="Filtros activos")).to_have_count(0)
+
+
+def test_an_empty_result_says_so_and_offers_to_clear_the_filters(page: Page, site: Site, listings):
+    page.goto(f"/escorts/{CITY}?precio_min=500000&comuna=atlantida&edad_min=veinte")
+    accept_age(page)
+    expect(page.get_by_test_id("total")).to_have_text("0 avisos")
+    expect(page.get_by_text("No hay avisos que coincidan con estos filtros.")).to_be_visible()
+    page.get_by_role("link", name="Limpiar filtros").click()
+    page.wait_for_url(f"{site.url}/escorts/{CITY}")
+    _expect_names(page, set(LISTINGS))
+
+
+def test_the_commune_page_is_in_the_sitemap_and_indexable_and_filtered_variants_are_not(
+    page: Page, site: Site, listings
+):
+    sitemap = httpx.get(f"{site.url}/sitemaps/mujeres/{CITY}.xml").text
+    for commune in ("talcahuano", "penco", "concepcion"):
+        assert f"/escorts/{CITY}?comuna={commune}</loc>" in sitemap
+    assert "comuna=lota" not in sitemap
+    # What crawlers read: the served documents (once the app runs, the head's tags are not in the live DOM).
+    adult = {AGE_COOKIE: "1"}
+    commune = httpx.get(f"{site.url}/escorts/{CITY}?comuna=talcahuano", cookies=adult)
+    assert commune.status_code == 200 and "x-robots-tag" not in commune.headers
+    assert 'name="robots"' not in commune.text
+    assert re.search(rf'<link rel="canonical" href="http[^"]*/escorts/{CITY}\?comuna=talcahuano">', commune.text)
+    assert "Filtro Ana" in commune.text and "Filtro Cata" not in commune.text  # the first screen, filtered
+    variant = httpx.get(f"{site.url}/escorts/{CITY}?comuna=talcahuano&precio_max=60000", cookies=adult)
+    assert variant.status_code == 200 and variant.headers["x-robots-tag"] == "noindex"
+    assert '<meta name="robots" content="noindex">' in variant.text
+    page.context.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
+    ssg = page.goto(f"/escorts-ssg/{CITY}/talcahuano")
+    assert ssg is not None and ssg.status == 200
+    expect(page.get_by_role("heading", level=1)).to_have_text("Escorts en Talcahuano, Concepción")
+    assert {"Filtro Ana", "Filtro Bea"} == {name.strip() for name in page.locator("h3").all_inner_texts()}
+
+
+def test_the_open_filters_pass_axe(browser: Browser, site: Site, listings):
+    # axe-core is injected as a script: the site's CSP would refuse it.
+    audited = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE, has_touch=True, bypass_csp=True)
+    audited.set_default_timeout(20_000)
+    audited.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
+    try:
+        found = _violations_with_the_filters_open(audited.new_page())
+    finally:
+        audited.close()
+    assert not found, "\n".join(found)
+
+
+def _violations_with_the_filters_open(page: Page) -> list[str]:
+    page.goto(f"/escorts/{CITY}?comuna=talcahuano")
+    page.locator("#vista-previa").wait_for(state="detached")
+    page.locator("summary", has_text="Filtros").tap()
+    expect(page.get_by_label("Comuna")).to_be_visible()
+    found = serious_violations(page, "filtros abiertos")
+    page.goto(f"/escorts-ssg/{CITY}")
+    found += serious_violations(page, "ssg con comunas")
+    return found

@@ -1,0 +1,131 @@
+"""Paying for an upgrade and choosing notices, in a real browser (issue 19 §3 and §4).
+
+The administrator writes the payment instructions on /admin/ajustes; an advertiser asks for an upgrade
+from "Mis publicaciones" and reads its reference, amount and those instructions on the listing's card
+(and in the e-mail the site's SMTP server received); the administrator finds the request by that
+reference on the upgrades desk and approves it, and the card says so. An advertiser turns a reminder off
+on /my/cuenta/avisos and finds it off after a reload. Sessions are opened through the session service.
+"""
+
+from __future__ import annotations
+
+import re
+from email.header import decode_header, make_header
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlmodel import Session, select
+
+from app.identity.local import LocalProvider
+from app.identity.sessions import SESSION_COOKIE
+from app.models import ListingUpgrade, NoticeOptOut, ProfileId, UpgradeStatus, User
+from app.routes import ADMIN_SETTINGS, ADMIN_UPGRADES, ADVERTISER_HOME, ADVERTISER_NOTICES
+from app.services.mail import wait_until_sent
+from tests.e2e.conftest import Site
+from tests.factories import make_account, make_listing, open_session, tier_upgrade
+
+pytestmark = pytest.mark.e2e
+# A city no other test file counts listings in (the e2e database is shared by the whole run).
+CITY = "quillota"
+INSTRUCTIONS = "Transferencia a Banco de Prueba, cuenta corriente 5550001, RUT 76.555.000-1"
+
+
+def _signed_in(db: Session, site: Site, page: Page, email: str, profile: ProfileId) -> User:
+    user = make_account(db, LocalProvider(engine=db.get_bind()), email, profile=profile)
+    page.context.clear_cookies()
+    page.context.add_cookies(
+        [
+            {
+                "name": SESSION_COOKIE,
+                "value": open_session(db, user.uid),
+                "url": site.url,
+                "httpOnly": True,
+                "sameSite": "Lax",
+            }
+        ]
+    )
+    return user
+
+
+def test_an_advertiser_pays_with_the_reference_and_staff_approve_it_by_that_reference(page: Page, site: Site, db):
+    service = tier_upgrade(db, "diamante", name="Subir a Diamante (pago)", price_clp=59990)
+    db.add(service)
+    db.commit()
+
+    # The administrator writes how to pay.
+    _signed_in(db, site, page, "jefa-pagos@correo.cl", ProfileId.ADMINISTRADOR)
+    page.goto(ADMIN_SETTINGS)
+    expect(page.get_by_role("heading", name="Ajustes", level=1)).to_be_visible()
+    page.get_by_label("Instrucciones de pago").fill(INSTRUCTIONS)
+    page.get_by_role("button", name="Guardar").click()
+    expect(page.get_by_text("Guardamos las instrucciones de pago.")).to_be_visible()
+
+    # The advertiser asks for the upgrade and reads how to pay on the card.
+    owner = _signed_in(db, site, page, "paga-mejora@correo.cl", ProfileId.PROFESOR)
+    make_listing(db, owner, name="Pamela Paga", city=CITY, tier="platino")
+    page.goto(ADVERTISER_HOME)
+    card = page.get_by_role("article", name="Pamela Paga")
+    card.get_by_role("button", name="Mejorar").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_role("button", name="Pedir Subir a Diamante (pago)").click()
+    expect(dialog.get_by_role("table", name="Tus mejoras").get_by_text("Solicitada", exact=True)).to_be_visible()
+    dialog.get_by_role("button", name="Cerrar").click()
+    expect(dialog).to_have_count(0)
+
+    upgrade = db.exec(select(ListingUpgrade).where(ListingUpgrade.requested_by_uid == owner.uid)).one()
+    code = upgrade.payment_code
+    expect(card).to_contain_text("Mejora «Subir a Diamante (pago)»: esperando tu pago")
+    expect(card.get_by_text(code, exact=True)).to_be_visible()
+    expect(card).to_contain_text("$59.990")
+    expect(card).to_contain_text(INSTRUCTIONS)
+
+    wait_until_sent()
+    subjects = [str(make_header(decode_header(m["Subject"]))) for m in site.mailbox.to(owner.email)]
+    assert f"Cómo pagar la mejora «Subir a Diamante (pago)» (referencia {code})" in subjects
+
+    # The administrator finds the request by the reference as the payment names it, and approves it.
+    _signed_in(db, site, page, "jefa-aprueba@correo.cl", ProfileId.ADMINISTRADOR)
+    page.goto(ADMIN_UPGRADES)
+    expect(page.get_by_role("heading", name="Mejoras de publicación", level=1)).to_be_visible()
+    page.get_by_label("Buscar por referencia de pago, correo o publicación").fill(code.lower().replace("-", " "))
+    page.get_by_role("button", name="Buscar").click()
+    rows = page.get_by_role("row").filter(has_text=code)
+    expect(rows).to_have_count(1)
+    expect(rows).to_contain_text("Pamela Paga")
+    rows.get_by_role("button", name="Aprobar la mejora de Pamela Paga").click()
+    approve = page.get_by_role("dialog")
+    approve.get_by_label("Referencia del pago").fill(f"Transferencia con {code}")
+    approve.get_by_role("button", name="Aprobar").click()
+    expect(approve).to_have_count(0)
+    db.refresh(upgrade)
+    assert upgrade.status == UpgradeStatus.ACTIVA
+
+    # Back on the advertiser's card: approved, nothing left to pay.
+    page.context.clear_cookies()
+    page.context.add_cookies(
+        [{"name": SESSION_COOKIE, "value": open_session(db, owner.uid), "url": site.url, "httpOnly": True}]
+    )
+    page.goto(ADVERTISER_HOME)
+    card = page.get_by_role("article", name="Pamela Paga")
+    expect(card).to_contain_text(re.compile(r"Mejora «Subir a Diamante \(pago\)»: aprobada hasta el "))
+    expect(card.get_by_text(code, exact=True)).to_have_count(0)
+
+
+def test_an_advertiser_turns_a_reminder_off_from_mi_cuenta(page: Page, site: Site, db):
+    owner = _signed_in(db, site, page, "avisos-cuenta@correo.cl", ProfileId.PROFESOR)
+    page.goto(ADVERTISER_HOME)
+    page.get_by_role("link", name="Mi cuenta: avisos por correo").click()
+    expect(page).to_have_url(re.compile(re.escape(ADVERTISER_NOTICES) + "$"))
+    expect(page.get_by_role("heading", name="Mi cuenta: avisos por correo", level=1)).to_be_visible()
+    reminder = page.get_by_label("Publicación por vencer (3 días antes)")
+    expect(reminder).to_be_checked()
+    reminder.uncheck()
+    page.get_by_role("button", name="Guardar").click()
+    expect(page.get_by_text("Guardamos tus preferencias de avisos.")).to_be_visible()
+    assert [row.kind for row in db.exec(select(NoticeOptOut).where(NoticeOptOut.user_uid == owner.uid))] == [
+        "publicacion_por_vencer"
+    ]
+
+    page.reload()
+    expect(page.get_by_label("Publicación por vencer (3 días antes)")).not_to_be_checked()
+    expect(page.get_by_label("Publicación vencida")).to_be_checked()

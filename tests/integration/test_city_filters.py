@@ -1,0 +1,283 @@
+"""The city page's filters on PostgreSQL: each filter and their mix with the tabs, the page cache keyed by
+filters, the filter form's handlers, the documents (head tags, first screen), the sitemap and the SSG
+page of a commune."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from reflex_base.constants import RouteVar
+from sqlmodel import Session
+from starlette.testclient import TestClient
+
+from app.app import app as reflex_app
+from app.db import get_engine
+from app.models import AdvertiserService, ListingService, Section, utc_now
+from app.models.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
+from app.models.listing_filters import NO_FILTERS, ListingFilters, parse_filters
+from app.services import city_filters, directory_cards, listings, page_cache
+from app.settings import get_settings
+from app.states.public import DirectoryState
+from app.web.api import build_api
+from tests.factories import make_listing, make_owner
+from tests.handlers import client_states, invoke, run_async
+
+pytestmark = pytest.mark.integration
+
+CITY = "santiago-de-chile"
+MUJERES = Section.MUJERES.value
+
+
+@pytest.fixture
+def site(app_database, monkeypatch):
+    """This test's database without Redis, an empty cache, and six listings in Santiago:
+
+    name        commune      rate     age  tier      verified  services
+    Amalia      Providencia  50000    22   diamante  yes       masajes
+    Berta       Providencia  90000    30   platino   no        masajes, viajes
+    Carla       Ñuñoa        70000    41   ruby      yes       viajes
+    Dora        Ñuñoa        120000   25   platino   no        -
+    Elena       Providencia  60000    28   platino   no        - (trans)
+    Fabiola     Vitacura     80000    33   platino   no        - (paused: not public)
+    """
+    monkeypatch.setenv("REDIS_URL", "")
+    get_settings.cache_clear()
+    monkeypatch.setattr(page_cache, "pages", page_cache.PageCache())
+    now = utc_now()
+    with Session(get_engine(), expire_on_commit=False) as session:
+        owner = make_owner(session, "duena@example.cl")
+        masajes = AdvertiserService(name="Masajes relajantes")
+        viajes = AdvertiserService(name="Viajes")
+        session.add_all([masajes, viajes])
+        session.commit()
+        rows = (
+            ("Amalia", "Providencia", 50000, 22, "diamante", True, [masajes], MUJERES, "publicada"),
+            ("Berta", "Providencia", 90000, 30, "platino", False, [masajes, viajes], MUJERES, "publicada"),
+            ("Carla", "Ñuñoa", 70000, 41, "ruby", True, [viajes], MUJERES, "publicada"),
+            ("Dora", "Ñuñoa", 120000, 25, "platino", False, [], MUJERES, "publicada"),
+            ("Elena", "Providencia", 60000, 28, "platino", False, [], Section.TRANS.value, "publicada"),
+            ("Fabiola", "Vitacura", 80000, 33, "platino", False, [], MUJERES, "pausada"),
+        )
+        for days, (name, commune, rate, age, tier, verified, services, section, status) in enumerate(rows):
+            listing = make_listing(
+                session,
+                owner,
+                name=name,
+                city=CITY,
+                commune=commune,
+                price_hour_clp=rate,
+                age=age,
+                tier=tier,
+                verified=verified,
+                section=section,
+                status=status,
+                published_at=now - timedelta(days=days + 1),
+            )
+            session.add_all(ListingService(listing_uid=listing.uid, service_uid=s.uid) for s in services)
+        session.commit()
+    yield
+
+
+def _filters(query: str) -> ListingFilters:
+    with Session(get_engine()) as session:
+        catalogue = city_filters.service_options(session=session)
+    return parse_filters(query, city_slug=CITY, catalogue=catalogue)
+
+
+def _names(query: str, tab: str = "todas", section: str = MUJERES, grouped: bool = True) -> list[str]:
+    with Session(get_engine()) as session:
+        page = listings.city_cards(
+            session=session,
+            section=section,
+            city_slug=CITY,
+            tab=TABS_BY_SLUG[tab],
+            filters=_filters(query),
+            group_by_tier=grouped,
+        )
+    assert page.total == len(page.cards)
+    return [card.display_name for card in page.cards]
+
+
+def test_each_filter_selects_exactly_its_rule_in_tier_order(site):
+    assert _names("") == ["Amalia", "Carla", "Berta", "Dora"]  # diamante, ruby, platino newest first
+    assert _names("comuna=providencia") == ["Amalia", "Berta"]
+    assert _names("comuna=nunoa") == ["Carla", "Dora"]
+    assert _names("precio_min=60000&precio_max=90000") == ["Carla", "Berta"]
+    assert _names("precio_max=50000") == ["Amalia"]
+    assert _names("edad_min=25&edad_max=30") == ["Berta", "Dora"]
+    assert _names("servicio=masajes-relajantes") == ["Amalia", "Berta"]
+    assert _names("servicio=masajes-relajantes&servicio=viajes") == ["Berta"]  # every service asked for
+    assert _names("comuna=providencia&precio_min=60000") == ["Berta"]
+
+
+def test_filters_combine_with_the_tabs_the_all_page_and_the_section(site):
+    assert _names("comuna=providencia", tab="verificadas") == ["Amalia"]
+    assert _names("edad_min=35", tab="maduras") == ["Carla"]
+    assert _names("precio_min=60000", grouped=False) == ["Berta", "Carla", "Dora"]  # newest first
+    assert _names("comuna=providencia", section=Section.TRANS.value) == ["Elena"]
+
+
+def test_bad_values_change_nothing_and_match_nothing_hidden(site):
+    everything = _names("")
+    for query in ("precio_min=5o000", "precio_min=90000&precio_max=1", "comuna=vitacura%27%20OR%201=1", "servicio=x"):
+        assert _names(query) == everything
+    assert _names("comuna=vitacura") == []  # a real commune whose only listing is paused
+
+
+def test_the_filter_values_are_bound_parameters(site):
+    filters = ListingFilters(price_min=1, age_max=40, services=_filters("servicio=viajes").services)
+    from sqlalchemy import select
+
+    from app.models import Listing
+
+    statement = select(Listing.uid).where(*filters.conditions())
+    compiled = statement.compile(get_engine())
+    assert set(compiled.params.values()) >= {1, 40, filters.services[0].uid}
+    assert filters.services[0].uid not in str(compiled)
+
+
+def test_the_communes_offered_are_those_the_public_listings_name(site):
+    with Session(get_engine()) as session:
+        found = city_filters.commune_counts(session=session, section=MUJERES, city_slug=CITY)
+    assert [(each.commune.name, each.count) for each in found] == [("Ñuñoa", 2), ("Providencia", 2)]
+
+
+def test_the_page_cache_never_serves_one_filters_page_for_another(site):
+    def cached(query: str) -> list[str]:
+        filters = run_async(directory_cards.filters_from_query(CITY, query))
+        result = run_async(directory_cards.city_page(MUJERES, CITY, DEFAULT_TAB, 1, True, filters))
+        return [card.display_name for card in result.cards]
+
+    assert cached("") == ["Amalia", "Carla", "Berta", "Dora"]
+    assert cached("comuna=providencia") == ["Amalia", "Berta"]
+    assert cached("comuna=nunoa") == ["Carla", "Dora"]
+    assert cached("servicio=viajes") == ["Carla", "Berta"]
+    assert cached("servicio=masajes-relajantes") == ["Amalia", "Berta"]
+    assert cached("precio_max=60000") == ["Amalia"]
+    assert cached("precio_min=60000") == ["Carla", "Berta", "Dora"]
+    assert cached("comuna=providencia") == ["Amalia", "Berta"]  # from the cache, still its own
+    assert cached("") == ["Amalia", "Carla", "Berta", "Dora"]
+
+
+def _visitor(url: str) -> DirectoryState:
+    state, _ = client_states(DirectoryState)
+    root = state._get_root_state()
+    path = url.split("?", 1)[0]
+    root.router_data = root._update_router_vars({RouteVar.PATH: path, RouteVar.ORIGIN: url, RouteVar.QUERY: {}}, {})
+    return state
+
+
+def test_the_page_loads_its_filters_from_the_url(site):
+    state = _visitor(f"/escorts/{CITY}?comuna=providencia&precio_min=60000&edad_max=abc")
+    invoke(state, "load")
+    assert [card.display_name for group in state.groups for card in group.cards] == ["Berta"]
+    assert state.filtered
+    assert state.heading == "Escorts en Providencia, Santiago de Chile"
+    assert (state.draft_commune, state.draft_price_min, state.draft_age_max) == ("providencia", "60000", "")
+    assert state.commune_options == [["nunoa", "Ñuñoa"], ["providencia", "Providencia"]]
+    assert [choice.value for choice in state.services] == ["masajes-relajantes", "viajes"]
+    assert state.unfiltered_url == f"/escorts/{CITY}"
+    assert state.tabs[2].url == f"/escorts/{CITY}/vip?comuna=providencia&precio_min=60000"
+
+
+def test_the_form_counts_its_matches_before_they_are_applied_and_applies_them_by_url(site):
+    state = _visitor(f"/escorts/{CITY}")
+    invoke(state, "load")
+    assert state.draft_total == 4
+    invoke(state, "set_filter", field="comuna", value="nunoa")
+    assert (state.draft_total, state.total) == (2, 4)  # counted, not applied
+    invoke(state, "set_filter", field="precio_max", value="80000")
+    assert state.draft_total == 1
+    invoke(state, "toggle_service", slug="viajes", checked=True)
+    assert state.draft_total == 1
+    invoke(state, "toggle_service", slug="viajes", checked=False)
+    assert state.draft_services == []
+    (redirect,) = invoke(state, "apply_filters")
+    path = {str(k): str(v) for k, v in redirect.args}["path"]
+    assert path.strip('"') == f"/escorts/{CITY}?comuna=nunoa&precio_max=80000"
+
+
+def test_the_form_refuses_what_is_not_one_of_its_fields(site):
+    state = _visitor(f"/escorts/{CITY}")
+    invoke(state, "load")
+    before = (state.draft_commune, state.draft_services, state.draft_total, state.total)
+    invoke(state, "set_filter", field="heading", value="hola")
+    invoke(state, "set_filter", field="comuna", value=["providencia"])
+    invoke(state, "toggle_service", slug="no-existe", checked=True)
+    invoke(state, "toggle_service", slug="viajes", checked="yes")
+    assert (state.draft_commune, state.draft_services, state.draft_total, state.total) == before
+    assert state.heading == "Escorts en Santiago de Chile"
+    detail = _visitor("/escorts")
+    invoke(detail, "load")
+    invoke(detail, "set_filter", field="comuna", value="providencia")
+    assert detail.draft_commune == ""
+    assert invoke(detail, "apply_filters") == []
+
+
+@pytest.fixture
+def client(site) -> TestClient:
+    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
+        yield test_client
+
+
+def test_the_commune_page_is_indexable_and_filtered_variants_are_not(client):
+    client.cookies.set("mayor_de_edad", "1")
+    commune = client.get(f"/escorts/{CITY}?comuna=providencia")
+    assert commune.status_code == 200
+    assert "noindex" not in commune.text and "x-robots-tag" not in commune.headers
+    assert f'<link rel="canonical" href="{get_settings().site_url}/escorts/{CITY}?comuna=providencia">' in commune.text
+    assert "<h1>Escorts en Providencia, Santiago de Chile</h1>" in commune.text
+    assert "Amalia" in commune.text and "Dora" not in commune.text
+    variant = client.get(f"/escorts/{CITY}?precio_min=abc&comuna=providencia&edad_min=29")
+    assert variant.status_code == 200
+    assert variant.headers["x-robots-tag"] == "noindex"
+    assert '<meta name="robots" content="noindex">' in variant.text
+    assert f'href="{get_settings().site_url}/escorts/{CITY}?comuna=providencia&amp;edad_min=29"' in variant.text
+    assert "Berta" in variant.text and "Amalia" not in variant.text
+    empty = client.get(f"/escorts/{CITY}?precio_min=500000")
+    assert "No hay avisos que coincidan con estos filtros." in empty.text
+    assert f'<a href="/escorts/{CITY}" class="btn btn-primary">Limpiar filtros</a>' in empty.text
+    assert "noindex" not in client.get(f"/escorts/{CITY}").text
+
+
+def test_the_sitemap_lists_each_commune_page_with_listings(client):
+    text = client.get(f"/sitemaps/mujeres/{CITY}.xml").text
+    site = get_settings().site_url
+    assert f"<loc>{site}/escorts/{CITY}?comuna=providencia</loc>" in text
+    assert f"<loc>{site}/escorts/{CITY}?comuna=nunoa</loc>" in text
+    assert "comuna=vitacura" not in text  # its only listing is paused
+
+
+def test_each_commune_with_listings_has_its_ssg_page(client):
+    client.cookies.set("mayor_de_edad", "1")
+    city = client.get(f"/escorts-ssg/{CITY}")
+    assert f'<a href="/escorts-ssg/{CITY}/providencia">Providencia</a>' in city.text
+    commune = client.get(f"/escorts-ssg/{CITY}/providencia")
+    assert commune.status_code == 200
+    assert "<title>Escorts en Providencia, Santiago de Chile | Escorts Chile</title>" in commune.text
+    assert f'<link rel="canonical" href="{get_settings().site_url}/escorts-ssg/{CITY}/providencia">' in commune.text
+    assert "Amalia" in commune.text and "Carla" not in commune.text
+    for missing in ("vitacura", "atlantis", "Providencia"):
+        response = client.get(f"/escorts-ssg/{CITY}/{missing}", follow_redirects=False)
+        assert response.status_code == 404, missing
+        assert response.headers["x-robots-tag"] == "noindex"
+    moved = client.get("/escorts-ssg/santiago/providencia", follow_redirects=False)
+    assert (moved.status_code, moved.headers["location"]) == (301, f"/escorts-ssg/{CITY}/providencia")
+
+
+def test_no_filters_is_the_plain_city_page(site):
+    assert run_async(directory_cards.filters_from_query(CITY, "")) == NO_FILTERS
+
+
+def test_the_first_visit_notice_brings_the_visitor_back_to_the_filtered_page(client):
+    url = f"/escorts/{CITY}?comuna=providencia&precio_min=60000"
+    document = client.get(url).text
+    assert (
+        '<input type="hidden" name="next" value="/escorts/santiago-de-chile?comuna=providencia&amp;precio_min=60000">'
+        in document
+    )
+    assert "Berta" not in document  # no listing before the notice is accepted
+    response = client.post("/escorts-ssg/confirmar-edad", data={"next": url}, follow_redirects=False)
+    assert (response.status_code, response.headers["location"]) == (303, url)
+    assert "Berta" in client.get(url).text
