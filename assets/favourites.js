@@ -54,8 +54,11 @@
     });
   }
 
-  // The Favoritas page's list: the public cards of the saved listings, and those gone.
+  // The Favoritas page's list: the public cards of the saved listings, and those gone. Only the answer to
+  // the latest request is drawn (an earlier one, for an older list, may arrive after it).
+  var drawn = 0;
   function drawList(container) {
+    var request = ++drawn;
     container.setAttribute("data-cargada", "");
     container.setAttribute("aria-busy", "true");
     fetch("/favoritas/tarjetas", {
@@ -70,13 +73,17 @@
         return response.text();
       })
       .then(function (html) {
+        if (request !== drawn) return;
         container.innerHTML = html;
         mark();
       })
       .catch(function () {
+        if (request !== drawn) return;
         container.textContent = "No pudimos cargar tus favoritas. Recarga la página para intentarlo de nuevo.";
       })
-      .finally(function () { container.removeAttribute("aria-busy"); });
+      .finally(function () {
+        if (request === drawn) container.removeAttribute("aria-busy");
+      });
   }
 
   function drawLists(again) {
