@@ -17,6 +17,7 @@ from app.content.legal import LEGAL_PAGES
 from app.models import ProfileId
 from app.pages.account import account_action_page, login_page, signup_successful_page
 from app.pages.audit import audit_page
+from app.pages.favourites import FAVOURITES_TITLE, favourites_page
 from app.pages.legal import legal_page_component
 from app.pages.my_listings import my_listings_page
 from app.pages.notice_preferences import notice_preferences_page
@@ -46,6 +47,7 @@ from app.routes import (
     ADVERTISER_HOME,
     ADVERTISER_NEW_LISTING,
     ADVERTISER_NOTICES,
+    FAVOURITES,
     LOGIN,
     NOT_FOUND,
     PUBLIC_ROUTES,
@@ -142,6 +144,8 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         on_load=(AuthState.check_session, LoginState.load),
         description=LOGIN_DESCRIPTION,
     ),
+    # The visitor's saved listings: drawn in the browser (assets/favourites.js), nothing of them in the state.
+    PageRoute(FAVOURITES, favourites_page, _titled(FAVOURITES_TITLE), on_load=(AuthState.check_session,)),
     PageRoute(
         SIGNUP_SUCCESSFUL, signup_successful_page, _titled("Confirma tu correo"), on_load=(AuthState.check_session,)
     ),

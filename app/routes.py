@@ -42,6 +42,9 @@ SIGNUP_SUCCESSFUL = "/login/auth/signup-sucessful"
 ACCOUNT_ACTION = "/login/accion"
 LEGAL_PREFIX = "/disclaimer"
 REPORT_SLUG = "report"
+# The visitor's saved listings (issue 19 §2), and the POST that gives the public cards of the ones on the device.
+FAVOURITES = "/favoritas"
+FAVOURITE_CARDS = "/favoritas/tarjetas"
 # Reflex's catch-all: any path no page matches.
 NOT_FOUND = "404"
 

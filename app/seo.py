@@ -31,6 +31,7 @@ from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 from app.models.listing_filters import COMMUNE_PARAM, NO_FILTERS, ListingFilters
 from app.routes import (
     AGE_FORM_PATH,
+    FAVOURITES,
     LOGIN,
     PUBLIC_HOME,
     TRANS_HOME,
@@ -48,6 +49,7 @@ SITEMAP_PREFIX = "/sitemaps"
 # crawler can only read if robots.txt lets it in, and this file would only advertise them.
 ROBOTS_DISALLOW: tuple[str, ...] = (
     LOGIN,
+    FAVOURITES,  # drawn from the visitor's own device: nothing there for a search engine
     "/sesion",
     "/privado",
     "/_upload",

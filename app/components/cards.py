@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
+from app.components.favourites import favourite_button
 from app.models import ListingCard
 
 # The badges after the tier's, in order: the flag of the card (or detail) that shows it, its label, its class.
@@ -89,9 +90,10 @@ def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
 
 
 def listing_card(card: ListingCard, lead: Var[bool] | bool = False) -> rx.Component:
-    """A listing card linking to its detail page (``lead``: the page's first card, see photo_strip)."""
+    """A listing card linking to its detail page, with its heart (``lead``: the page's first card, see photo_strip)."""
     return rx.el.article(
         photo_strip(card, lead),
+        favourite_button(card.uid, card.display_name),
         rx.link(
             rx.el.h3(card.display_name, class_name="card-name"),
             rx.el.p(card.age.to_string() + " años · " + card.commune, class_name="card-meta"),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import reflex as rx
 
+from app.components.favourites import favourites_account
 from app.components.forms import form_alert, password_field
 from app.content.legal import LEGAL_PAGES
 from app.identity.provider import MAX_PASSWORD_LENGTH
-from app.routes import LOGIN, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
+from app.routes import FAVOURITES, LOGIN, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
 from app.states.account import PasswordDialogState
 from app.states.auth import AuthState
 
@@ -116,6 +117,8 @@ def password_dialog() -> rx.Component:
 def footer() -> rx.Component:
     """Bottom bar: legal pages and the adults-only reminder."""
     return rx.el.footer(
+        # The visitor's saved listings (the header has no room left on a phone).
+        rx.el.p(rx.link("Tus favoritas", href=FAVOURITES, class_name="footer-link"), class_name="footer-favourites"),
         rx.el.nav(
             *[rx.link(page.title, href=legal_path(page.slug), class_name="footer-link") for page in LEGAL_PAGES],
             class_name="footer-links",
@@ -137,6 +140,7 @@ def page_frame(*children: rx.Component) -> rx.Component:
         rx.el.main(*children, class_name="site-main"),
         footer(),
         password_dialog(),
+        favourites_account(),
         class_name="site",
     )
 

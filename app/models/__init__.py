@@ -14,6 +14,7 @@ from app.models.catalogues import (
     TierPublic,
     UpgradeEffect,
 )
+from app.models.favourites import Favourite, FavouritesInAccount
 from app.models.listings import (
     LISTING_STATUS_LABELS,
     LISTING_TRANSITIONS,
@@ -86,6 +87,8 @@ __all__ = [
     "AgencyCategory",
     "AppService",
     "AuditEntry",
+    "Favourite",
+    "FavouritesInAccount",
     "Listing",
     "ListingBase",
     "ListingCard",

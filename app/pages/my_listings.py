@@ -38,6 +38,8 @@ def _figures(row: rx.Var) -> rx.Component:
         rx.el.dd(row.views_7, " en 7 días · ", row.views_30, " en 30 días"),
         rx.el.dt("Contactos"),
         rx.el.dd(row.clicks_7, " en 7 días · ", row.clicks_30, " en 30 días"),
+        rx.el.dt("En favoritas"),
+        rx.el.dd(row.saves, rx.cond(row.saves == 1, " cuenta la guarda", " cuentas la guardan")),
         class_name="listing-figures",
     )
 

@@ -9,6 +9,7 @@ import reflex as rx
 from app.components.age_gate import adults_only, age_notice_first
 from app.components.cards import badges, card_grid
 from app.components.carousel import carousel
+from app.components.favourites import favourite_button
 from app.components.forms import checkbox_field, select_field, text_field
 from app.components.layout import READY_ATTRIBUTE, page_frame
 from app.core.geo import cities_by_region
@@ -272,7 +273,9 @@ def _detail() -> rx.Component:
             rx.el.article(
                 carousel(d.photos, d.display_name),
                 rx.el.div(
-                    rx.el.h1(d.display_name),
+                    rx.el.div(
+                        rx.el.h1(d.display_name), favourite_button(d.uid, d.display_name), class_name="detail-title"
+                    ),
                     rx.el.p(d.age.to_string() + " años · " + d.commune + ", " + d.city_name, class_name="card-meta"),
                     badges(d),
                     rx.cond(d.available_until != "", rx.el.p(d.available_until, class_name="notice-now")),

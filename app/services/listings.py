@@ -186,6 +186,15 @@ def featured_cards(
     return _cards(session, rows, moment)
 
 
+def public_cards(*, session: Session, uids: list[str], now: datetime | None = None) -> list[ListingCard]:
+    """The cards of those of ``uids`` that are public, in no particular order (the others are left out)."""
+    if not uids:
+        return []
+    moment = clock(now)
+    rows = session.exec(_public_select(Listing, Tier).where(*public_conditions(None), col(Listing.uid).in_(uids))).all()
+    return _cards(session, rows, moment)
+
+
 def _rates(listing: Listing) -> list[tuple[str, str]]:
     rates = [
         ("30 minutos", listing.price_half_hour_clp),

@@ -38,7 +38,15 @@ from app.models import (
     VerificationStatus,
     utc_now,
 )
-from app.services import listing_drafts, listing_photos, listing_revisions, stats, upgrades, verification
+from app.services import (
+    favourites,
+    listing_drafts,
+    listing_photos,
+    listing_revisions,
+    stats,
+    upgrades,
+    verification,
+)
 from app.services.listing_form import (
     SEND_STEP,
 )
@@ -70,6 +78,8 @@ class MyListingRow(BaseModel):
     views_30: int
     clicks_7: int
     clicks_30: int
+    # How many accounts keep it in their favourites (never who; saves kept only on a device are not counted).
+    saves: int = 0
     available_until_label: str
     expires_label: str
     pending_revision: bool
@@ -161,6 +171,7 @@ def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None =
     ).all()
     uids = [listing.uid for listing in listings]
     totals = stats.totals_for(session=session, listing_uids=uids, today=clock(now).today)
+    saves = favourites.saves_by_listing(session=session, listing_uids=uids)
     rejections = _latest_rejection(session, uids)
     covers = _covers(session, uids)
     shown_upgrades = upgrades.card_upgrades(session=session, listing_uids=uids)
@@ -200,6 +211,7 @@ def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None =
                 views_30=figures.views_30 if figures else 0,
                 clicks_7=figures.clicks_7 if figures else 0,
                 clicks_30=figures.clicks_30 if figures else 0,
+                saves=saves.get(listing.uid, 0),
                 available_until_label=f"Disponible ahora hasta las {_local_time(listing.available_until)}"
                 if available and listing.available_until
                 else "",

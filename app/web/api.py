@@ -8,6 +8,7 @@ Reflex's websocket or upload endpoint gets a plain 404 or 405, not the app's pag
 
 from __future__ import annotations
 
+import json
 import logging
 from urllib.parse import parse_qs
 
@@ -21,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from app.core.errors import NotFoundError
+from app.core.errors import InvalidInputError, NotFoundError
 from app.core.geo import City, Commune, city_by_slug, city_communes
 from app.db import get_engine, session_scope
 from app.models import Section
@@ -29,6 +30,7 @@ from app.models.filter_tabs import DEFAULT_TAB
 from app.models.listing_filters import ListingFilters
 from app.routes import (
     AGE_FORM_PATH,
+    FAVOURITE_CARDS,
     SSG_HOME,
     SSG_PAGE_PARAM,
     resolve_ssg_city,
@@ -36,7 +38,7 @@ from app.routes import (
     safe_age_next,
     ssg_page_url,
 )
-from app.services import city_filters, listing_photos, listings, page_cache
+from app.services import city_filters, favourites, listing_photos, listings, page_cache
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
 from app.storage import InvalidKeyError, Storage, check_key
@@ -45,6 +47,7 @@ from app.web import ssg
 from app.web.cookies import request_session_hash, session_actor, session_routes
 from app.web.outage import DatabaseOutagePage
 from app.web.private_api import ROUTES as PRIVATE_ROUTES
+from app.web.rendering import render
 from app.web.seo_api import ROUTES as SEO_ROUTES
 from app.web.seo_api import ExportedPages
 
@@ -54,6 +57,10 @@ CACHE_SECONDS = 60
 FORM_URLENCODED = "application/x-www-form-urlencoded"
 # The age form carries one short path; anything larger is not that form.
 AGE_FORM_MAX_BYTES = 2048
+JSON_TYPE = "application/json"
+# A list of MAX_FAVOURITES uids of 40 characters, quoted and separated, with room to spare.
+FAVOURITES_MAX_BYTES = 16 * 1024
+NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
 
 
 def _adult(request: Request) -> bool:
@@ -223,6 +230,38 @@ async def _small_body(request: Request, limit: int) -> bytes | None:
     return bytes(body)
 
 
+def _favourites_html(uids: list[str]) -> str:
+    with session_scope() as session:
+        saved = favourites.saved_cards(session=session, uids=uids)
+    return render("favourites.html", cards=saved.cards, gone=saved.gone)
+
+
+async def favourite_cards(request: Request) -> Response:
+    """POST /favoritas/tarjetas: the Favoritas page's list as HTML, ``{"ids": [...]}`` in.
+
+    The favourites stay on the visitor's device (assets/favourites.js); this page still needs the
+    listings' public data. The uids travel in a POST body, never in a URL, which would land in the
+    access logs of every proxy on the way next to the visitor's address: the record that must not
+    exist. The answer is the public cards every city page shows (and which listings are no longer
+    public); nothing is kept, no cookie is read or set, no cache keeps it (``no-store``) and nothing
+    of the request is logged. Only JSON is taken (no other origin may send or read it without
+    asking first); bad input gets 400 with a Spanish message.
+    """
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != JSON_TYPE:
+        return PlainTextResponse("Formato no admitido.", status_code=415, headers=NO_STORE)
+    body = await _small_body(request, FAVOURITES_MAX_BYTES)
+    if body is None:
+        return PlainTextResponse(favourites.TOO_MANY, status_code=413, headers=NO_STORE)
+    try:
+        data = json.loads(body)
+        uids = favourites.clean_uids(data.get("ids") if isinstance(data, dict) else None)
+    except ValueError:
+        return PlainTextResponse(favourites.LIST_REFUSED, status_code=400, headers=NO_STORE)
+    except InvalidInputError as exc:
+        return PlainTextResponse(exc.message, status_code=400, headers=NO_STORE)
+    return HTMLResponse(await run_in_threadpool(_favourites_html, uids), headers=NO_STORE)
+
+
 async def health(_: Request) -> Response:
     """Liveness and database check for the hosting team: 503 while the database is unreachable."""
     try:
@@ -333,6 +372,7 @@ def build_api(reflex_app: App) -> Starlette:
             Route(config.prepend_backend_path(str(constants.Endpoint.UPLOAD)), upload_by_post_only, methods=["GET"]),
             Route(SSG_HOME, ssg_home, methods=["GET"]),
             Route(AGE_FORM_PATH, confirm_age, methods=["POST"]),
+            Route(FAVOURITE_CARDS, favourite_cards, methods=["POST"]),
             Route(SSG_HOME + "/{city}", ssg_city, methods=["GET"]),
             Route(SSG_HOME + "/{city}/{commune}", ssg_commune, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),

@@ -43,6 +43,7 @@ from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.models.listing_filters import NO_FILTERS, ListingFilters
 from app.routes import (
     AREAS,
+    FAVOURITES,
     LEGAL_PREFIX,
     LOGIN,
     NOT_FOUND,
@@ -71,6 +72,7 @@ RESERVED_SEGMENTS = frozenset(
     {
         *(area.prefix.strip("/") for area in AREAS),
         LOGIN.strip("/"),
+        FAVOURITES.strip("/"),
         LEGAL_PREFIX.strip("/"),
         SSG_HOME.strip("/"),
         NOT_FOUND,

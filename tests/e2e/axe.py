@@ -35,7 +35,12 @@ RUN = """async ([tags, extra]) => {
 
 def serious_violations(page: Page, where: str = "") -> list[str]:
     """Every serious or critical axe violation on the page now, one readable line per element, each naming the
-    page's path and ``where`` (the state audited, when the path does not say it)."""
+    page's path and ``where`` (the state audited, when the path does not say it).
+
+    The page is audited at rest: the pointer is moved off the element the test last clicked, whose spot a
+    re-rendered page may have put a link under (its hover and tap styles are not the page's colours).
+    """
+    page.mouse.move(0, 0)
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(tool_modules("axe") / "axe-core" / "axe.min.js"))
     found = page.evaluate(RUN, [list(TAGS), list(EXTRA_RULES)])

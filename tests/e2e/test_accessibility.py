@@ -99,7 +99,7 @@ def test_public_pages_first_visit_and_returning(audited: BrowserContext, site: S
         f"/escorts/trans/{CITY}",
         f"/escort/{site.uids['diamante']}",
     ]
-    legal = ["/disclaimer/report", "/disclaimer/privacidad"]
+    legal = ["/disclaimer/report", "/disclaimer/privacidad", "/favoritas"]
     found: list[str] = []
     page = audited.new_page()
     for path in directory:  # a first visit: the 18+ notice is open

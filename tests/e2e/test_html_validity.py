@@ -66,6 +66,7 @@ def _served(site: Site) -> dict[str, tuple[str, dict[str, str], int]]:
         "ficha": (catalina, ADULT, 200),
         "ficha-trans": (maite, ADULT, 200),
         "login": ("/login", {}, 200),
+        "favoritas": ("/favoritas", ADULT, 200),
         **{f"info-{page.slug}": (legal_path(page.slug), {}, 200) for page in LEGAL_PAGES},
         "no-existe": ("/no-existe", {}, 404),
         "no-existe-barra": ("/escorts/atlantida/", {}, 404),
@@ -90,6 +91,13 @@ def _hydrated(page: Page, site: Site) -> dict[str, str]:
         page.wait_for_function(HYDRATED)
         page.locator("#vista-previa").wait_for(state="detached")  # the server's preview has left
         documents[name] = page.content()
+    # The Favoritas page with a saved listing and one no longer public (drawn by assets/favourites.js).
+    saved = [site.uids["diamante"], site.uids["hidden"]]
+    page.evaluate("(uids) => window.localStorage.setItem('favoritas', JSON.stringify(uids))", saved)
+    page.goto("/favoritas")
+    page.wait_for_function(HYDRATED)
+    page.get_by_test_id("favorita-no-disponible").wait_for()
+    documents["app-favoritas"] = page.content()
     return documents
 
 

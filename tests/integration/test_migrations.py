@@ -34,6 +34,8 @@ EXPECTED_TABLES = {
     "aviso",
     "aviso_desactivado",
     "ajuste_sitio",
+    "favoritas_en_cuenta",
+    "favorita",
 }
 
 

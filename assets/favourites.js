@@ -1,0 +1,153 @@
+// The visitor's favourites (issue 19 §2), kept in this browser's local storage:
+// - every heart (a button with data-favorita="<listing uid>", app/components/favourites.py) shows
+//   with aria-pressed whether its listing is saved, and a press saves or removes it here, with no
+//   request and no websocket message: the server never learns it;
+// - only while a signed-in visitor keeps their favourites in the account does the page carry the
+//   data-favoritas-cuenta button (app/states/favourites.py); a press then clicks it, and it sends the
+//   list to the account;
+// - the Favoritas page's list (data-favoritas-lista) is drawn from POST /favoritas/tarjetas, which
+//   gives the public cards of the saved listings and says which are no longer public;
+// - a list this device took from an account leaves with the account: once signed out (the "user"
+//   record of app/states/auth.py is gone), the next person at this browser does not see it;
+// - window.favoritas is what the account's handlers call (read the list, adopt the account's).
+(function () {
+  "use strict";
+  // Once per document, even if the script element is inserted again (React renders the head too).
+  if (window.favoritas) return;
+
+  var KEY = "favoritas";
+  // The account this device's list was joined with (so an account's list replaces it only then).
+  var OWNER_KEY = "favoritas_cuenta";
+  var MAX = 200;
+  var HEART = "[data-favorita]";
+  var LIST = "[data-favoritas-lista]";
+  var ACCOUNT = "[data-favoritas-cuenta]";
+
+  function read() {
+    try {
+      var value = JSON.parse(window.localStorage.getItem(KEY) || "[]");
+      return Array.isArray(value) ? value.filter(function (uid) { return typeof uid === "string"; }) : [];
+    } catch (error) {
+      return [];
+    }
+  }
+
+  function write(uids) {
+    window.localStorage.setItem(KEY, JSON.stringify(uids.slice(0, MAX)));
+  }
+
+  // Signed out since this device joined an account's list: that list stays in the account only.
+  function leaveAccount() {
+    if (window.localStorage.getItem(OWNER_KEY) !== null && !window.localStorage.getItem("user")) {
+      window.localStorage.removeItem(KEY);
+      window.localStorage.removeItem(OWNER_KEY);
+    }
+  }
+
+  // Every heart on the page shows whether its listing is saved.
+  function mark() {
+    leaveAccount();
+    var saved = read();
+    document.querySelectorAll(HEART).forEach(function (button) {
+      var pressed = saved.indexOf(button.getAttribute("data-favorita")) >= 0 ? "true" : "false";
+      if (button.getAttribute("aria-pressed") !== pressed) button.setAttribute("aria-pressed", pressed);
+    });
+  }
+
+  // The Favoritas page's list: the public cards of the saved listings, and those gone. Only the answer to
+  // the latest request is drawn (an earlier one, for an older list, may arrive after it).
+  var drawn = 0;
+  function drawList(container) {
+    var request = ++drawn;
+    container.setAttribute("data-cargada", "");
+    container.setAttribute("aria-busy", "true");
+    fetch("/favoritas/tarjetas", {
+      method: "POST",
+      credentials: "omit",
+      cache: "no-store",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ids: read() }),
+    })
+      .then(function (response) {
+        if (!response.ok) throw new Error(String(response.status));
+        return response.text();
+      })
+      .then(function (html) {
+        if (request !== drawn) return;
+        container.innerHTML = html;
+        mark();
+      })
+      .catch(function () {
+        if (request !== drawn) return;
+        container.textContent = "No pudimos cargar tus favoritas. Recarga la página para intentarlo de nuevo.";
+      })
+      .finally(function () {
+        if (request === drawn) container.removeAttribute("aria-busy");
+      });
+  }
+
+  function drawLists(again) {
+    document.querySelectorAll(LIST).forEach(function (container) {
+      if (again || !container.hasAttribute("data-cargada")) drawList(container);
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest(HEART);
+    if (!button) return;
+    event.preventDefault();
+    var uid = button.getAttribute("data-favorita");
+    var saved = read();
+    var at = saved.indexOf(uid);
+    if (at >= 0) saved.splice(at, 1);
+    else saved.unshift(uid);
+    write(saved);
+    mark();
+    var account = document.querySelector(ACCOUNT);
+    if (account) account.click();
+  });
+
+  // Hearts and lists the app draws later (client-side navigation, a new page of cards).
+  var pending = false;
+  new MutationObserver(function () {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () {
+      pending = false;
+      mark();
+      drawLists(false);
+    });
+  }).observe(document.documentElement, {
+    childList: true,
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["data-favorita"],
+  });
+
+  // Another tab of this browser changed the list.
+  window.addEventListener("storage", function (event) {
+    if (event.key === KEY) mark();
+  });
+
+  window.favoritas = {
+    list: read,
+    // The device's list to merge into the account ``owner``, or null when it already is that account's copy.
+    joining: function (owner) {
+      return window.localStorage.getItem(OWNER_KEY) === owner ? null : read();
+    },
+    // The account's list becomes this device's.
+    adopt: function (uids, owner) {
+      write(uids);
+      window.localStorage.setItem(OWNER_KEY, owner);
+      mark();
+      drawLists(true);
+    },
+    // The account no longer keeps the list: this device's copy stays, as its own.
+    forget: function () {
+      window.localStorage.removeItem(OWNER_KEY);
+    },
+  };
+
+  mark();
+  drawLists(false);
+})();
