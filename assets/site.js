@@ -17,7 +17,10 @@
 // - the build's stylesheet, which public documents bring as media="print"
 //   so that the first paint waits only for the site's inline CSS
 //   (app/seo.py split_shell), applies once loaded and the preview leaves,
-//   in the same frame: the preview is never restyled while it shows.
+//   in the same frame: the preview is never restyled while it shows;
+// - when the websocket drops while an event this page sent has had no
+//   answer yet (its app node died mid-write), a Spanish alert says so at
+//   once: Reflex reconnects silently and the event is lost.
 (function () {
   "use strict";
 
@@ -123,6 +126,69 @@
       if (summary && menu.contains(document.activeElement)) summary.focus();
     });
   });
+
+  // A write in flight when the connection drops (issue 18 §2): Reflex sends each event over the
+  // websocket and, if the socket closes before the answer, reconnects at once and never resends
+  // it. Reflex's instrumentation hooks (window.__reflex_otel, read at each call, kept if present)
+  // tell which events go out and when the socket drops; the socket's own messages tell which were
+  // answered (any "event" packet: Reflex answers a page's events in order). The hydrate event of
+  // a (re)connect is not the visitor's write: the count restarts once the socket connects.
+  var WRITE_CUT = "Se cortó la conexión mientras guardábamos. Revisa si tu cambio quedó guardado y vuelve a intentarlo.";
+  var unanswered = 0;
+  var otel = window.__reflex_otel || {};
+  function chained(name, own) {
+    var theirs = otel[name];
+    return function () {
+      own.apply(this, arguments);
+      if (typeof theirs === "function") return theirs.apply(this, arguments);
+    };
+  }
+  function showWriteCut() {
+    if (document.querySelector("[data-write-cut]")) return;
+    var notice = document.createElement("div");
+    notice.className = "write-cut";
+    notice.setAttribute("role", "alert");
+    notice.setAttribute("data-write-cut", "");
+    var text = document.createElement("p");
+    text.textContent = WRITE_CUT;
+    var close = document.createElement("button");
+    close.type = "button";
+    close.textContent = "Cerrar aviso";
+    close.addEventListener("click", function () { notice.remove(); });
+    notice.append(text, close);
+    document.body.append(notice);
+  }
+  window.__reflex_otel = Object.assign({}, otel, {
+    onEventSend: chained("onEventSend", function () { unanswered += 1; }),
+    onSocketConnect: chained("onSocketConnect", function () { unanswered = 0; }),
+    onSocketDisconnect: chained("onSocketDisconnect", function () {
+      if (unanswered) showWriteCut();
+      unanswered = 0;
+    }),
+  });
+  // A socket.io EVENT packet named "event" (engine.io message 4, socket.io event 2, optional namespace).
+  var ANSWER = /^42(\/[^,]*,)?\d*\["event"/;
+  // The accessor may sit on an ancestor's prototype (a subclassed WebSocket): it is overridden on
+  // the class the page uses.
+  var sockets = window.WebSocket && window.WebSocket.prototype;
+  var onmessage;
+  for (var proto = sockets; proto && !onmessage; proto = Object.getPrototypeOf(proto)) {
+    onmessage = Object.getOwnPropertyDescriptor(proto, "onmessage");
+  }
+  if (onmessage && onmessage.set) {
+    Object.defineProperty(sockets, "onmessage", {
+      configurable: true,
+      enumerable: onmessage.enumerable,
+      get: onmessage.get,
+      set: function (handler) {
+        var watched = typeof handler !== "function" ? handler : function (message) {
+          if (typeof message.data === "string" && ANSWER.test(message.data)) unanswered = 0;
+          return handler.apply(this, arguments);
+        };
+        onmessage.set.call(this, watched);
+      },
+    });
+  }
 
   var lastTouch = new WeakMap();
   // The slide a carousel's smooth scroll is on its way to: until the scroll ends (or the visitor
