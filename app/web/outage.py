@@ -25,8 +25,10 @@ RETRY_AFTER_S = 5
 
 
 def outage_page(path: str) -> str:
-    """The Spanish document shown while the database is unreachable, with a link to try ``path`` again."""
-    return render("outage.html", message=DATABASE_DOWN, path=path)
+    """The Spanish document shown while the database is unreachable, with a link to try ``path`` again
+    (the home page when ``path`` could lead off the site, as ``//other.example`` would)."""
+    same_site = path.startswith("/") and not path.startswith("//") and "\\" not in path
+    return render("outage.html", message=DATABASE_DOWN, path=path if same_site else "/")
 
 
 class DatabaseOutagePage:

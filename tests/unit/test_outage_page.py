@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from app.core.errors import StorageError
 from app.states.failures import DATABASE_DOWN
-from app.web.outage import DatabaseOutagePage
+from app.web.outage import DatabaseOutagePage, outage_page
 
 
 def _outage() -> OperationalError:
@@ -60,3 +60,12 @@ def test_an_outage_anywhere_in_the_chain_is_a_spanish_503(path):
 def test_other_failures_and_outages_after_the_headers_go_on_to_the_server(path, error):
     with pytest.raises(error):
         _client().get(path)
+
+
+@pytest.mark.parametrize("path", ["//otro.example/x", "/\\otro.example", "https://otro.example/"])
+def test_the_try_again_link_never_leads_off_the_site(path):
+    assert 'href="/"' in outage_page(path)
+
+
+def test_the_try_again_link_keeps_a_path_of_the_site():
+    assert 'href="/escorts/talca"' in outage_page("/escorts/talca")
