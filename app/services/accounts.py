@@ -342,15 +342,29 @@ def staff_target(*, session: Session, actor: Actor, allowed: Collection[ProfileI
     return user
 
 
+STAFF_ACCOUNTS_MESSAGE = "Solo un administrador puede suspender, desactivar o cambiar las cuentas del equipo."
+
+
+def may_manage(actor: Actor, user: User) -> bool:
+    """Whether ``actor`` (staff) may ban or deactivate ``user``: staff accounts are the administrators' alone."""
+    return actor.profile_uid == ProfileId.ADMINISTRADOR or user.profile_uid not in STAFF_PROFILES
+
+
+def ensure_may_manage(actor: Actor, user: User) -> None:
+    """ForbiddenError (logged) when a secretary reaches for a staff account (an administrator or a secretary)."""
+    if not may_manage(actor, user):
+        log.warning("staff account change refused: %s %s on user %s", actor.profile_uid, actor.uid, user.uid)
+        raise ForbiddenError(STAFF_ACCOUNTS_MESSAGE)
+
+
 def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_uid: str, banned: bool) -> UserPublic:
-    """Ban or lift a ban (administrator or secretary). A ban ends every session at once.
+    """Ban or lift a ban (administrator, or secretary on a non-staff account). A ban ends every session at once.
 
     The user row, the account's disabled flag and the revocation of its
     sessions commit together.
     """
     user = staff_target(session=session, actor=actor, allowed=STAFF_PROFILES, user_uid=user_uid)
-    if user.profile_uid == ProfileId.ADMINISTRADOR and actor.profile_uid != ProfileId.ADMINISTRADOR:
-        raise ConflictError("Solo un administrador puede suspender a otro administrador.")
+    ensure_may_manage(actor, user)
     with transaction(session) as tx:
         updated = users.update_user(
             session=session,
