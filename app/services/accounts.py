@@ -109,8 +109,13 @@ def _user_by_identity(session: Session, identity_uid: str) -> User | None:
 # --- self-service ---------------------------------------------------------------
 
 
-def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_hash: str) -> UserPublic | None:
+def sign_up(
+    *, session: Session, provider: IdentityProvider, data: dict, client_hash: str, proof: str = ""
+) -> UserPublic | None:
     """Create a visitor or advertiser account and e-mail its verification link.
+
+    ``proof``: the browser's proof of work, needed past the client's hourly limit
+    (throttle.check_sign_up raises ProofRequired with a challenge without one).
 
     The credential, its verification code and the user row commit together
     (or not at all), and the link is e-mailed after that commit. For an
@@ -119,8 +124,11 @@ def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_
     """
     form = validated_input(SignUpInput, data)
     check_password_rules(form.password)
-    secret = get_settings().secret_key
-    throttle.check_sign_up(email=form.email, client=client_hash, secret=secret)
+    settings = get_settings()
+    secret = settings.secret_key
+    throttle.check_sign_up(
+        email=form.email, client=client_hash, secret=secret, proof=proof, bits=settings.sign_up_proof_bits
+    )
     if users.find_user_by_email(session=session, email=form.email) is None:
         try:
             with transaction(session) as tx:
