@@ -353,14 +353,17 @@ def staff_target(*, session: Session, actor: Actor, allowed: Collection[ProfileI
 STAFF_ACCOUNTS_MESSAGE = "Solo un administrador puede suspender, desactivar o cambiar las cuentas del equipo."
 
 
-def may_manage(actor: Actor, user: User) -> bool:
-    """Whether ``actor`` (staff) may ban or deactivate ``user``: staff accounts are the administrators' alone."""
-    return actor.profile_uid == ProfileId.ADMINISTRADOR or user.profile_uid not in STAFF_PROFILES
+def may_manage(actor_profile: str, user_profile: str) -> bool:
+    """Whether staff of ``actor_profile`` may ban or deactivate a ``user_profile`` account.
+
+    Staff accounts (administrators and secretaries) are the administrators' alone.
+    """
+    return actor_profile == ProfileId.ADMINISTRADOR or user_profile not in STAFF_PROFILES
 
 
 def ensure_may_manage(actor: Actor, user: User) -> None:
     """ForbiddenError (logged) when a secretary reaches for a staff account (an administrator or a secretary)."""
-    if not may_manage(actor, user):
+    if not may_manage(actor.profile_uid, user.profile_uid):
         log.warning("staff account change refused: %s %s on user %s", actor.profile_uid, actor.uid, user.uid)
         raise ForbiddenError(STAFF_ACCOUNTS_MESSAGE)
 

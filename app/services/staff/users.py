@@ -151,9 +151,12 @@ def _ensure_not_undoing(session: Session, actor: Actor, user: User, decision: tu
 
 
 def _row(
-    user: User, viewer: Actor | None = None, admin_bans: Collection[str] = (), admin_offs: Collection[str] = ()
+    user: User, viewer: User | None = None, admin_bans: Collection[str] = (), admin_offs: Collection[str] = ()
 ) -> UserRow:
-    manageable = viewer is not None and user.uid != viewer.uid and accounts.may_manage(viewer, user)
+    """The row as ``viewer`` sees it: the ban and deactivation buttons only where the services would let them."""
+    manageable = (
+        viewer is not None and user.uid != viewer.uid and accounts.may_manage(viewer.profile_uid, user.profile_uid)
+    )
     secretary = viewer is not None and viewer.profile_uid != ProfileId.ADMINISTRADOR
     may_ban = manageable and not (secretary and user.ban and user.uid in admin_bans)
     may_deactivate = manageable and not (secretary and not user.activo and user.uid in admin_offs)
@@ -187,8 +190,7 @@ def list_users(*, session: Session, actor_uid: str, query: TableQuery) -> StaffP
     found, total = fetch_page(
         session, select(User).where(*conditions), query, sort_order(USERS_SPEC, SORT_COLUMNS, query, User.uid)
     )
-    viewer_row = session.get(User, actor_uid)
-    viewer = Actor(uid=actor_uid, email="", display_name="", profile_uid=viewer_row.profile_uid if viewer_row else "")
+    viewer = session.get(User, actor_uid)
     admin_bans = administrator_decisions(session, [user.uid for user in found if user.ban], BAN)
     admin_offs = administrator_decisions(session, [user.uid for user in found if not user.activo], DEACTIVATION)
     rows = [_row(user, viewer, admin_bans, admin_offs) for user in found]
