@@ -152,7 +152,7 @@ def location_for(place: str, settings: Settings) -> Location:
 
 
 def _missing(name: str) -> CorruptBackupError:
-    return CorruptBackupError(f"Falta el archivo {name} del respaldo: está incompleto, no se restauró nada.", name=name)
+    return CorruptBackupError(f"Falta el archivo {name} del respaldo: está incompleto. No se restauró nada.", name=name)
 
 
 # --- encryption (age, through pyrage) -----------------------------------------------------------
