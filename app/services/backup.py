@@ -28,15 +28,19 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 import pyrage
+from botocore.exceptions import BotoCoreError, ClientError
 from pyrage import x25519
 from sqlalchemy import Connection, func, inspect, select, table, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.core.errors import ServiceError
 from app.db import make_engine
@@ -129,8 +133,6 @@ class S3Location:
         self.client.upload_file(str(path), self.bucket, self.prefix + name)
 
     def fetch_file(self, name: str, path: Path) -> None:
-        from botocore.exceptions import ClientError
-
         try:
             self.client.download_file(self.bucket, self.prefix + name, str(path))
         except ClientError as exc:
@@ -359,12 +361,40 @@ class BackupSummary:
     tables: dict[str, int]
 
 
+@contextmanager
+def _failures_explained(undone: str) -> Iterator[None]:
+    """Database, S3 and disk failures as one Spanish message (no traceback, no address with a password)."""
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        raise BackupError(
+            f"La base de datos no respondió ({type(exc).__name__}): revisa DATABASE_URL y que el servidor esté "
+            f"en marcha. {undone}"
+        ) from exc
+    except ClientError as exc:
+        error = exc.response.get("Error", {})
+        raise BackupError(
+            f"El almacenamiento S3 respondió {error.get('Code', '?')}: {error.get('Message', '')}. {undone}"
+        ) from exc
+    except BotoCoreError as exc:
+        raise BackupError(f"No pude conectar con el almacenamiento S3 (S3_ENDPOINT_URL): {exc}. {undone}") from exc
+    except OSError as exc:
+        raise BackupError(f"Error de archivos: {exc.strerror or exc} ({exc.filename or ''}). {undone}") from exc
+
+
 def create_backup(*, settings: Settings, dest: str, key: str | None = None) -> BackupSummary:
     """Back up the database and both photo stores to ``dest`` (a new folder or an empty S3 prefix).
 
     The stores are copied before and after the database snapshot, so every photo the snapshot refers
     to is in the backup, even one uploaded while it was being made.
     """
+    with _failures_explained(
+        "Lo que alcanzó a escribirse en el destino no tiene manifest.json: bórralo antes de reintentar."
+    ):
+        return _create_backup(settings=settings, dest=dest, key=key)
+
+
+def _create_backup(*, settings: Settings, dest: str, key: str | None) -> BackupSummary:
     recipient = recipient_of(key) if key else None
     location = location_for(dest, settings)
     if location.names():
@@ -601,6 +631,11 @@ def restore_backup(*, settings: Settings, src: str, key: str | None = None, repl
     Every checksum is verified and every file decrypted first; the target must be empty unless
     ``replace``. The restored tables' row counts are compared with the manifest's at the end.
     """
+    with _failures_explained("Revisa el destino antes de reintentar (con --replace si quedó a medias)."):
+        return _restore_backup(settings=settings, src=src, key=key, replace=replace)
+
+
+def _restore_backup(*, settings: Settings, src: str, key: str | None, replace: bool) -> BackupSummary:
     location = location_for(src, settings)
     sqlite = _is_sqlite(settings.database_url)
     with tempfile.TemporaryDirectory(prefix="restore-") as folder:

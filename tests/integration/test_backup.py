@@ -35,6 +35,7 @@ from tests.conftest import create_pg_database, drop_pg_database
 from tests.factories import make_listing, make_owner, make_staff, open_session
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import jpeg_with_gps
+from tests.ports import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -462,3 +463,21 @@ def test_list_keys_walks_a_whole_bucket_past_one_page(s3_storage):
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(lambda key: client.put_object(Bucket=s3_storage.bucket, Key=key, Body=b"x"), keys))
     assert s3_storage.list_keys() == keys
+
+
+def test_an_unreachable_database_or_bucket_is_one_spanish_line(tmp_path, monkeypatch, capsys, s3_server):
+    monkeypatch.setenv("DATABASE_URL", f"postgresql+psycopg://postgres:clave@127.0.0.1:{free_port()}/nadie")
+    monkeypatch.setenv("DB_CONNECT_TIMEOUT_S", "2")
+    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
+    monkeypatch.setenv("S3_ENDPOINT_URL", s3_server)
+    monkeypatch.setenv("S3_ACCESS_KEY", "test-access")
+    monkeypatch.setenv("S3_SECRET_KEY", "test-secret")
+    get_settings.cache_clear()
+    try:
+        code, _out, err = _run(capsys, "backup", str(tmp_path / "respaldo"))
+        assert code == 1 and "La base de datos no respondió" in err and "clave" not in err
+        code, _out, err = _run(capsys, "backup", f"s3://no-existe-{uuid.uuid4().hex[:8]}/diario")
+        assert code == 1 and "NoSuchBucket" in err
+    finally:
+        get_settings.cache_clear()
