@@ -11,6 +11,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -481,3 +483,37 @@ def test_an_unreachable_database_or_bucket_is_one_spanish_line(tmp_path, monkeyp
         assert code == 1 and "NoSuchBucket" in err
     finally:
         get_settings.cache_clear()
+
+
+def test_the_commands_of_the_documentation_as_processes(tmp_path, sqlite_url):
+    """`python -m app.cli backup DEST` and `restore SRC` as an operator runs them, the key in the environment."""
+    secret, _public = new_key()
+    env = {
+        **{name: value for name, value in os.environ.items() if not name.startswith(("S3_", "DATABASE_URL"))},
+        "DATABASE_URL": sqlite_url,
+        "MEDIA_DIR": str(tmp_path / "media"),
+        "PRIVATE_MEDIA_DIR": str(tmp_path / "private"),
+        "BACKUP_KEY": secret,
+    }
+    (tmp_path / "media" / "photos" / "ab").mkdir(parents=True)
+    (tmp_path / "media" / "photos" / "ab" / "foto-400.webp").write_bytes(b"RIFF-foto")
+    folder = str(tmp_path / "respaldo")
+
+    def run(*argv: str, **changes: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "app.cli", *argv]
+        return subprocess.run(command, env={**env, **changes}, capture_output=True, text=True, timeout=300, check=False)
+
+    made = run("backup", folder)
+    assert made.returncode == 0, made.stderr
+    assert "cifrado con BACKUP_KEY" in made.stdout and secret not in made.stdout + made.stderr
+    restored = run(
+        "restore",
+        folder,
+        DATABASE_URL=f"sqlite:///{tmp_path / 'nueva.db'}",
+        MEDIA_DIR=str(tmp_path / "media2"),
+        PRIVATE_MEDIA_DIR=str(tmp_path / "private2"),
+    )
+    assert restored.returncode == 0, restored.stderr
+    assert (tmp_path / "media2" / "photos" / "ab" / "foto-400.webp").read_bytes() == b"RIFF-foto"
+    refused = run("restore", folder)  # the original site is not empty
+    assert refused.returncode == 1 and "no está vacío" in refused.stderr and "Traceback" not in refused.stderr
