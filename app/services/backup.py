@@ -153,6 +153,24 @@ def location_for(place: str, settings: Settings) -> Location:
     return S3Location(client=S3Storage.from_settings(settings, bucket=bucket).client, bucket=bucket, prefix=prefix)
 
 
+def _check_apart_from_the_stores(place: str, settings: Settings) -> None:
+    """A backup never goes into a photo store: the public one is served to anyone, and either would back itself up."""
+    if place.startswith("s3://"):
+        bucket = place.removeprefix("s3://").partition("/")[0]
+        if settings.s3_bucket and bucket in {settings.s3_bucket, settings.s3_private_bucket}:
+            raise BackupError(
+                f"El bucket {bucket} guarda las fotos del sitio: los respaldos van en un bucket aparte, nunca público."
+            )
+        return
+    folder = Path(place).resolve()
+    for store in (settings.media_dir, settings.private_media_dir):
+        store = Path(store).resolve()
+        if folder.is_relative_to(store) or store.is_relative_to(folder):
+            raise BackupError(
+                f"{folder} se cruza con la carpeta de fotos {store}: los respaldos van en una carpeta aparte."
+            )
+
+
 def _missing(name: str) -> CorruptBackupError:
     return CorruptBackupError(f"Falta el archivo {name} del respaldo: está incompleto. No se restauró nada.", name=name)
 
@@ -396,6 +414,7 @@ def create_backup(*, settings: Settings, dest: str, key: str | None = None) -> B
 
 def _create_backup(*, settings: Settings, dest: str, key: str | None) -> BackupSummary:
     recipient = recipient_of(key) if key else None
+    _check_apart_from_the_stores(dest, settings)
     location = location_for(dest, settings)
     if location.names():
         raise BackupError(f"{location.description} ya tiene archivos: cada respaldo va en una carpeta o prefijo nuevo.")

@@ -517,3 +517,15 @@ def test_the_commands_of_the_documentation_as_processes(tmp_path, sqlite_url):
     assert (tmp_path / "media2" / "photos" / "ab" / "foto-400.webp").read_bytes() == b"RIFF-foto"
     refused = run("restore", folder)  # the original site is not empty
     assert refused.returncode == 1 and "no está vacío" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_backup_never_goes_into_a_photo_store(site, capsys):
+    settings = get_settings()
+    if site.postgresql:
+        places = [f"s3://{settings.s3_bucket}/respaldo", f"s3://{settings.s3_private_bucket}/respaldo"]
+    else:
+        places = [str(settings.media_dir / "respaldo"), str(settings.private_media_dir), str(settings.media_dir.parent)]
+    for place in places:
+        code, _out, err = _run(capsys, "backup", place)
+        assert code == 1 and ("bucket aparte" in err or "carpeta aparte" in err), place
+    assert _photo_files() == {"public": {}, "private": {}}
