@@ -148,7 +148,7 @@ def location_for(place: str, settings: Settings) -> Location:
     bucket, _, prefix = place.removeprefix("s3://").partition("/")
     if not bucket:
         raise BackupError(f"Falta el bucket en {place}: usa s3://bucket/prefijo.")
-    from app.storage.s3 import S3Storage  # boto3 is loaded only for S3 places
+    from app.storage.s3 import S3Storage  # as the storage factory does: boto3 is loaded only when S3 is used
 
     return S3Location(client=S3Storage.from_settings(settings, bucket=bucket).client, bucket=bucket, prefix=prefix)
 
@@ -418,6 +418,8 @@ def _create_backup(*, settings: Settings, dest: str, key: str | None) -> BackupS
     location = location_for(dest, settings)
     if location.names():
         raise BackupError(f"{location.description} ya tiene archivos: cada respaldo va en una carpeta o prefijo nuevo.")
+    if not _database_tables(settings.database_url):  # also fails fast, before any file is copied, when it is down
+        raise BackupError("La base de datos no tiene tablas: revisa DATABASE_URL (no hay nada que respaldar).")
     stores = _stores(settings)
     sqlite = _is_sqlite(settings.database_url)
     kind = "sqlite" if sqlite else "postgresql"

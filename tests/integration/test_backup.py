@@ -479,6 +479,7 @@ def test_an_unreachable_database_or_bucket_is_one_spanish_line(tmp_path, monkeyp
     try:
         code, _out, err = _run(capsys, "backup", str(tmp_path / "respaldo"))
         assert code == 1 and "La base de datos no respondió" in err and "clave" not in err
+        assert not (tmp_path / "respaldo").exists()  # checked before any file was copied
         code, _out, err = _run(capsys, "backup", f"s3://no-existe-{uuid.uuid4().hex[:8]}/diario")
         assert code == 1 and "NoSuchBucket" in err
     finally:
