@@ -40,7 +40,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pyrage import x25519
 from sqlalchemy import Connection, func, inspect, select, table, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from app.core.errors import ServiceError
 from app.db import make_engine
@@ -384,10 +384,14 @@ def _failures_explained(undone: str) -> Iterator[None]:
     """Database, S3 and disk failures as one Spanish message (no traceback, no address with a password)."""
     try:
         yield
+    except OperationalError as exc:
+        raise BackupError(
+            f"La base de datos no respondió: revisa DATABASE_URL y que el servidor esté en marcha. {undone}"
+        ) from exc
     except SQLAlchemyError as exc:
         raise BackupError(
-            f"La base de datos no respondió ({type(exc).__name__}): revisa DATABASE_URL y que el servidor esté "
-            f"en marcha. {undone}"
+            f"La base de datos rechazó la operación ({type(exc).__name__}): revisa los permisos del usuario de "
+            f"DATABASE_URL. {undone}"
         ) from exc
     except ClientError as exc:
         error = exc.response.get("Error", {})
