@@ -13,10 +13,10 @@ from starlette.testclient import TestClient
 
 from app.app import app as reflex_app
 from app.db import get_engine
-from app.models import AdvertiserService, ListingService, Section, utc_now
+from app.models import AdvertiserService, Section, utc_now
 from app.models.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
 from app.models.listing_filters import NO_FILTERS, ListingFilters, parse_filters
-from app.services import city_filters, directory_cards, listings, page_cache
+from app.services import city_filters, directory_cards, listing_revisions, listings, page_cache
 from app.settings import get_settings
 from app.states.public import DirectoryState
 from app.web.api import build_api
@@ -74,7 +74,7 @@ def site(app_database, monkeypatch):
                 status=status,
                 published_at=now - timedelta(days=days + 1),
             )
-            session.add_all(ListingService(listing_uid=listing.uid, service_uid=s.uid) for s in services)
+            listing_revisions.set_services(session, listing, [s.uid for s in services])
         session.commit()
     yield
 
