@@ -177,7 +177,7 @@ def _filters() -> rx.Component:
             ),
             rx.el.div(
                 rx.el.button(
-                    "Ver " + DirectoryState.draft_label,
+                    DirectoryState.draft_label,
                     type="button",
                     on_click=DirectoryState.apply_filters,
                     class_name="btn btn-primary",

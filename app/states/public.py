@@ -170,7 +170,7 @@ class DirectoryState(rx.State):
     draft_age_max: str = ""
     draft_services: list[str] = []
     draft_total: int = 0
-    draft_label: str = ""
+    draft_label: str = ""  # the form's button: "Ver 3 avisos", "Ver más de 1.000 avisos"
 
     @rx.var
     def section_home(self) -> str:
