@@ -98,14 +98,14 @@ def main() -> int:
             ):
                 print(f"{label:42s} {_figures(fn, args.runs)}")
             if args.explain:
-                _explain(engine, session, filtered)
+                _explain(engine, session, _explained_queries(session))
             if args.compare_indexes:
                 print("before 0014 (a count of every match, services probed in publicacion_servicio):")
                 with _before_0014():
                     for label, fn in (("city page (Todas, page 1)", city_page), *filtered):
                         print(f"{label:42s} {_figures(fn, args.runs)}")
                     if args.explain:
-                        _explain(engine, session, filtered)
+                        _explain(engine, session, _explained_queries(session))
                 session.rollback()  # its transaction's locks would hold the DROP INDEX back
                 with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
                     for name in FILTER_INDEXES:
@@ -138,9 +138,39 @@ def _before_0014():
         listings.COUNT_CAP, listing_filters_module.offers_service = cap, offers
 
 
-def _explain(engine, session: Session, filtered: list) -> None:
-    """EXPLAIN (ANALYZE, BUFFERS) of the count and the page of one call of each filtered variant."""
-    for label, fn in filtered[:4]:
+def _explained_queries(session: Session) -> list:
+    """Fixed cases of the slow variants (Talca, Todas, page 1), the same both ways: (label, function) pairs."""
+    catalogue = city_filters.service_options(session=session)
+    commune = next(
+        found.commune
+        for found in city_filters.commune_counts(session=session, section=Section.MUJERES.value, city_slug="talca")
+        if found.commune.name != "Talca"
+    )
+    cases = {
+        "no filter": ListingFilters(),
+        "1 service": ListingFilters(services=(catalogue[0],)),
+        "2 services + max rate 100.000": ListingFilters(services=tuple(catalogue[:2]), price_max=100_000),
+        "rate 60.000-110.000 + age 20-30": ListingFilters(price_min=60_000, price_max=110_000, age_min=20, age_max=30),
+        f"comuna {commune.name} + rate 60.000-110.000": ListingFilters(
+            commune=commune, price_min=60_000, price_max=110_000
+        ),
+    }
+
+    def run(filters: ListingFilters):
+        return lambda: listings.city_cards(
+            session=session,
+            section=Section.MUJERES.value,
+            city_slug="talca",
+            tab=TABS_BY_SLUG["todas"],
+            filters=filters,
+        )
+
+    return [(f"Talca, {label}", run(filters)) for label, filters in cases.items()]
+
+
+def _explain(engine, session: Session, cases: list) -> None:
+    """EXPLAIN (ANALYZE, BUFFERS) of the count and the page of each case."""
+    for label, fn in cases:
         statements: list = []
 
         def grab(conn, cursor, statement, parameters, context, executemany, statements=statements):
