@@ -300,6 +300,17 @@ class FirebaseProvider:
 
     # --- passwords ------------------------------------------------------------
 
+    def delete_account(self, *, uid: str) -> None:
+        def change() -> None:
+            try:
+                with _admin_errors():
+                    auth.delete_user(uid, app=self.app)
+            except AuthError as exc:
+                if exc.code != "user-not-found":
+                    raise
+
+        self._change(uid, change)
+
     def change_password(self, *, uid: str, email: str, current_password: str, new_password: str) -> None:
         identity = self._password_sign_in(email, current_password, _CURRENT_PASSWORD_ERRORS)
         if identity.uid != uid:

@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -180,6 +180,12 @@ class LocalProvider:
         with self._work() as tx:
             if tx.session.get(LocalCredential, uid) is None:
                 raise AuthError("user-not-found")
+
+    def delete_account(self, *, uid: str) -> None:
+        with self._work() as tx:
+            tx.session.exec(delete(ActionCode).where(col(ActionCode.credential_uid) == uid))
+            tx.session.exec(delete(LocalCredential).where(col(LocalCredential.uid) == uid))
+            tx.session.flush()
 
     # --- passwords ------------------------------------------------------------
 

@@ -122,6 +122,12 @@ class IdentityProvider(Protocol):
         """Record the user's profile with the account (a custom claim on Firebase)."""
         ...
 
+    def delete_account(self, *, uid: str) -> None:
+        """Delete the account for good (its owner deleted it): the address may sign up again afterwards.
+
+        A missing account is not an error (nothing is left to delete)."""
+        ...
+
 
 def normalized_email(email: str) -> str:
     """Trimmed, lower-cased e-mail; invalid-email when it does not look like one."""

@@ -36,9 +36,7 @@ class DataExport(EnumColumns, SQLModel, table=True):
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
     user_uid: str = Field(foreign_key="usuarios.uid", ondelete="CASCADE", index=True, max_length=40)
-    status: ExportStatus = Field(
-        default=ExportStatus.PENDING, sa_type=EnumString(ExportStatus, 12), nullable=False
-    )
+    status: ExportStatus = Field(default=ExportStatus.PENDING, sa_type=EnumString(ExportStatus, 12), nullable=False)
     token_hash: str | None = Field(default=None, max_length=64, unique=True, description="SHA-256 of the link's token.")
     storage_key: str | None = Field(default=None, max_length=200, description="The ZIP in the private storage.")
     created_at: datetime = Field(default_factory=utc_now)
