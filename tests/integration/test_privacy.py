@@ -123,9 +123,7 @@ def _build_export(db, stores, owner, mailbox) -> str:
 def test_the_export_holds_the_account_s_own_data_and_nobody_else_s(db, provider, stores, mailbox):
     storage, private = stores
     owner, listing = _advertiser_with_everything(db, provider, stores, f"duena-{uuid.uuid4().hex[:8]}@example.cl")
-    other, other_listing = _advertiser_with_everything(
-        db, provider, stores, f"otra-{uuid.uuid4().hex[:8]}@example.cl"
-    )
+    other, other_listing = _advertiser_with_everything(db, provider, stores, f"otra-{uuid.uuid4().hex[:8]}@example.cl")
     reviewer = make_account(db, provider, "revisora-export@example.cl", profile=ProfileId.SECRETARIA)
     db.add(ListingReview(listing_uid=listing.uid, reviewer_uid=reviewer.uid, decision=ReviewDecision.RECHAZADA))
     db.add(
@@ -454,16 +452,18 @@ def test_stale_drafts_are_warned_once_then_deleted_with_their_photos(db, provide
     (warning,) = mailbox.to(owner.email)
     assert "Borrador 170" in _subject(warning) and "180 días" in _body(warning)
     # 180 days untouched, but warned only 10 days ago: kept.
-    assert privacy.purge_stale_drafts(
-        session=db, storage=storage, private_storage=private, now=now + timedelta(days=10)
-    ) == 0
+    assert (
+        privacy.purge_stale_drafts(session=db, storage=storage, private_storage=private, now=now + timedelta(days=10))
+        == 0
+    )
     keys = listing_photos.photo_variant_keys(db.exec(select(ListingPhoto)).one())
     assert set(keys) <= set(_files(storage))
     # 14 days after the warning: deleted, with its photo files; the others stay.
     assert privacy.warn_stale_drafts(session=db, now=now + timedelta(days=14)) == 0
-    assert privacy.purge_stale_drafts(
-        session=db, storage=storage, private_storage=private, now=now + timedelta(days=14)
-    ) == 1
+    assert (
+        privacy.purge_stale_drafts(session=db, storage=storage, private_storage=private, now=now + timedelta(days=14))
+        == 1
+    )
     db.expire_all()
     assert db.get(Listing, stale.uid) is None and db.get(Listing, fresh.uid) is not None
     assert db.get(Listing, published.uid) is not None
@@ -506,9 +506,7 @@ def test_closed_reports_lose_the_reporter_s_contact_after_twelve_months(db):
     recent_closed = Report(
         kind="otro", message="reciente", contact="b@example.cl", status=ReportStatus.CERRADO, updated_at=now
     )
-    old_open = Report(
-        kind="otro", message="abierto", contact="c@example.cl", created_at=now - timedelta(days=500)
-    )
+    old_open = Report(kind="otro", message="abierto", contact="c@example.cl", created_at=now - timedelta(days=500))
     db.add_all([old_closed, recent_closed, old_open])
     db.commit()
     assert privacy.scrub_closed_reports(session=db, now=now) == 1
