@@ -2,6 +2,7 @@
 
 - exportacion_datos: the "Descargar mis datos" requests, their ZIP in the private storage and the
   digest of the e-mailed link's token;
+- codigo_accion.new_email: the address an e-mail change (a code sent to it) changes the account to;
 - auditoria.actor_uid loses its foreign key: a deleted account's audit entries stay under an
   anonymous id that names no user.
 
@@ -34,6 +35,8 @@ def _audit_fk() -> str:
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("codigo_accion", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("new_email", sqlmodel.sql.sqltypes.AutoString(length=254), nullable=True))
     with op.batch_alter_table("auditoria", schema=None, naming_convention=NAMING) as batch_op:
         batch_op.drop_constraint(_audit_fk(), type_="foreignkey")
     op.create_table(
@@ -62,3 +65,5 @@ def downgrade() -> None:
     op.drop_table("exportacion_datos")
     with op.batch_alter_table("auditoria", schema=None, naming_convention=NAMING) as batch_op:
         batch_op.create_foreign_key(_audit_fk(), "usuarios", ["actor_uid"], ["uid"])
+    with op.batch_alter_table("codigo_accion", schema=None) as batch_op:
+        batch_op.drop_column("new_email")

@@ -129,8 +129,7 @@ _PRIVACIDAD = LegalPage(
                 "códigos de un solo uso que enviamos por correo se borran cuando ya no sirven.",
                 "Las denuncias cerradas pierden el dato de contacto de quien denunció 12 meses después de "
                 "cerrarse; la denuncia misma se conserva, sin ese dato.",
-                "El archivo con tus datos que pides desde Mi cuenta se borra 48 horas después de enviarte el "
-                "enlace.",
+                "El archivo con tus datos que pides desde Mi cuenta se borra 48 horas después de enviarte el enlace.",
             ),
         ),
         LegalSection(
@@ -148,8 +147,9 @@ _PRIVACIDAD = LegalPage(
                 "preparamos en segundo plano y te enviamos el enlace por correo; el enlace vale 48 horas y solo "
                 "funciona con tu sesión iniciada.",
                 "Corregir mis datos: tus publicaciones las editas en Mis publicaciones, y cada cambio a una "
-                "publicación visible pasa por revisión; tu contraseña, desde el menú de tu cuenta. Para cambiar "
-                "tu correo, escríbenos desde ese correo: confirmaremos el nuevo con un enlace.",
+                "publicación visible pasa por revisión; tu contraseña, desde el menú de tu cuenta; tu correo, en "
+                "Mi cuenta con tu contraseña: el cambio se hace cuando abres el enlace que enviamos a la nueva "
+                "dirección.",
                 "Eliminar mi cuenta: con tu contraseña (y, para el equipo del sitio, el segundo factor) "
                 "eliminamos tus publicaciones, las fotos en todos nuestros almacenamientos, tus solicitudes de "
                 "verificación, tus sesiones, estadísticas y favoritas. En el registro de auditoría del equipo "

@@ -368,6 +368,21 @@ class FirebaseProvider:
             raise AuthError("requires-recent-login")
         self._send_oob({"requestType": "VERIFY_EMAIL", "idToken": identity.id_token})
 
+    def send_email_change(self, *, identity: Identity, new_email: str) -> None:
+        new_email = normalized_email(new_email)
+        self._send_oob({"requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": identity.id_token, "newEmail": new_email})
+
+    def confirm_email_change(self, *, code: str) -> tuple[str, str]:
+        if not code:
+            raise AuthError("invalid-action-code")
+        body = self._call("update", {"oobCode": code})
+        email = body.get("email")
+        if not email:
+            raise AuthError("invalid-action-code")
+        with _admin_errors():
+            user = auth.get_user_by_email(str(email), app=self.app)
+        return str(user.uid), str(email)
+
     def confirm_email(self, *, code: str) -> str:
         if not code:
             raise AuthError("invalid-action-code")

@@ -7,9 +7,9 @@ import reflex as rx
 from app.components.forms import form_alert, password_field, text_field
 from app.components.layout import guarded_content, page_frame
 from app.identity.provider import MAX_PASSWORD_LENGTH
-from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES, FAVOURITES, legal_path
+from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES, FAVOURITES
 from app.states.account import PasswordDialogState
-from app.states.privacy import PrivacyState
+from app.states.privacy import EmailChangeState, PrivacyState
 
 HEADING = "Mi cuenta"
 EXPORT_TEXT = (
@@ -55,9 +55,8 @@ def _correct_section() -> rx.Component:
             rx.el.li(
                 "Tu correo (",
                 rx.el.strong(PrivacyState.email_hint),
-                "): para cambiarlo, escríbenos desde ese mismo correo a la dirección de la ",
-                rx.link("política de privacidad", href=legal_path("privacidad")),
-                "; confirmaremos el nuevo con un enlace antes de cambiarlo.",
+                "): cámbialo con el formulario de abajo; el cambio se hace cuando abres el enlace que "
+                "enviamos a la nueva dirección.",
             ),
             rx.el.li(
                 "Tu contraseña: ",
@@ -86,7 +85,44 @@ def _correct_section() -> rx.Component:
             ),
             rx.el.li("Tus favoritas guardadas en la cuenta: en ", rx.link("Favoritas", href=FAVOURITES), "."),
         ),
+        _email_form(),
         aria_label="Corregir mis datos",
+    )
+
+
+def _email_form() -> rx.Component:
+    return rx.el.form(
+        rx.el.h3("Cambiar mi correo"),
+        text_field(
+            "email",
+            "Nuevo correo",
+            "new_email",
+            type_="email",
+            auto_complete="email",
+            required=True,
+            max_length=254,
+            errors=EmailChangeState.field_errors,
+            on_clear=EmailChangeState.clear_field_error,
+        ),
+        password_field(
+            "email",
+            "Tu contraseña",
+            "password",
+            "current-password",
+            max_length=MAX_PASSWORD_LENGTH,
+            errors=EmailChangeState.field_errors,
+            on_clear=EmailChangeState.clear_field_error,
+        ),
+        form_alert(EmailChangeState.error),
+        rx.cond(
+            EmailChangeState.notice != "",
+            rx.el.p(EmailChangeState.notice, role="status", class_name="form-notice"),
+        ),
+        rx.el.button("Enviar enlace", type="submit", disabled=EmailChangeState.busy, class_name="btn btn-primary"),
+        on_submit=EmailChangeState.request_email_change,
+        no_validate=True,
+        class_name="account-form",
+        aria_label="Cambiar mi correo",
     )
 
 

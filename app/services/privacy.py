@@ -42,8 +42,6 @@ from app.core.actor import Actor
 from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.db import after_session_commit, transaction
-from app.identity import throttle
-from app.identity.errors import AuthError
 from app.identity.provider import IdentityProvider
 from app.models import (
     STAFF_PROFILES,
@@ -76,7 +74,7 @@ from app.models import (
     utc_now,
 )
 from app.routes import DATA_EXPORT_PREFIX
-from app.services import notices
+from app.services import accounts, notices
 from app.services.listing_photos import widths_of
 from app.services.mail import Outbox, send_after_commit
 from app.services.my_listings import RemovedFiles, deletion_note, remove_listing_rows
@@ -98,7 +96,6 @@ DATE_FORMAT = "D [de] MMMM [de] YYYY"
 EXPORT_PENDING = "Estamos preparando tu archivo. Te enviaremos el enlace por correo en unos minutos."
 EXPORT_TOO_MANY = "Ya pediste tus datos varias veces hoy. Vuelve a intentarlo mañana."
 EXPORT_ALREADY_PENDING = "Ya estamos preparando tu archivo. Te enviaremos el enlace por correo."
-WRONG_PASSWORD = "La contraseña no es correcta."
 LAST_ADMIN = "Eres el último administrador activo: nombra a otro administrador antes de eliminar tu cuenta."
 SECOND_FACTOR_MISSING = "Escribe el código de tu aplicación de autenticación."
 SECOND_FACTOR_WRONG = "El código de verificación no es correcto."
@@ -191,7 +188,9 @@ def _listing_data(session: Session, listing: Listing) -> dict[str, Any]:
         .order_by(col(ListingVerification.created_at))
     ).all()
     stats = session.exec(
-        select(ListingDailyStats).where(ListingDailyStats.listing_uid == listing.uid).order_by(col(ListingDailyStats.day))
+        select(ListingDailyStats)
+        .where(ListingDailyStats.listing_uid == listing.uid)
+        .order_by(col(ListingDailyStats.day))
     ).all()
     data = _plain(listing, leave_out=("revision",))
     data["edicion_pendiente"] = json.loads(listing.revision) if listing.revision else None
@@ -436,22 +435,6 @@ def _check_not_last_admin(session: Session, user: User) -> None:
         raise ConflictError(LAST_ADMIN)
 
 
-def _check_password(provider: IdentityProvider, user: User, password: str, client_hash: str) -> None:
-    """The account's password, checked under the sign-in limits; a wrong one is a field error."""
-    if not isinstance(password, str) or not password or not user.identity_uid:
-        raise InvalidInputError(WRONG_PASSWORD, field="password")
-    try:
-        with throttle.password_check(email=user.email, client=client_hash, secret=get_settings().secret_key):
-            identity = provider.sign_in(email=user.email, password=password[:256])
-    except AuthError as exc:
-        if exc.code in {"invalid-credential", "wrong-password"}:
-            log.warning("account deletion refused: wrong password for user %s (client %s)", user.uid, client_hash)
-            raise InvalidInputError(WRONG_PASSWORD, field="password") from exc
-        raise
-    if identity.uid != user.identity_uid:
-        raise InvalidInputError(WRONG_PASSWORD, field="password")
-
-
 def _anonymise_audit(session: Session, *, user_uid: str, record_uids: set[str], anonymous: str) -> None:
     """The account's audit entries keep only ``anonymous``: as actor, and as the record changed (contents dropped)."""
     session.exec(update(AuditEntry).where(col(AuditEntry.actor_uid) == user_uid).values(actor_uid=anonymous))
@@ -535,7 +518,7 @@ def delete_account(
     user = session.get(User, actor.uid)
     if user is None:
         raise NotFoundError("Tu cuenta no existe.")
-    _check_password(provider, user, password, client_hash)
+    accounts.check_own_password(provider=provider, user=user, password=password, client_hash=client_hash)
     if user.profile_uid in STAFF_PROFILES:
         _check_second_factor(session, user, code)
     email, identity_uid = user.email, user.identity_uid

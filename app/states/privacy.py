@@ -12,7 +12,7 @@ from app.core.text import mask_email
 from app.identity.factory import get_provider
 from app.identity.guards import ALL_PROFILES, HOME
 from app.models import STAFF_PROFILES, ProfileId
-from app.services import privacy
+from app.services import accounts, privacy
 from app.services.abuse import client_key
 from app.settings import get_settings
 from app.states.auth import SIGN_OUT_SCRIPT, AuthState, current_actor, requires
@@ -22,8 +22,14 @@ from app.states.offload import ACCOUNT_POOL, run_service
 from app.storage.factory import get_private_storage, get_storage
 
 DELETE_FIELDS = ("password", "code", "confirm")
+EMAIL_FIELDS = ("new_email", "password")
 MUST_CONFIRM = "Marca la casilla para confirmar que quieres eliminar tu cuenta."
 ACCOUNT_DELETED = "cuenta-eliminada"
+
+
+def _change_email(**kwargs) -> str:
+    """app.services.accounts.request_email_change with the configured provider (on the worker thread)."""
+    return accounts.request_email_change(provider=get_provider(), **kwargs)
 
 
 def _delete(**kwargs) -> None:
@@ -31,6 +37,40 @@ def _delete(**kwargs) -> None:
     privacy.delete_account(
         provider=get_provider(), storage=get_storage(), private_storage=get_private_storage(), **kwargs
     )
+
+
+def _client_hash(state: rx.State) -> str:
+    """The abuse-limit key of the connected client (app.services.abuse.client_key)."""
+    return client_key(state.router.session.client_ip or "", get_settings().secret_key)
+
+
+class EmailChangeState(ClearingFormState, rx.State):
+    """The "change my e-mail" form: its busy flag, errors, and what was sent."""
+
+    notice: str = ""
+
+    @requires(*ALL_PROFILES)
+    async def request_email_change(self, form_data: dict):
+        """E-mail a link to the caller's new address (after their password); the change waits for that link."""
+        if self.busy:
+            return None
+        data = form_data if isinstance(form_data, dict) else {}
+        new_email, password = data.get("new_email", ""), data.get("password", "")
+        self.notice = ""
+        outcome = await self._submit(
+            run_service(
+                _change_email,
+                actor=current_actor(),
+                new_email=new_email[:256] if isinstance(new_email, str) else "",
+                password=password[:256] if isinstance(password, str) else "",
+                client_hash=_client_hash(self),
+                pool=ACCOUNT_POOL,
+            ),
+            fields=EMAIL_FIELDS,
+        )
+        if outcome.ok:
+            self.notice = outcome.value
+        return None
 
 
 class PrivacyState(ClearingFormState, rx.State):
@@ -60,7 +100,8 @@ class PrivacyState(ClearingFormState, rx.State):
             return None
         outcome = await self._submit(run_service(privacy.request_export, actor=current_actor()))
         if not outcome.ok:
-            return notify_error(self.error)
+            message, self.error = self.error, ""  # a toast: the page's form alert belongs to the deletion
+            return notify_error(message)
         self.export_notice = outcome.value
         return notify_success(outcome.value)
 
@@ -81,7 +122,7 @@ class PrivacyState(ClearingFormState, rx.State):
                 actor=current_actor(),
                 password=password[:256] if isinstance(password, str) else "",
                 code=code[:32] if isinstance(code, str) else "",
-                client_hash=client_key(self.router.session.client_ip or "", get_settings().secret_key),
+                client_hash=_client_hash(self),
                 pool=ACCOUNT_POOL,
             ),
             fields=DELETE_FIELDS,

@@ -21,6 +21,7 @@ from sqlmodel import Session, SQLModel, select
 
 from app.content.notices import NoticeKind
 from app.core.errors import ConflictError, InvalidInputError
+from app.identity.errors import AuthError
 from app.models import (
     AuditEntry,
     DataExport,
@@ -352,7 +353,7 @@ def test_a_wrong_password_deletes_nothing(db, provider, stores):
             password="no-es-la-clave",
             client_hash=CLIENT,
         )
-    assert refused.value.fields == {"password": privacy.WRONG_PASSWORD}
+    assert refused.value.fields == {"password": accounts.WRONG_PASSWORD}
     db.expire_all()
     assert db.get(User, user.uid) is not None
 
@@ -518,3 +519,68 @@ def test_closed_reports_lose_the_reporter_s_contact_after_twelve_months(db):
         "reciente": ("b@example.cl", ""),
         "abierto": ("c@example.cl", ""),
     }
+
+
+def test_changing_the_e_mail_waits_for_the_link_sent_to_the_new_address(db, provider, mailbox):
+    user = make_account(db, provider, "antes@example.cl", profile=ProfileId.CLIENTE)
+    make_account(db, provider, "ocupado@example.cl", profile=ProfileId.CLIENTE)
+    with pytest.raises(InvalidInputError) as wrong:
+        accounts.request_email_change(
+            session=db,
+            provider=provider,
+            actor=actor_of(user),
+            new_email="despues@example.cl",
+            password="otra-clave-cualquiera",
+            client_hash=CLIENT,
+        )
+    assert wrong.value.fields == {"password": accounts.WRONG_PASSWORD}
+    # An address that has an account is answered alike, and gets nothing.
+    for address in ("ocupado@example.cl", "despues@example.cl"):
+        notice = accounts.request_email_change(
+            session=db,
+            provider=provider,
+            actor=actor_of(user),
+            new_email=address,
+            password=PASSWORD,
+            client_hash=CLIENT,
+        )
+        assert notice == accounts.EMAIL_CHANGE_SENT
+    wait_until_sent()
+    assert mailbox.to("ocupado@example.cl") == []
+    assert ["Pediste cambiar" in _subject(m) for m in mailbox.to("antes@example.cl")] == [True, True]
+    link = mailbox.wait_for_link("despues@example.cl", "verifyAndChangeEmail")
+    code = link.split("oobCode=")[1]
+    # Nothing changes until the link is opened.
+    db.expire_all()
+    assert db.get(User, user.uid).email == "antes@example.cl"
+    assert accounts.confirm_email_change(session=db, provider=provider, code=code) == "despues@example.cl"
+    db.expire_all()
+    assert db.get(User, user.uid).email == "despues@example.cl"
+    assert provider.sign_in(email="despues@example.cl", password=PASSWORD).uid == user.identity_uid
+    with pytest.raises(AuthError):
+        provider.sign_in(email="antes@example.cl", password=PASSWORD)
+    with pytest.raises(AuthError) as reused:
+        accounts.confirm_email_change(session=db, provider=provider, code=code)
+    assert reused.value.code == "invalid-action-code"
+    wait_until_sent()
+    assert "cambió" in _subject(mailbox.to("antes@example.cl")[-1])
+
+
+def test_changing_the_e_mail_with_firebase(db, firebase_provider, firebase_oob_codes):
+    user = make_account(db, firebase_provider, "fb-antes@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    accounts.request_email_change(
+        session=db,
+        provider=firebase_provider,
+        actor=actor_of(user),
+        new_email="fb-despues@correo.cl",
+        password=PASSWORD,
+        client_hash=CLIENT,
+    )
+    code = firebase_oob_codes("fb-despues@correo.cl", "VERIFY_AND_CHANGE_EMAIL") or firebase_oob_codes(
+        "fb-antes@correo.cl", "VERIFY_AND_CHANGE_EMAIL"
+    )
+    assert code
+    assert accounts.confirm_email_change(session=db, provider=firebase_provider, code=code) == "fb-despues@correo.cl"
+    db.expire_all()
+    assert db.get(User, user.uid).email == "fb-despues@correo.cl"
+    assert firebase_admin.auth.get_user(user.identity_uid, app=firebase_provider.app).email == "fb-despues@correo.cl"

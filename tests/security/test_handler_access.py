@@ -97,6 +97,7 @@ PUBLIC_HANDLERS = {
     "AccountActionState.clear_field_error",
     "PasswordDialogState.clear_field_error",
     "PrivacyState.clear_field_error",
+    "EmailChangeState.clear_field_error",
     "ReportState.clear_field_error",
     "WizardState.clear_field_error",
 }
@@ -143,6 +144,7 @@ def test_the_walk_finds_the_app_handlers():
         "PrivacyState.open_page",
         "PrivacyState.request_export",
         "PrivacyState.delete_account",
+        "EmailChangeState.request_email_change",
     ):
         assert expected in names
     assert len(GUARDED) >= 4
