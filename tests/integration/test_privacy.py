@@ -43,7 +43,7 @@ from app.models import (
     utc_now,
 )
 from app.routes import DATA_EXPORT_PREFIX
-from app.services import accounts, listing_photos, privacy, verification
+from app.services import accounts, listing_photos, privacy, privacy_jobs, verification
 from app.services.mail import wait_until_sent
 from app.services.staff import audit
 from app.settings import get_settings
@@ -584,3 +584,25 @@ def test_changing_the_e_mail_with_firebase(db, firebase_provider, firebase_oob_c
     db.expire_all()
     assert db.get(User, user.uid).email == "fb-despues@correo.cl"
     assert firebase_admin.auth.get_user(user.identity_uid, app=firebase_provider.app).email == "fb-despues@correo.cl"
+
+
+def test_the_hourly_run_does_every_retention_step(db, provider, tmp_path, monkeypatch):
+    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
+    get_settings.cache_clear()
+    owner = make_account(db, provider, "todo-retencion@example.cl", profile=ProfileId.PROFESOR)
+    _draft(db, owner, 170)
+    privacy.request_export(session=db, actor=actor_of(owner))
+    assert privacy_jobs.build_exports() == 1
+    db.add(
+        Report(
+            kind="otro",
+            message="cerrada hace mucho",
+            contact="x@example.cl",
+            status=ReportStatus.CERRADO,
+            updated_at=utc_now() - timedelta(days=400),
+        )
+    )
+    db.commit()
+    run = privacy_jobs.run_retention(utc_now() + timedelta(hours=49))
+    assert run == privacy_jobs.RetentionRun(exports_purged=1, drafts_warned=1, drafts_deleted=0, reports_scrubbed=1)
