@@ -4,6 +4,7 @@ and the retention jobs (stale drafts, closed reports' contacts, expired exports)
 
 from __future__ import annotations
 
+import email as email_message
 import io
 import json
 import re
@@ -21,7 +22,9 @@ from sqlmodel import Session, SQLModel, select
 
 from app.content.notices import NoticeKind
 from app.core.errors import ConflictError, InvalidInputError
+from app.db import get_engine
 from app.identity.errors import AuthError
+from app.identity.local import LocalProvider
 from app.models import (
     AuditEntry,
     DataExport,
@@ -606,3 +609,29 @@ def test_the_hourly_run_does_every_retention_step(db, provider, tmp_path, monkey
     db.commit()
     run = privacy_jobs.run_retention(utc_now() + timedelta(hours=49))
     assert run == privacy_jobs.RetentionRun(exports_purged=1, drafts_warned=1, drafts_deleted=0, reports_scrubbed=1)
+
+
+def test_export_and_deletion_work_on_sqlite_too(db_on_both, tmp_path, monkeypatch):
+    """The embedded default: the same export and deletion on SQLite (and PostgreSQL), mail to the outbox."""
+    monkeypatch.setenv("OUTBOX_DIR", str(tmp_path / "outbox"))
+    monkeypatch.setenv("SMTP_HOST", "")
+    get_settings.cache_clear()
+    db = db_on_both
+    local = LocalProvider(engine=get_engine())
+    stores = LocalStorage(tmp_path / "media"), PrivateLocalStorage(tmp_path / "private")
+    email = "ambas@example.cl"
+    owner, listing = _advertiser_with_everything(db, local, stores, email)
+    privacy.request_export(session=db, actor=actor_of(owner))
+    assert privacy.build_next_export(session=db, storage=stores[0], private_storage=stores[1])
+    export = db.exec(select(DataExport)).one()
+    assert export.storage_key in _files(stores[1])
+    owner_uid, listing_uid = owner.uid, listing.uid
+    _delete(db, local, stores, owner)
+    db.expire_all()
+    assert _traces(db, [owner_uid, email, listing_uid]) == []
+    assert _files(stores[0]) == [] and _files(stores[1]) == []
+    wait_until_sent()
+    subjects = sorted(
+        _subject(email_message.message_from_bytes(path.read_bytes())) for path in (tmp_path / "outbox").iterdir()
+    )
+    assert [s.split(" ")[0] for s in subjects] == ["Eliminamos", "Tus"]
