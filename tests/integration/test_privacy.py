@@ -17,6 +17,7 @@ from email.header import decode_header, make_header
 
 import firebase_admin.auth
 import pytest
+from reflex import constants
 from sqlalchemy import text
 from sqlmodel import Session, SQLModel, select
 
@@ -50,9 +51,11 @@ from app.services import accounts, listing_photos, privacy, privacy_jobs, verifi
 from app.services.mail import wait_until_sent
 from app.services.staff import audit
 from app.settings import get_settings
+from app.states.account import AccountActionState
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from app.storage.s3 import PrivateS3Storage
 from tests.factories import actor_of, make_account, make_listing, open_session
+from tests.handlers import client_states, invoke
 from tests.integration.conftest import s3_settings
 from tests.photo_samples import jpeg_with_gps
 
@@ -635,3 +638,38 @@ def test_export_and_deletion_work_on_sqlite_too(db_on_both, tmp_path, monkeypatc
         _subject(email_message.message_from_bytes(path.read_bytes())) for path in (tmp_path / "outbox").iterdir()
     )
     assert [s.split(" ")[0] for s in subjects] == ["Eliminamos", "Tus"]
+
+
+def _opened_link(link: str) -> AccountActionState:
+    """AccountActionState of a browser that opened ``link`` (its page's load handler run)."""
+    state, _ = client_states(AccountActionState)
+    query = dict(pair.split("=", 1) for pair in link.split("?", 1)[1].split("&"))
+    root = state._get_root_state()
+    path = "/login/accion?" + link.split("?", 1)[1]
+    root.router_data = root._update_router_vars(
+        {constants.RouteVar.PATH: "/login/accion", constants.RouteVar.ORIGIN: path, constants.RouteVar.QUERY: query}, {}
+    )
+    invoke(state, "load")
+    return state
+
+
+def test_the_e_mailed_change_link_changes_the_address_on_the_action_page(db, provider, mailbox):
+    user = make_account(db, provider, "pagina-antes@example.cl", profile=ProfileId.CLIENTE)
+    accounts.request_email_change(
+        session=db,
+        provider=provider,
+        actor=actor_of(user),
+        new_email="pagina-despues@example.cl",
+        password=PASSWORD,
+        client_hash=CLIENT,
+    )
+    link = mailbox.wait_for_link("pagina-despues@example.cl", "verifyAndChangeEmail")
+    state = _opened_link(link)
+    assert (state.status, state.message) == (
+        "verified",
+        "¡Listo! Cambiamos tu correo. Desde ahora ingresas con el nuevo.",
+    )
+    db.expire_all()
+    assert db.get(User, user.uid).email == "pagina-despues@example.cl"
+    again = _opened_link(link)
+    assert again.status == "failed" and again.message
