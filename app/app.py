@@ -21,7 +21,11 @@ from app.web.middleware import CompressionMiddleware, SecurityMiddleware
 app = rx.App(
     html_lang="es-CL",
     stylesheets=["/styles.css"],
-    head_components=[rx.el.script(src="/site.js", defer=True), rx.el.script(src="/favourites.js", defer=True)],
+    head_components=[
+        rx.el.script(src="/site.js", defer=True),
+        rx.el.script(src="/favourites.js", defer=True),
+        rx.el.script(src="/proof.js", defer=True),
+    ],
     # Sonner names its region "Notifications alt+T" unless given its whole name.
     toaster=rx.toast.provider(position="bottom-center", custom_attrs={"customAriaLabel": TOAST_REGION_LABEL}),
     # Reflex's English notices in Spanish: lost connection, render failure, handler errors.

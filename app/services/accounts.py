@@ -109,8 +109,13 @@ def _user_by_identity(session: Session, identity_uid: str) -> User | None:
 # --- self-service ---------------------------------------------------------------
 
 
-def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_hash: str) -> UserPublic | None:
+def sign_up(
+    *, session: Session, provider: IdentityProvider, data: dict, client_hash: str, proof: str = ""
+) -> UserPublic | None:
     """Create a visitor or advertiser account and e-mail its verification link.
+
+    ``proof``: the browser's proof of work, needed past the client's hourly limit
+    (throttle.check_sign_up raises ProofRequired with a challenge without one).
 
     The credential, its verification code and the user row commit together
     (or not at all), and the link is e-mailed after that commit. For an
@@ -119,8 +124,11 @@ def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_
     """
     form = validated_input(SignUpInput, data)
     check_password_rules(form.password)
-    secret = get_settings().secret_key
-    throttle.check_sign_up(email=form.email, client=client_hash, secret=secret)
+    settings = get_settings()
+    secret = settings.secret_key
+    throttle.check_sign_up(
+        email=form.email, client=client_hash, secret=secret, proof=proof, bits=settings.sign_up_proof_bits
+    )
     if users.find_user_by_email(session=session, email=form.email) is None:
         try:
             with transaction(session) as tx:
@@ -426,15 +434,32 @@ def staff_target(*, session: Session, actor: Actor, allowed: Collection[ProfileI
     return user
 
 
+STAFF_ACCOUNTS_MESSAGE = "Solo un administrador puede suspender, desactivar o cambiar las cuentas del equipo."
+
+
+def may_manage(actor_profile: str, user_profile: str) -> bool:
+    """Whether staff of ``actor_profile`` may ban or deactivate a ``user_profile`` account.
+
+    Staff accounts (administrators and secretaries) are the administrators' alone.
+    """
+    return actor_profile == ProfileId.ADMINISTRADOR or user_profile not in STAFF_PROFILES
+
+
+def ensure_may_manage(actor: Actor, user: User) -> None:
+    """ForbiddenError (logged) when a secretary reaches for a staff account (an administrator or a secretary)."""
+    if not may_manage(actor.profile_uid, user.profile_uid):
+        log.warning("staff account change refused: %s %s on user %s", actor.profile_uid, actor.uid, user.uid)
+        raise ForbiddenError(STAFF_ACCOUNTS_MESSAGE)
+
+
 def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_uid: str, banned: bool) -> UserPublic:
-    """Ban or lift a ban (administrator or secretary). A ban ends every session at once.
+    """Ban or lift a ban (administrator, or secretary on a non-staff account). A ban ends every session at once.
 
     The user row, the account's disabled flag and the revocation of its
     sessions commit together.
     """
     user = staff_target(session=session, actor=actor, allowed=STAFF_PROFILES, user_uid=user_uid)
-    if user.profile_uid == ProfileId.ADMINISTRADOR and actor.profile_uid != ProfileId.ADMINISTRADOR:
-        raise ConflictError("Solo un administrador puede suspender a otro administrador.")
+    ensure_may_manage(actor, user)
     with transaction(session) as tx:
         updated = users.update_user(
             session=session,

@@ -20,6 +20,7 @@ from a pristine copy whenever a test left it changed.
 from __future__ import annotations
 
 import inspect
+import logging
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -37,7 +38,7 @@ from app.identity.guards import HOME
 from app.identity.local import LocalProvider
 from app.models import ProfileId, User, UserSession, utc_now
 from app.settings import get_settings
-from app.states.auth import ACCESS_ATTR, PUBLIC, public
+from app.states.auth import ACCESS_ATTR, PUBLIC, STALE_PAGE_MESSAGE, public
 from tests.conftest import pg_server_url
 from tests.factories import make_account, open_session
 from tests.handlers import client_states, invoke
@@ -399,3 +400,29 @@ def test_guarded_handler_lets_allowed_profiles_in(item, callers):
         state, _ = client_states(state_cls, callers[profile])
         events = invoke(state, name, **_dummy_args(handler.fn))
         assert not _redirects_home(events), f"{_id(item)} refused an allowed {profile}"
+
+
+def _caller_for(handler) -> str:
+    """A caller the handler lets in: anonymous for a public one, an allowed profile otherwise."""
+    access = getattr(handler.fn, ACCESS_ATTR)
+    return "anonymous" if access == PUBLIC else sorted(access)[0]
+
+
+@pytest.mark.parametrize("item", HANDLERS, ids=[_id(item) for item in HANDLERS])
+def test_a_call_with_an_unknown_argument_is_refused_cleanly(item, callers, shared_callers, caplog):
+    """A client sending an argument the handler does not take: a warning (no traceback), nothing changed."""
+    state_cls, name, handler = item
+    before_db = shared_callers.fingerprint()
+    state, _ = client_states(state_cls, callers[_caller_for(handler)])
+    before_state = _state_values(state)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="app.states.auth"):
+        events = invoke(state, name, **_dummy_args(handler.fn), basura="<script>")
+    refusals = [r for r in caplog.records if "do not fit" in r.getMessage()]
+    assert len(refusals) == 1, f"{_id(item)}: {[r.getMessage() for r in caplog.records]}"
+    (record,) = refusals
+    assert record.levelno == logging.WARNING and record.exc_info is None
+    assert "basura" in record.getMessage() and "<script>" not in record.getMessage()
+    assert STALE_PAGE_MESSAGE in repr(events)
+    assert _state_values(state) == before_state
+    assert shared_callers.fingerprint() == before_db
