@@ -12,6 +12,7 @@ from app.identity.jobs import purge_sign_in_tables
 from app.jobs_lock import one_worker
 from app.route_table import PAGE_ROUTES
 from app.services.listing_jobs import listing_clock
+from app.services.privacy_jobs import privacy_clock
 from app.states.failures import on_backend_exception
 from app.web.api import build_api
 from app.web.cookies import handshake_middleware
@@ -45,6 +46,7 @@ app.api_transformer = [
 # Redis lease runs it (app.jobs_lock); the jobs are idempotent besides.
 app.register_lifespan_task(one_worker(purge_sign_in_tables))
 app.register_lifespan_task(one_worker(listing_clock))
+app.register_lifespan_task(one_worker(privacy_clock))
 
 # Every page from the one route table (app.route_table), in one loop.
 for page_route in PAGE_ROUTES:

@@ -224,6 +224,13 @@ class AccountActionState(ClearingFormState, rx.State):
                 self.status, self.message = "failed", exc.message
                 return
             self.status, self.message = "verified", "¡Listo! Tu correo quedó confirmado. Ya puedes ingresar."
+        elif mode == "verifyAndChangeEmail":
+            try:
+                await _off_loop(accounts.confirm_email_change, code=code)
+            except ServiceError as exc:
+                self.status, self.message = "failed", exc.message
+                return
+            self.status, self.message = "verified", "¡Listo! Cambiamos tu correo. Desde ahora ingresas con el nuevo."
         elif mode == "resetPassword":
             self._code = code
             self.status, self.message = "reset_form", ""

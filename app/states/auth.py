@@ -234,7 +234,10 @@ SIGN_OUT_SCRIPT = (
     "fetch('/sesion/cerrar', {method: 'POST', credentials: 'same-origin'}).then((r) => r.status).catch(() => 0)"
 )
 # One-shot messages shown after a page load (the code travels in session storage).
-FLASH_MESSAGES = {"clave-cambiada": "Cambiamos tu contraseña y cerramos tus otras sesiones."}
+FLASH_MESSAGES = {
+    "clave-cambiada": "Cambiamos tu contraseña y cerramos tus otras sesiones.",
+    "cuenta-eliminada": "Eliminamos tu cuenta con todos sus datos y fotos.",
+}
 
 
 class AuthState(rx.State):

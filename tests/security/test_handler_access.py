@@ -97,6 +97,8 @@ PUBLIC_HANDLERS = {
     "LoginState.clear_field_error",
     "AccountActionState.clear_field_error",
     "PasswordDialogState.clear_field_error",
+    "PrivacyState.clear_field_error",
+    "EmailChangeState.clear_field_error",
     "ReportState.clear_field_error",
     "WizardState.clear_field_error",
 }
@@ -139,6 +141,11 @@ def test_the_walk_finds_the_app_handlers():
         "StaffOverviewState.open_page",
         "NoticePreferencesState.save",
         "SiteSettingsState.save",
+        # Mi cuenta (issue 20 §2): every profile's own data, nobody else's.
+        "PrivacyState.open_page",
+        "PrivacyState.request_export",
+        "PrivacyState.delete_account",
+        "EmailChangeState.request_email_change",
     ):
         assert expected in names
     assert len(GUARDED) >= 4
