@@ -3,6 +3,9 @@ services_text writes them), the filter indexes carry them, and the history goes 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from app.db import make_engine, migrate
@@ -31,8 +34,15 @@ ROWS = (
 )
 
 
+def _previous() -> str:
+    """The revision 0014 follows (re-chained when branches merge)."""
+    script = ScriptDirectory(str(Path(__file__).resolve().parents[2] / "alembic"))
+    return script.get_revision("0014").down_revision
+
+
 def _check(url: str) -> None:
-    migrate(url, "0011")
+    previous = _previous()
+    migrate(url, previous)
     engine = make_engine(url)
     try:
         with engine.begin() as conn:
@@ -46,7 +56,7 @@ def _check(url: str) -> None:
         indexes = {index["name"]: index["column_names"] for index in inspect(engine).get_indexes("publicacion")}
         assert indexes["ix_publicacion_city_filters"][-1] == "service_uids"
         assert indexes["ix_publicacion_city_commune"][-1] == "service_uids"
-        migrate(url, "0011", downgrade=True)
+        migrate(url, previous, downgrade=True)
         engine.dispose()
         columns = {column["name"] for column in inspect(engine).get_columns("publicacion")}
         indexes = {index["name"]: index["column_names"] for index in inspect(engine).get_indexes("publicacion")}
