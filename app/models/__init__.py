@@ -53,6 +53,7 @@ from app.models.listings import (
 from app.models.notices import Notice, NoticeOptOut, NoticeStatus
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
 from app.models.site_settings import SiteSetting
+from app.models.two_factor import RecoveryCode, StaffSecondFactor
 from app.models.users import (
     PROFILE_LABELS,
     STAFF_PROFILES,
@@ -121,6 +122,7 @@ __all__ = [
     "ProfileId",
     "ProfilePublic",
     "ProfileUpdate",
+    "RecoveryCode",
     "Report",
     "ReportKind",
     "ReportStatus",
@@ -128,6 +130,7 @@ __all__ = [
     "Section",
     "SessionTicket",
     "SiteSetting",
+    "StaffSecondFactor",
     "Tier",
     "TierPublic",
     "UpgradeEffect",
