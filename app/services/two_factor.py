@@ -104,8 +104,8 @@ def _normalized(code: str) -> str:
     return re.sub(r"[\s-]", "", code)[:64].lower()
 
 
-def _is_totp(code: str) -> bool:
-    return len(code) == 6 and code.isascii() and code.isdigit()
+def _is_totp(code: object) -> bool:
+    return isinstance(code, str) and len(code) == 6 and code.isascii() and code.isdigit()
 
 
 def _ensure_staff_actor(actor: Actor) -> None:
