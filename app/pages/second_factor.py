@@ -10,7 +10,8 @@ from __future__ import annotations
 import reflex as rx
 
 from app.components.forms import form_alert, text_field
-from app.components.layout import page_frame
+from app.components.layout import READY_ATTRIBUTE, page_frame
+from app.routes import SECOND_FACTOR
 from app.states.second_factor import CODES, CODES_ID, LOADING, QR_ID, SECRET_ID, SETUP, VERIFY, SecondFactorState
 
 
@@ -36,7 +37,14 @@ def _setup() -> rx.Component:
             "Tu cuenta del equipo necesita un segundo factor. Escanea este código QR con tu app de autenticación "
             "(por ejemplo Google Authenticator, Microsoft Authenticator o FreeOTP)."
         ),
-        rx.el.img(id=QR_ID, alt="Código QR para tu app de autenticación", width="205", height="205"),
+        rx.el.svg(
+            id=QR_ID,
+            role="img",
+            aria_label="Código QR para tu app de autenticación",
+            width="205",
+            height="205",
+            custom_attrs={"shapeRendering": "crispEdges"},
+        ),
         rx.el.p("Si no puedes escanearlo, escribe esta clave en la app:"),
         rx.el.p(rx.el.code(id=SECRET_ID, class_name="secret-text"), aria_live="polite"),
         rx.el.form(
@@ -102,5 +110,8 @@ def second_factor_page() -> rx.Component:
             _codes(),
             _verify(),
             class_name="account",
+            # A guarded page's first screen (app.web.preview) stays until this page shows itself: a staff page
+            # asked for before the second factor comes here, and its "checking your access" screen must go.
+            custom_attrs={READY_ATTRIBUTE: rx.cond(SecondFactorState.step == LOADING, "", SECOND_FACTOR)},
         )
     )

@@ -19,7 +19,8 @@ and resets it:
 
 The secret is stored encrypted (Fernet, key derived from SECRET_KEY: changing
 SECRET_KEY means every staff member sets the factor up again). It never goes
-into Reflex state or a log line; the page receives the QR and the text in one
+into Reflex state or a log line; the page receives the QR (as SVG path data:
+the site's Content-Security-Policy allows no data: images) and the text in one
 event's reply only.
 """
 
@@ -121,10 +122,25 @@ def status(*, session: Session, user_uid: str) -> str:
 
 @dataclass(frozen=True)
 class SetupView:
-    """What the setup page shows: the QR code (an SVG data URI) and the secret as text, in groups of four."""
+    """What the setup page shows: the QR code (segno's SVG path, ``qr_size`` modules square with its quiet
+    zone) and the secret as text, in groups of four."""
 
-    qr_svg: str = field(repr=False)
+    qr_path: str = field(repr=False)
+    qr_size: int
     secret: str = field(repr=False)
+
+
+_SVG_PATH = re.compile(r'\sd="([^"]+)"')
+
+
+def _qr(uri: str) -> tuple[str, int]:
+    """The QR code of ``uri`` drawn by segno: its SVG path data and its size in modules."""
+    qr = segno.make(uri, error="m")
+    border = 4
+    found = _SVG_PATH.search(qr.svg_inline(scale=1, border=border))
+    if found is None:  # segno always draws one path; never happens
+        raise RuntimeError("segno drew no path")
+    return found.group(1), qr.symbol_size(scale=1, border=border)[0]
 
 
 def begin_setup(*, session: Session, actor: Actor) -> SetupView:
@@ -145,9 +161,9 @@ def begin_setup(*, session: Session, actor: Actor) -> SetupView:
         raise ConflictError(ALREADY_SET_UP)
     secret = _decrypt(row.secret_encrypted)
     uri = pyotp.TOTP(secret).provisioning_uri(name=actor.email, issuer_name=get_settings().site_name)
-    qr = segno.make(uri, error="m")
+    path, size = _qr(uri)
     grouped = " ".join(secret[i : i + 4] for i in range(0, len(secret), 4))
-    return SetupView(qr_svg=qr.svg_data_uri(scale=5, border=2, dark="#111111"), secret=grouped)
+    return SetupView(qr_path=path, qr_size=size, secret=grouped)
 
 
 def matching_step(secret: str, code: str, now: datetime) -> int | None:

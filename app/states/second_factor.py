@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.identity.guards import landing_path
 from app.services import two_factor
@@ -30,14 +31,23 @@ QR_ID, SECRET_ID, CODES_ID = "segundo-factor-qr", "segundo-factor-clave", "segun
 LOADING, SETUP, CODES, VERIFY = "cargando", "configurar", "codigos", "verificar"
 
 
-def _fill_script(*, qr: str = "", secret: str = "", codes: list[str] | None = None) -> rx.event.EventSpec:
-    """A script that writes the QR code, the secret or the recovery codes into the page (as text, never HTML)."""
-    data = json.dumps({"qr": qr, "secret": secret, "codes": codes or [], "ids": [QR_ID, SECRET_ID, CODES_ID]})
+def _fill_script(*, qr: str = "", size: int = 0, secret: str = "", codes: list[str] | None = None) -> EventSpec:
+    """A script that draws the QR code and writes the secret or the recovery codes into the page (as text and
+    SVG attributes, never as HTML)."""
+    data = json.dumps(
+        {"qr": qr, "size": size, "secret": secret, "codes": codes or [], "ids": [QR_ID, SECRET_ID, CODES_ID]}
+    )
     return rx.call_script(
         "(() => { const d = " + data + "; let tries = 0; const fill = () => {"
         " const [qr, secret, codes] = d.ids.map((id) => document.getElementById(id));"
         " if (!qr || !secret || !codes) { if (tries++ < 100) requestAnimationFrame(fill); return; }"
-        " if (d.qr) { qr.src = d.qr; } if (d.secret) { secret.textContent = d.secret; }"
+        " if (d.qr) { const ns = 'http://www.w3.org/2000/svg';"
+        " const bg = document.createElementNS(ns, 'rect'); bg.setAttribute('width', d.size);"
+        " bg.setAttribute('height', d.size); bg.setAttribute('fill', '#fff');"
+        " const path = document.createElementNS(ns, 'path'); path.setAttribute('d', d.qr);"
+        " path.setAttribute('stroke', '#000'); qr.setAttribute('viewBox', `0 0 ${d.size} ${d.size}`);"
+        " qr.replaceChildren(bg, path); }"
+        " if (d.secret) { secret.textContent = d.secret; }"
         " if (d.codes.length) { codes.replaceChildren(...d.codes.map((c) => {"
         " const li = document.createElement('li'); li.textContent = c; return li; })); } };"
         " fill(); })()"
@@ -53,7 +63,7 @@ class SecondFactorState(ClearingFormState, rx.State):
     async def _start_setup(self) -> list:
         view = await run_service(two_factor.begin_setup, actor=current_actor())
         self.step = SETUP
-        return [_fill_script(qr=view.qr_svg, secret=view.secret)]
+        return [_fill_script(qr=view.qr_path, size=view.qr_size, secret=view.secret)]
 
     @second_factor_step
     async def load(self):

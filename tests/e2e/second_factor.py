@@ -43,28 +43,31 @@ def fresh_code(db: Session, user_uid: str, secret: str = STAFF_TOTP_SECRET) -> s
         time.sleep(max(0.2, STEP_S - time.time() % STEP_S))
 
 
-def pass_second_factor(page: Page, db: Session, email: str) -> list[str]:
-    """Complete the second-factor page for the staff member ``email``; the recovery codes a setup showed."""
+def pass_second_factor(page: Page, db: Session, email: str, *, secret: str = STAFF_TOTP_SECRET) -> list[str]:
+    """Complete the second-factor page for the staff member ``email``; the recovery codes a setup showed.
+
+    ``secret``: the one their app holds, for the code step (the known one of ``enrol_staff`` by default).
+    """
     page.wait_for_url(re.compile(r".*/login/segundo-factor/?$"))
     heading = page.get_by_role("heading", name=re.compile(f"^({SETUP_HEADING}|{VERIFY_HEADING})$"), level=2)
     expect(heading).to_be_visible()
     user = db.exec(select(User).where(User.email == email)).one()
     if heading.inner_text() == VERIFY_HEADING:
         form = page.get_by_role("form", name="Código del segundo factor")
-        form.get_by_label("Código de tu app o de recuperación").fill(fresh_code(db, user.uid))
+        form.get_by_label("Código de tu app o de recuperación").fill(fresh_code(db, user.uid, secret))
         form.get_by_role("button", name="Ingresar").click()
         return []
     secret_text = page.locator("#segundo-factor-clave")
     expect(secret_text).to_have_text(re.compile(r"^[A-Z2-7 ]{32,}$"))
-    secret = secret_text.inner_text().replace(" ", "")
+    shown = secret_text.inner_text().replace(" ", "")
     form = page.get_by_role("form", name="Confirmar segundo factor")
-    form.get_by_label("Código de 6 dígitos de la app").fill(fresh_code(db, user.uid, secret))
+    form.get_by_label("Código de 6 dígitos de la app").fill(fresh_code(db, user.uid, shown))
     form.get_by_role("button", name="Confirmar").click()
     codes = page.get_by_role("list", name="Códigos de recuperación").get_by_role("listitem")
     expect(codes).to_have_count(10)
-    shown = codes.all_inner_texts()
+    recovery = codes.all_inner_texts()
     page.get_by_role("link", name="Ya los guardé, continuar").click()
-    return shown
+    return recovery
 
 
 def enrolled(db: Session, email: str) -> None:
