@@ -140,7 +140,7 @@ def _qr(uri: str) -> tuple[str, int]:
     found = _SVG_PATH.search(qr.svg_inline(scale=1, border=border))
     if found is None:  # segno always draws one path; never happens
         raise RuntimeError("segno drew no path")
-    return found.group(1), qr.symbol_size(scale=1, border=border)[0]
+    return found.group(1), int(qr.symbol_size(scale=1, border=border)[0])
 
 
 def begin_setup(*, session: Session, actor: Actor) -> SetupView:
