@@ -12,6 +12,7 @@ import reflex as rx
 from app.components.forms import form_alert, text_field
 from app.components.layout import READY_ATTRIBUTE, page_frame
 from app.routes import SECOND_FACTOR
+from app.states.auth import AuthState
 from app.states.second_factor import CODES, CODES_ID, LOADING, QR_ID, SECRET_ID, SETUP, VERIFY, SecondFactorState
 
 
@@ -109,6 +110,10 @@ def second_factor_page() -> rx.Component:
             _setup(),
             _codes(),
             _verify(),
+            rx.el.p(
+                rx.el.button("Cancelar y cerrar sesión", type="button", on_click=AuthState.sign_out, class_name="btn"),
+                hidden=SecondFactorState.step == CODES,
+            ),
             class_name="account",
             # A guarded page's first screen (app.web.preview) stays until this page shows itself: a staff page
             # asked for before the second factor comes here, and its "checking your access" screen must go.

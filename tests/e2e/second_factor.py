@@ -33,9 +33,9 @@ def fresh_code(db: Session, user_uid: str, secret: str = STAFF_TOTP_SECRET) -> s
     """
     totp = pyotp.TOTP(secret)
     while True:
-        db.expire_all()
-        row = db.get(StaffSecondFactor, user_uid)
-        last = row.last_step if row is not None and row.last_step is not None else -1
+        # A column read: fresh from the database, and the caller's loaded objects stay as they are.
+        stored = db.exec(select(StaffSecondFactor.last_step).where(StaffSecondFactor.user_uid == user_uid)).first()
+        last = stored if stored is not None else -1
         current = totp.timecode(datetime.now())
         for step in (current, current + 1):
             if step > last:
