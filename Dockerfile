@@ -49,6 +49,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     REFLEX_UPLOADED_FILES_DIR=/data/uploads
 WORKDIR /srv/app
 
+# The PostgreSQL client for `python -m app.cli backup` and `restore` (pg_dump, pg_restore):
+# Debian bookworm's is version 15, the server's of compose.yaml (postgres:15-bookworm); pg_dump
+# must be as new as the server it dumps.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends postgresql-client \
+    && rm -rf /var/lib/apt/lists/*
+
 # The unprivileged user the app runs as (numeric below, so Kubernetes'
 # runAsNonRoot can verify it). It owns only what the app writes at run time:
 # /data (photos, private verification photos, Reflex's upload folder, the

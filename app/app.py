@@ -12,6 +12,7 @@ from app.identity.jobs import purge_sign_in_tables
 from app.jobs_lock import one_worker
 from app.route_table import PAGE_ROUTES
 from app.services.listing_jobs import listing_clock
+from app.services.privacy_jobs import privacy_clock
 from app.states.failures import on_backend_exception
 from app.web.api import build_api
 from app.web.cookies import handshake_middleware
@@ -20,7 +21,11 @@ from app.web.middleware import CompressionMiddleware, SecurityMiddleware
 app = rx.App(
     html_lang="es-CL",
     stylesheets=["/styles.css"],
-    head_components=[rx.el.script(src="/site.js", defer=True), rx.el.script(src="/favourites.js", defer=True)],
+    head_components=[
+        rx.el.script(src="/site.js", defer=True),
+        rx.el.script(src="/favourites.js", defer=True),
+        rx.el.script(src="/proof.js", defer=True),
+    ],
     # Sonner names its region "Notifications alt+T" unless given its whole name.
     toaster=rx.toast.provider(position="bottom-center", custom_attrs={"customAriaLabel": TOAST_REGION_LABEL}),
     # Reflex's English notices in Spanish: lost connection, render failure, handler errors.
@@ -41,6 +46,7 @@ app.api_transformer = [
 # Redis lease runs it (app.jobs_lock); the jobs are idempotent besides.
 app.register_lifespan_task(one_worker(purge_sign_in_tables))
 app.register_lifespan_task(one_worker(listing_clock))
+app.register_lifespan_task(one_worker(privacy_clock))
 
 # Every page from the one route table (app.route_table), in one loop.
 for page_route in PAGE_ROUTES:

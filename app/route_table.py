@@ -19,6 +19,8 @@ from app.pages.account import account_action_page, login_page, signup_successful
 from app.pages.audit import audit_page
 from app.pages.favourites import FAVOURITES_TITLE, favourites_page
 from app.pages.legal import legal_page_component
+from app.pages.my_account import HEADING as MY_ACCOUNT_HEADING
+from app.pages.my_account import my_account_page
 from app.pages.my_listings import my_listings_page
 from app.pages.notice_preferences import notice_preferences_page
 from app.pages.public import directory_page
@@ -50,6 +52,7 @@ from app.routes import (
     ADVERTISER_NOTICES,
     FAVOURITES,
     LOGIN,
+    MY_ACCOUNT,
     NOT_FOUND,
     PUBLIC_ROUTES,
     REPORT_SLUG,
@@ -70,6 +73,7 @@ from app.states.advertiser.notices import NoticePreferencesState
 from app.states.advertiser.wizard import WizardState
 from app.states.areas import AreaState
 from app.states.auth import AuthState
+from app.states.privacy import PrivacyState
 from app.states.public import DirectoryState
 from app.states.report import ReportState
 from app.states.second_factor import SecondFactorState
@@ -149,6 +153,13 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
     ),
     # The visitor's saved listings: drawn in the browser (assets/favourites.js), nothing of them in the state.
     PageRoute(FAVOURITES, favourites_page, _titled(FAVOURITES_TITLE), on_load=(AuthState.check_session,)),
+    # Every profile's account page: its guarded loader refuses anyone not signed in (issue 20 §2).
+    PageRoute(
+        MY_ACCOUNT,
+        my_account_page,
+        _titled(MY_ACCOUNT_HEADING),
+        on_load=(AuthState.check_session, PrivacyState.open_page),
+    ),
     PageRoute(
         SIGNUP_SUCCESSFUL, signup_successful_page, _titled("Confirma tu correo"), on_load=(AuthState.check_session,)
     ),

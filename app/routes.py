@@ -60,6 +60,9 @@ SECRETARY_REVIEW_QUEUE = "/bbitamia/revisarPublicacion"
 SECRETARY_HOME = "/bbitamia/publicacion"
 ADVERTISER_HOME = "/my/publicacion/misPublicaciones"
 ADVERTISER_NEW_LISTING = "/my/publicacion/nuevaPublicacion"
+# Mi cuenta (every profile): download, correct or delete my data (issue 20 §2); an export's download link.
+MY_ACCOUNT = "/mi-cuenta"
+DATA_EXPORT_PREFIX = "/mi-cuenta/datos"
 # Mi cuenta: which e-mail notices the advertiser gets (issue 19 §3).
 ADVERTISER_NOTICES = "/my/cuenta/avisos"
 # ?id=<uid> on the wizard continues or edits that listing of the advertiser.

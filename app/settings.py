@@ -72,6 +72,10 @@ class Settings(BaseSettings):
     session_days: int = 30
     # A session also ends after this many days without use.
     session_idle_days: int = 7
+    # Zero bits of the proof of work a sign-up past the hourly limit of its client address
+    # must bring (app.core.proof_of_work): about 2**bits hashes in assets/proof.js; at 18,
+    # under a second on a desktop (about 350 000 a second measured) and a few on a phone.
+    sign_up_proof_bits: int = 18
 
     # PostgreSQL limits: a connection attempt, one statement, and the wait for
     # a free pooled connection each fail with an error instead of hanging.
@@ -153,6 +157,13 @@ class Settings(BaseSettings):
                 raise ValueError(f"ALLOWED_ORIGINS entries are scheme://host[:port] only, not {item!r}")
             origins.append(origin_of(item))
         return origins
+
+    @field_validator("sign_up_proof_bits")
+    @classmethod
+    def _sane_proof_bits(cls, value: int) -> int:
+        if not 1 <= value <= 28:
+            raise ValueError("SIGN_UP_PROOF_BITS must be between 1 and 28")
+        return value
 
     @field_validator("page_size")
     @classmethod

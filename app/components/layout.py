@@ -8,7 +8,7 @@ from app.components.favourites import favourites_account
 from app.components.forms import form_alert, password_field
 from app.content.legal import LEGAL_PAGES
 from app.identity.provider import MAX_PASSWORD_LENGTH
-from app.routes import FAVOURITES, LOGIN, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
+from app.routes import FAVOURITES, LOGIN, MY_ACCOUNT, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
 from app.states.account import PasswordDialogState
 from app.states.auth import AuthState
 
@@ -44,6 +44,7 @@ def _account_actions() -> list[rx.Component]:
     """The signed-in user's name (their panel), password change and sign-out."""
     return [
         rx.link(AuthState.user_name, href=AuthState.user_home, class_name="nav-link nav-user"),
+        rx.link("Mi cuenta", href=MY_ACCOUNT, class_name="nav-link"),
         rx.el.button(
             "Cambiar contraseña",
             type="button",

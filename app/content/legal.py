@@ -20,7 +20,7 @@ from dataclasses import dataclass
 SITE_NAME = "Escorts Chile"
 CONTACT_EMAIL = "legal@escortschile.example"
 REPORT_PATH = "/disclaimer/report"
-LAST_UPDATED = "Última actualización: 21 de noviembre de 2026"
+LAST_UPDATED = "Última actualización: 26 de noviembre de 2026"
 
 
 @dataclass(frozen=True)
@@ -120,12 +120,43 @@ _PRIVACIDAD = LegalPage(
             ),
         ),
         LegalSection(
+            heading="Plazos de conservación",
+            paragraphs=(
+                "Los borradores de publicaciones que pasan 180 días sin cambios se eliminan, con sus fotos. "
+                "Te avisamos por correo 14 días antes, una sola vez por borrador; si guardas cualquier paso "
+                "del borrador antes de esa fecha, el plazo vuelve a empezar.",
+                "Las sesiones que terminaron (porque cerraste sesión, vencieron o quedaron sin uso) y los "
+                "códigos de un solo uso que enviamos por correo se borran cuando ya no sirven.",
+                "Las denuncias cerradas pierden el dato de contacto de quien denunció 12 meses después de "
+                "cerrarse; la denuncia misma se conserva, sin ese dato.",
+                "El archivo con tus datos que pides desde Mi cuenta se borra 48 horas después de enviarte el enlace.",
+            ),
+        ),
+        LegalSection(
             heading="Tus derechos",
             paragraphs=(
                 "Puedes solicitar el acceso a tus datos, su rectificación, su "
-                "cancelación o eliminación y oponerte a su tratamiento, además de los demás "
-                "derechos que te reconozca la ley vigente.",
-                "Para ejercerlos, escríbenos a legal@escortschile.example desde el correo "
+                "cancelación o eliminación, su portabilidad y oponerte a su tratamiento, además de los demás "
+                "derechos que te reconozca la ley vigente. Los tres primeros los ejerces tú "
+                "mismo o tú misma desde Mi cuenta (/mi-cuenta), con tu sesión iniciada.",
+                "Descargar mis datos: te preparamos un archivo ZIP con un archivo JSON de todo lo que "
+                "guardamos de tu cuenta (tu perfil, tus publicaciones con su historial, sus estadísticas, tus "
+                "solicitudes de mejora y de verificación con sus decisiones, las fechas de tus sesiones, tus "
+                "favoritas guardadas en la cuenta y tus preferencias de avisos) y tus propias fotos. No incluye "
+                "datos de otras personas, como quienes envían denuncias, ni las notas internas del equipo. Lo "
+                "preparamos en segundo plano y te enviamos el enlace por correo; el enlace vale 48 horas y solo "
+                "funciona con tu sesión iniciada.",
+                "Corregir mis datos: tus publicaciones las editas en Mis publicaciones, y cada cambio a una "
+                "publicación visible pasa por revisión; tu contraseña, desde el menú de tu cuenta; tu correo, en "
+                "Mi cuenta con tu contraseña: el cambio se hace cuando abres el enlace que enviamos a la nueva "
+                "dirección.",
+                "Eliminar mi cuenta: con tu contraseña (y, para el equipo del sitio, el segundo factor) "
+                "eliminamos tus publicaciones, las fotos en todos nuestros almacenamientos, tus solicitudes de "
+                "verificación, tus sesiones, estadísticas y favoritas. En el registro de auditoría del equipo "
+                "tu cuenta queda solo como un identificador anónimo, y las denuncias sobre tus publicaciones se "
+                "conservan sin vínculo con ellas. El último administrador activo no puede eliminar su propia "
+                "cuenta. Después puedes crear una cuenta nueva con el mismo correo.",
+                "Para cualquier otra solicitud, escríbenos a legal@escortschile.example desde el correo "
                 "asociado a tu cuenta, indicando tu solicitud. Podremos pedirte antecedentes "
                 "adicionales para confirmar tu identidad antes de responder, y te "
                 "contestaremos dentro de los plazos legales.",

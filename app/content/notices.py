@@ -35,6 +35,7 @@ class NoticeKind(StrEnum):
     VERIFICATION_REJECTED = "verificacion_rechazada"
     LISTING_EXPIRING = "publicacion_por_vencer"
     LISTING_EXPIRED = "publicacion_vencida"
+    DRAFT_PURGE_WARNING = "borrador_por_eliminar"
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,14 @@ NOTICES: dict[NoticeKind, NoticeText] = {
         "Renuévala desde Mis publicaciones con el botón «Renovar»: {{ link }}",
         label="Publicación vencida",
         optional=True,
+    ),
+    # Retention (issue 20 §2): a draft untouched for long is deleted; its owner is told beforehand.
+    NoticeKind.DRAFT_PURGE_WARNING: NoticeText(
+        subject="Eliminaremos tu borrador «{{ listing }}» el {{ deletion }}",
+        body="Hola:\n\nTu borrador «{{ listing }}» lleva {{ idle_days }} días sin cambios. Guardamos los borradores "
+        "sin cambios durante {{ keep_days }} días: lo eliminaremos, con sus fotos, el {{ deletion }}.\n\n"
+        "Si quieres conservarlo, ábrelo y guarda cualquier paso antes de esa fecha desde Mis publicaciones: {{ link }}",
+        label="Borrador por eliminar",
     ),
 }
 

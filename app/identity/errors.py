@@ -40,6 +40,11 @@ AUTH_MESSAGES: dict[str, str] = {
     "invalid-action-code": "El enlace no es válido o ya fue usado. Pide uno nuevo.",
     "expired-action-code": "El enlace expiró. Pide uno nuevo.",
     "internal-error": "El servicio de acceso falló. Inténtalo de nuevo en unos minutos.",
+    # A sign-up past the hourly limit of its network (a phone carrier, an office, a café share one address).
+    "proof-required": (
+        "Desde tu red se crearon muchas cuentas en la última hora. Tu navegador hará una verificación breve "
+        "y enviará el formulario solo: no cierres esta página."
+    ),
 }
 
 
@@ -65,3 +70,11 @@ class AuthError(ServiceError):
         super().__init__(message)
         self.code = code
         self.wait_seconds = wait_seconds
+
+
+class ProofRequired(AuthError):
+    """A sign-up past its client's hourly limit: the browser must answer ``challenge`` (app.core.proof_of_work)."""
+
+    def __init__(self, challenge: str) -> None:
+        super().__init__("proof-required")
+        self.challenge = challenge

@@ -300,6 +300,17 @@ class FirebaseProvider:
 
     # --- passwords ------------------------------------------------------------
 
+    def delete_account(self, *, uid: str) -> None:
+        def change() -> None:
+            try:
+                with _admin_errors():
+                    auth.delete_user(uid, app=self.app)
+            except AuthError as exc:
+                if exc.code != "user-not-found":
+                    raise
+
+        self._change(uid, change)
+
     def change_password(self, *, uid: str, email: str, current_password: str, new_password: str) -> None:
         identity = self._password_sign_in(email, current_password, _CURRENT_PASSWORD_ERRORS)
         if identity.uid != uid:
@@ -356,6 +367,21 @@ class FirebaseProvider:
         if not identity.id_token:
             raise AuthError("requires-recent-login")
         self._send_oob({"requestType": "VERIFY_EMAIL", "idToken": identity.id_token})
+
+    def send_email_change(self, *, identity: Identity, new_email: str) -> None:
+        new_email = normalized_email(new_email)
+        self._send_oob({"requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": identity.id_token, "newEmail": new_email})
+
+    def confirm_email_change(self, *, code: str) -> tuple[str, str]:
+        if not code:
+            raise AuthError("invalid-action-code")
+        body = self._call("update", {"oobCode": code})
+        email = body.get("email")
+        if not email:
+            raise AuthError("invalid-action-code")
+        with _admin_errors():
+            user = auth.get_user_by_email(str(email), app=self.app)
+        return str(user.uid), str(email)
 
     def confirm_email(self, *, code: str) -> str:
         if not code:

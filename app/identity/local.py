@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -39,6 +39,7 @@ from app.settings import PasswordHasherKind, get_settings
 CODE_LIFETIME = {
     ActionPurpose.VERIFY_EMAIL: timedelta(hours=24),
     ActionPurpose.RESET_PASSWORD: timedelta(hours=1),
+    ActionPurpose.CHANGE_EMAIL: timedelta(hours=24),
 }
 
 ARGON2_WORKERS = 2
@@ -181,6 +182,12 @@ class LocalProvider:
             if tx.session.get(LocalCredential, uid) is None:
                 raise AuthError("user-not-found")
 
+    def delete_account(self, *, uid: str) -> None:
+        with self._work() as tx:
+            tx.session.exec(delete(ActionCode).where(col(ActionCode.credential_uid) == uid))
+            tx.session.exec(delete(LocalCredential).where(col(LocalCredential.uid) == uid))
+            tx.session.flush()
+
     # --- passwords ------------------------------------------------------------
 
     def change_password(self, *, uid: str, email: str, current_password: str, new_password: str) -> None:
@@ -242,8 +249,39 @@ class LocalProvider:
 
     # --- one-time codes -------------------------------------------------------
 
-    def _send_code(self, tx: Transaction, credential: LocalCredential, purpose: ActionPurpose) -> None:
-        """Store a new code (flushed) and e-mail its link once the transaction commits.
+    def send_email_change(self, *, identity: Identity, new_email: str) -> None:
+        new_email = normalized_email(new_email)
+        with self._work() as tx:
+            credential = tx.session.get(LocalCredential, identity.uid)
+            if credential is None or credential.disabled:
+                raise AuthError("user-not-found")
+            _void_codes(tx.session, credential.uid, ActionPurpose.CHANGE_EMAIL, utc_now())
+            self._send_code(tx, credential, ActionPurpose.CHANGE_EMAIL, new_email=new_email)
+
+    def confirm_email_change(self, *, code: str) -> tuple[str, str]:
+        with self._work() as tx:
+            pending = tx.session.get(ActionCode, digest(code or ""))
+            new_email = pending.new_email if pending is not None else None
+            credential = self._redeem(tx.session, code, ActionPurpose.CHANGE_EMAIL)
+            if not new_email:
+                raise AuthError("invalid-action-code")
+            taken = tx.session.exec(
+                select(LocalCredential.uid).where(
+                    LocalCredential.email == new_email, col(LocalCredential.uid) != credential.uid
+                )
+            ).first()
+            if taken is not None:
+                raise AuthError("email-already-in-use")
+            credential.email = new_email
+            credential.email_verified = True
+            tx.session.add(credential)
+            tx.session.flush()
+            return credential.uid, new_email
+
+    def _send_code(
+        self, tx: Transaction, credential: LocalCredential, purpose: ActionPurpose, *, new_email: str | None = None
+    ) -> None:
+        """Store a new code (flushed) and e-mail its link once the transaction commits (to ``new_email`` if given).
 
         The e-mail's place in the mail queue is taken now: a full queue raises
         MailError and the transaction rolls back with its code.
@@ -255,13 +293,14 @@ class LocalProvider:
                 code_hash=digest(code),
                 credential_uid=credential.uid,
                 purpose=purpose.value,
+                new_email=new_email,
                 created_at=now,
                 expires_at=now + CODE_LIFETIME[purpose],
             )
         )
         tx.session.flush()
         subject, body = _email_text(purpose, action_link(mode=purpose, code=code))
-        send_after_commit(tx, to=credential.email, subject=subject, body=body)
+        send_after_commit(tx, to=new_email or credential.email, subject=subject, body=body)
 
     def _redeem(self, session: Session, code: str, purpose: ActionPurpose) -> LocalCredential:
         """Mark a code used (in the caller's transaction) and return its account."""
@@ -307,6 +346,13 @@ def _email_text(purpose: ActionPurpose, link: str) -> tuple[str, str]:
             f"Hola:\n\nPara activar tu cuenta en {site}, confirma tu correo abriendo este enlace "
             f"(vale por 24 horas y se puede usar una sola vez):\n\n{link}\n\n"
             "Si no creaste una cuenta, ignora este mensaje.\n",
+        )
+    if purpose is ActionPurpose.CHANGE_EMAIL:
+        return (
+            f"Confirma tu nuevo correo en {site}",
+            f"Hola:\n\nPediste usar este correo en tu cuenta de {site}. Confírmalo abriendo este enlace "
+            f"(vale por 24 horas y se puede usar una sola vez):\n\n{link}\n\n"
+            "Si no lo pediste, ignora este mensaje: nada cambia.\n",
         )
     return (
         f"Restablece tu contraseña de {site}",

@@ -110,6 +110,17 @@ class IdentityProvider(Protocol):
         Raises invalid-action-code, expired-action-code or weak-password."""
         ...
 
+    def send_email_change(self, *, identity: Identity, new_email: str) -> None:
+        """E-mail a link to ``new_email`` that changes the account's address to it (``identity`` just signed in
+        with its password). Raises invalid-email."""
+        ...
+
+    def confirm_email_change(self, *, code: str) -> tuple[str, str]:
+        """Apply an e-mail change code: the account's uid and its new, verified address.
+
+        Raises invalid-action-code, expired-action-code or email-already-in-use."""
+        ...
+
     def change_password(self, *, uid: str, email: str, current_password: str, new_password: str) -> None:
         """Change the password of a signed-in user who proves the current one (wrong-password otherwise)."""
         ...
@@ -120,6 +131,12 @@ class IdentityProvider(Protocol):
 
     def set_profile(self, *, uid: str, profile: str) -> None:
         """Record the user's profile with the account (a custom claim on Firebase)."""
+        ...
+
+    def delete_account(self, *, uid: str) -> None:
+        """Delete the account for good (its owner deleted it): the address may sign up again afterwards.
+
+        A missing account is not an error (nothing is left to delete)."""
         ...
 
 

@@ -18,7 +18,10 @@ A slot is taken before the password (or code) is checked, so concurrent guesses 
 all reach the check; it stays as a failure when the password is wrong and is
 given back otherwise.
 
-Sign-up: 10 an hour per client, 5 a day per address. E-mails to an address
+Sign-up: 10 an hour per client, 5 a day per address. Many people share one client
+address (mobile carriers, offices, cafés): past its 10 an hour a sign-up is not
+refused but must bring a proof of work (app.core.proof_of_work; the browser
+computes it), each proof good for one sign-up. The limit per address stays. E-mails to an address
 that were not asked for by its owner (verification links, "someone tried to
 sign up with your address"): one per 10 minutes, five a day. Password-reset
 e-mails: three an hour per address.
@@ -30,11 +33,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterator
 
+from app.core import proof_of_work
 from app.core.errors import InvalidInputError
 from app.core.text import mask_email
-from app.identity.errors import AuthError
+from app.identity.errors import AuthError, ProofRequired
 from app.services.abuse import Check, Rule, keyed, limiter
 
 log = logging.getLogger(__name__)
@@ -61,6 +66,10 @@ CODE_CLIENT_CEILING = Rule("factor-cliente", 30, 3_600, refundable=True)
 
 SIGN_UPS_PER_CLIENT = Rule("registro-cliente", 10, 3_600)
 SIGN_UPS_PER_ADDRESS = Rule("registro-correo", 5, 86_400)
+PROOF_PURPOSE = "registro"
+PROOF_SECONDS = 600  # a challenge's lifetime
+# Each proof counts once: its challenge id is remembered a little longer than the challenge lives.
+PROOF_USED = Rule("registro-prueba", 1, PROOF_SECONDS + 60)
 
 ADDRESS_MAIL_RULES: tuple[Rule, ...] = (Rule("correo-10min", 1, 600), Rule("correo-dia", 5, 86_400))
 RESET_MAILS_PER_ADDRESS = Rule("correo-clave", 3, 3_600)
@@ -142,12 +151,37 @@ def _attempt(
     counters.clear(pair)
 
 
-def check_sign_up(*, email: str, client: str, secret: str) -> None:
-    """Count a sign-up from ``client`` for ``email``; too-many-requests (with the wait) past the limits."""
-    wait = limiter().hit([(SIGN_UPS_PER_CLIENT, client), (SIGN_UPS_PER_ADDRESS, _address(email, secret))])
-    if wait:
-        log.warning("sign-up throttled for %s from client %s: wait %.0f s", mask_email(email), client, wait)
-        raise AuthError("too-many-requests", wait_seconds=wait)
+def check_sign_up(*, email: str, client: str, secret: str, proof: str = "", bits: int = 18) -> None:
+    """Count a sign-up from ``client`` for ``email``.
+
+    Too-many-requests (with the wait) past the address's limit. Past the client's
+    hourly limit, :class:`ProofRequired` with a new challenge of ``bits`` unless
+    ``proof`` answers an unused one; a proof is spent once it is accepted.
+    """
+    counters = limiter()
+    address: Check = (SIGN_UPS_PER_ADDRESS, _address(email, secret))
+    if not counters.hit([(SIGN_UPS_PER_CLIENT, client), address]):
+        return
+    wait = counters.wait([address])
+    if not wait:
+        challenge = proof_of_work.verify(proof, secret=secret, purpose=PROOF_PURPOSE, now=time.time())
+        if challenge is None or counters.hit([(PROOF_USED, keyed(secret, "prueba", challenge))]):
+            log.warning(
+                "sign-up from client %s past its hourly limit: proof of work %s",
+                client,
+                "missing or invalid" if challenge is None else "already used",
+            )
+            raise ProofRequired(
+                proof_of_work.issue(
+                    secret=secret, purpose=PROOF_PURPOSE, bits=bits, now=time.time(), ttl_seconds=PROOF_SECONDS
+                )
+            )
+        wait = counters.hit([address])
+        if not wait:
+            log.info("sign-up from client %s past its hourly limit, with a proof of work", client)
+            return
+    log.warning("sign-up throttled for %s from client %s: wait %.0f s", mask_email(email), client, wait)
+    raise AuthError("too-many-requests", wait_seconds=wait)
 
 
 def take_address_mail(email: str, secret: str) -> bool:

@@ -51,6 +51,7 @@ from app.models.listings import (
     VerificationStatus,
 )
 from app.models.notices import Notice, NoticeOptOut, NoticeStatus
+from app.models.privacy import DataExport, ExportStatus
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
 from app.models.site_settings import SiteSetting
 from app.models.two_factor import RecoveryCode, StaffSecondFactor
@@ -88,6 +89,8 @@ __all__ = [
     "AgencyCategory",
     "AppService",
     "AuditEntry",
+    "DataExport",
+    "ExportStatus",
     "Favourite",
     "FavouritesInAccount",
     "Listing",

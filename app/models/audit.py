@@ -24,7 +24,8 @@ class AuditEntry(SQLModel, table=True):
     )
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
-    actor_uid: str = Field(foreign_key="usuarios.uid", max_length=40)
+    # No foreign key: when an account is deleted its entries stay, under an anonymous id (app.services.privacy).
+    actor_uid: str = Field(max_length=40)
     action: str = Field(max_length=40, description="e.g. aprobar, rechazar, crear, editar, eliminar, banear.")
     entity: str = Field(max_length=40, description="The table's name, e.g. publicacion, usuarios.")
     entity_uid: str = Field(max_length=80)

@@ -66,6 +66,7 @@ class ActionPurpose(StrEnum):
 
     VERIFY_EMAIL = "verifyEmail"
     RESET_PASSWORD = "resetPassword"
+    CHANGE_EMAIL = "verifyAndChangeEmail"  # sent to the new address; applying it changes the account's e-mail
 
 
 class ActionCode(SQLModel, table=True):
@@ -76,6 +77,7 @@ class ActionCode(SQLModel, table=True):
     code_hash: str = Field(primary_key=True, max_length=64, description="SHA-256 hex of the code.")
     credential_uid: str = Field(foreign_key="credencial_local.uid", ondelete="CASCADE", index=True, max_length=40)
     purpose: str = Field(max_length=20)
+    new_email: str | None = Field(default=None, max_length=254, description="CHANGE_EMAIL: the address to change to.")
     created_at: datetime = Field(default_factory=utc_now)
     expires_at: datetime
     used_at: datetime | None = None

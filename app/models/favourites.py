@@ -4,7 +4,8 @@ By default a visitor's favourites live in their browser alone and never reach th
 server. ``favoritas_en_cuenta`` records that a user chose to keep them in the
 account (the switch on the Favoritas page); ``favorita`` holds that user's saved
 listings while the choice stands. Turning it off deletes both. Nobody but the user
-reads these rows: no staff page, export or log shows them; the advertiser sees only
+reads these rows: no staff page, log or other account's export shows them (the account's own
+data export does, app.services.privacy); the advertiser sees only
 how many accounts keep a listing saved (``app.services.favourites.saves_by_listing``).
 """
 

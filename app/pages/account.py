@@ -102,6 +102,14 @@ def sign_up_form() -> rx.Component:
             " Confirmo que soy mayor de 18 años y acepto los términos del sitio.",
             class_name="check",
         ),
+        # The proof of work a busy shared address needs: assets/proof.js answers the challenge into
+        # it and sends the form again (uncontrolled: React never resets what the script wrote).
+        rx.el.input(
+            type="hidden",
+            name="prueba",
+            default_value="",
+            custom_attrs={"data-proof-challenge": LoginState.proof_challenge},
+        ),
         form_alert(LoginState.error),
         rx.el.button("Crear cuenta", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
         on_submit=LoginState.sign_up,

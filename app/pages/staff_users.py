@@ -14,20 +14,29 @@ from app.states.staff.users import UsersTableState
 
 
 def _row_actions(row: rx.Var) -> list[rx.Component]:
+    """Ban and deactivation buttons, only where the viewer may press them (the row says: ``puede_*``)."""
     return [
         rx.cond(
-            row["ban"] == "true",
-            rx.el.button(
-                "Quitar suspensión", type="button", on_click=UsersTableState.unban(row["uid"]), class_name="btn"
+            row["puede_suspender"] == "true",
+            rx.cond(
+                row["ban"] == "true",
+                rx.el.button(
+                    "Quitar suspensión", type="button", on_click=UsersTableState.unban(row["uid"]), class_name="btn"
+                ),
+                rx.el.button("Suspender", type="button", on_click=UsersTableState.ban(row["uid"]), class_name="btn"),
             ),
-            rx.el.button("Suspender", type="button", on_click=UsersTableState.ban(row["uid"]), class_name="btn"),
         ),
         rx.cond(
-            row["activo"] == "true",
-            rx.el.button(
-                "Desactivar", type="button", on_click=UsersTableState.deactivate(row["uid"]), class_name="btn"
+            row["puede_desactivar"] == "true",
+            rx.cond(
+                row["activo"] == "true",
+                rx.el.button(
+                    "Desactivar", type="button", on_click=UsersTableState.deactivate(row["uid"]), class_name="btn"
+                ),
+                rx.el.button(
+                    "Reactivar", type="button", on_click=UsersTableState.reactivate(row["uid"]), class_name="btn"
+                ),
             ),
-            rx.el.button("Reactivar", type="button", on_click=UsersTableState.reactivate(row["uid"]), class_name="btn"),
         ),
     ]
 

@@ -105,6 +105,14 @@ class Limiter:
                     return self._wait(rule, key)
             return 0.0
 
+    def wait(self, checks: Sequence[Check]) -> float:
+        """Seconds until every check has room again (0.0 when all have); nothing is counted."""
+        with self._lock, _reachable():
+            return max(
+                (self._wait(rule, key) for rule, key in checks if not self._strategy(rule).test(rule.item, key)),
+                default=0.0,
+            )
+
     def refund(self, checks: Sequence[Check]) -> None:
         """Give back one hit of each refundable check (moving windows keep theirs)."""
         with self._lock, _reachable():

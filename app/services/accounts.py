@@ -42,7 +42,7 @@ from app.core.text import is_valid_email, mask_email
 from app.db import Transaction, transaction
 from app.identity import sessions, throttle
 from app.identity.errors import AuthError
-from app.identity.provider import IdentityProvider, check_password_rules, normalized_email
+from app.identity.provider import Identity, IdentityProvider, check_password_rules, normalized_email
 from app.models import STAFF_PROFILES, ProfileId, User, UserPublic, utc_now
 from app.services import users
 from app.services.mail import MailError, queue_email
@@ -109,8 +109,13 @@ def _user_by_identity(session: Session, identity_uid: str) -> User | None:
 # --- self-service ---------------------------------------------------------------
 
 
-def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_hash: str) -> UserPublic | None:
+def sign_up(
+    *, session: Session, provider: IdentityProvider, data: dict, client_hash: str, proof: str = ""
+) -> UserPublic | None:
     """Create a visitor or advertiser account and e-mail its verification link.
+
+    ``proof``: the browser's proof of work, needed past the client's hourly limit
+    (throttle.check_sign_up raises ProofRequired with a challenge without one).
 
     The credential, its verification code and the user row commit together
     (or not at all), and the link is e-mailed after that commit. For an
@@ -119,8 +124,11 @@ def sign_up(*, session: Session, provider: IdentityProvider, data: dict, client_
     """
     form = validated_input(SignUpInput, data)
     check_password_rules(form.password)
-    secret = get_settings().secret_key
-    throttle.check_sign_up(email=form.email, client=client_hash, secret=secret)
+    settings = get_settings()
+    secret = settings.secret_key
+    throttle.check_sign_up(
+        email=form.email, client=client_hash, secret=secret, proof=proof, bits=settings.sign_up_proof_bits
+    )
     if users.find_user_by_email(session=session, email=form.email) is None:
         try:
             with transaction(session) as tx:
@@ -285,6 +293,90 @@ def reset_password(
         _e_mail_owner(user.email, *_password_changed_text(), required=False)
 
 
+WRONG_PASSWORD = "La contraseña no es correcta."
+EMAIL_CHANGE_SENT = (
+    "Te enviamos un enlace a la nueva dirección. Ábrelo en 24 horas para confirmar el cambio; hasta entonces "
+    "sigues usando tu correo actual."
+)
+
+
+def check_own_password(*, provider: IdentityProvider, user: User, password: str, client_hash: str) -> Identity:
+    """The account's own password, checked under the sign-in limits (a wrong one is a field error ``password``)."""
+    if not isinstance(password, str) or not password or not user.identity_uid:
+        raise InvalidInputError(WRONG_PASSWORD, field="password")
+    try:
+        with throttle.password_check(email=user.email, client=client_hash, secret=get_settings().secret_key):
+            identity = provider.sign_in(email=user.email, password=password[:256])
+    except AuthError as exc:
+        if exc.code in {"invalid-credential", "wrong-password"}:
+            log.warning("password check failed for user %s (client %s)", user.uid, client_hash)
+            raise InvalidInputError(WRONG_PASSWORD, field="password") from exc
+        raise
+    if identity.uid != user.identity_uid:
+        raise InvalidInputError(WRONG_PASSWORD, field="password")
+    return identity
+
+
+def request_email_change(
+    *, session: Session, provider: IdentityProvider, actor: Actor, new_email: str, password: str, client_hash: str
+) -> str:
+    """E-mail a confirmation link to the caller's new address (after their password); the notice to show.
+
+    The change happens only when the link is opened (:func:`confirm_email_change`). An address that
+    already has an account is answered alike, and nothing is sent to it. The current address is told.
+    """
+    user = session.get(User, actor.uid)
+    if user is None:
+        raise AuthError("user-not-found")
+    wanted = (new_email or "").strip().lower() if isinstance(new_email, str) else ""
+    if not is_valid_email(wanted) or len(wanted) > 254:
+        raise InvalidInputError("El correo electrónico no es válido.", field="new_email")
+    if wanted == user.email:
+        raise InvalidInputError("Ese ya es tu correo.", field="new_email")
+    identity = check_own_password(provider=provider, user=user, password=password, client_hash=client_hash)
+    secret = get_settings().secret_key
+    if users.find_user_by_email(session=session, email=wanted) is not None:
+        log.warning("e-mail change of user %s to an address in use refused quietly", user.uid)
+    elif throttle.take_address_mail(wanted, secret):
+        provider.send_email_change(identity=identity, new_email=wanted)
+        log.info("e-mail change requested by user %s", user.uid)
+    _e_mail_owner(user.email, *_email_change_requested_text(wanted), required=False)
+    return EMAIL_CHANGE_SENT
+
+
+def confirm_email_change(*, session: Session, provider: IdentityProvider, code: str) -> str:
+    """Apply an e-mail change link: the account and its user row take the new address; the old one is told."""
+    with transaction(session) as tx:
+        identity_uid, new_email = provider.bound(tx).confirm_email_change(code=code)
+        user = _user_by_identity(session, identity_uid)
+        if user is None:
+            raise AuthError("user-not-found")
+        old_email = user.email
+        users.update_user(session=session, uid=user.uid, data={"email": new_email}, commit=False)
+    log.warning("user %s changed their e-mail address", user.uid)
+    _e_mail_owner(old_email, *_email_changed_text(new_email), required=False)
+    return new_email
+
+
+def _email_change_requested_text(new_email: str) -> tuple[str, str]:
+    settings = get_settings()
+    return (
+        f"Pediste cambiar tu correo en {settings.site_name}",
+        f"Hola:\n\nPediste cambiar el correo de tu cuenta en {settings.site_name} a {mask_email(new_email)}. "
+        "El cambio se hace cuando abras el enlace que enviamos a esa dirección.\n\nSi no fuiste tú, cambia tu "
+        f"contraseña ahora en {settings.site_url}/login?modo=recuperar.\n",
+    )
+
+
+def _email_changed_text(new_email: str) -> tuple[str, str]:
+    settings = get_settings()
+    return (
+        f"Tu correo de {settings.site_name} cambió",
+        f"Hola:\n\nEl correo de tu cuenta en {settings.site_name} ahora es {mask_email(new_email)}; desde hoy "
+        "ingresas con esa dirección.\n\nSi no fuiste tú, escríbenos desde la página de contacto.\n",
+    )
+
+
 def _log_failure(session: Session, event: str, email: str, client_hash: str) -> None:
     """Log a failed password check with the user id when the address has an account."""
     user = users.find_user_by_email(session=session, email=email)
@@ -343,15 +435,32 @@ def staff_target(*, session: Session, actor: Actor, allowed: Collection[ProfileI
     return user
 
 
+STAFF_ACCOUNTS_MESSAGE = "Solo un administrador puede suspender, desactivar o cambiar las cuentas del equipo."
+
+
+def may_manage(actor_profile: str, user_profile: str) -> bool:
+    """Whether staff of ``actor_profile`` may ban or deactivate a ``user_profile`` account.
+
+    Staff accounts (administrators and secretaries) are the administrators' alone.
+    """
+    return actor_profile == ProfileId.ADMINISTRADOR or user_profile not in STAFF_PROFILES
+
+
+def ensure_may_manage(actor: Actor, user: User) -> None:
+    """ForbiddenError (logged) when a secretary reaches for a staff account (an administrator or a secretary)."""
+    if not may_manage(actor.profile_uid, user.profile_uid):
+        log.warning("staff account change refused: %s %s on user %s", actor.profile_uid, actor.uid, user.uid)
+        raise ForbiddenError(STAFF_ACCOUNTS_MESSAGE)
+
+
 def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_uid: str, banned: bool) -> UserPublic:
-    """Ban or lift a ban (administrator or secretary). A ban ends every session at once.
+    """Ban or lift a ban (administrator, or secretary on a non-staff account). A ban ends every session at once.
 
     The user row, the account's disabled flag and the revocation of its
     sessions commit together.
     """
     user = staff_target(session=session, actor=actor, allowed=STAFF_PROFILES, user_uid=user_uid)
-    if user.profile_uid == ProfileId.ADMINISTRADOR and actor.profile_uid != ProfileId.ADMINISTRADOR:
-        raise ConflictError("Solo un administrador puede suspender a otro administrador.")
+    ensure_may_manage(actor, user)
     with transaction(session) as tx:
         updated = users.update_user(
             session=session,

@@ -9,6 +9,7 @@ its drafts and their sending to review are ``app.services.listing_drafts``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -291,13 +292,26 @@ def set_available_now(*, session: Session, owner_uid: str, uid: str, hours: int,
     commit(session)
 
 
-def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: str) -> None:
-    """Delete a listing in any status, with its photo files, its private verification photos and its records.
+@dataclass(frozen=True)
+class RemovedFiles:
+    """The stored files of rows just deleted: removed only once the deletion has committed."""
 
-    Reports against it stay for staff, unlinked, with a note naming it. Files go only once the
-    deletion is committed: a failed commit leaves the listing whole.
+    photos: list[ListingPhoto] = field(default_factory=list)
+    private_keys: list[str] = field(default_factory=list)
+
+    def remove(self, *, storage: Storage, private: Storage) -> None:
+        """Delete the files (public photos, then private verification photos)."""
+        listing_photos.delete_photo_files(storage=storage, photos=self.photos)
+        for key in self.private_keys:
+            private.delete(key)
+
+
+def remove_listing_rows(*, session: Session, listing: Listing, note: str, now: datetime) -> RemovedFiles:
+    """Delete a listing and every record of it (flushed, not committed); the files to remove after the commit.
+
+    Reports against it stay for staff, unlinked, with ``note`` added to their staff notes. No ownership
+    check: the caller found the listing as its owner (or as staff).
     """
-    listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
     private_keys = [
         key
         for key in session.exec(
@@ -308,9 +322,6 @@ def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: s
     photos = listing_photos.delete_all_photos(session=session, listing_uid=listing.uid)
     for table in (ListingService, ListingReview, ListingUpgrade, ListingVerification, ListingDailyStats):
         session.exec(delete(table).where(col(table.listing_uid) == listing.uid))
-    now = utc_now()
-    stamp = now.astimezone(ZoneInfo(get_settings().timezone)).strftime("%Y/%m/%d %H:%M")
-    note = f"[{stamp} · sistema] Se eliminó la publicación «{listing.display_name or DRAFT_TITLE}» ({listing.uid})."
     for report in session.exec(select(Report).where(Report.listing_uid == listing.uid)):
         report.listing_uid = None
         report.staff_notes = f"{report.staff_notes}\n{note}" if report.staff_notes else note
@@ -318,11 +329,28 @@ def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: s
         session.add(report)
     session.flush()
     session.delete(listing)
+    session.flush()
+    return RemovedFiles(photos=photos, private_keys=private_keys)
+
+
+def deletion_note(text: str, now: datetime) -> str:
+    """A line of the system for the staff notes of a report whose listing was deleted."""
+    stamp = now.astimezone(ZoneInfo(get_settings().timezone)).strftime("%Y/%m/%d %H:%M")
+    return f"[{stamp} · sistema] {text}"
+
+
+def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: str) -> None:
+    """Delete a listing in any status, with its photo files, its private verification photos and its records.
+
+    Reports against it stay for staff, unlinked, with a note naming it. Files go only once the
+    deletion is committed: a failed commit leaves the listing whole.
+    """
+    listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
+    now = utc_now()
+    note = deletion_note(f"Se eliminó la publicación «{listing.display_name or DRAFT_TITLE}» ({listing.uid}).", now)
+    removed = remove_listing_rows(session=session, listing=listing, note=note, now=now)
     commit(session)
-    listing_photos.delete_photo_files(storage=storage, photos=photos)
-    private = get_private_storage()
-    for key in private_keys:
-        private.delete(key)
+    removed.remove(storage=storage, private=get_private_storage())
 
 
 def copy_to_city(*, session: Session, storage: Storage, owner_uid: str, uid: str, city_slug: str) -> str:

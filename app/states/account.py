@@ -11,8 +11,9 @@ from typing import Any
 
 import reflex as rx
 
+from app.core import proof_of_work
 from app.core.errors import ServiceError
-from app.identity.errors import AuthError
+from app.identity.errors import AuthError, ProofRequired
 from app.identity.factory import get_provider
 from app.identity.guards import ALL_PROFILES, landing_path
 from app.identity.sessions import needs_second_factor
@@ -72,6 +73,9 @@ class LoginState(ClearingFormState, rx.State):
     notice: str = ""
     busy: bool = True  # until load runs: no submitting before the page is live
     pending_email: str = ""
+    # A signed proof-of-work challenge (no secret) for assets/proof.js: set when a sign-up from a
+    # busy shared address must bring a proof; the browser answers it and sends the form again.
+    proof_challenge: str = ""
 
     @public
     def load(self):
@@ -154,8 +158,15 @@ class LoginState(ClearingFormState, rx.State):
             "adult": form_data.get("adult") in (True, "on", "true"),
         }
         outcome = await self._submit(
-            _off_loop(accounts.sign_up, data=data, client_hash=connection_client_key(self)), fields=SIGN_UP_FIELDS
+            _off_loop(
+                accounts.sign_up,
+                data=data,
+                client_hash=connection_client_key(self),
+                proof=form_field(form_data, "prueba", proof_of_work.MAX_PROOF_LENGTH),
+            ),
+            fields=SIGN_UP_FIELDS,
         )
+        self.proof_challenge = outcome.failure.challenge if isinstance(outcome.failure, ProofRequired) else ""
         if not outcome.ok:
             return None
         self.pending_email = data["email"].strip().lower()
@@ -218,6 +229,13 @@ class AccountActionState(ClearingFormState, rx.State):
                 self.status, self.message = "failed", exc.message
                 return
             self.status, self.message = "verified", "¡Listo! Tu correo quedó confirmado. Ya puedes ingresar."
+        elif mode == "verifyAndChangeEmail":
+            try:
+                await _off_loop(accounts.confirm_email_change, code=code)
+            except ServiceError as exc:
+                self.status, self.message = "failed", exc.message
+                return
+            self.status, self.message = "verified", "¡Listo! Cambiamos tu correo. Desde ahora ingresas con el nuevo."
         elif mode == "resetPassword":
             self._code = code
             self.status, self.message = "reset_form", ""

@@ -58,19 +58,88 @@ SECOND_FACTOR_FIRST = "Antes de seguir, confirma tu ingreso con tu segundo facto
 # Set on @second_factor_step handlers (their ACCESS_ATTR holds the staff profiles).
 SECOND_FACTOR_STEP_ATTR = "__second_factor_step__"
 STAFF_PROFILE_UIDS = frozenset({ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value})
+# A call the handler cannot take: most likely a page loaded before a new version of the site.
+STALE_PAGE_MESSAGE = "Esta página quedó desactualizada. Recárgala para continuar."
 
 _actor: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("actor", default=None)
 _second_factor_passed: contextvars.ContextVar[bool] = contextvars.ContextVar("second_factor_passed", default=False)
 
 
+def _unfit_call(fn: Callable, signature: inspect.Signature, args: tuple, kwargs: dict) -> list | None:
+    """None when the arguments fit ``fn``; otherwise the refusal (logged once, without a traceback).
+
+    Any client can send any arguments: a stale page after a deploy, or garbage. The handler
+    does not run, so nothing changes; the log line names the arguments, never their values.
+    """
+    try:
+        signature.bind(None, *args, **kwargs)
+    except TypeError as exc:
+        log.warning(
+            "refused %s: arguments that do not fit it (%s; keywords %.200s) (client %s)",
+            fn.__qualname__,
+            exc,
+            sorted(str(name)[:40] for name in kwargs),
+            _connection_client(),
+        )
+        return [notify_error(STALE_PAGE_MESSAGE)]
+    return None
+
+
 def public(fn: Callable) -> Callable:
-    """Mark an event handler as open to anyone (it must touch only public data)."""
-    setattr(fn, ACCESS_ATTR, PUBLIC)
-    return fn
+    """Mark an event handler as open to anyone (it must touch only public data).
+
+    A call whose arguments do not fit the handler is refused (:func:`_unfit_call`).
+    """
+    signature = inspect.signature(fn)
+    wrapper: Callable
+    if inspect.isasyncgenfunction(fn):
+
+        @functools.wraps(fn)
+        async def wrapper(self, *args, **kwargs):
+            refusal = _unfit_call(fn, signature, args, kwargs)
+            if refusal is not None:
+                yield refusal
+                return
+            async for update in fn(self, *args, **kwargs):
+                yield update
+
+    elif inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def wrapper(self, *args, **kwargs):
+            refusal = _unfit_call(fn, signature, args, kwargs)
+            if refusal is not None:
+                return refusal
+            return await fn(self, *args, **kwargs)
+
+    elif inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def wrapper(self, *args, **kwargs):
+            refusal = _unfit_call(fn, signature, args, kwargs)
+            if refusal is not None:
+                yield refusal
+                return
+            yield from fn(self, *args, **kwargs)
+
+    else:
+
+        @functools.wraps(fn)
+        def wrapper(self, *args, **kwargs):
+            refusal = _unfit_call(fn, signature, args, kwargs)
+            if refusal is not None:
+                return refusal
+            return fn(self, *args, **kwargs)
+
+    setattr(wrapper, ACCESS_ATTR, PUBLIC)
+    return wrapper
 
 
 def requires(*profiles: ProfileId) -> Callable[[Callable], Callable]:
-    """Allow an event handler only to signed-in users of these profiles; see :func:`current_actor`."""
+    """Allow an event handler only to signed-in users of these profiles; see :func:`current_actor`.
+
+    A call whose arguments do not fit the handler is refused first (:func:`_unfit_call`).
+    """
     allowed = frozenset(profile.value for profile in profiles)
     return _guarded(allowed, _authorize)
 
@@ -87,11 +156,12 @@ def second_factor_step(fn: Callable) -> Callable:
 
 def _guarded(allowed: frozenset[str], check: Callable) -> Callable[[Callable], Callable]:
     def decorate(fn: Callable) -> Callable:
+        signature = inspect.signature(fn)
         if inspect.isasyncgenfunction(fn):
 
             @functools.wraps(fn)
             async def wrapper(self, *args, **kwargs):
-                refusal = await check(self, allowed, fn.__qualname__)
+                refusal = _unfit_call(fn, signature, args, kwargs) or await check(self, allowed, fn.__qualname__)
                 if refusal is not None:
                     yield refusal
                     return
@@ -102,7 +172,7 @@ def _guarded(allowed: frozenset[str], check: Callable) -> Callable[[Callable], C
 
             @functools.wraps(fn)
             async def wrapper(self, *args, **kwargs):
-                refusal = await check(self, allowed, fn.__qualname__)
+                refusal = _unfit_call(fn, signature, args, kwargs) or await check(self, allowed, fn.__qualname__)
                 if refusal is not None:
                     return refusal
                 result = fn(self, *args, **kwargs)
@@ -223,7 +293,10 @@ SIGN_OUT_SCRIPT = (
     "fetch('/sesion/cerrar', {method: 'POST', credentials: 'same-origin'}).then((r) => r.status).catch(() => 0)"
 )
 # One-shot messages shown after a page load (the code travels in session storage).
-FLASH_MESSAGES = {"clave-cambiada": "Cambiamos tu contraseña y cerramos tus otras sesiones."}
+FLASH_MESSAGES = {
+    "clave-cambiada": "Cambiamos tu contraseña y cerramos tus otras sesiones.",
+    "cuenta-eliminada": "Eliminamos tu cuenta con todos sus datos y fotos.",
+}
 
 
 class AuthState(rx.State):

@@ -52,3 +52,6 @@ class Storage(Protocol):
 
     def public_url(self, key: str) -> str:
         """The address browsers load a public photo from."""
+
+    def list_keys(self) -> list[str]:
+        """Every stored key, sorted (backups walk the whole store)."""

@@ -53,6 +53,13 @@ class LocalStorage:
     def public_url(self, key: str) -> str:
         return self.url_prefix + check_key(key)
 
+    def list_keys(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        found = (path.relative_to(self.root).as_posix() for path in self.root.rglob("*") if path.is_file())
+        # A write in progress (".tmp-" files) is not a stored object yet.
+        return sorted(key for key in found if not key.rsplit("/", 1)[-1].startswith(".tmp-"))
+
 
 class PrivateLocalStorage(LocalStorage):
     """Private files under ``root`` (outside MEDIA_DIR): nothing serves this folder, so no public URL."""

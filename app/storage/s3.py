@@ -82,6 +82,10 @@ class S3Storage:
     def public_url(self, key: str) -> str:
         return f"{self.public_base_url}/{check_key(key)}"
 
+    def list_keys(self) -> list[str]:
+        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket)
+        return sorted(item["Key"] for page in pages for item in page.get("Contents", []))
+
 
 class PrivateS3Storage(S3Storage):
     """Private files in a bucket of their own (S3_PRIVATE_BUCKET): never cached, no public URL."""

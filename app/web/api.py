@@ -45,6 +45,7 @@ from app.storage import InvalidKeyError, Storage, check_key
 from app.storage.factory import get_storage
 from app.web import ssg
 from app.web.cookies import request_session_hash, session_actor, session_routes
+from app.web.middleware import allowed_origins
 from app.web.outage import DatabaseOutagePage
 from app.web.private_api import ROUTES as PRIVATE_ROUTES
 from app.web.rendering import render
@@ -58,6 +59,7 @@ FORM_URLENCODED = "application/x-www-form-urlencoded"
 # The age form carries one short path; anything larger is not that form.
 AGE_FORM_MAX_BYTES = 2048
 JSON_TYPE = "application/json"
+CROSS_SITE_FORM = "Solicitud rechazada: este formulario solo se puede enviar desde una página del sitio."
 # A list of MAX_FAVOURITES uids of 40 characters, quoted and separated, with room to spare.
 FAVOURITES_MAX_BYTES = 16 * 1024
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
@@ -203,8 +205,12 @@ async def confirm_age(request: Request) -> Response:
 
     Accepts only a small urlencoded form (415 otherwise, 413 past
     AGE_FORM_MAX_BYTES, never reading further) and returns only to an SSG or public
-    directory page (:func:`app.routes.safe_age_next`).
+    directory page (:func:`app.routes.safe_age_next`). A post from another site is
+    refused with 403 (:func:`from_this_site`).
     """
+    if not from_this_site(request):
+        log.warning("age confirmation refused: cross-site post (origin %.80r)", request.headers.get("origin", ""))
+        return PlainTextResponse(CROSS_SITE_FORM, status_code=403)
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != FORM_URLENCODED:
         return PlainTextResponse("Formato de formulario no admitido.", status_code=415)
     body = await _small_body(request, AGE_FORM_MAX_BYTES)
@@ -215,6 +221,28 @@ async def confirm_age(request: Request) -> Response:
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(AGE_COOKIE, "1", max_age=AGE_COOKIE_MAX_AGE, samesite="lax", path="/")
     return response
+
+
+def from_this_site(request: Request) -> bool:
+    """Whether a form post comes from a page of this site, as far as the browser says.
+
+    Modern browsers send ``Sec-Fetch-Site`` on every request and ``Origin`` on
+    every POST: each one present must say same-origin (``Origin`` one of the
+    site's origins, or the request's own host). A browser too old to send either
+    is let through: it cannot be told apart, and the cookie it gets only skips
+    the 18+ notice.
+    """
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None and fetch_site.strip().lower() != "same-origin":
+        return False
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.strip().lower()
+    if origin in allowed_origins(get_settings()):
+        return True
+    own = f"{request.url.scheme}://{request.headers.get('host', '').strip().lower()}"
+    return origin == own
 
 
 async def _small_body(request: Request, limit: int) -> bytes | None:

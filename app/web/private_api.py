@@ -30,7 +30,14 @@ from app.db import session_scope
 from app.models import ProfileId
 from app.pages import my_listings, wizard
 from app.route_table import PAGE_ROUTES
-from app.routes import ADMIN_LISTINGS, ADVERTISER_HOME, ADVERTISER_NEW_LISTING, SECRETARY_LISTINGS
+from app.routes import (
+    ADMIN_LISTINGS,
+    ADVERTISER_HOME,
+    ADVERTISER_NEW_LISTING,
+    DATA_EXPORT_PREFIX,
+    SECRETARY_LISTINGS,
+)
+from app.services import privacy
 from app.services.staff.listings import LISTINGS_SPEC
 from app.services.verification import verification_photo
 from app.settings import get_settings
@@ -65,6 +72,36 @@ async def verification_photo_route(request: Request) -> Response:
     if data is None:
         return PlainTextResponse("No encontrado.", status_code=404, headers=NO_STORE)
     return Response(data, media_type="image/webp", headers=NO_STORE)
+
+
+EXPORT_GONE = (
+    "Este enlace no es válido o ya venció (vale 48 horas). Ingresa con tu cuenta y pide tus datos de nuevo "
+    "en Mi cuenta."
+)
+
+
+def _export_zip(token_hash: str, token: str) -> bytes | None:
+    with session_scope() as session:
+        actor = session_actor(session, token_hash)
+        if actor is None:
+            return None
+        return privacy.export_file(
+            session=session, private_storage=get_private_storage(), token=token, user_uid=actor.uid
+        )
+
+
+async def data_export_route(request: Request) -> Response:
+    """GET /mi-cuenta/datos/{token}: the owner's data export, to their signed-in browser, while the link is valid.
+
+    Anyone else (no session, another account, an expired or unknown link) gets the same 404.
+    """
+    token_hash = request_session_hash(request)
+    token = request.path_params["token"]
+    data = await run_in_threadpool(_export_zip, token_hash, token) if token_hash else None
+    if data is None:
+        return PlainTextResponse(EXPORT_GONE, status_code=404, headers=NO_STORE)
+    headers = {**NO_STORE, "Content-Disposition": 'attachment; filename="mis-datos.zip"'}
+    return Response(data, media_type="application/zip", headers=headers)
 
 
 # Every guarded page, by path, with its title and the profiles it admits.
@@ -109,5 +146,6 @@ async def private_document(request: Request) -> Response:
 
 ROUTES = [
     Route("/privado/verificacion/{uid}", verification_photo_route, methods=["GET"]),
+    Route(DATA_EXPORT_PREFIX + "/{token}", data_export_route, methods=["GET"]),
     *(Route(path, private_document, methods=["GET"]) for path in PRIVATE_TITLES),
 ]

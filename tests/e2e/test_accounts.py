@@ -17,14 +17,18 @@ from pathlib import Path
 
 import pytest
 import redis
+from limits.storage import RedisStorage
 from playwright.sync_api import Browser, Page, expect
 
 from app.db import make_engine
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE, digest
+from app.identity.throttle import SIGN_UPS_PER_CLIENT
 from app.models import STAFF_PROFILES, ProfileId, User
 from app.services import accounts
+from app.services.abuse import REDIS_KEY_PREFIX, Limiter, client_key
+from app.settings import get_settings
 from tests.e2e.conftest import Site
 from tests.e2e.second_factor import pass_second_factor
 from tests.factories import actor_of, make_account
@@ -361,3 +365,24 @@ def test_a_stolen_tab_token_without_the_cookie_is_refused(page: Page, site: Site
     expect(tab.get_by_role("heading", name="Mis publicaciones", level=1)).to_have_count(0)
     assert tab.evaluate("window.sessionStorage.getItem('token')") == tab_token  # it really was that tab's token
     thief.close()
+
+
+def test_a_sign_up_behind_a_busy_shared_address_succeeds_once_the_browser_proves_its_work(
+    page: Page, site: Site, db, provider
+):
+    """Ten sign-ups this hour from the browser's address already (a carrier's shared one): the eleventh is
+    not refused; the server asks for a proof of work, assets/proof.js finds it and sends the form again."""
+    counters = Limiter(RedisStorage(site.redis_url, key_prefix=REDIS_KEY_PREFIX))
+    secret = get_settings().secret_key
+    for address in ("127.0.0.1", "::1"):  # whichever the browser reaches localhost by
+        for _ in range(SIGN_UPS_PER_CLIENT.amount):
+            assert counters.hit([(SIGN_UPS_PER_CLIENT, client_key(address, secret))]) == 0.0
+    log_before = site.log_path.read_text()
+    email = "tras-la-red-compartida@correo.cl"
+    _sign_up(page, email, advertiser=False)
+    page.wait_for_url(f"{site.url}/login/auth/signup-sucessful", timeout=60_000)
+    expect(page.get_by_role("heading", name="Un paso más")).to_be_visible()
+    assert db.query(User).filter(User.email == email).count() == 1
+    new_log = site.log_path.read_text()[len(log_before) :]
+    assert "past its hourly limit: proof of work missing or invalid" in new_log
+    assert "already used" not in new_log

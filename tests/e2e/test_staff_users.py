@@ -15,10 +15,11 @@ from sqlmodel import Session, select
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
 from app.models import AuditEntry, ProfileId, User
+from app.services.staff import users as staff_users
 from tests.e2e.conftest import Site
 from tests.e2e.second_factor import enrolled, pass_second_factor
 from tests.e2e.test_accounts import PASSWORD, sign_in
-from tests.factories import make_account
+from tests.factories import actor_of, make_account
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_earlier_attempts")]
 
@@ -107,3 +108,37 @@ def test_the_edit_dialog_fills_a_narrow_screen_and_saves_a_profile_change(page: 
     expect(row).to_contain_text("Anunciante")
     db.expire_all()
     assert db.get(User, user.uid).profile_uid == "profesor"
+
+
+def test_a_secretary_sees_no_button_for_what_only_an_administrator_may_undo(page: Page, site: Site, db: Session):
+    """Staff rows and an administrator's ban show her no ban or lift button; her own kind of row does."""
+    provider = LocalProvider(engine=db.get_bind())
+    admin = make_account(db, provider, "jefa-tabla-secre@correo.cl", profile=ProfileId.ADMINISTRADOR)
+    make_account(db, provider, "secre-tabla@correo.cl", profile=ProfileId.SECRETARIA, password=PASSWORD)
+    banned = make_account(db, provider, "tabla-vetada-jefa@correo.cl", profile=ProfileId.PROFESOR)
+    make_account(db, provider, "tabla-libre@correo.cl", profile=ProfileId.CLIENTE)
+    staff_users.set_ban(session=db, provider=provider, actor=actor_of(admin), user_uid=banned.uid, banned=True)
+
+    sign_in(page, "secre-tabla@correo.cl")
+    page.wait_for_url(re.compile(re.escape(f"{site.url}/bbitamia/publicacion") + "/?$"))
+    page.goto("/bbitamia/usuarios")
+    expect(page.get_by_role("heading", name="Usuarios", level=1)).to_be_visible()
+    page.get_by_label("Buscar por correo").fill("tabla")
+    page.get_by_role("button", name="Buscar").click()
+
+    def row(email: str):
+        found = page.get_by_role("row").filter(has_text=email)
+        expect(found).to_have_count(1)
+        return found
+
+    free = row("tabla-libre@correo.cl")
+    expect(free.get_by_role("button", name="Suspender")).to_be_visible()
+    expect(free.get_by_role("button", name="Desactivar")).to_be_visible()
+    for staff in ("jefa-tabla-secre@correo.cl", "secre-tabla@correo.cl"):
+        expect(
+            row(staff).get_by_role("button", name=re.compile("Suspender|Desactivar|Quitar suspensión"))
+        ).to_have_count(0)
+    by_admin = row("tabla-vetada-jefa@correo.cl")
+    expect(by_admin).to_contain_text("Suspendido")
+    expect(by_admin.get_by_role("button", name="Quitar suspensión")).to_have_count(0)
+    expect(by_admin.get_by_role("button", name="Desactivar")).to_be_visible()

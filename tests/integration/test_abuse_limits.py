@@ -20,16 +20,18 @@ from aiosmtpd.controller import Controller
 from reflex.istate.data import SessionData
 from sqlmodel import Session, select
 
+from app.core import proof_of_work
 from app.core.actor import Actor
 from app.core.errors import RateLimitedError
 from app.db import get_engine
 from app.identity import local
-from app.identity.errors import AUTH_MESSAGES, AuthError
+from app.identity.errors import AUTH_MESSAGES, AuthError, ProofRequired
 from app.identity.local import LocalProvider
 from app.identity.sessions import digest, resolve_session
+from app.identity.throttle import SIGN_UPS_PER_CLIENT
 from app.models import LocalCredential, ProfileId, Report, User
 from app.services import accounts
-from app.services.abuse import client_key
+from app.services.abuse import client_key, limiter
 from app.services.mail import wait_until_sent
 from app.services.reports import create_report
 from app.settings import get_settings
@@ -191,7 +193,8 @@ def test_older_verification_links_stop_working_once_the_address_is_verified(
 
 def test_sign_ups_per_client_hold_under_concurrency(provider, storage):
     answers = at_once(lambda i: _refusal(lambda: _sign_up(provider, f"alta{i}@correo.cl", client="granja")), 14)
-    assert sorted(answers) == [""] * 10 + ["too-many-requests"] * 4
+    # Past the client's ten an hour, a proof of work is asked for instead.
+    assert sorted(answers) == [""] * 10 + ["proof-required"] * 4
     with Session(get_engine()) as session:
         assert len(session.exec(select(User)).all()) == 10
     assert _refusal(lambda: _sign_up(provider, "otra-red@correo.cl", client="vecina")) == ""
@@ -206,12 +209,112 @@ def test_sign_ups_per_address_hold_under_concurrency(provider, storage):
 
 
 def test_the_too_many_sign_ups_message_says_how_long_to_wait(provider, memory_counters):
-    for index in range(10):
-        _sign_up(provider, f"espera{index}@correo.cl", client="granja")
+    for index in range(5):
+        _sign_up(provider, "espera@correo.cl", client=f"red-{index}")
     with pytest.raises(AuthError) as refused:
-        _sign_up(provider, "una-mas@correo.cl", client="granja")
+        _sign_up(provider, "espera@correo.cl", client="otra-red")
     assert refused.value.message.startswith("Demasiados intentos. Por seguridad, espera ")
-    assert "minutos antes de volver a intentarlo." in refused.value.message
+    assert "horas antes de volver a intentarlo." in refused.value.message
+
+
+@pytest.fixture
+def easy_proofs(app_database, monkeypatch) -> None:
+    """Proofs of 8 zero bits (256 tries) and empty counters in memory."""
+    monkeypatch.setenv("SIGN_UP_PROOF_BITS", "8")
+    use_storage(monkeypatch, "memory")
+
+
+def _users_named(prefix: str) -> int:
+    with Session(get_engine()) as session:
+        return len([u for u in session.exec(select(User)).all() if u.email.startswith(prefix)])
+
+
+def _asked(call) -> str:
+    """The challenge a ProofRequired refusal carries (fails the test on any other outcome)."""
+    with pytest.raises(ProofRequired) as asked:
+        call()
+    assert asked.value.message == AUTH_MESSAGES["proof-required"]
+    return asked.value.challenge
+
+
+def test_past_the_client_limit_a_sign_up_brings_a_proof_of_work_once(provider, easy_proofs, caplog):
+    def sign_up(email: str, proof: str = ""):
+        with Session(get_engine(), expire_on_commit=False) as session:
+            return accounts.sign_up(
+                session=session, provider=provider, data=_form(email), client_hash="cafe", proof=proof
+            )
+
+    for index in range(10):
+        sign_up(f"vecina{index}@correo.cl")
+    # The eleventh from the same address is asked for a proof, not refused: nothing is created.
+    with caplog.at_level(logging.WARNING, logger="app.identity.throttle"):
+        challenge = _asked(lambda: sign_up("once@correo.cl"))
+    assert "proof of work missing or invalid" in caplog.text
+    assert _users_named("once") == 0
+    # A wrong answer, or one to a challenge the server did not sign, is asked again.
+    _asked(lambda: sign_up("once@correo.cl", proof=f"{challenge}~x"))
+    forged = challenge.replace(".8.", ".1.", 1)
+    _asked(lambda: sign_up("once@correo.cl", proof=f"{forged}~{proof_of_work.solve(forged)}"))
+    # The browser's answer lets it through.
+    proof = f"{challenge}~{proof_of_work.solve(challenge)}"
+    assert sign_up("once@correo.cl", proof=proof).email == "once@correo.cl"
+    # The same proof a second time is spent: a new challenge, nobody created.
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="app.identity.throttle"):
+        again = _asked(lambda: sign_up("doce@correo.cl", proof=proof))
+    assert again != challenge and "already used" in caplog.text
+    assert _users_named("doce") == 0
+    assert sign_up("doce@correo.cl", proof=f"{again}~{proof_of_work.solve(again)}").email == "doce@correo.cl"
+    # Another address is not affected.
+    assert _refusal(lambda: _sign_up(provider, "otra-red@correo.cl", client="vecina")) == ""
+
+
+def test_a_proof_of_work_does_not_lift_the_limit_per_e_mail_address(provider, easy_proofs):
+    for index in range(10):
+        _sign_up(provider, f"relleno{index}@correo.cl", client="oficina")
+    for index in range(5):
+        _sign_up(provider, "misma@correo.cl", client=f"casa-{index}")
+    challenge = _asked(lambda: _sign_up(provider, "otra@correo.cl", client="oficina"))
+    with Session(get_engine(), expire_on_commit=False) as session, pytest.raises(AuthError) as refused:
+        accounts.sign_up(
+            session=session,
+            provider=provider,
+            data=_form("misma@correo.cl"),
+            client_hash="oficina",
+            proof=f"{challenge}~{proof_of_work.solve(challenge)}",
+        )
+    assert refused.value.code == "too-many-requests"
+
+
+def test_the_sign_up_form_asks_the_browser_for_a_proof_and_takes_it(provider, mailbox, easy_proofs):
+    """Through the handler, as a browser behind a carrier's shared address: asked, answered, replay refused."""
+    shared = "200.14.5.9"
+    key = client_key(shared, get_settings().secret_key)
+    for _ in range(10):
+        assert limiter().hit([(SIGN_UPS_PER_CLIENT, key)]) == 0.0
+
+    def form_state():
+        state, _ = client_states(LoginState)
+        state.rx_router_session = SessionData(client_ip=shared)
+        invoke(state, "load")
+        return state
+
+    state = form_state()
+    form = {**_form("movil@correo.cl"), "adult": "on"}
+    events = invoke(state, "sign_up", form_data={**form, "prueba": ""})
+    assert redirect_paths(events) == [] and state.error == AUTH_MESSAGES["proof-required"]
+    challenge = state.proof_challenge
+    assert challenge and not state.busy and _users_named("movil") == 0
+    proof = f"{challenge}~{proof_of_work.solve(challenge)}"
+    events = invoke(state, "sign_up", form_data={**form, "prueba": proof})
+    assert redirect_paths(events) == ["/login/auth/signup-sucessful"]
+    assert (state.error, state.proof_challenge) == ("", "")
+    assert _users_named("movil") == 1
+    # Replayed by another tab: asked again with a new challenge.
+    replay = form_state()
+    events = invoke(replay, "sign_up", form_data={**_form("copia@correo.cl"), "adult": "on", "prueba": proof})
+    assert redirect_paths(events) == [] and replay.proof_challenge not in ("", challenge)
+    assert _users_named("copia") == 0
 
 
 def test_argon2_runs_at_most_two_at_a_time(monkeypatch):

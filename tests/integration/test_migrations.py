@@ -10,6 +10,7 @@ from tests.conftest import _libpq, fresh_pg_database
 
 EXPECTED_TABLES = {
     "usuarios",
+    "exportacion_datos",
     "perfil_usuario",
     "profesor",
     "agencia",

@@ -122,6 +122,44 @@ def test_age_confirmation_refuses_other_content_types(client, content_type):
     assert AGE_COOKIE not in response.cookies
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"origin": "https://evil.example", "sec-fetch-site": "cross-site"},
+        {"origin": "https://evil.example"},  # a browser that sends Origin but not Sec-Fetch-Site
+        {"sec-fetch-site": "cross-site"},  # one that sends Sec-Fetch-Site but leaves Origin out
+        {"sec-fetch-site": "same-site"},  # a sibling subdomain is another site's page
+        {"origin": "null"},  # a sandboxed frame or a redirect from elsewhere
+        {"origin": "http://localhost", "sec-fetch-site": "cross-site"},
+    ],
+)
+def test_age_confirmation_refuses_a_post_from_another_site(client, headers):
+    response = client.post(
+        "/escorts-ssg/confirmar-edad", data={"next": "/escorts-ssg"}, headers=headers, follow_redirects=False
+    )
+    assert response.status_code == 403
+    assert "solo se puede enviar desde una página del sitio" in response.text
+    assert AGE_COOKIE not in response.cookies
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"origin": "http://localhost", "sec-fetch-site": "same-origin"},  # a modern browser, from the SSG page
+        {"origin": "http://localhost"},
+        {"sec-fetch-site": "same-origin"},
+        {"origin": get_settings().site_url},  # the configured site address (behind a proxy)
+        {},  # an old browser sends neither
+    ],
+)
+def test_age_confirmation_accepts_a_post_from_the_site(client, headers):
+    response = client.post(
+        "/escorts-ssg/confirmar-edad", data={"next": "/escorts-ssg"}, headers=headers, follow_redirects=False
+    )
+    assert response.status_code == 303
+    assert response.cookies.get(AGE_COOKIE) == "1"
+
+
 def test_age_confirmation_refuses_a_large_body(client):
     body = b"next=%2Fescorts-ssg&relleno=" + b"x" * AGE_FORM_MAX_BYTES
     response = _confirm(client, body)

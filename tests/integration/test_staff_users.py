@@ -12,7 +12,7 @@ from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import AuditEntry, ProfileId, User
-from app.services import listings
+from app.services import accounts, listings
 from app.services.staff import users as staff_users
 from app.services.staff.shared import TableQuery
 from tests.factories import actor_of, check_session, make_account, make_listing, open_session
@@ -107,7 +107,7 @@ def test_an_unknown_profile_is_a_field_error(db, local, people):
 def test_a_secretary_cannot_ban_or_deactivate_an_administrator(db, local, people):
     admin = people["admin"]
     token = open_session(db, admin.uid)
-    with pytest.raises(ConflictError):
+    with pytest.raises(ForbiddenError):
         staff_users.set_ban(
             session=db, provider=local, actor=actor_of(people["secre"]), user_uid=admin.uid, banned=True
         )
@@ -120,6 +120,98 @@ def test_a_secretary_cannot_ban_or_deactivate_an_administrator(db, local, people
     assert (stored.ban, stored.activo) == (False, True)
     assert check_session(db, token).actor is not None
     assert _entries(db, admin.uid) == []
+
+
+def _standing(db, uid: str) -> tuple[bool, bool]:
+    db.expire_all()
+    user = db.get(User, uid)
+    return user.ban, user.activo
+
+
+def test_a_secretary_cannot_ban_or_deactivate_another_secretary(db, local, people):
+    other = people["secre2"]
+    secretary = actor_of(people["secre"])
+    for change in (
+        lambda: staff_users.set_ban(session=db, provider=local, actor=secretary, user_uid=other.uid, banned=True),
+        lambda: staff_users.set_active(session=db, actor=secretary, user_uid=other.uid, active=False),
+        lambda: accounts.set_ban(session=db, provider=local, actor=secretary, user_uid=other.uid, banned=True),
+    ):
+        with pytest.raises(ForbiddenError) as refused:
+            change()
+        assert "Solo un administrador" in refused.value.message
+        db.rollback()
+    assert _standing(db, other.uid) == (False, True)
+    assert _entries(db, other.uid) == []
+    # An administrator manages staff accounts.
+    staff_users.set_active(session=db, actor=actor_of(people["admin"]), user_uid=other.uid, active=False)
+    assert _standing(db, other.uid) == (False, False)
+
+
+def test_a_secretary_cannot_lift_an_administrators_ban_or_deactivation(db, local, people):
+    owner, secretary, admin = people["duena"], actor_of(people["secre"]), actor_of(people["admin"])
+    staff_users.set_ban(session=db, provider=local, actor=admin, user_uid=owner.uid, banned=True)
+    staff_users.set_active(session=db, actor=admin, user_uid=owner.uid, active=False)
+    # Banning again herself does not make the ban hers.
+    staff_users.set_ban(session=db, provider=local, actor=secretary, user_uid=owner.uid, banned=True)
+    entries = len(_entries(db, owner.uid))
+    with pytest.raises(ForbiddenError) as refused:
+        staff_users.set_ban(session=db, provider=local, actor=secretary, user_uid=owner.uid, banned=False)
+    assert refused.value.message == staff_users.ADMIN_BAN_MESSAGE
+    db.rollback()
+    with pytest.raises(ForbiddenError) as refused:
+        staff_users.set_active(session=db, actor=secretary, user_uid=owner.uid, active=True)
+    assert refused.value.message == staff_users.ADMIN_DEACTIVATION_MESSAGE
+    db.rollback()
+    assert _standing(db, owner.uid) == (True, False)
+    assert len(_entries(db, owner.uid)) == entries
+    # The administrator undoes their own decisions; a later ban of the secretary's is hers to lift.
+    staff_users.set_ban(session=db, provider=local, actor=admin, user_uid=owner.uid, banned=False)
+    staff_users.set_active(session=db, actor=admin, user_uid=owner.uid, active=True)
+    staff_users.set_ban(session=db, provider=local, actor=secretary, user_uid=owner.uid, banned=True)
+    staff_users.set_active(session=db, actor=secretary, user_uid=owner.uid, active=False)
+    staff_users.set_ban(session=db, provider=local, actor=secretary, user_uid=owner.uid, banned=False)
+    staff_users.set_active(session=db, actor=secretary, user_uid=owner.uid, active=True)
+    assert _standing(db, owner.uid) == (False, True)
+
+
+def test_a_ban_nobody_recorded_is_the_administrators_to_lift(db, local, people):
+    owner = people["cliente"]
+    owner.ban = True
+    db.add(owner)
+    db.commit()
+    with pytest.raises(ForbiddenError):
+        staff_users.set_ban(
+            session=db, provider=local, actor=actor_of(people["secre"]), user_uid=owner.uid, banned=False
+        )
+    db.rollback()
+    assert _standing(db, owner.uid) == (True, True)
+
+
+def test_the_table_offers_a_secretary_only_the_buttons_she_may_press(db, local, people):
+    admin, secretary = actor_of(people["admin"]), actor_of(people["secre"])
+    staff_users.set_ban(session=db, provider=local, actor=admin, user_uid=people["duena"].uid, banned=True)
+    staff_users.set_ban(session=db, provider=local, actor=secretary, user_uid=people["cliente"].uid, banned=True)
+
+    def buttons(viewer: User) -> dict[str, tuple[str, str]]:
+        rows, _ = _users(db, viewer, page_size=50)
+        return {row.email.split("@")[0]: (row.puede_suspender, row.puede_desactivar) for row in rows}
+
+    assert buttons(people["secre"]) == {
+        "admin": ("", ""),
+        "admin2": ("", ""),
+        "secre": ("", ""),
+        "secre2": ("", ""),
+        "duena": ("", "true"),  # the administrator's ban is not hers to lift
+        "cliente": ("true", "true"),
+    }
+    assert buttons(people["admin"]) == {
+        "admin": ("", ""),  # oneself
+        "admin2": ("true", "true"),
+        "secre": ("true", "true"),
+        "secre2": ("true", "true"),
+        "duena": ("true", "true"),
+        "cliente": ("true", "true"),
+    }
 
 
 def test_someone_not_staff_is_refused(db, local, people):

@@ -39,6 +39,17 @@ def test_put_get_exists_delete(storage):
         storage.get(key)
 
 
+def test_list_keys_names_every_stored_object_sorted(storage):
+    """What a backup walks: every object of the store, and nothing else."""
+    assert storage.list_keys() == []
+    keys = ["verificacion/zz/b.webp", "photos/ab/a-400.webp", "photos/ab/a-800.webp"]
+    for key in keys:
+        storage.put(key, b"x", "image/webp")
+    if isinstance(storage, LocalStorage):  # a write in progress is not an object yet
+        (storage.root / "photos" / "ab" / ".tmp-123").write_bytes(b"half")
+    assert storage.list_keys() == sorted(keys)
+
+
 @pytest.mark.parametrize("make", [jpeg_with_gps, heic_with_gps], ids=["jpeg", "heic"])
 def test_gps_tagged_photo_is_stored_without_any_metadata(storage, make):
     photo = store_photo(storage=storage, data=make())

@@ -24,6 +24,7 @@ from a pristine copy whenever a test left it changed.
 from __future__ import annotations
 
 import inspect
+import logging
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -42,7 +43,7 @@ from app.identity.local import LocalProvider
 from app.models import STAFF_PROFILES, ProfileId, User, UserSession, utc_now
 from app.routes import SECOND_FACTOR
 from app.settings import get_settings
-from app.states.auth import ACCESS_ATTR, PUBLIC, SECOND_FACTOR_STEP_ATTR, public
+from app.states.auth import ACCESS_ATTR, PUBLIC, SECOND_FACTOR_STEP_ATTR, STALE_PAGE_MESSAGE, public
 from tests.conftest import pg_server_url
 from tests.factories import make_account, open_session
 from tests.handlers import client_states, invoke
@@ -101,6 +102,8 @@ PUBLIC_HANDLERS = {
     "LoginState.clear_field_error",
     "AccountActionState.clear_field_error",
     "PasswordDialogState.clear_field_error",
+    "PrivacyState.clear_field_error",
+    "EmailChangeState.clear_field_error",
     "ReportState.clear_field_error",
     "WizardState.clear_field_error",
     "SecondFactorState.clear_field_error",
@@ -144,6 +147,11 @@ def test_the_walk_finds_the_app_handlers():
         "StaffOverviewState.open_page",
         "NoticePreferencesState.save",
         "SiteSettingsState.save",
+        # Mi cuenta (issue 20 §2): every profile's own data, nobody else's.
+        "PrivacyState.open_page",
+        "PrivacyState.request_export",
+        "PrivacyState.delete_account",
+        "EmailChangeState.request_email_change",
     ):
         assert expected in names
     assert len(GUARDED) >= 4
@@ -438,3 +446,29 @@ def test_staff_handlers_are_many_and_the_second_factor_step_is_few():
         "SecondFactorState.verify",
         "SecondFactorState.recover",
     }
+
+
+def _caller_for(handler) -> str:
+    """A caller the handler lets in: anonymous for a public one, an allowed profile otherwise."""
+    access = getattr(handler.fn, ACCESS_ATTR)
+    return "anonymous" if access == PUBLIC else sorted(access)[0]
+
+
+@pytest.mark.parametrize("item", HANDLERS, ids=[_id(item) for item in HANDLERS])
+def test_a_call_with_an_unknown_argument_is_refused_cleanly(item, callers, shared_callers, caplog):
+    """A client sending an argument the handler does not take: a warning (no traceback), nothing changed."""
+    state_cls, name, handler = item
+    before_db = shared_callers.fingerprint()
+    state, _ = client_states(state_cls, callers[_caller_for(handler)])
+    before_state = _state_values(state)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="app.states.auth"):
+        events = invoke(state, name, **_dummy_args(handler.fn), basura="<script>")
+    refusals = [r for r in caplog.records if "do not fit" in r.getMessage()]
+    assert len(refusals) == 1, f"{_id(item)}: {[r.getMessage() for r in caplog.records]}"
+    (record,) = refusals
+    assert record.levelno == logging.WARNING and record.exc_info is None
+    assert "basura" in record.getMessage() and "<script>" not in record.getMessage()
+    assert STALE_PAGE_MESSAGE in repr(events)
+    assert _state_values(state) == before_state
+    assert shared_callers.fingerprint() == before_db

@@ -12,8 +12,10 @@ import shlex
 from pathlib import Path
 
 import pytest
+import yaml
 
 DOCKERFILE = Path(__file__).resolve().parents[2] / "Dockerfile"
+COMPOSE = DOCKERFILE.with_name("compose.yaml")
 
 
 def instructions(text: str) -> list[tuple[str, str]]:
@@ -143,3 +145,31 @@ def test_the_rules_refuse_images_that_would_run_as_root_or_without_the_volume(te
     with pytest.raises(AssertionError):
         test_the_app_runs_as_a_non_root_user_created_in_the_image(steps)
         test_the_volume_is_owned_by_that_user_before_it_is_declared(steps)
+
+
+# The major version of Debian's postgresql-client in each release the runtime image may be built on.
+DEBIAN_POSTGRESQL_CLIENT = {"bookworm": 15, "trixie": 17}
+
+
+def _runtime_stage(steps) -> list[tuple[str, str]]:
+    last_from = max(i for i, (keyword, _) in enumerate(steps) if keyword == "FROM")
+    return steps[last_from:]
+
+
+def test_the_running_image_has_a_postgresql_client_as_new_as_the_compose_server(steps):
+    """`python -m app.cli backup` runs pg_dump (restore pg_restore) inside the image: the client must be
+    installed in the stage that runs, and pg_dump refuses a server newer than itself."""
+    runtime = _runtime_stage(steps)
+    installs = [
+        words
+        for keyword, arguments in runtime
+        if keyword == "RUN"
+        for words in _commands(arguments)
+        if words[:2] == ["apt-get", "install"]
+    ]
+    assert any("postgresql-client" in words for words in installs), "the runtime stage does not install pg_dump"
+    base = runtime[0][1].split()[0]
+    release = next(name for name in DEBIAN_POSTGRESQL_CLIENT if base.endswith(name))
+    compose = yaml.safe_load(COMPOSE.read_text())
+    server = int(compose["services"]["postgres"]["image"].split(":")[1].split("-")[0].split(".")[0])
+    assert DEBIAN_POSTGRESQL_CLIENT[release] >= server

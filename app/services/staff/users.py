@@ -3,15 +3,17 @@
 Every function checks that the caller is live staff (``ensure_staff``) and records each write
 in the audit log in the same transaction. The account rules come from ``app.services.accounts``
 (``accounts.staff_target``: the user exists and is not the caller; ``set_ban``: a ban disables the
-account and ends all its sessions, and only an administrator bans an administrator). A
-secretary cannot give or remove staff profiles, nor deactivate an administrator. A banned or
-deactivated user's listings leave the public site by themselves: the public queries hide
-the listings of such owners.
+account and ends all its sessions). A secretary never undoes an administrator's decision: staff
+accounts (administrators and secretaries) are the administrators' alone (``accounts.ensure_may_manage``),
+and she cannot lift a ban or a deactivation an administrator made (read from the audit log:
+:func:`administrator_decisions`). A banned or deactivated user's listings leave the public site
+by themselves: the public queries hide the listings of such owners.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
@@ -21,7 +23,7 @@ from app.core.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.db import transaction
 from app.identity import sessions
 from app.identity.provider import IdentityProvider
-from app.models import PROFILE_LABELS, STAFF_PROFILES, ProfileId, User, UserPublic
+from app.models import PROFILE_LABELS, STAFF_PROFILES, AuditEntry, ProfileId, User, UserPublic
 from app.services import accounts, users
 from app.services.staff import audit
 from app.services.staff.shared import StaffPage, TableQuery, ensure_may, ensure_staff, fetch_page, sort_order
@@ -70,7 +72,9 @@ SORT_COLUMNS = sort_columns(
     {"email": User.email, "nombre": User.display_name, "perfil": User.profile_uid, "creado": User.created_at},
 )
 STAFF_PROFILE_MESSAGE = "Solo un administrador puede dar o quitar perfiles del equipo."
-ADMIN_TARGET_MESSAGE = "Solo un administrador puede desactivar a otro administrador."
+BAN, DEACTIVATION = ("banear", "desbanear"), ("desactivar", "activar")  # (the decision, its undoing) in the audit
+ADMIN_BAN_MESSAGE = "Un administrador suspendió esta cuenta: solo un administrador puede quitar la suspensión."
+ADMIN_DEACTIVATION_MESSAGE = "Un administrador desactivó esta cuenta: solo un administrador puede reactivarla."
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,10 @@ class UserRow:
     ban: str
     activo: str
     creado: str
+    # "true" when the viewer may press the row's ban / deactivation button (suspend or lift, deactivate or
+    # reactivate): what the service would allow them, so a secretary sees no button she would be refused.
+    puede_suspender: str = ""
+    puede_desactivar: str = ""
 
     def as_row(self) -> dict[str, str]:
         return dict(self.__dict__)
@@ -98,7 +106,60 @@ def state_label(user: User) -> str:
     return "Activo" if user.activo else "Desactivado"
 
 
-def _row(user: User) -> UserRow:
+def administrator_decisions(session: Session, user_uids: Collection[str], decision: tuple[str, str]) -> set[str]:
+    """Of ``user_uids``, those whose standing ban (or deactivation: ``decision``) is an administrator's.
+
+    Read from the audit log: the entries of the decision since it was last undone. It is an
+    administrator's unless every one of them is a secretary's; one without any entry (made
+    outside the staff table) counts as an administrator's too.
+    """
+    uids = [uid for uid in user_uids if isinstance(uid, str) and uid]
+    if not uids:
+        return set()
+    made, undone = decision
+    entries = session.exec(
+        select(AuditEntry.entity_uid, AuditEntry.action, User.profile_uid)
+        .join(User, col(User.uid) == col(AuditEntry.actor_uid), isouter=True)
+        .where(
+            AuditEntry.entity == ENTITY,
+            col(AuditEntry.entity_uid).in_(uids),
+            col(AuditEntry.action).in_(decision),
+        )
+        .order_by(col(AuditEntry.created_at).desc())
+    ).all()
+    by_secretary_only: dict[str, bool] = {}
+    settled: set[str] = set()
+    for uid, action, actor_profile in entries:
+        if uid in settled:
+            continue
+        if action == undone:
+            settled.add(uid)
+        elif action == made:
+            by_secretary_only[uid] = by_secretary_only.get(uid, True) and actor_profile == ProfileId.SECRETARIA
+    return {uid for uid in uids if not by_secretary_only.get(uid, False)}
+
+
+def _ensure_not_undoing(session: Session, actor: Actor, user: User, decision: tuple[str, str], message: str) -> None:
+    """ForbiddenError (logged) when a secretary would undo an administrator's ban or deactivation of ``user``."""
+    if actor.profile_uid == ProfileId.ADMINISTRADOR:
+        return
+    if user.uid in administrator_decisions(session, [user.uid], decision):
+        log.warning(
+            "%s refused: secretary %s on an administrator's decision (user %s)", decision[1], actor.uid, user.uid
+        )
+        raise ForbiddenError(message)
+
+
+def _row(
+    user: User, viewer: User | None = None, admin_bans: Collection[str] = (), admin_offs: Collection[str] = ()
+) -> UserRow:
+    """The row as ``viewer`` sees it: the ban and deactivation buttons only where the services would let them."""
+    manageable = (
+        viewer is not None and user.uid != viewer.uid and accounts.may_manage(viewer.profile_uid, user.profile_uid)
+    )
+    secretary = viewer is not None and viewer.profile_uid != ProfileId.ADMINISTRADOR
+    may_ban = manageable and not (secretary and user.ban and user.uid in admin_bans)
+    may_deactivate = manageable and not (secretary and not user.activo and user.uid in admin_offs)
     return UserRow(
         uid=user.uid,
         email=user.email,
@@ -109,6 +170,8 @@ def _row(user: User) -> UserRow:
         ban="true" if user.ban else "",
         activo="true" if user.activo else "",
         creado=user.created_at.strftime("%Y/%m/%d"),
+        puede_suspender="true" if may_ban else "",
+        puede_desactivar="true" if may_deactivate else "",
     )
 
 
@@ -127,7 +190,11 @@ def list_users(*, session: Session, actor_uid: str, query: TableQuery) -> StaffP
     found, total = fetch_page(
         session, select(User).where(*conditions), query, sort_order(USERS_SPEC, SORT_COLUMNS, query, User.uid)
     )
-    return StaffPage([_row(user) for user in found], total, query.page, query.page_size)
+    viewer = session.get(User, actor_uid)
+    admin_bans = administrator_decisions(session, [user.uid for user in found if user.ban], BAN)
+    admin_offs = administrator_decisions(session, [user.uid for user in found if not user.activo], DEACTIVATION)
+    rows = [_row(user, viewer, admin_bans, admin_offs) for user in found]
+    return StaffPage(rows, total, query.page, query.page_size)
 
 
 def profile_of(*, session: Session, actor_uid: str, user_uid: str) -> str:
@@ -181,6 +248,9 @@ def set_ban(*, session: Session, provider: IdentityProvider, actor: Actor, user_
     """
     ensure_staff(session, actor.uid)
     user = accounts.staff_target(session=session, actor=actor, allowed=STAFF_PROFILES, user_uid=user_uid)
+    accounts.ensure_may_manage(actor, user)
+    if not banned and user.ban:
+        _ensure_not_undoing(session, actor, user, BAN, ADMIN_BAN_MESSAGE)
     before = audit.snapshot(user)
     after = {**before, "ban": banned, "online": False if banned else user.online}
     audit.record(
@@ -203,8 +273,9 @@ def set_active(*, session: Session, actor: Actor, user_uid: str, active: bool) -
     """Deactivate (hidden from lists, signed out, listings off the site) or reactivate a user, audited."""
     ensure_staff(session, actor.uid)
     user = accounts.staff_target(session=session, actor=actor, allowed=STAFF_PROFILES, user_uid=user_uid)
-    if user.profile_uid == ProfileId.ADMINISTRADOR and actor.profile_uid != ProfileId.ADMINISTRADOR:
-        raise ForbiddenError(ADMIN_TARGET_MESSAGE)
+    accounts.ensure_may_manage(actor, user)
+    if active and not user.activo:
+        _ensure_not_undoing(session, actor, user, DEACTIVATION, ADMIN_DEACTIVATION_MESSAGE)
     before = audit.snapshot(user)
     with transaction(session):
         updated = users.update_user(

@@ -1,0 +1,92 @@
+"""GET /mi-cuenta/datos/{token} through Starlette's TestClient on the app's own API: the export's ZIP goes only
+to its owner's signed-in browser while the link is valid, never cached; anyone else gets the same 404."""
+
+from __future__ import annotations
+
+import email
+import io
+import json
+import zipfile
+from datetime import timedelta
+
+import pytest
+from sqlmodel import Session, select
+from starlette.testclient import TestClient
+
+from app.app import app as reflex_app
+from app.db import make_engine
+from app.identity.sessions import SESSION_COOKIE
+from app.models import DataExport, ProfileId, utc_now
+from app.routes import DATA_EXPORT_PREFIX
+from app.services import privacy
+from app.services.mail import wait_until_sent
+from app.settings import get_settings
+from app.storage.factory import get_private_storage, get_storage
+from app.web.api import build_api
+from tests.factories import actor_of, make_account, open_session
+from tests.integration.test_privacy import LINK
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def engine(app_database, tmp_path, monkeypatch):
+    """The app on this test's database, its stores on local disk under tmp_path."""
+    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
+    get_settings.cache_clear()
+    engine = make_engine(app_database)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def db(engine):
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+
+
+@pytest.fixture
+def client(engine) -> TestClient:
+    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
+        yield test_client
+
+
+def _get(client: TestClient, token: str, session_token: str | None):
+    headers = {"Cookie": f"{SESSION_COOKIE}={session_token}"} if session_token else {}
+    return client.get(f"{DATA_EXPORT_PREFIX}/{token}", headers=headers)
+
+
+def _assert_refused(response) -> None:
+    assert response.status_code == 404
+    assert "ya venció" in response.text
+    assert response.headers["cache-control"] == "private, no-store"
+
+
+def test_the_export_link_serves_the_owner_alone_while_valid(client, db, provider, tmp_path):
+    owner = make_account(db, provider, "mia@example.cl", profile=ProfileId.CLIENTE)
+    other = make_account(db, provider, "ajena@example.cl", profile=ProfileId.CLIENTE)
+    privacy.request_export(session=db, actor=actor_of(owner))
+    assert privacy.build_next_export(session=db, storage=get_storage(), private_storage=get_private_storage())
+    wait_until_sent()
+    (mail,) = list((tmp_path / "outbox").iterdir())
+    body = email.message_from_bytes(mail.read_bytes()).get_payload(decode=True).decode()
+    token = LINK.search(body).group(1)
+    mine, theirs = open_session(db, owner.uid), open_session(db, other.uid)
+
+    answer = _get(client, token, mine)
+    assert answer.status_code == 200, (answer.text, answer.url)
+    assert answer.headers["content-type"] == "application/zip"
+    assert answer.headers["cache-control"] == "private, no-store"
+    assert "attachment" in answer.headers["content-disposition"]
+    exported = json.loads(zipfile.ZipFile(io.BytesIO(answer.content)).read("datos.json"))
+    assert exported["cuenta"]["email"] == "mia@example.cl"
+
+    _assert_refused(_get(client, token, None))  # not signed in
+    _assert_refused(_get(client, token, theirs))  # another account
+    _assert_refused(_get(client, token[:-1] + ("A" if token[-1] != "A" else "B"), mine))  # a guessed token
+    export = db.exec(select(DataExport)).one()
+    export.expires_at = utc_now() - timedelta(seconds=1)
+    db.add(export)
+    db.commit()
+    _assert_refused(_get(client, token, mine))  # expired
