@@ -119,7 +119,9 @@ def test_a_secretary_sees_no_button_for_what_only_an_administrator_may_undo(page
     make_account(db, provider, "tabla-libre@correo.cl", profile=ProfileId.CLIENTE)
     staff_users.set_ban(session=db, provider=provider, actor=actor_of(admin), user_uid=banned.uid, banned=True)
 
+    enrolled(db, "secre-tabla@correo.cl")
     sign_in(page, "secre-tabla@correo.cl")
+    pass_second_factor(page, db, "secre-tabla@correo.cl")
     page.wait_for_url(re.compile(re.escape(f"{site.url}/bbitamia/publicacion") + "/?$"))
     page.goto("/bbitamia/usuarios")
     expect(page.get_by_role("heading", name="Usuarios", level=1)).to_be_visible()
