@@ -355,3 +355,36 @@ def test_with_firebase_the_second_factor_is_ours_on_top(db, firebase_provider, c
     assert _message(lambda: _verify(db, secretary, token, "000000" if _code(NOW) != "000000" else "1")) != "accepted"
     _verify(db, secretary, token, _code(NOW))
     assert check_session(db, token).actor == actor_of(secretary)
+
+
+def test_a_staff_account_deletion_asks_the_real_second_factor(db, provider, clock, tmp_path):
+    """The privacy helper's deletion (issue 20 §2) checks the code through check_second_factor."""
+    from app.services import privacy
+    from app.storage.local import LocalStorage, PrivateLocalStorage
+
+    _staff(db, provider, "queda@correo.cl")
+    secretary = _staff(db, provider, "se-va@correo.cl", ProfileId.SECRETARIA)
+    enrol_staff(db, secretary.uid, recovery_codes=RECOVERY)
+
+    def delete(code: str) -> None:
+        privacy.delete_account(
+            session=db,
+            provider=provider,
+            storage=LocalStorage(tmp_path / "media"),
+            private_storage=PrivateLocalStorage(tmp_path / "private"),
+            actor=actor_of(secretary),
+            password=PASSWORD,
+            code=code,
+            client_hash="c",
+        )
+
+    with pytest.raises(InvalidInputError) as wrong:
+        delete("000000" if _code(NOW) != "000000" else "111111")
+    assert wrong.value.fields == {"code": two_factor.WRONG_CODE}
+    db.expire_all()
+    assert db.get(User, secretary.uid) is not None
+    delete(_code(NOW))
+    db.expire_all()
+    assert db.get(User, secretary.uid) is None
+    assert db.get(StaffSecondFactor, secretary.uid) is None
+    assert db.exec(select(RecoveryCode).where(RecoveryCode.user_uid == secretary.uid)).all() == []
