@@ -51,6 +51,7 @@ def create_admin(args: argparse.Namespace) -> int:
         print(f"No se creó el administrador: {exc.message}", file=sys.stderr)
         return 1
     print(f"Administrador creado: {user.email}")
+    print("Al primer ingreso configurarás el segundo factor; ten a mano una app de autenticación (TOTP).")
     if generated:
         print(f"Contraseña generada (se muestra solo esta vez): {password}")
     return 0

@@ -25,6 +25,7 @@ from app.pages.my_listings import my_listings_page
 from app.pages.notice_preferences import notice_preferences_page
 from app.pages.public import directory_page
 from app.pages.review_queue import review_queue_page
+from app.pages.second_factor import second_factor_page
 from app.pages.staff_catalogues import CATALOGUE_PAGES
 from app.pages.staff_directory import admin_advertisers_page, agencies_page, secretary_advertisers_page
 from app.pages.staff_listings import admin_listings_page, secretary_listings_page
@@ -55,6 +56,7 @@ from app.routes import (
     NOT_FOUND,
     PUBLIC_ROUTES,
     REPORT_SLUG,
+    SECOND_FACTOR,
     SECRETARY_ADVERTISERS,
     SECRETARY_LISTINGS,
     SECRETARY_REVIEW_QUEUE,
@@ -74,6 +76,7 @@ from app.states.auth import AuthState
 from app.states.privacy import PrivacyState
 from app.states.public import DirectoryState
 from app.states.report import ReportState
+from app.states.second_factor import SecondFactorState
 from app.states.staff.audit import AuditTableState
 from app.states.staff.catalogues import CATALOGUE_STATES
 from app.states.staff.directory import AdvertisersTableState, AgenciesTableState
@@ -165,6 +168,13 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         account_action_page,
         _titled("Tu cuenta"),
         on_load=(AuthState.check_session, AccountActionState.load),
+    ),
+    # The second step of a staff sign-in: its loader admits only a staff member's session (app.states.auth).
+    PageRoute(
+        SECOND_FACTOR,
+        second_factor_page,
+        _titled("Segundo factor"),
+        on_load=(AuthState.check_session, SecondFactorState.load),
     ),
     # Guarded areas: the server accepts or refuses the caller before anything shows.
     _advertiser_route(ADVERTISER_HOME, my_listings_page, "Mis publicaciones", MyListingsState.open_page),

@@ -40,6 +40,8 @@ ALL_SEGMENT = "all"
 LOGIN = "/login"
 SIGNUP_SUCCESSFUL = "/login/auth/signup-sucessful"
 ACCOUNT_ACTION = "/login/accion"
+# The second step of a staff member's sign-in: set up the second factor, or type its code (issue 20 §1).
+SECOND_FACTOR = "/login/segundo-factor"
 LEGAL_PREFIX = "/disclaimer"
 REPORT_SLUG = "report"
 # The visitor's saved listings (issue 19 §2), and the POST that gives the public cards of the ones on the device.

@@ -70,7 +70,8 @@ from bench.bench_ws_load import (
     visit,
 )
 from bench.common import quantile
-from tests.factories import make_account, open_session
+from tests.e2e.second_factor import pass_second_factor
+from tests.factories import enrol_staff, make_account, open_session
 from tests.mailbox import Mailbox
 
 SITE = os.environ.get("STACK_SITE_URL", "http://localhost:8200")
@@ -286,11 +287,15 @@ def browser_loop() -> None:
 
             def approval() -> str:
                 reviewer = account(secretary, ProfileId.SECRETARIA)
+                with database() as session:
+                    enrol_staff(session, reviewer)  # a known second factor (issue 20 §1)
                 cleared = approve_demo_queue(reviewer, name)
                 staff = browser.new_context(base_url=SITE, locale="es-CL", viewport={"width": 1280, "height": 900})
                 staff.on("response", note)
                 desk = staff.new_page()
                 sign_in(desk, secretary)
+                with database() as session:
+                    pass_second_factor(desk, session, secretary)
                 desk.wait_for_url(re.compile(re.escape(f"{SITE}/bbitamia/publicacion") + "/?$"))
                 desk.goto(QUEUE)
                 desk.get_by_role("article", name=name).get_by_role("button", name="Aprobar").click()

@@ -133,14 +133,32 @@ def make_account(
     return _with_changes(session, public.uid, changes)
 
 
-def open_session(session: Session, user_uid: str, days: int = 1) -> str:
-    """A live session for this user, opened the way a browser does (ticket, then exchange); its raw token."""
-    from app.identity.sessions import issue_ticket, redeem_ticket
+def open_session(session: Session, user_uid: str, days: int = 1, *, second_factor: bool = True) -> str:
+    """A live session for this user, opened the way a browser does (ticket, then exchange); its raw token.
+
+    ``second_factor``: the session passed the second factor, as a staff member's does once they typed
+    their code (issue 20 §1); False leaves a staff session at that step, granting nothing.
+    """
+    from app.identity.sessions import digest, issue_ticket, pass_second_factor, redeem_ticket
 
     ticket = issue_ticket(session=session, user_uid=user_uid)
     token = redeem_ticket(session=session, ticket=ticket, days=days)
+    if second_factor:
+        pass_second_factor(session=session, token_hash=digest(token))
     session.commit()
     return token
+
+
+# The known TOTP secret staff get from :func:`enrol_staff` (base32), for tests that type real codes.
+STAFF_TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+
+
+def enrol_staff(session: Session, user_uid: str, *, secret: str = STAFF_TOTP_SECRET, recovery_codes=()) -> str:
+    """Give a staff member a confirmed second factor with a known secret; the secret (pyotp.TOTP(secret).now())."""
+    from app.services.two_factor import enrol_for_tests
+
+    enrol_for_tests(session=session, user_uid=user_uid, secret=secret, recovery_codes=recovery_codes)
+    return secret
 
 
 def exchange_ticket(session: Session, ticket: str, days: int = 1) -> str:

@@ -10,6 +10,13 @@ state and logs.
 A session ends when it expires (SESSION_DAYS after sign-in), when it goes
 unused for SESSION_IDLE_DAYS, when its user signs out, changes password or
 is banned, and it never resolves for a banned or inactive user.
+
+A staff member's session (administrator, secretary) grants nothing until
+their second factor is passed in it (``second_factor_at``, issue 20 §1): till
+then it resolves to no actor, with the staff member as ``pending``, which only
+the second-factor step accepts. A session whose user becomes staff is in the
+same case. Every guard (handlers, page loaders, HTTP routes) reads sessions
+here, so none can forget it.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from sqlalchemy import delete, or_, update
 from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
-from app.models import ActionCode, SessionTicket, User, UserSession, utc_now
+from app.models import STAFF_PROFILES, ActionCode, SessionTicket, User, UserSession, utc_now
 
 # The HttpOnly cookie holding the raw token, and the cookie the web layer (app.web.cookies)
 # puts in its place on the requests Reflex sees: the token's digest, which is all handlers see.
@@ -60,12 +67,30 @@ class SessionCheck:
 
     actor: Actor | None
     banned: bool = False
+    pending: Actor | None = None
+    """A staff member whose session has not passed the second factor yet (``actor`` is then None)."""
 
 
-def issue_ticket(*, session: Session, user_uid: str) -> str:
-    """A single-use ticket for a new session of this user (flushed; the caller commits)."""
+def needs_second_factor(profile_uid: str) -> bool:
+    """True for the profiles that must pass a second factor (administrator, secretary)."""
+    return profile_uid in STAFF_PROFILES
+
+
+def issue_ticket(*, session: Session, user_uid: str, second_factor_at: datetime | None = None) -> str:
+    """A single-use ticket for a new session of this user (flushed; the caller commits).
+
+    ``second_factor_at`` is given only where the second factor was passed already (a password change
+    from a session that passed it): the new session starts with it.
+    """
     ticket = secrets.token_urlsafe(TOKEN_BYTES)
-    session.add(SessionTicket(ticket_hash=digest(ticket), user_uid=user_uid, expires_at=utc_now() + TICKET_LIFETIME))
+    session.add(
+        SessionTicket(
+            ticket_hash=digest(ticket),
+            user_uid=user_uid,
+            expires_at=utc_now() + TICKET_LIFETIME,
+            second_factor_at=second_factor_at,
+        )
+    )
     session.flush()
     return ticket
 
@@ -79,13 +104,14 @@ def redeem_ticket(*, session: Session, ticket: str, days: int, now: datetime | N
     now = now or utc_now()
     if not ticket or len(ticket) > 128:
         return None
-    user_uid = session.exec(
+    redeemed = session.exec(
         delete(SessionTicket)
         .where(col(SessionTicket.ticket_hash) == digest(ticket), col(SessionTicket.expires_at) > now)
-        .returning(col(SessionTicket.user_uid))
-    ).scalar_one_or_none()
-    if user_uid is None:
+        .returning(col(SessionTicket.user_uid), col(SessionTicket.second_factor_at))
+    ).one_or_none()
+    if redeemed is None:
         return None
+    user_uid, second_factor_at = redeemed
     token = secrets.token_urlsafe(TOKEN_BYTES)
     session.add(
         UserSession(
@@ -94,6 +120,7 @@ def redeem_ticket(*, session: Session, ticket: str, days: int, now: datetime | N
             created_at=now,
             last_seen_at=now,
             expires_at=now + timedelta(days=days),
+            second_factor_at=second_factor_at,
         )
     )
     session.flush()
@@ -125,9 +152,22 @@ def resolve_session(*, session: Session, token_hash: str, idle_days: int, now: d
     if now - stored.last_seen_at >= TOUCH_EVERY:
         session.exec(update(UserSession).where(col(UserSession.token_hash) == token_hash).values(last_seen_at=now))
         session.commit()
-    return SessionCheck(
-        actor=Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
+    actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
+    if needs_second_factor(user.profile_uid) and stored.second_factor_at is None:
+        return SessionCheck(actor=None, pending=actor)
+    return SessionCheck(actor=actor)
+
+
+def pass_second_factor(*, session: Session, token_hash: str, now: datetime | None = None) -> bool:
+    """Record that this live session passed its user's second factor; False for no such session. Flushed."""
+    if not token_hash:
+        return False
+    result = session.exec(
+        update(UserSession)
+        .where(col(UserSession.token_hash) == token_hash, col(UserSession.revoked_at).is_(None))
+        .values(second_factor_at=now or utc_now())
     )
+    return result.rowcount == 1
 
 
 def revoke_session(*, session: Session, token_hash: str) -> str | None:
@@ -151,6 +191,21 @@ def revoke_user_sessions(*, session: Session, user_uid: str) -> int:
         .values(revoked_at=utc_now())
     )
     return result.rowcount
+
+
+def restart_second_factor(*, session: Session, user_uid: str, token_hash: str) -> None:
+    """End every other session of the user; this one keeps no passed second factor (its setup starts again). Flushed."""
+    session.exec(delete(SessionTicket).where(col(SessionTicket.user_uid) == user_uid))
+    session.exec(
+        update(UserSession)
+        .where(
+            col(UserSession.user_uid) == user_uid,
+            col(UserSession.token_hash) != token_hash,
+            col(UserSession.revoked_at).is_(None),
+        )
+        .values(revoked_at=utc_now())
+    )
+    session.exec(update(UserSession).where(col(UserSession.token_hash) == token_hash).values(second_factor_at=None))
 
 
 def purge_ended(*, session: Session, idle_days: int, now: datetime | None = None) -> int:

@@ -10,7 +10,11 @@ Sign-in, and the current password of a password change, per password check:
   an attack from many addresses reaches;
 - per client, across accounts: 30 failures an hour (credential stuffing).
 
-A slot is taken before the password is checked, so concurrent guesses cannot
+A staff member's second-factor code (issue 20 §1) is limited the same way, with
+counters of its own: per account and client (the same progressive delays),
+per account (100 failures an hour) and per client (30 an hour).
+
+A slot is taken before the password (or code) is checked, so concurrent guesses cannot
 all reach the check; it stays as a failure when the password is wrong and is
 given back otherwise.
 
@@ -30,9 +34,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from app.core import proof_of_work
+from app.core.errors import InvalidInputError
 from app.core.text import mask_email
 from app.identity.errors import AuthError, ProofRequired
 from app.services.abuse import Check, Rule, keyed, limiter
@@ -50,6 +55,14 @@ PAIR_RULES: tuple[Rule, ...] = (
 )
 ACCOUNT_CEILING = Rule("acceso-cuenta", 100, 3_600, refundable=True)
 CLIENT_CEILING = Rule("acceso-cliente", 30, 3_600, refundable=True)
+
+# The second factor's code: the same limits as the password's, counted apart.
+CODE_PAIR_RULES: tuple[Rule, ...] = (
+    *(Rule(f"factor-par-{k}", FREE_FAILURES + k - 1, 2**k) for k in range(1, LONGEST_DELAY_STEP + 1)),
+    Rule("factor-par-dia", 20, 86_400),
+)
+CODE_ACCOUNT_CEILING = Rule("factor-cuenta", 100, 3_600, refundable=True)
+CODE_CLIENT_CEILING = Rule("factor-cliente", 30, 3_600, refundable=True)
 
 SIGN_UPS_PER_CLIENT = Rule("registro-cliente", 10, 3_600)
 SIGN_UPS_PER_ADDRESS = Rule("registro-correo", 5, 86_400)
@@ -81,19 +94,58 @@ def password_check(*, email: str, client: str, secret: str) -> Iterator[None]:
     account = _address(email, secret)
     pair: list[Check] = [(rule, keyed(secret, "pair", account, client)) for rule in PAIR_RULES]
     ceilings: list[Check] = [(ACCOUNT_CEILING, account), (CLIENT_CEILING, client)]
+    with _attempt(
+        pair,
+        ceilings,
+        failed=lambda exc: isinstance(exc, AuthError) and exc.code in WRONG_PASSWORD,
+        what="sign-in",
+        who=mask_email(email),
+        client=client,
+    ):
+        yield
+
+
+@contextlib.contextmanager
+def code_check(*, user_uid: str, client: str, secret: str) -> Iterator[None]:
+    """Wrap one check of a staff member's second-factor code from ``client``, as :func:`password_check` does.
+
+    A wrong code (an InvalidInputError out of the block) keeps the slot as a failure.
+    """
+    account = keyed(secret, "second-factor", user_uid)
+    pair: list[Check] = [(rule, keyed(secret, "pair", account, client)) for rule in CODE_PAIR_RULES]
+    ceilings: list[Check] = [(CODE_ACCOUNT_CEILING, account), (CODE_CLIENT_CEILING, client)]
+    with _attempt(
+        pair,
+        ceilings,
+        failed=lambda exc: isinstance(exc, InvalidInputError),
+        what="second factor",
+        who=f"user {user_uid}",
+        client=client,
+    ):
+        yield
+
+
+@contextlib.contextmanager
+def _attempt(
+    pair: list[Check],
+    ceilings: list[Check],
+    *,
+    failed: Callable[[BaseException], bool],
+    what: str,
+    who: str,
+    client: str,
+) -> Iterator[None]:
+    """Take a slot of every check or raise too-many-requests; keep it for a failure (``failed``), else settle."""
     counters = limiter()
     wait = counters.hit(pair + ceilings)
     if wait:
-        log.warning("sign-in throttled for %s from client %s: wait %.0f s", mask_email(email), client, wait)
+        log.warning("%s throttled for %s from client %s: wait %.0f s", what, who, client, wait)
         raise AuthError("too-many-requests", wait_seconds=wait)
     try:
         yield
-    except AuthError as exc:
-        if exc.code not in WRONG_PASSWORD:
+    except BaseException as exc:
+        if not failed(exc):
             counters.refund(ceilings)
-        raise
-    except BaseException:
-        counters.refund(ceilings)
         raise
     counters.refund(ceilings)
     counters.clear(pair)

@@ -54,6 +54,7 @@ from app.models.notices import Notice, NoticeOptOut, NoticeStatus
 from app.models.privacy import DataExport, ExportStatus
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
 from app.models.site_settings import SiteSetting
+from app.models.two_factor import RecoveryCode, StaffSecondFactor
 from app.models.users import (
     PROFILE_LABELS,
     STAFF_PROFILES,
@@ -124,6 +125,7 @@ __all__ = [
     "ProfileId",
     "ProfilePublic",
     "ProfileUpdate",
+    "RecoveryCode",
     "Report",
     "ReportKind",
     "ReportStatus",
@@ -131,6 +133,7 @@ __all__ = [
     "Section",
     "SessionTicket",
     "SiteSetting",
+    "StaffSecondFactor",
     "Tier",
     "TierPublic",
     "UpgradeEffect",

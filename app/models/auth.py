@@ -25,6 +25,9 @@ class UserSession(SQLModel, table=True):
     expires_at: datetime = Field(index=True, description="Absolute end (SESSION_DAYS after sign-in).")
     last_seen_at: datetime = Field(default_factory=utc_now, description="Last use; idle sessions end.")
     revoked_at: datetime | None = None
+    second_factor_at: datetime | None = Field(
+        default=None, description="When a staff member's second factor was passed; None: no staff rights yet."
+    )
 
 
 class SessionTicket(SQLModel, table=True):
@@ -39,6 +42,9 @@ class SessionTicket(SQLModel, table=True):
     ticket_hash: str = Field(primary_key=True, max_length=64, description="SHA-256 hex of the ticket.")
     user_uid: str = Field(foreign_key="usuarios.uid", ondelete="CASCADE", index=True, max_length=40)
     expires_at: datetime
+    second_factor_at: datetime | None = Field(
+        default=None, description="Carried to the session (a password change keeps a passed second factor)."
+    )
 
 
 class LocalCredential(SQLModel, table=True):

@@ -1,4 +1,7 @@
-"""/admin/usuarios and /bbitamia/usuarios: the users table with ban and deactivate buttons."""
+"""/admin/usuarios and /bbitamia/usuarios: the users table with ban and deactivate buttons.
+
+The administrator's table also resets a staff member's second factor (issue 20 §1).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import reflex as rx
 
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
-from app.models import ProfileId
+from app.models import STAFF_PROFILES, ProfileId
 from app.states.staff.users import UsersTableState
 
 
@@ -38,9 +41,27 @@ def _row_actions(row: rx.Var) -> list[rx.Component]:
     ]
 
 
+def _admin_row_actions(row: rx.Var) -> list[rx.Component]:
+    staff = rx.Var.create(sorted(p.value for p in STAFF_PROFILES)).contains(row["perfil_uid"])
+    return [
+        *_row_actions(row),
+        rx.cond(
+            staff,
+            rx.el.button(
+                "Restablecer segundo factor",
+                type="button",
+                on_click=UsersTableState.reset_second_factor(row["uid"]),
+                class_name="btn",
+            ),
+        ),
+    ]
+
+
 def _users_page(area: ProfileId):
+    actions = _admin_row_actions if area == ProfileId.ADMINISTRADOR else _row_actions
+
     def component() -> rx.Component:
-        return staff_frame(staff_table(UsersTableState, row_actions=_row_actions), area)
+        return staff_frame(staff_table(UsersTableState, row_actions=actions), area)
 
     return component
 

@@ -262,7 +262,8 @@ def change_password(
                 _log_failure(session, "password change refused: wrong current password", user.email, client_hash)
             raise
         sessions.revoke_user_sessions(session=session, user_uid=user.uid)
-        ticket = sessions.issue_ticket(session=session, user_uid=user.uid)
+        # The caller's session passed the second factor (a guarded handler let them in): the new one keeps it.
+        ticket = sessions.issue_ticket(session=session, user_uid=user.uid, second_factor_at=utc_now())
     log.info("password changed: user %s from client %s", user.uid, client_hash)
     _e_mail_owner(user.email, *_password_changed_text(), required=False)
     return ticket

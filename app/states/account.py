@@ -16,6 +16,8 @@ from app.core.errors import ServiceError
 from app.identity.errors import AuthError, ProofRequired
 from app.identity.factory import get_provider
 from app.identity.guards import ALL_PROFILES, landing_path
+from app.identity.sessions import needs_second_factor
+from app.routes import SECOND_FACTOR
 from app.services import accounts
 from app.services.abuse import client_key
 from app.settings import get_settings
@@ -44,7 +46,7 @@ FORM_UNREADABLE = "No pudimos leer el formulario. Inténtalo de nuevo."
 SESSION_NOT_OPENED = "No pudimos abrir tu sesión en este navegador. Vuelve a ingresar."
 
 
-def _field(form_data: dict, name: str, limit: int = 256) -> str:
+def form_field(form_data: dict, name: str, limit: int = 256) -> str:
     value = form_data.get(name, "")
     return value[:limit] if isinstance(value, str) else ""
 
@@ -59,7 +61,7 @@ async def _off_loop(operation, **kwargs):
     return await run_service(_with_provider, operation=operation, pool=ACCOUNT_POOL, **kwargs)
 
 
-def _client_key(state: rx.State) -> str:
+def connection_client_key(state: rx.State) -> str:
     """The abuse-limit key of the connected client (app.services.abuse.client_key)."""
     return client_key(state.router.session.client_ip or "", get_settings().secret_key)
 
@@ -94,21 +96,22 @@ class LoginState(ClearingFormState, rx.State):
 
     @public
     async def sign_in(self, form_data: dict):
-        """E-mail + password sign-in (SPEC §4), then the landing page of the user's profile."""
+        """E-mail + password sign-in (SPEC §4), then the landing page of the user's profile (staff: the second
+        factor's page first)."""
         if self.busy:
             return None
         if not isinstance(form_data, dict):
             self.error = FORM_UNREADABLE
             return None
-        email = _field(form_data, "email").strip().lower()
-        password = _field(form_data, "password")
+        email = form_field(form_data, "email").strip().lower()
+        password = form_field(form_data, "password")
         outcome = await self._submit(
             _off_loop(
                 accounts.sign_in,
                 settings=get_settings(),
                 email=email,
                 password=password,
-                client_hash=_client_key(self),
+                client_hash=connection_client_key(self),
             ),
             fields=SIGN_IN_FIELDS,
         )
@@ -120,7 +123,9 @@ class LoginState(ClearingFormState, rx.State):
         if failure is not None:
             return None
         signed = outcome.value
-        landing = json.dumps(landing_path(signed.actor.profile_uid))
+        # Staff go on to the second factor first: their new session grants nothing until it is passed.
+        profile = signed.actor.profile_uid
+        landing = json.dumps(SECOND_FACTOR if needs_second_factor(profile) else landing_path(profile))
         script = open_session_script(signed.ticket, f"window.location.assign({landing});", LoginState.session_opened)
         # The form stays busy while the browser takes the cookie and loads the landing page.
         self.busy = True
@@ -145,19 +150,19 @@ class LoginState(ClearingFormState, rx.State):
             self.error = FORM_UNREADABLE
             return None
         data: dict[str, Any] = {
-            "email": _field(form_data, "email"),
-            "display_name": _field(form_data, "display_name", 80),
-            "password": _field(form_data, "password", 129),
-            "password_confirm": _field(form_data, "password_confirm", 129),
-            "profile": _field(form_data, "profile"),
+            "email": form_field(form_data, "email"),
+            "display_name": form_field(form_data, "display_name", 80),
+            "password": form_field(form_data, "password", 129),
+            "password_confirm": form_field(form_data, "password_confirm", 129),
+            "profile": form_field(form_data, "profile"),
             "adult": form_data.get("adult") in (True, "on", "true"),
         }
         outcome = await self._submit(
             _off_loop(
                 accounts.sign_up,
                 data=data,
-                client_hash=_client_key(self),
-                proof=_field(form_data, "prueba", proof_of_work.MAX_PROOF_LENGTH),
+                client_hash=connection_client_key(self),
+                proof=form_field(form_data, "prueba", proof_of_work.MAX_PROOF_LENGTH),
             ),
             fields=SIGN_UP_FIELDS,
         )
@@ -175,7 +180,7 @@ class LoginState(ClearingFormState, rx.State):
         if not isinstance(form_data, dict):
             self.error = FORM_UNREADABLE
             return None
-        email = _field(form_data, "email")
+        email = form_field(form_data, "email")
         self.notice = ""
         outcome = await self._submit(
             run_service(
@@ -246,8 +251,8 @@ class AccountActionState(ClearingFormState, rx.State):
             _off_loop(
                 accounts.reset_password,
                 code=self._code,
-                new_password=_field(form_data, "password", 129),
-                confirm_password=_field(form_data, "password_confirm", 129),
+                new_password=form_field(form_data, "password", 129),
+                confirm_password=form_field(form_data, "password_confirm", 129),
             ),
             fields=RESET_FIELDS,
         )
@@ -283,10 +288,10 @@ class PasswordDialogState(ClearingFormState, rx.State):
             _off_loop(
                 accounts.change_password,
                 actor=actor,
-                current_password=_field(form_data, "current_password", 129),
-                new_password=_field(form_data, "new_password", 129),
-                confirm_password=_field(form_data, "new_password_confirm", 129),
-                client_hash=_client_key(self),
+                current_password=form_field(form_data, "current_password", 129),
+                new_password=form_field(form_data, "new_password", 129),
+                confirm_password=form_field(form_data, "new_password_confirm", 129),
+                client_hash=connection_client_key(self),
             ),
             fields=PASSWORD_CHANGE_FIELDS,
         )

@@ -8,6 +8,14 @@ Every event handler of every state is marked, and a test enforces it:
   redirect home) anyone without a live session of one of those profiles. A
   banned user is signed out on the spot, so a ban takes effect at the next
   action even in an open tab.
+- ``@second_factor_step``: only the second step of a staff sign-in
+  (``app.states.second_factor``): a staff member whose session has not
+  passed the second factor yet (or has).
+
+A staff member's session grants nothing before the second factor is passed
+(issue 20 §1): ``resolve_session`` then gives no actor, only ``pending``, so
+every ``@requires`` handler and every area page's guarded loader refuses it
+(and sends the browser to the second-factor page), whatever profiles it allows.
 
 The session token lives only in an HttpOnly cookie set by plain HTTP routes.
 The browser's local storage keeps ``user``, the current-user record of SPEC
@@ -35,6 +43,7 @@ from app.identity.errors import AUTH_MESSAGES
 from app.identity.guards import HOME, landing_path
 from app.identity.sessions import DIGEST_COOKIE, SessionCheck, cookie_value, resolve_session
 from app.models import PROFILE_LABELS, ProfileId
+from app.routes import SECOND_FACTOR
 from app.services.abuse import client_key
 from app.settings import get_settings
 from app.states.notify import notify_error, notify_success
@@ -45,10 +54,15 @@ log = logging.getLogger(__name__)
 ACCESS_ATTR = "__access__"
 PUBLIC = "public"
 FORBIDDEN_MESSAGE = "No tienes permiso para entrar ahí. Ingresa con una cuenta autorizada."
+SECOND_FACTOR_FIRST = "Antes de seguir, confirma tu ingreso con tu segundo factor."
+# Set on @second_factor_step handlers (their ACCESS_ATTR holds the staff profiles).
+SECOND_FACTOR_STEP_ATTR = "__second_factor_step__"
+STAFF_PROFILE_UIDS = frozenset({ProfileId.ADMINISTRADOR.value, ProfileId.SECRETARIA.value})
 # A call the handler cannot take: most likely a page loaded before a new version of the site.
 STALE_PAGE_MESSAGE = "Esta página quedó desactualizada. Recárgala para continuar."
 
 _actor: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("actor", default=None)
+_second_factor_passed: contextvars.ContextVar[bool] = contextvars.ContextVar("second_factor_passed", default=False)
 
 
 def _unfit_call(fn: Callable, signature: inspect.Signature, args: tuple, kwargs: dict) -> list | None:
@@ -127,14 +141,27 @@ def requires(*profiles: ProfileId) -> Callable[[Callable], Callable]:
     A call whose arguments do not fit the handler is refused first (:func:`_unfit_call`).
     """
     allowed = frozenset(profile.value for profile in profiles)
+    return _guarded(allowed, _authorize)
 
+
+def second_factor_step(fn: Callable) -> Callable:
+    """Allow an event handler only to a staff member in the second step of sign-in (or past it).
+
+    :func:`current_actor` is then that staff member, whether or not the session passed the factor yet.
+    """
+    wrapper = _guarded(STAFF_PROFILE_UIDS, _authorize_second_factor_step)(fn)
+    setattr(wrapper, SECOND_FACTOR_STEP_ATTR, True)
+    return wrapper
+
+
+def _guarded(allowed: frozenset[str], check: Callable) -> Callable[[Callable], Callable]:
     def decorate(fn: Callable) -> Callable:
         signature = inspect.signature(fn)
         if inspect.isasyncgenfunction(fn):
 
             @functools.wraps(fn)
             async def wrapper(self, *args, **kwargs):
-                refusal = _unfit_call(fn, signature, args, kwargs) or await _authorize(self, allowed, fn.__qualname__)
+                refusal = _unfit_call(fn, signature, args, kwargs) or await check(self, allowed, fn.__qualname__)
                 if refusal is not None:
                     yield refusal
                     return
@@ -145,7 +172,7 @@ def requires(*profiles: ProfileId) -> Callable[[Callable], Callable]:
 
             @functools.wraps(fn)
             async def wrapper(self, *args, **kwargs):
-                refusal = _unfit_call(fn, signature, args, kwargs) or await _authorize(self, allowed, fn.__qualname__)
+                refusal = _unfit_call(fn, signature, args, kwargs) or await check(self, allowed, fn.__qualname__)
                 if refusal is not None:
                     return refusal
                 result = fn(self, *args, **kwargs)
@@ -201,6 +228,16 @@ async def _authorize(state: rx.State, allowed: frozenset[str], handler: str) -> 
     if check.banned:
         log.warning("refused %s: banned user's session (client %s)", handler, _connection_client())
         return auth._forget_banned()
+    if check.pending is not None:
+        log.warning(
+            "refused %s: user %s has not passed the second factor (client %s)",
+            handler,
+            check.pending.uid,
+            _connection_client(),
+        )
+        if auth.user:
+            auth._forget()
+        return [notify_error(SECOND_FACTOR_FIRST), rx.redirect(SECOND_FACTOR, replace=True)]
     if check.actor is None or check.actor.profile_uid not in allowed:
         who = f"user {check.actor.uid} ({check.actor.profile_uid})" if check.actor else "no live session"
         log.warning("refused %s: %s (client %s)", handler, who, _connection_client())
@@ -211,6 +248,28 @@ async def _authorize(state: rx.State, allowed: frozenset[str], handler: str) -> 
         auth._remember(check.actor)  # the header shows who the server says is signed in
     _actor.set(check.actor)
     return None
+
+
+async def _authorize_second_factor_step(state: rx.State, allowed: frozenset[str], handler: str) -> list | None:
+    """Like :func:`_authorize`, for the staff member of a session in the second step of sign-in (or past it)."""
+    auth = state if isinstance(state, AuthState) else await state.get_state(AuthState)
+    check = await _resolve(connection_session_hash())
+    if check.banned:
+        log.warning("refused %s: banned user's session (client %s)", handler, _connection_client())
+        return auth._forget_banned()
+    staff = check.pending or check.actor
+    if staff is None or staff.profile_uid not in allowed:
+        who = f"user {staff.uid} ({staff.profile_uid})" if staff else "no live session"
+        log.warning("refused %s: %s (client %s)", handler, who, _connection_client())
+        return [notify_error(FORBIDDEN_MESSAGE), rx.redirect(HOME, replace=True)]
+    _actor.set(staff)
+    _second_factor_passed.set(check.actor is not None)
+    return None
+
+
+def second_factor_passed() -> bool:
+    """In a ``@second_factor_step`` handler: True when the caller's session passed the second factor already."""
+    return _second_factor_passed.get()
 
 
 def open_session_script(ticket: str, then: str, callback: Callable) -> EventSpec:
@@ -318,7 +377,7 @@ class AuthState(rx.State):
         if check.actor is None:
             if self.user:
                 self._forget()
-            if token_hash:
+            if token_hash and check.pending is None:
                 events.append(rx.call_script(SIGN_OUT_SCRIPT))  # the browser drops the dead cookie
         elif self._record().get("uid") != check.actor.uid:
             self._remember(check.actor)

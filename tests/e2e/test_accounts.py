@@ -25,11 +25,12 @@ from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE, digest
 from app.identity.throttle import SIGN_UPS_PER_CLIENT
-from app.models import ProfileId, User
+from app.models import STAFF_PROFILES, ProfileId, User
 from app.services import accounts
 from app.services.abuse import REDIS_KEY_PREFIX, Limiter, client_key
 from app.settings import get_settings
 from tests.e2e.conftest import Site
+from tests.e2e.second_factor import pass_second_factor
 from tests.factories import actor_of, make_account
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_earlier_attempts")]
@@ -132,6 +133,8 @@ def test_sign_up_verify_sign_in_and_land(page: Page, site: Site, db, provider, p
         )
 
     sign_in(page, email)
+    if profile in STAFF_PROFILES:
+        pass_second_factor(page, db, email)  # first sign-in: the second factor's setup
     _expect_landing(page, site, profile)
     expect(page.get_by_role("button", name="Cerrar sesión")).to_be_visible()
     stored = page.evaluate("JSON.parse(window.localStorage.getItem('user'))")
@@ -291,6 +294,8 @@ def test_guarded_areas_refuse_every_wrong_profile(page: Page, site: Site, db, pr
     if caller is not None:
         _account(db, provider, f"guardia-{caller.value}@correo.cl", caller)
         sign_in(page, f"guardia-{caller.value}@correo.cl")
+        if caller in STAFF_PROFILES:
+            pass_second_factor(page, db, f"guardia-{caller.value}@correo.cl")
         _expect_landing(page, site, caller)
     for owner, path in AREAS.items():
         if owner == caller:

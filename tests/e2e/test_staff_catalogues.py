@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 from app.identity.local import LocalProvider
 from app.models import AdvertiserService, Agency, AgencyCategory, AuditEntry, Listing, ListingService, ProfileId
 from tests.e2e.conftest import Site
+from tests.e2e.second_factor import enrolled, pass_second_factor
 from tests.e2e.test_accounts import PASSWORD, sign_in
 from tests.factories import make_account, make_listing, make_owner, tier_of
 
@@ -34,7 +35,9 @@ def test_a_catalogue_entry_in_use_refuses_deletion(page: Page, site: Site, db: S
     db.add(ListingService(listing_uid=listing.uid, service_uid=used.uid))
     db.commit()
 
+    enrolled(db, "jefa-catalogos@correo.cl")
     sign_in(page, "jefa-catalogos@correo.cl")
+    pass_second_factor(page, db, "jefa-catalogos@correo.cl")
     page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/escorts") + "/?$"))
     page.get_by_role("navigation", name="Administración").get_by_role("link", name="Servicios", exact=True).click()
     page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/servicioProfesor") + "/?$"))
@@ -87,7 +90,9 @@ def test_linked_records_are_chosen_from_selects_of_what_exists(page: Page, site:
     )
     before, after = tier_of(db, "chicas-del-dia"), tier_of(db, "platino")
 
+    enrolled(db, "jefa-selects@correo.cl")
     sign_in(page, "jefa-selects@correo.cl")
+    pass_second_factor(page, db, "jefa-selects@correo.cl")
     page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/escorts") + "/?$"))
     page.goto("/admin/agencia")
     expect(page.get_by_role("heading", name="Agencias", level=1)).to_be_visible()

@@ -33,6 +33,7 @@ from app.models import (
 )
 from app.services.staff.overview import number, time_ago
 from tests.e2e.conftest import Site
+from tests.e2e.second_factor import enrolled, pass_second_factor
 from tests.e2e.test_accounts import PASSWORD, sign_in
 from tests.factories import make_account, make_listing, make_owner
 
@@ -97,7 +98,9 @@ def test_an_administrator_lands_on_the_overview_and_sees_the_figures(page: Page,
         profile=ProfileId.ADMINISTRADOR,
         password=PASSWORD,
     )
+    enrolled(db, "jefa-resumen@correo.cl")
     sign_in(page, "jefa-resumen@correo.cl")
+    pass_second_factor(page, db, "jefa-resumen@correo.cl")
     page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/escorts") + "/?$"))
     expect(page.get_by_role("heading", name="Administración", level=1)).to_be_visible()
 

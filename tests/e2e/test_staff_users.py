@@ -17,6 +17,7 @@ from app.identity.local import LocalProvider
 from app.models import AuditEntry, ProfileId, User
 from app.services.staff import users as staff_users
 from tests.e2e.conftest import Site
+from tests.e2e.second_factor import enrolled, pass_second_factor
 from tests.e2e.test_accounts import PASSWORD, sign_in
 from tests.factories import actor_of, make_account
 
@@ -37,7 +38,9 @@ def test_an_administrator_bans_a_user_signed_in_elsewhere_and_that_session_ends(
     app_root = elsewhere.locator("[data-is-root-theme]")
     expect(app_root.get_by_role("heading", name="Mis publicaciones", level=1)).to_be_visible()
 
+    enrolled(db, "jefa-usuarios@correo.cl")
     sign_in(page, "jefa-usuarios@correo.cl")
+    pass_second_factor(page, db, "jefa-usuarios@correo.cl")
     page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/escorts") + "/?$"))
     page.get_by_role("navigation", name="Administración").get_by_role("link", name="Usuarios").click()
     page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/usuarios") + "/?$"))
@@ -81,7 +84,9 @@ def test_the_edit_dialog_fills_a_narrow_screen_and_saves_a_profile_change(page: 
     provider = LocalProvider(engine=db.get_bind())
     make_account(db, provider, "jefa-perfiles@correo.cl", profile=ProfileId.ADMINISTRADOR, password=PASSWORD)
     user = make_account(db, provider, "cambia-perfil@correo.cl", profile=ProfileId.CLIENTE, password=PASSWORD)
+    enrolled(db, "jefa-perfiles@correo.cl")
     sign_in(page, "jefa-perfiles@correo.cl")
+    pass_second_factor(page, db, "jefa-perfiles@correo.cl")
     page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/escorts") + "/?$"))
     page.set_viewport_size({"width": 400, "height": 780})
     page.goto("/admin/usuarios")
@@ -114,7 +119,9 @@ def test_a_secretary_sees_no_button_for_what_only_an_administrator_may_undo(page
     make_account(db, provider, "tabla-libre@correo.cl", profile=ProfileId.CLIENTE)
     staff_users.set_ban(session=db, provider=provider, actor=actor_of(admin), user_uid=banned.uid, banned=True)
 
+    enrolled(db, "secre-tabla@correo.cl")
     sign_in(page, "secre-tabla@correo.cl")
+    pass_second_factor(page, db, "secre-tabla@correo.cl")
     page.wait_for_url(re.compile(re.escape(f"{site.url}/bbitamia/publicacion") + "/?$"))
     page.goto("/bbitamia/usuarios")
     expect(page.get_by_role("heading", name="Usuarios", level=1)).to_be_visible()

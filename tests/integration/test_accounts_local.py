@@ -302,7 +302,8 @@ def test_only_an_administrator_gives_profiles(db, provider):
 def test_create_admin_command(app_database, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("una-clave-muy-segura-2026\n"))
     assert cli.main(["create-admin", "root@correo.cl", "--password-stdin"]) == 0
-    assert "Administrador creado: root@correo.cl" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Administrador creado: root@correo.cl" in out and "segundo factor" in out
     with Session(get_engine()) as db:
         signed = _sign_in(db, LocalProvider(engine=get_engine()), "root@correo.cl", "una-clave-muy-segura-2026")
     assert signed.actor.profile_uid == ProfileId.ADMINISTRADOR

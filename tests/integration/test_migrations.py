@@ -37,6 +37,8 @@ EXPECTED_TABLES = {
     "ajuste_sitio",
     "favoritas_en_cuenta",
     "favorita",
+    "segundo_factor",
+    "codigo_recuperacion",
 }
 
 

@@ -8,9 +8,13 @@ one is declared ``@public`` or ``@requires(...)``; ``@public`` is allowed only
 on the explicit list below. Reflex's own handlers are allowed by name. Each
 ``@requires`` handler is then called for real, with the database on
 PostgreSQL, by an anonymous client, by a user of every profile it does not
-allow and by a banned user of a profile it allows: each must be refused
-(redirected home) with the database and the handler's state unchanged. A
-signed-in user of an allowed profile must get through.
+allow, by a banned user of a profile it allows, and by an administrator and a
+secretary whose sessions have not passed the second factor (issue 20 §1: no
+staff rights before it, on any handler): each must be refused (redirected
+home, or to the second-factor page) with the database and the handler's state
+unchanged. A signed-in user of an allowed profile must get through. The
+second-factor step's own handlers (``@second_factor_step``) admit exactly the
+staff sessions at that step (and past it), and refuse everyone else.
 
 The callers are made once for the module; the database is compared before
 and after each call by a digest of every row of every table, and restored
@@ -36,9 +40,10 @@ from sqlmodel import Session, SQLModel, select
 from app.db import get_engine
 from app.identity.guards import HOME
 from app.identity.local import LocalProvider
-from app.models import ProfileId, User, UserSession, utc_now
+from app.models import STAFF_PROFILES, ProfileId, User, UserSession, utc_now
+from app.routes import SECOND_FACTOR
 from app.settings import get_settings
-from app.states.auth import ACCESS_ATTR, PUBLIC, STALE_PAGE_MESSAGE, public
+from app.states.auth import ACCESS_ATTR, PUBLIC, SECOND_FACTOR_STEP_ATTR, STALE_PAGE_MESSAGE, public
 from tests.conftest import pg_server_url
 from tests.factories import make_account, open_session
 from tests.handlers import client_states, invoke
@@ -101,6 +106,7 @@ PUBLIC_HANDLERS = {
     "EmailChangeState.clear_field_error",
     "ReportState.clear_field_error",
     "WizardState.clear_field_error",
+    "SecondFactorState.clear_field_error",
 }
 
 
@@ -219,14 +225,21 @@ def _dummy_args(fn) -> dict:
     return args
 
 
-def _redirects_home(events: list) -> bool:
+def _redirects_home(events: list, *, to: tuple[str, ...] = (HOME,)) -> bool:
     for event in events:
         handler = getattr(event, "handler", None)
         if handler is not None and handler.fn.__qualname__ == "_redirect":
             path = {str(k): str(v) for k, v in event.args}.get("path", "")
-            if path.strip('"') == HOME:
+            if path.strip('"') in to:
                 return True
     return False
+
+
+PENDING = [f"pending-{p.value}" for p in sorted(STAFF_PROFILES)]
+
+
+def _is_second_factor_step(handler) -> bool:
+    return bool(getattr(handler.fn, SECOND_FACTOR_STEP_ATTR, False))
 
 
 # Every table of the schema (as listed when it runs), with its row count and a digest of all its rows: one statement.
@@ -244,13 +257,19 @@ def _state_values(state) -> dict:
 
 
 def _make_callers(engine) -> dict[str, str]:
-    """A session token for one user of each profile, one banned user per profile, and none."""
+    """A session token for one user of each profile, one banned user per profile, and none.
+
+    Staff also get one whose session has not passed the second factor (``pending-…``: no factor set up yet).
+    """
     provider = LocalProvider(engine=engine)
     tokens = {"anonymous": ""}
     with Session(engine, expire_on_commit=False) as session:
         for profile in ProfileId:
             user = make_account(session, provider, f"{profile.value}@example.cl", profile=profile)
             tokens[profile.value] = open_session(session, user.uid)
+            if profile in STAFF_PROFILES:
+                pending = make_account(session, provider, f"pending-{profile.value}@example.cl", profile=profile)
+                tokens[f"pending-{profile.value}"] = open_session(session, pending.uid, second_factor=False)
             banned = make_account(session, provider, f"ban-{profile.value}@example.cl", profile=profile, ban=True)
             tokens[f"banned-{profile.value}"] = open_session(session, banned.uid)
     return tokens
@@ -373,33 +392,60 @@ def test_the_fingerprint_sees_every_change(shared_callers, callers):
         assert session.exec(select(User).where(User.email == "cliente@example.cl")).one().display_name == "cliente"
 
 
+def _wrong_callers(handler) -> list[str]:
+    allowed = getattr(handler.fn, ACCESS_ATTR)
+    wrong = ["anonymous"] + [p.value for p in ProfileId if p.value not in allowed] + [f"banned-{p}" for p in allowed]
+    # No staff rights before the second factor: every handler but the second-factor step refuses such a session.
+    return wrong if _is_second_factor_step(handler) else wrong + PENDING
+
+
+def _allowed_callers(handler) -> list[str]:
+    allowed = sorted(getattr(handler.fn, ACCESS_ATTR))
+    return allowed + [f"pending-{p}" for p in allowed] if _is_second_factor_step(handler) else allowed
+
+
 @pytest.mark.parametrize("item", GUARDED, ids=[_id(item) for item in GUARDED])
 def test_guarded_handler_refuses_every_wrong_caller(item, callers, shared_callers):
     state_cls, name, handler = item
     before_db = shared_callers.fingerprint()
-    allowed = getattr(handler.fn, ACCESS_ATTR)
-    wrong = ["anonymous"] + [p.value for p in ProfileId if p.value not in allowed] + [f"banned-{p}" for p in allowed]
-    for caller in wrong:
+    for caller in _wrong_callers(handler):
         state, auth = client_states(state_cls, callers[caller])
         auth.user = '{"uid": "shown-before"}'  # what the browser displayed before the call
         before_state = _state_values(state)
         events = invoke(state, name, **_dummy_args(handler.fn))
         after_db = shared_callers.fingerprint()
         changed = sorted(t for t in after_db.keys() | before_db.keys() if after_db.get(t) != before_db.get(t))
-        assert _redirects_home(events), f"{_id(item)} did not refuse {caller}: {events}"
+        refused_to = (SECOND_FACTOR,) if caller.startswith("pending-") else (HOME,)
+        assert _redirects_home(events, to=refused_to), f"{_id(item)} did not refuse {caller}: {events}"
         assert changed == [], f"{_id(item)} changed the database for {caller}: tables {changed}"
         assert _state_values(state) == before_state, f"{_id(item)} changed its state for {caller}"
         if caller.startswith("banned-"):
             assert auth.user == "", "a banned caller must be signed out"
+        if caller.startswith("pending-"):
+            assert auth.user == "", "a session before its second factor shows nobody signed in"
 
 
 @pytest.mark.parametrize("item", GUARDED, ids=[_id(item) for item in GUARDED])
 def test_guarded_handler_lets_allowed_profiles_in(item, callers):
     state_cls, name, handler = item
-    for profile in getattr(handler.fn, ACCESS_ATTR):
-        state, _ = client_states(state_cls, callers[profile])
+    for caller in _allowed_callers(handler):
+        state, _ = client_states(state_cls, callers[caller])
         events = invoke(state, name, **_dummy_args(handler.fn))
-        assert not _redirects_home(events), f"{_id(item)} refused an allowed {profile}"
+        assert not _redirects_home(events, to=(HOME, SECOND_FACTOR)), f"{_id(item)} refused an allowed {caller}"
+
+
+def test_staff_handlers_are_many_and_the_second_factor_step_is_few():
+    """The walk covers every staff handler with the pending callers; only the second-factor page's are exempt."""
+    staff = {p.value for p in STAFF_PROFILES}
+    staff_handlers = [item for item in GUARDED if staff & set(getattr(item[2].fn, ACCESS_ATTR))]
+    steps = {_id(item) for item in GUARDED if _is_second_factor_step(item[2])}
+    assert len(staff_handlers) > 50
+    assert steps == {
+        "SecondFactorState.load",
+        "SecondFactorState.confirm",
+        "SecondFactorState.verify",
+        "SecondFactorState.recover",
+    }
 
 
 def _caller_for(handler) -> str:

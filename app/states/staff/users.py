@@ -1,4 +1,4 @@
-"""/admin/usuarios and /bbitamia/usuarios: the users on the staff table; profile, ban, deactivate.
+"""/admin/usuarios and /bbitamia/usuarios: the users on the staff table; profile, ban, deactivate, second factor.
 
 The table's handlers come from its spec (``USERS_SPEC``, which the list service reads too); the row actions below are
 for both staff profiles, and the service refuses what a secretary may not do.
@@ -16,6 +16,7 @@ from app.core.actor import Actor
 from app.core.errors import ServiceError
 from app.identity.factory import get_provider
 from app.models import ProfileId
+from app.services import two_factor
 from app.services.staff import users as staff_users
 from app.services.staff.shared import TableQuery
 from app.services.staff.table_spec import TableSpec
@@ -86,3 +87,12 @@ class UsersTableState(StaffTableState, rx.State):
     async def reactivate(self, uid: str):
         """Reactivate a deactivated user."""
         return await self._act(uid, staff_users.set_active, "Reactivaste la cuenta.", active=True)
+
+    @requires(ProfileId.ADMINISTRADOR)
+    async def reset_second_factor(self, uid: str):
+        """Reset another staff member's second factor (audited, its owner e-mailed); they set it up again."""
+        return await self._act(
+            uid,
+            two_factor.reset_second_factor,
+            "Restablecimos su segundo factor, cerramos sus sesiones y le avisamos por correo.",
+        )
