@@ -5,7 +5,7 @@
 - sesion.second_factor_at / ticket_sesion.second_factor_at: a staff session grants staff rights only once set.
 
 Revision ID: 0012
-Revises: 0013
+Revises: 0011
 Create Date: 2026-11-26 14:30:00
 """
 
@@ -16,7 +16,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0012"
-down_revision: str | None = "0013"
+down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

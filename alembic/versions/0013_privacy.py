@@ -7,7 +7,7 @@
   anonymous id that names no user.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-26 14:20:00
 """
 
@@ -18,7 +18,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | None = "0011"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

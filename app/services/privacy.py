@@ -23,13 +23,12 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import io
 import json
 import logging
 import secrets
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -74,7 +73,7 @@ from app.models import (
     utc_now,
 )
 from app.routes import DATA_EXPORT_PREFIX
-from app.services import accounts, notices
+from app.services import accounts, notices, two_factor
 from app.services.listing_photos import widths_of
 from app.services.mail import Outbox, send_after_commit
 from app.services.my_listings import RemovedFiles, deletion_note, remove_listing_rows
@@ -98,12 +97,6 @@ EXPORT_TOO_MANY = "Ya pediste tus datos varias veces hoy. Vuelve a intentarlo ma
 EXPORT_ALREADY_PENDING = "Ya estamos preparando tu archivo. Te enviaremos el enlace por correo."
 LAST_ADMIN = "Eres el último administrador activo: nombra a otro administrador antes de eliminar tu cuenta."
 SECOND_FACTOR_MISSING = "Escribe el código de tu aplicación de autenticación."
-SECOND_FACTOR_WRONG = "El código de verificación no es correcto."
-SECOND_FACTOR_UNAVAILABLE = (
-    "Por ahora una cuenta del equipo no puede eliminarse desde aquí: falta la verificación en dos pasos. "
-    "Pide a otro administrador que la desactive."
-)
-SECOND_FACTOR_MODULE = "app.services.two_factor"
 DELETED_LISTING_NOTE = "Se eliminó la publicación: su titular eliminó su cuenta."
 
 
@@ -404,20 +397,12 @@ def purge_expired_exports(*, session: Session, private_storage: Storage, now: da
 # --- delete my account --------------------------------------------------------------------------------
 
 
-def _check_second_factor(session: Session, user: User, code: str) -> None:
-    """Staff prove the second factor too (app.services.two_factor); refused while that module is missing."""
-    try:
-        module = importlib.import_module(SECOND_FACTOR_MODULE)
-    except ModuleNotFoundError:
-        module = None
-    check: Callable[..., object] | None = getattr(module, "check_second_factor", None)
-    if check is None:
-        raise ConflictError(SECOND_FACTOR_UNAVAILABLE)
+def _check_second_factor(session: Session, user: User, code: str, client_hash: str) -> None:
+    """Staff prove the second factor too (limited like sign-in attempts, per account and per client)."""
     code = code.strip() if isinstance(code, str) else ""
     if not code:
         raise InvalidInputError(SECOND_FACTOR_MISSING, field="code")
-    if check(session=session, user=user, code=code) is False:
-        raise InvalidInputError(SECOND_FACTOR_WRONG, field="code")
+    two_factor.check_second_factor(session, user, code, client_hash=client_hash)
 
 
 def _check_not_last_admin(session: Session, user: User) -> None:
@@ -520,7 +505,7 @@ def delete_account(
         raise NotFoundError("Tu cuenta no existe.")
     accounts.check_own_password(provider=provider, user=user, password=password, client_hash=client_hash)
     if user.profile_uid in STAFF_PROFILES:
-        _check_second_factor(session, user, code)
+        _check_second_factor(session, user, code, client_hash)
     email, identity_uid = user.email, user.identity_uid
     with transaction(session) as tx:
         _check_not_last_admin(session, user)

@@ -8,14 +8,13 @@ import email as email_message
 import io
 import json
 import re
-import sys
-import types
 import uuid
 import zipfile
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from email.header import decode_header, make_header
 
 import firebase_admin.auth
+import pyotp
 import pytest
 from reflex import constants
 from sqlalchemy import text
@@ -47,14 +46,14 @@ from app.models import (
     utc_now,
 )
 from app.routes import DATA_EXPORT_PREFIX
-from app.services import accounts, listing_photos, privacy, privacy_jobs, verification
+from app.services import accounts, listing_photos, privacy, privacy_jobs, two_factor, verification
 from app.services.mail import wait_until_sent
 from app.services.staff import audit
 from app.settings import get_settings
 from app.states.account import AccountActionState
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from app.storage.s3 import PrivateS3Storage
-from tests.factories import actor_of, make_account, make_listing, open_session
+from tests.factories import STAFF_TOTP_SECRET, actor_of, enrol_staff, make_account, make_listing, open_session
 from tests.handlers import client_states, invoke
 from tests.integration.conftest import s3_settings
 from tests.photo_samples import jpeg_with_gps
@@ -364,12 +363,13 @@ def test_a_wrong_password_deletes_nothing(db, provider, stores):
     assert db.get(User, user.uid) is not None
 
 
-@pytest.fixture
-def second_factor(monkeypatch):
-    """A stand-in for app.services.two_factor (built by another change): the code "123456" is right."""
-    module = types.ModuleType(privacy.SECOND_FACTOR_MODULE)
-    module.check_second_factor = lambda *, session, user, code: code == "123456"  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, privacy.SECOND_FACTOR_MODULE, module)
+def _code(steps_from_now: int = 0) -> str:
+    """A code of the enrolled staff members' authenticator (STAFF_TOTP_SECRET), ``steps_from_now`` 30-second steps away.
+
+    The check accepts one step either side of now, and each step once: a test that needs several codes for one
+    account takes them in increasing steps.
+    """
+    return pyotp.TOTP(STAFF_TOTP_SECRET).at(datetime.now(UTC) + timedelta(seconds=30 * steps_from_now))
 
 
 def _delete(db, provider, stores, user, code=""):
@@ -386,50 +386,52 @@ def _delete(db, provider, stores, user, code=""):
     )
 
 
-def test_staff_need_the_second_factor(db, provider, stores, second_factor):
+def test_staff_need_the_second_factor(db, provider, stores):
     make_account(db, provider, "otra-jefa@example.cl", profile=ProfileId.ADMINISTRADOR)
     secretary = make_account(db, provider, "secre@example.cl", profile=ProfileId.SECRETARIA)
+    enrol_staff(db, secretary.uid)
+    db.commit()
     with pytest.raises(InvalidInputError) as missing:
         _delete(db, provider, stores, secretary)
     assert missing.value.fields == {"code": privacy.SECOND_FACTOR_MISSING}
+    right = {_code(step) for step in (-1, 0, 1)}
     with pytest.raises(InvalidInputError) as wrong:
-        _delete(db, provider, stores, secretary, code="000000")
-    assert wrong.value.fields == {"code": privacy.SECOND_FACTOR_WRONG}
+        _delete(
+            db,
+            provider,
+            stores,
+            secretary,
+            code=next(c for c in ("000000", "111111", "222222", "333333") if c not in right),
+        )
+    assert wrong.value.fields == {"code": two_factor.WRONG_CODE}
     db.expire_all()
     assert db.get(User, secretary.uid) is not None
-    _delete(db, provider, stores, secretary, code="123456")
+    _delete(db, provider, stores, secretary, code=_code())
     db.expire_all()
     assert db.get(User, secretary.uid) is None
 
 
-def test_staff_deletion_is_refused_while_the_second_factor_is_missing(db, provider, stores, monkeypatch):
-    monkeypatch.setitem(sys.modules, privacy.SECOND_FACTOR_MODULE, None)  # importing it fails
-    make_account(db, provider, "jefa-a@example.cl", profile=ProfileId.ADMINISTRADOR)
-    admin = make_account(db, provider, "jefa-b@example.cl", profile=ProfileId.ADMINISTRADOR)
-    with pytest.raises(ConflictError, match="verificación en dos pasos"):
-        _delete(db, provider, stores, admin, code="123456")
-    db.expire_all()
-    assert db.get(User, admin.uid) is not None
-
-
-def test_the_last_active_administrator_cannot_delete_themself(db, provider, stores, second_factor):
+def test_the_last_active_administrator_cannot_delete_themself(db, provider, stores):
     first = make_account(db, provider, "unica@example.cl", profile=ProfileId.ADMINISTRADOR)
+    enrol_staff(db, first.uid)
     # Inactive and banned administrators do not count.
     make_account(db, provider, "inactiva@example.cl", profile=ProfileId.ADMINISTRADOR, activo=False)
     make_account(db, provider, "vetada@example.cl", profile=ProfileId.ADMINISTRADOR, ban=True)
     audit.record(db, actor_uid=first.uid, action="crear", entity="servicio_app", entity_uid="x1")
     db.commit()
     with pytest.raises(ConflictError, match="último administrador"):
-        _delete(db, provider, stores, first, code="123456")
+        _delete(db, provider, stores, first, code=_code(-1))
     second = make_account(db, provider, "segunda@example.cl", profile=ProfileId.ADMINISTRADOR)
-    _delete(db, provider, stores, first, code="123456")
+    enrol_staff(db, second.uid)
+    db.commit()
+    _delete(db, provider, stores, first, code=_code(0))
     db.expire_all()
     assert db.get(User, first.uid) is None
     # Their audit entry stays, by an anonymous actor.
     entry = db.exec(select(AuditEntry).where(AuditEntry.entity_uid == "x1")).one()
     assert entry.actor_uid.startswith(privacy.ANONYMOUS_PREFIX)
     with pytest.raises(ConflictError, match="último administrador"):
-        _delete(db, provider, stores, second, code="123456")
+        _delete(db, provider, stores, second, code=_code())
 
 
 def _draft(db, owner, days_idle: int, storage=None):
