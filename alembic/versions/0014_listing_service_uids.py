@@ -7,7 +7,7 @@
   index, in tier order, instead of probing publicacion_servicio for every listing of the city.
 
 Revision ID: 0014
-Revises: 0012
+Revises: 0013
 Create Date: 2026-11-26 15:00:00
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0014"
-down_revision: str | None = "0012"  # the brief's "0011", re-chained after main's head (0012) at the merge of main
+down_revision: str | None = "0013"  # the brief's "0011", re-chained after main's head (0013) at the merge of main
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
