@@ -49,6 +49,7 @@ from app.models import (
     new_uid,
     utc_now,
 )
+from app.models.listings import services_text
 from app.services.listings import clock
 from app.services.photos import placeholder_photo
 from app.services.users import ensure_fixed_profiles
@@ -337,10 +338,9 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
                     "created_at": published,
                 }
             )
-        service_rows.extend(
-            {"listing_uid": uid, "service_uid": service_uid}
-            for service_uid in rng.sample(catalogues["services"], rng.randint(2, 5))
-        )
+        offered = rng.sample(catalogues["services"], rng.randint(2, 5))
+        service_rows.extend({"listing_uid": uid, "service_uid": service_uid} for service_uid in offered)
+        rows[-1]["service_uids"] = services_text(offered)  # both places, as listing_revisions.set_services
 
     _bulk(session, Agency, agencies)
     _bulk(session, User, users)

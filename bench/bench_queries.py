@@ -8,14 +8,18 @@ generator (printing its rate), vacuums and analyzes it, then times the two publi
 runs most, exactly as the pages call them, and prints p50/p95 in ms with the
 row count: a city page (any tab), a city page with filters (comuna, hourly rate,
 age, services: app.models.listing_filters), the communes a city's filter offers,
-and a listing's detail. ``--compare-indexes`` then drops the indexes the filters
-added (migration 0010) and times the filtered queries again, side by side. The
+and a listing's detail. ``--compare-indexes`` then times the same queries as they
+were before migration 0014 (a count of every match for the pager, the services
+filter probing publicacion_servicio), and again without the indexes the filters
+added (migrations 0010 and 0014), side by side; ``--explain`` prints
+``EXPLAIN (ANALYZE, BUFFERS)`` of the slowest variants' queries, both ways. The
 scratch database is dropped at the end. Not part of the tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sys
 import tempfile
@@ -23,12 +27,13 @@ import time
 from pathlib import Path
 
 from common import percentiles, scratch_database, timed
-from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlalchemy import event, exists, func
+from sqlmodel import Session, col, select
 
 from app.core.geo import CITIES
 from app.db import make_engine, migrate
-from app.models import Listing, ListingStatus, Section
+from app.models import Listing, ListingService, ListingStatus, Section
+from app.models import listing_filters as listing_filters_module
 from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 from app.models.listing_filters import ListingFilters
 from app.seed import seed
@@ -43,8 +48,9 @@ def main() -> int:
     parser.add_argument(
         "--compare-indexes",
         action="store_true",
-        help="time the filtered queries again without migration 0010's indexes",
+        help="time the filtered queries again as before 0014, and without the filters' indexes",
     )
+    parser.add_argument("--explain", action="store_true", help="EXPLAIN (ANALYZE, BUFFERS) the slow variants")
     args = parser.parse_args()
 
     with scratch_database() as url:
@@ -91,7 +97,15 @@ def main() -> int:
                 ("listing detail", detail),
             ):
                 print(f"{label:42s} {_figures(fn, args.runs)}")
+            if args.explain:
+                _explain(engine, session, _explained_queries(session))
             if args.compare_indexes:
+                print("before 0014 (a count of every match, services probed in publicacion_servicio):")
+                with _before_0014():
+                    for label, fn in (("city page (Todas, page 1)", city_page), *filtered):
+                        print(f"{label:42s} {_figures(fn, args.runs)}")
+                    if args.explain:
+                        _explain(engine, session, _explained_queries(session))
                 session.rollback()  # its transaction's locks would hold the DROP INDEX back
                 with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
                     for name in FILTER_INDEXES:
@@ -104,7 +118,76 @@ def main() -> int:
     return 0
 
 
-# The indexes migration 0010 adds for the filters (app/models/listings.py says which query each serves).
+@contextlib.contextmanager
+def _before_0014():
+    """The city page's queries as they were before migration 0014: the pager counted every match, and a
+    services filter probed publicacion_servicio for each listing."""
+
+    def probe(service_uid: str):
+        return exists(
+            select(col(ListingService.listing_uid)).where(
+                col(ListingService.listing_uid) == col(Listing.uid), col(ListingService.service_uid) == service_uid
+            )
+        )
+
+    cap, offers = listings.COUNT_CAP, listing_filters_module.offers_service
+    listings.COUNT_CAP, listing_filters_module.offers_service = 10**9, probe
+    try:
+        yield
+    finally:
+        listings.COUNT_CAP, listing_filters_module.offers_service = cap, offers
+
+
+def _explained_queries(session: Session) -> list:
+    """Fixed cases of the slow variants (Talca, Todas, page 1), the same both ways: (label, function) pairs."""
+    catalogue = city_filters.service_options(session=session)
+    commune = next(
+        found.commune
+        for found in city_filters.commune_counts(session=session, section=Section.MUJERES.value, city_slug="talca")
+        if found.commune.name != "Talca"
+    )
+    cases = {
+        "no filter": ListingFilters(),
+        "1 service": ListingFilters(services=(catalogue[0],)),
+        "2 services + max rate 100.000": ListingFilters(services=tuple(catalogue[:2]), price_max=100_000),
+        "rate 60.000-110.000 + age 20-30": ListingFilters(price_min=60_000, price_max=110_000, age_min=20, age_max=30),
+        f"comuna {commune.name} + rate 60.000-110.000": ListingFilters(
+            commune=commune, price_min=60_000, price_max=110_000
+        ),
+    }
+
+    def run(filters: ListingFilters):
+        return lambda: listings.city_cards(
+            session=session,
+            section=Section.MUJERES.value,
+            city_slug="talca",
+            tab=TABS_BY_SLUG["todas"],
+            filters=filters,
+        )
+
+    return [(f"Talca, {label}", run(filters)) for label, filters in cases.items()]
+
+
+def _explain(engine, session: Session, cases: list) -> None:
+    """EXPLAIN (ANALYZE, BUFFERS) of the count and the page of each case."""
+    for label, fn in cases:
+        statements: list = []
+
+        def grab(conn, cursor, statement, parameters, context, executemany, statements=statements):
+            statements.append((statement, parameters))
+
+        event.listen(engine, "before_cursor_execute", grab)
+        try:
+            fn()
+        finally:
+            event.remove(engine, "before_cursor_execute", grab)
+        print(f"--- EXPLAIN {label}")
+        for statement, parameters in statements[:2]:  # the count, the page (then its photos)
+            plan = session.connection().exec_driver_sql("EXPLAIN (ANALYZE, BUFFERS) " + statement, parameters).all()
+            print("\n".join(row[0] for row in plan))
+
+
+# The indexes migrations 0010 and 0014 add for the filters (app/models/listings.py says which query each serves).
 FILTER_INDEXES = (
     "ix_publicacion_city_commune",
     "ix_publicacion_city_filters",

@@ -17,6 +17,7 @@ from app.models import (
     ListingCard,
     ListingDetail,
     ListingPhoto,
+    ListingService,
     ListingStatus,
     ProfileId,
     Section,
@@ -24,6 +25,7 @@ from app.models import (
     User,
     utc_now,
 )
+from app.models.listings import services_text
 from app.services import listing_drafts
 from app.services.users import create_user
 
@@ -321,3 +323,16 @@ def detail_view(**changes) -> ListingDetail:
         published="",
     )
     return ListingDetail(**{**fields, **changes})
+
+
+def services_disagreeing(session: Session) -> list[str]:
+    """The listings whose ``service_uids`` (what the services filter reads) is not their publicacion_servicio
+    rows (what the detail shows, as ``services_text`` writes them); [] when every listing agrees."""
+    offered: dict[str, list[str]] = {}
+    for listing_uid, service_uid in session.exec(select(ListingService.listing_uid, ListingService.service_uid)):
+        offered.setdefault(listing_uid, []).append(service_uid)
+    return [
+        uid
+        for uid, kept in session.exec(select(Listing.uid, Listing.service_uids))
+        if kept != services_text(offered.get(uid, []))
+    ]

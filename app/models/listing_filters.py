@@ -20,11 +20,11 @@ from typing import Annotated
 from urllib.parse import parse_qsl, urlencode
 
 from pydantic import AfterValidator, Field, TypeAdapter, ValidationError
-from sqlalchemy import ColumnElement, exists, select
+from sqlalchemy import ColumnElement
 from sqlmodel import col
 
 from app.core.geo import Commune, city_communes
-from app.models.listings import Listing, ListingService
+from app.models.listings import Listing, offers_service
 
 COMMUNE_PARAM = "comuna"
 PRICE_MIN_PARAM = "precio_min"
@@ -120,15 +120,8 @@ class ListingFilters:
             conditions.append(col(Listing.age) >= self.age_min)
         if self.age_max is not None:
             conditions.append(col(Listing.age) <= self.age_max)
-        conditions.extend(
-            exists(
-                select(col(ListingService.listing_uid)).where(
-                    col(ListingService.listing_uid) == col(Listing.uid),
-                    col(ListingService.service_uid) == service.uid,
-                )
-            )
-            for service in self.services
-        )
+        # From the listing's row (services_text), not a probe of publicacion_servicio per listing of the city.
+        conditions.extend(offers_service(service.uid) for service in self.services)
         return conditions
 
 

@@ -38,12 +38,13 @@ with the migration of the verification work, not here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime
 from enum import StrEnum
 from typing import ClassVar
 
-from sqlalchemy import Column, Index, Text, desc
-from sqlmodel import Field, SQLModel
+from sqlalchemy import Column, ColumnElement, Index, Text, desc
+from sqlmodel import Field, SQLModel, col
 
 from app.core.payment_codes import new_payment_code
 from app.models.base import new_uid, utc_now
@@ -205,10 +206,11 @@ class Listing(EnumColumns, ListingBase, table=True):
             "owner_uid",
             "price_hour_clp",
             "age",
+            "service_uids",
         ),
         # The count of a rate filter: only that range of a city's rates.
         Index("ix_publicacion_city_price", "status", "section", "city_slug", "price_hour_clp", "age", "owner_uid"),
-        # The page of a rate or age filter: in tier order, checked in the index.
+        # The page and count of a rate, age or services filter: in tier order, checked in the index.
         Index(
             "ix_publicacion_city_filters",
             "status",
@@ -221,6 +223,7 @@ class Listing(EnumColumns, ListingBase, table=True):
             "price_hour_clp",
             "age",
             "commune",
+            "service_uids",
         ),
     )
 
@@ -252,6 +255,12 @@ class Listing(EnumColumns, ListingBase, table=True):
         default=None, sa_column=Column(Text, nullable=True), description="JSON of an edit waiting for review."
     )
     revision_at: datetime | None = None
+    service_uids: str = Field(
+        default="",
+        sa_column=Column(Text, nullable=False, default="", server_default=""),
+        description="The services of publicacion_servicio again, as services_text() writes them: the filter reads "
+        "them here, in its index (app.services.listing_revisions.set_services writes both).",
+    )
     status: ListingStatus = Field(default=ListingStatus.BORRADOR, sa_type=EnumString(ListingStatus, 12), nullable=False)
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
@@ -355,6 +364,18 @@ class ListingPhotoPublic(ListingPhotoBase):
     height: int
     approved: bool
     created_at: datetime
+
+
+def services_text(service_uids: Iterable[str]) -> str:
+    """A listing's services as its row keeps them (``Listing.service_uids``): " uid1 uid2 ", sorted, each between
+    spaces; "" for none."""
+    uids = sorted(set(service_uids))
+    return f" {' '.join(uids)} " if uids else ""
+
+
+def offers_service(service_uid: str) -> ColumnElement[bool]:
+    """The condition that a listing offers a service, read from its row (no join, checked in an index)."""
+    return col(Listing.service_uids).contains(f" {service_uid} ", autoescape=True)
 
 
 class ListingService(SQLModel, table=True):

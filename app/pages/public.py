@@ -177,11 +177,7 @@ def _filters() -> rx.Component:
             ),
             rx.el.div(
                 rx.el.button(
-                    rx.cond(
-                        DirectoryState.draft_total == 1,
-                        "Ver 1 aviso",
-                        "Ver " + DirectoryState.draft_total.to_string() + " avisos",
-                    ),
+                    DirectoryState.draft_label,
                     type="button",
                     on_click=DirectoryState.apply_filters,
                     class_name="btn btn-primary",
@@ -211,7 +207,7 @@ def _pager() -> rx.Component:
             rx.el.button(
                 "Anterior", on_click=DirectoryState.previous_page, disabled=DirectoryState.page <= 1, class_name="btn"
             ),
-            rx.el.span("Página " + DirectoryState.page.to_string() + " de " + DirectoryState.page_count.to_string()),
+            rx.el.span(DirectoryState.page_label),
             rx.el.button(
                 "Siguiente",
                 on_click=DirectoryState.next_page,
@@ -227,7 +223,7 @@ def _pager() -> rx.Component:
 def _listing_area() -> rx.Component:
     return rx.fragment(
         rx.el.p(
-            DirectoryState.total.to_string() + " avisos",
+            DirectoryState.total_label,
             class_name="muted",
             custom_attrs={"data-testid": "total", READY_ATTRIBUTE: DirectoryState.shown_path},
         ),

@@ -13,6 +13,8 @@ from app.models import ListingCard, Section
 from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
 from app.models.listing_filters import NO_FILTERS, ListingFilters
 from app.routes import city_path
+from app.services import listings
+from app.services.listings import CardPage
 
 
 class TierGroup(BaseModel):
@@ -82,3 +84,34 @@ def tier_groups(cards: list[ListingCard]) -> list[TierGroup]:
             groups.append(TierGroup(name=card.tier_name, slug=card.tier_slug, cards=[]))
         groups[-1].cards.append(card)
     return groups
+
+
+def _thousands(number: int) -> str:
+    """``number`` the Chilean way: 1.000, 19.250."""
+    return f"{number:,}".replace(",", ".")
+
+
+def count_label(result: CardPage) -> str:
+    """How many listings a city page's filters match: "1 aviso", "250 avisos", past the count's cap
+    "Más de 1.000 avisos" (the count stops there)."""
+    if not result.exact:
+        return f"Más de {_thousands(listings.COUNT_CAP)} avisos"
+    return "1 aviso" if result.total == 1 else f"{_thousands(result.total)} avisos"
+
+
+def apply_label(result: CardPage) -> str:
+    """The filter form's button: "Ver 250 avisos", "Ver más de 1.000 avisos"."""
+    label = count_label(result)
+    return "Ver " + label[0].lower() + label[1:]
+
+
+def published_label(result: CardPage) -> str:
+    """An SSG page's description: "1 aviso publicado", "250 avisos publicados", "Más de 1.000 avisos publicados"."""
+    return count_label(result) + (" publicado" if result.exact and result.total == 1 else " publicados")
+
+
+def page_label(result: CardPage) -> str:
+    """The pager's "Página 2 de 5"; past the count's cap the last page is not known: "Página 2"."""
+    if not result.exact:
+        return f"Página {result.page}"
+    return f"Página {result.page} de {result.page_count}"

@@ -26,6 +26,7 @@ from app.models import (
     UpgradeEffect,
     utc_now,
 )
+from app.models.listings import services_text
 
 # Listings that have been public: edits wait in ``revision`` while the public version stays.
 REVISED_STATUSES = frozenset({ListingStatus.PUBLICADA, ListingStatus.PAUSADA})
@@ -117,8 +118,17 @@ def write_columns(session: Session, listing: Listing, fields: dict[str, Any], se
     if "base_tier_uid" in fields:
         set_base_tier(session, listing, fields["base_tier_uid"])
     if services is not None:
-        session.exec(delete(ListingService).where(col(ListingService.listing_uid) == listing.uid))
-        session.add_all([ListingService(listing_uid=listing.uid, service_uid=uid) for uid in services])
+        set_services(session, listing, services)
+
+
+def set_services(session: Session, listing: Listing, service_uids: list[str]) -> None:
+    """The services a listing offers, written both where they are kept: publicacion_servicio and the listing's
+    ``service_uids`` (what the city page's filter reads). The only writer of either."""
+    uids = list(dict.fromkeys(service_uids))
+    session.exec(delete(ListingService).where(col(ListingService.listing_uid) == listing.uid))
+    session.add_all([ListingService(listing_uid=listing.uid, service_uid=uid) for uid in uids])
+    listing.service_uids = services_text(uids)
+    session.add(listing)
 
 
 def set_base_tier(session: Session, listing: Listing, tier_uid: str) -> None:

@@ -38,21 +38,40 @@ from app.settings import get_settings
 
 MEDIA_URL_PREFIX = "/media/"
 FEATURED_LIMIT = 12
+# A city page counts its matches up to here and no further ("más de 1.000 avisos"): at 500,000 listings a city
+# has ~19,000, and counting them all was most of the page's query time (docs/performance.md).
+COUNT_CAP = 1000
 
 
 @dataclass(frozen=True)
 class CardPage:
-    """One page of cards plus what the pager needs."""
+    """One page of cards plus what the pager needs.
+
+    ``total`` is exact when ``exact``; otherwise the count stopped there (more match: past ``COUNT_CAP`` and past
+    this page), and ``page_count`` is the pages known to exist, always more than ``page``.
+    """
 
     cards: list[ListingCard]
     total: int
     page: int
     page_size: int
+    exact: bool = True
 
     @property
     def page_count(self) -> int:
-        """Number of pages (at least 1, so an empty city still has page 1)."""
+        """Number of pages (at least 1, so an empty city still has page 1); a lower bound unless ``exact``."""
         return max(1, -(-self.total // self.page_size))
+
+    @property
+    def has_next(self) -> bool:
+        """True when a page follows this one."""
+        return self.page < self.page_count
+
+
+def count_limit(page: int, page_size: int) -> int:
+    """How many matches a city page counts at most: past ``COUNT_CAP`` and past its own page, by one (the one
+    that says more match, and that a next page exists)."""
+    return max(COUNT_CAP, page * page_size) + 1
 
 
 def clock(now: datetime | None = None) -> Clock:
@@ -157,7 +176,9 @@ def city_cards(
     if extra is not None:
         conditions.append(extra)
     conditions += filters.conditions()
-    total = session.exec(select(func.count()).select_from(Listing).where(*conditions)).one()
+    limit = count_limit(page, page_size)
+    matches = select(col(Listing.uid)).where(*conditions).limit(limit).subquery()
+    total = session.exec(select(func.count()).select_from(matches)).one()
     if group_by_tier:
         order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]
     else:
@@ -169,7 +190,9 @@ def city_cards(
         .offset((page - 1) * page_size)
         .limit(page_size)
     ).all()
-    return CardPage(cards=_cards(session, rows, moment), total=total, page=page, page_size=page_size)
+    return CardPage(
+        cards=_cards(session, rows, moment), total=total, page=page, page_size=page_size, exact=total < limit
+    )
 
 
 def featured_cards(

@@ -372,7 +372,7 @@ def copy_to_city(*, session: Session, storage: Storage, owner_uid: str, uid: str
     session.flush()
     if columns["base_tier_uid"]:
         listing_revisions.set_base_tier(session, copy, columns["base_tier_uid"])
-    session.add_all([ListingService(listing_uid=copy.uid, service_uid=service) for service in services])
+    listing_revisions.set_services(session, copy, services)
     listing_photos.copy_photos(session=session, storage=storage, from_listing_uid=source.uid, to_listing_uid=copy.uid)
     commit(session)
     return copy.uid

@@ -148,6 +148,8 @@ class DirectoryState(rx.State):
     page: int = 1
     page_count: int = 1
     total: int = 0
+    total_label: str = ""  # "250 avisos", "Más de 1.000 avisos" (app.services.directory_view.count_label)
+    page_label: str = ""  # "Página 2 de 5", "Página 2" past the count's cap
     detail: ListingDetail | None = None
     # The document's title once the page runs (the server-sent document carries the same; app.seo).
     page_title: str = get_settings().site_name
@@ -168,6 +170,7 @@ class DirectoryState(rx.State):
     draft_age_max: str = ""
     draft_services: list[str] = []
     draft_total: int = 0
+    draft_label: str = ""  # the form's button: "Ver 3 avisos", "Ver más de 1.000 avisos"
 
     @rx.var
     def section_home(self) -> str:
@@ -232,8 +235,9 @@ class DirectoryState(rx.State):
         self.services = [
             FilterChoice(value=option.slug, label=option.name) for option in await directory_cards.service_options()
         ]
-        await self._load_cards(filters)
+        result = await self._load_cards(filters)
         self.draft_total = self.total
+        self.draft_label = directory_view.apply_label(result)
 
     def _show_draft(self, filters: ListingFilters) -> None:
         """The filter form shows ``filters``."""
@@ -258,6 +262,7 @@ class DirectoryState(rx.State):
         filters = await self._draft_filters()
         result = await directory_cards.city_page(self.section, self.city_slug, tab, 1, self.view == "city", filters)
         self.draft_total = result.total
+        self.draft_label = directory_view.apply_label(result)
 
     @public
     async def set_filter(self, field: str, value: str):
@@ -331,7 +336,7 @@ class DirectoryState(rx.State):
         """The visitor pressed the call button of the listing shown (counted at most once a day)."""
         self._count(stats.CALL)
 
-    async def _load_cards(self, filters: ListingFilters | None = None):
+    async def _load_cards(self, filters: ListingFilters | None = None) -> listings.CardPage:
         tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
         grouped = self.view == "city"
         if filters is None:  # another page of the filters shown: the URL's
@@ -339,6 +344,8 @@ class DirectoryState(rx.State):
         result = await directory_cards.city_page(self.section, self.city_slug, tab, self.page, grouped, filters)
         self.total = result.total
         self.page_count = result.page_count
+        self.total_label = directory_view.count_label(result)
+        self.page_label = directory_view.page_label(result)
         self.heading = directory_view.city_heading(
             section=self.section, city_name=self.city_name, kind=self.view, tab=tab, filters=filters
         )
@@ -348,6 +355,7 @@ class DirectoryState(rx.State):
         else:
             self.cards = result.cards
             self.groups = []
+        return result
 
     @public
     async def next_page(self):

@@ -39,6 +39,7 @@ from app.routes import (
     ssg_page_url,
 )
 from app.services import city_filters, favourites, listing_photos, listings, page_cache
+from app.services.directory_view import published_label
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
 from app.storage import InvalidKeyError, Storage, check_key
@@ -185,10 +186,10 @@ def _city_document(city_slug: str, page: int, adult_ok: bool, commune: Commune |
     links = [(_ssg_path(city_slug, each.commune), each.commune.name) for each in communes]
     return ssg.render_page(
         title=f"Escorts en {place} | Escorts Chile",
-        description=f"Avisos de escorts en {place}: fotos, tarifas y contacto. {result.total} avisos publicados.",
+        description=f"Avisos de escorts en {place}: fotos, tarifas y contacto. {published_label(result)}.",
         canonical=f"{get_settings().site_url}{url}",
         heading=f"Escorts en {place}",
-        body=ssg.city_body(result.cards, result.total, result.page, result.page_count, path, links),
+        body=ssg.city_body(result, path, links),
         adult_ok=adult_ok,
         path=url,
     )

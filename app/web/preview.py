@@ -60,6 +60,7 @@ class CityListings:
     total: int
     cards: list[ListingCard]
     groups: list[TierGroup] | None
+    total_label: str  # "250 avisos", "Más de 1.000 avisos" (directory_view.count_label)
 
 
 def city_preview(

@@ -321,7 +321,9 @@ async def _first_screen(
         grouped = view.kind == "city"
         result = await directory_cards.city_page(view.section, view.city_slug, tab, 1, grouped, filters)
         groups = directory_view.tier_groups(result.cards) if grouped else None
-        shown = preview.CityListings(total=result.total, cards=result.cards, groups=groups)
+        shown = preview.CityListings(
+            total=result.total, cards=result.cards, groups=groups, total_label=directory_view.count_label(result)
+        )
     return preview.city_preview(
         section=view.section,
         city_slug=view.city_slug,

@@ -11,6 +11,8 @@ from markupsafe import Markup
 
 from app.core.geo import cities_by_region
 from app.models import ListingCard
+from app.services.directory_view import count_label, page_label
+from app.services.listings import CardPage
 from app.web.rendering import render
 
 
@@ -35,23 +37,18 @@ def home_body(featured: list[ListingCard]) -> Markup:
     return Markup(render("ssg/home.html", regions=cities_by_region(), featured=featured))
 
 
-def city_body(
-    cards: list[ListingCard],
-    total: int,
-    page: int,
-    page_count: int,
-    city_path: str,
-    communes: list[tuple[str, str]] | None = None,
-) -> Markup:
-    """An SSG city page (or a commune's, at ``city_path``): one page of cards, links to the other pages and to
-    the pages of ``communes`` ((path, name) of each)."""
+def city_body(result: CardPage, city_path: str, communes: list[tuple[str, str]] | None = None) -> Markup:
+    """An SSG city page (or a commune's, at ``city_path``): one page of cards, how many (capped: "Más de 1.000
+    avisos · página 2"), links to the pages before and after it and to the pages of ``communes`` ((path, name)
+    of each)."""
     return Markup(
         render(
             "ssg/city.html",
-            cards=cards,
-            total=total,
-            page=page,
-            page_count=page_count,
+            cards=result.cards,
+            count_label=count_label(result),
+            page_label=page_label(result).lower(),
+            page=result.page,
+            has_next=result.has_next,
             city_path=city_path,
             communes=communes or [],
         )

@@ -12,7 +12,8 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from sqlmodel import Session, select
 
-from app.models import AdvertiserService, ListingService
+from app.models import AdvertiserService
+from app.services import listing_revisions
 from app.states.public import AGE_COOKIE
 from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import Site, accept_age
@@ -44,7 +45,7 @@ def listings(db: Session) -> None:
     for name, (commune, rate, age, offers) in LISTINGS.items():
         listing = make_listing(db, owner, name=name, city=CITY, commune=commune, price_hour_clp=rate, age=age)
         if offers:
-            db.add(ListingService(listing_uid=listing.uid, service_uid=service.uid))
+            listing_revisions.set_services(db, listing, [service.uid])
     db.commit()
 
 
@@ -53,7 +54,7 @@ def _names(page: Page) -> set[str]:
 
 
 def _expect_names(page: Page, names: set[str]) -> None:
-    expect(page.get_by_test_id("total")).to_have_text(f"{len(names)} avisos")
+    expect(page.get_by_test_id("total")).to_have_text("1 aviso" if len(names) == 1 else f"{len(names)} avisos")
     expect(page.get_by_test_id("listing-card")).to_have_count(len(names))
     assert _names(page) == names
 

@@ -15,9 +15,9 @@ from sqlmodel import Session, select
 
 from app.db import get_engine
 from app.identity.local import LocalProvider
-from app.models import AdvertiserService, ListingService, ProfileId, Section, utc_now
+from app.models import AdvertiserService, Listing, ProfileId, Section, utc_now
 from app.models.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
-from app.services import directory_cards, listing_drafts, listings, my_listings, page_cache, upgrades
+from app.services import directory_cards, listing_drafts, listing_revisions, listings, my_listings, page_cache, upgrades
 from app.services.staff import catalogues, reviews
 from app.services.staff import listings as staff_listings
 from app.services.staff import users as staff_users
@@ -244,7 +244,8 @@ def antonia(site) -> str:
         offered = [AdvertiserService(name=name) for name in ("Masajes", "Cena")]
         session.add_all(offered)
         session.flush()
-        session.add_all([ListingService(listing_uid=shown["Antonia"].uid, service_uid=s.uid) for s in offered])
+        listing = session.get(Listing, shown["Antonia"].uid)
+        listing_revisions.set_services(session, listing, [s.uid for s in offered])
         session.commit()
     return shown["Antonia"].uid
 

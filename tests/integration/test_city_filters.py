@@ -13,10 +13,10 @@ from starlette.testclient import TestClient
 
 from app.app import app as reflex_app
 from app.db import get_engine
-from app.models import AdvertiserService, ListingService, Section, utc_now
+from app.models import AdvertiserService, Section, utc_now
 from app.models.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
 from app.models.listing_filters import NO_FILTERS, ListingFilters, parse_filters
-from app.services import city_filters, directory_cards, listings, page_cache
+from app.services import city_filters, directory_cards, listing_revisions, listings, page_cache
 from app.settings import get_settings
 from app.states.public import DirectoryState
 from app.web.api import build_api
@@ -74,7 +74,7 @@ def site(app_database, monkeypatch):
                 status=status,
                 published_at=now - timedelta(days=days + 1),
             )
-            session.add_all(ListingService(listing_uid=listing.uid, service_uid=s.uid) for s in services)
+            listing_revisions.set_services(session, listing, [s.uid for s in services])
         session.commit()
     yield
 
@@ -133,7 +133,7 @@ def test_the_filter_values_are_bound_parameters(site):
 
     statement = select(Listing.uid).where(*filters.conditions())
     compiled = statement.compile(get_engine())
-    assert set(compiled.params.values()) >= {1, 40, filters.services[0].uid}
+    assert set(compiled.params.values()) >= {1, 40, f" {filters.services[0].uid} "}  # LIKE '%' || :p || '%'
     assert filters.services[0].uid not in str(compiled)
 
 
@@ -281,3 +281,71 @@ def test_the_first_visit_notice_brings_the_visitor_back_to_the_filtered_page(cli
     response = client.post("/escorts-ssg/confirmar-edad", data={"next": url}, follow_redirects=False)
     assert (response.status_code, response.headers["location"]) == (303, url)
     assert "Berta" in client.get(url).text
+
+
+@pytest.fixture
+def capped(site, monkeypatch):
+    """A count cap of 2 and pages of 1 card: the site's 4 public listings of the section go past the cap."""
+    monkeypatch.setattr(listings, "COUNT_CAP", 2)
+    monkeypatch.setenv("PAGE_SIZE", "1")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def _page(number: int, query: str = "") -> listings.CardPage:
+    with Session(get_engine()) as session:
+        return listings.city_cards(
+            session=session, section=MUJERES, city_slug=CITY, tab=DEFAULT_TAB, page=number, filters=_filters(query)
+        )
+
+
+def test_the_pager_count_stops_past_the_cap_and_then_knows_no_last_page(capped):
+    first = _page(1)
+    assert (first.total, first.exact, first.has_next, [card.display_name for card in first.cards]) == (
+        3,
+        False,
+        True,
+        ["Amalia"],
+    )
+    third = _page(3)  # counted past its own page: a next one exists, the last is still unknown
+    assert (third.exact, third.has_next, [card.display_name for card in third.cards]) == (False, True, ["Berta"])
+    last = _page(4)
+    assert (last.total, last.exact, last.page_count, last.has_next) == (4, True, 4, False)
+    assert [card.display_name for card in last.cards] == ["Dora"]
+    past = _page(5)
+    assert (past.cards, past.page_count, past.exact) == ([], 4, True)
+    two = _page(1, "servicio=masajes-relajantes")  # under the cap: exact
+    assert (two.total, two.exact, two.page_count) == (2, True, 2)
+
+
+def test_the_page_and_the_form_say_more_than_the_cap_in_spanish(capped):
+    state = _visitor(f"/escorts/{CITY}")
+    invoke(state, "load")
+    assert (state.total_label, state.page_label, state.draft_label) == (
+        "Más de 2 avisos",
+        "Página 1",
+        "Ver más de 2 avisos",
+    )
+    assert state.page_count == 3 and state.total == 3
+    invoke(state, "next_page")
+    invoke(state, "next_page")
+    invoke(state, "next_page")
+    assert (state.page, state.total_label, state.page_label) == (4, "4 avisos", "Página 4 de 4")
+    invoke(state, "set_filter", field="comuna", value="nunoa")
+    assert state.draft_label == "Ver 2 avisos"
+    invoke(state, "set_filter", field="precio_max", value="80000")
+    assert state.draft_label == "Ver 1 aviso"
+
+
+def test_the_documents_say_more_than_the_cap_and_link_the_next_page(capped, client):
+    client.cookies.set("mayor_de_edad", "1")
+    preview = client.get(f"/escorts/{CITY}").text
+    assert '<p class="muted">Más de 2 avisos</p>' in preview
+    ssg_page = client.get(f"/escorts-ssg/{CITY}").text
+    assert "<p>Más de 2 avisos · página 1</p>" in ssg_page
+    assert "Más de 2 avisos publicados." in ssg_page
+    assert f'<a rel="next" href="/escorts-ssg/{CITY}?pagina=2">Siguiente</a>' in ssg_page
+    last = client.get(f"/escorts-ssg/{CITY}?pagina=4").text
+    assert "<p>4 avisos · página 4 de 4</p>" in last and 'rel="next"' not in last
+    assert client.get(f"/escorts-ssg/{CITY}?pagina=5", follow_redirects=False).status_code == 404

@@ -34,7 +34,7 @@ from app.services import listing_drafts, listing_photos, my_listings
 from app.services.listings import city_cards, public_listing
 from app.services.staff import reviews
 from app.services.users import create_user
-from tests.factories import make_listing, make_owner, wizard_steps
+from tests.factories import make_listing, make_owner, services_disagreeing, wizard_steps
 from tests.photo_samples import jpeg_with_gps
 
 CITY = "talca"
@@ -179,6 +179,7 @@ def test_editing_a_published_listing_keeps_the_public_version_until_staff_approv
     assert public_listing(session=db, uid=uid).display_name == "Camila Nueva"
     services = db.exec(select(ListingService.service_uid).where(ListingService.listing_uid == uid)).all()
     assert sorted(services) == sorted(catalogue["services"])
+    assert db.get(Listing, uid).service_uids and services_disagreeing(db) == []  # the filter's copy too
     assert db.get(Listing, uid).revision is None
 
 
@@ -238,6 +239,8 @@ def test_copy_to_another_city_makes_a_draft_with_its_own_photo_files(db, catalog
     copies = {p.path for p in db.exec(select(ListingPhoto).where(ListingPhoto.listing_uid == copy_uid))}
     assert len(copies) == 2 and not originals & copies
     assert all(storage.exists(path) for path in copies)
+    copied = db.exec(select(ListingService.service_uid).where(ListingService.listing_uid == copy_uid)).all()
+    assert copied and copy.service_uids and services_disagreeing(db) == []
 
 
 def test_delete_removes_the_listing_and_its_photo_files(db, catalogue, storage):

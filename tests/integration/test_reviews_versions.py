@@ -28,6 +28,7 @@ from tests.factories import (
     make_listing,
     make_owner,
     save_wizard_step,
+    services_disagreeing,
     tier_of,
 )
 from tests.invariants import assert_every_listing_in_review_is_queued
@@ -218,5 +219,6 @@ def test_a_pending_edit_naming_a_deleted_service_or_tier_is_approved_without_the
     assert listing.base_tier_uid == platino and listing.tier_uid == platino
     services = db.exec(select(ListingService.service_uid).where(ListingService.listing_uid == listing.uid)).all()
     assert services == [kept.uid]
+    assert listing.service_uids == f" {kept.uid} " and services_disagreeing(db) == []  # the filter's copy too
     review = db.exec(select(ListingReview).where(ListingReview.listing_uid == listing.uid)).one()
     assert review.decision == ReviewDecision.APROBADA

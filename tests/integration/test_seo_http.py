@@ -391,7 +391,7 @@ def test_returning_visitor_gets_the_city_first_screen_before_the_app(site):
     assert "<h1>Escorts en Talca</h1>" in preview
     assert f'href="/escorts/talca/ana-talquina/{listing["ana"].uid}"' in preview
     assert '<h2 class="tier-heading tier-platino">Platino</h2>' in preview
-    assert '<p class="muted">1 avisos</p>' in preview
+    assert '<p class="muted">1 aviso</p>' in preview
     for hidden in ("Bea", "Pendiente", "Vetada"):
         assert hidden not in preview, hidden
     assert app_part.count('data-is-root-theme="true"') == 1  # the app's own root follows, untouched

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from app.models import ListingCard
 from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, TABS_BY_SLUG
-from app.services.directory_view import city_heading, tab_links, tier_groups
+from app.services.directory_view import (
+    apply_label,
+    city_heading,
+    count_label,
+    page_label,
+    published_label,
+    tab_links,
+    tier_groups,
+)
+from app.services.listings import COUNT_CAP, CardPage
 from tests.factories import card_view
 
 
@@ -36,3 +45,23 @@ def test_tier_groups_keep_order_and_group_consecutive_tiers():
     groups = tier_groups(cards)
     assert [(g.slug, [c.uid for c in g.cards]) for g in groups] == [("diamante", ["a", "b"]), ("oro", ["c", "d"])]
     assert tier_groups([]) == []
+
+
+def test_count_and_pager_labels_in_spanish_exact_and_past_the_cap():
+    exact = CardPage(cards=[], total=1234, page=2, page_size=24)
+    assert (count_label(exact), apply_label(exact), page_label(exact)) == (
+        "1.234 avisos",
+        "Ver 1.234 avisos",
+        "Página 2 de 52",
+    )
+    one = CardPage(cards=[], total=1, page=1, page_size=24)
+    assert (count_label(one), apply_label(one), published_label(one)) == ("1 aviso", "Ver 1 aviso", "1 aviso publicado")
+    none = CardPage(cards=[], total=0, page=1, page_size=24)
+    assert (count_label(none), page_label(none)) == ("0 avisos", "Página 1 de 1")
+    capped = CardPage(cards=[], total=COUNT_CAP + 1, page=3, page_size=24, exact=False)
+    assert (count_label(capped), apply_label(capped), page_label(capped), published_label(capped)) == (
+        "Más de 1.000 avisos",
+        "Ver más de 1.000 avisos",
+        "Página 3",
+        "Más de 1.000 avisos publicados",
+    )

@@ -12,6 +12,7 @@ from app.models import Section
 from app.pages.public import ALL_TAB_LABEL
 from app.routes import ALL_SEGMENT
 from app.services.directory_view import tab_links
+from app.services.listings import COUNT_CAP, CardPage
 from app.web import preview, ssg
 from tests.factories import card_view, detail_view
 
@@ -32,7 +33,7 @@ def _city_preview(cards) -> str:
         heading="Escorts en Talca",
         tabs=tab_links(section=Section.MUJERES.value, city_slug="talca", active_slug="todas"),
         path="/escorts/talca",
-        listings=preview.CityListings(total=len(cards), cards=cards, groups=None),
+        listings=preview.CityListings(total=len(cards), cards=cards, groups=None, total_label=f"{len(cards)} avisos"),
     )
 
 
@@ -42,7 +43,7 @@ def _ssg_city(cards, *, adult_ok: bool = True, path: str = "/escorts-ssg/talca")
         description="Avisos",
         canonical="http://localhost/escorts-ssg/talca",
         heading="Escorts en Talca",
-        body=ssg.city_body(cards, len(cards), 1, 1, "/escorts-ssg/talca"),
+        body=ssg.city_body(CardPage(cards=cards, total=len(cards), page=1, page_size=24), "/escorts-ssg/talca"),
         adult_ok=adult_ok,
         path=path,
     )
@@ -126,8 +127,17 @@ def test_the_preview_links_every_listing_of_a_city_where_the_app_does():
 
 
 def test_the_ssg_pager_links_canonical_urls():
-    body = ssg.city_body([], 30, 2, 3, "/escorts-ssg/talca")
+    body = ssg.city_body(CardPage(cards=[], total=30, page=2, page_size=12), "/escorts-ssg/talca")
+    assert "<p>30 avisos · página 2 de 3</p>" in body
     assert '<a rel="prev" href="/escorts-ssg/talca">Anterior</a>' in body
+    assert '<a rel="next" href="/escorts-ssg/talca?pagina=3">Siguiente</a>' in body
+
+
+def test_the_ssg_pager_past_the_count_cap_has_no_last_page():
+    """Past the count's cap the last page is not known: "Más de 1.000 avisos · página 2", a next page link."""
+    result = CardPage(cards=[], total=COUNT_CAP + 1, page=2, page_size=24, exact=False)
+    body = ssg.city_body(result, "/escorts-ssg/talca")
+    assert "<p>Más de 1.000 avisos · página 2</p>" in body
     assert '<a rel="next" href="/escorts-ssg/talca?pagina=3">Siguiente</a>' in body
 
 

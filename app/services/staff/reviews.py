@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 
-from sqlalchemy import delete, update
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
@@ -36,7 +36,7 @@ from app.models import (
 from app.models.listings import ListingBase
 from app.services import identity_review, listing_photos, notices, verification
 from app.services.listing_lifecycle import ensure_transition
-from app.services.listing_revisions import REVISED_STATUSES, revision_changes, set_base_tier
+from app.services.listing_revisions import REVISED_STATUSES, revision_changes, set_base_tier, set_services
 from app.services.staff import audit
 from app.services.staff.shared import ensure_staff
 from app.storage import Storage
@@ -186,14 +186,7 @@ def _apply_revision(session: Session, listing: Listing) -> None:
             if services
             else set()
         )
-        session.exec(delete(ListingService).where(col(ListingService.listing_uid) == listing.uid))
-        session.add_all(
-            [
-                ListingService(listing_uid=listing.uid, service_uid=uid)
-                for uid in dict.fromkeys(services)
-                if uid in known
-            ]
-        )
+        set_services(session, listing, [uid for uid in services if uid in known])
     listing.revision = None
     listing.revision_at = None
 
