@@ -22,6 +22,9 @@
   var HEART = "[data-favorita]";
   var LIST = "[data-favoritas-lista]";
   var ACCOUNT = "[data-favoritas-cuenta]";
+  // The presses since the server last read the list (listing uid: saved or removed). An account's list that
+  // arrives after them does not know them: they are applied to it, and the result goes back to the account.
+  var pressed = {};
 
   function read() {
     try {
@@ -101,11 +104,17 @@
     var at = saved.indexOf(uid);
     if (at >= 0) saved.splice(at, 1);
     else saved.unshift(uid);
+    pressed[uid] = at < 0;
     write(saved);
     mark();
+    sendToAccount();
+  });
+
+  // While the list is kept in the account, the page carries its button: the device's list goes there.
+  function sendToAccount() {
     var account = document.querySelector(ACCOUNT);
     if (account) account.click();
-  });
+  }
 
   // Hearts and lists the app draws later (client-side navigation, a new page of cards).
   var pending = false;
@@ -130,17 +139,32 @@
   });
 
   window.favoritas = {
+    // The device's list, sent to the account after a press.
     list: read,
+    // The device's list, read for an answer that ends in adopt() (the switch turned on).
+    reading: function () {
+      pressed = {};
+      return read();
+    },
     // The device's list to merge into the account ``owner``, or null when it already is that account's copy.
     joining: function (owner) {
+      pressed = {};
       return window.localStorage.getItem(OWNER_KEY) === owner ? null : read();
     },
-    // The account's list becomes this device's.
+    // The account's list becomes this device's, with the presses made since the server read the list
+    // applied to it; those go back to the account.
     adopt: function (uids, owner) {
-      write(uids);
+      var changed = Object.keys(pressed);
+      var list = uids.filter(function (uid) { return pressed[uid] !== false; });
+      changed.forEach(function (uid) {
+        if (pressed[uid] && list.indexOf(uid) < 0) list.unshift(uid);
+      });
+      pressed = {};
+      write(list);
       window.localStorage.setItem(OWNER_KEY, owner);
       mark();
       drawLists(true);
+      if (changed.length) sendToAccount();
     },
     // The account no longer keeps the list: this device's copy stays, as its own.
     forget: function () {

@@ -94,7 +94,7 @@ class FavouritesState(rx.State):
             self.in_account = False
             return [rx.call_script("window.favoritas && window.favoritas.forget()"), notify_success(DELETED_MESSAGE)]
         return rx.call_script(
-            "window.favoritas ? window.favoritas.list() : []", callback=FavouritesState.keep_in_account
+            "window.favoritas ? window.favoritas.reading() : []", callback=FavouritesState.keep_in_account
         )
 
     @requires(*ALL_PROFILES)

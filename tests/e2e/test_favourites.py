@@ -301,3 +301,47 @@ def test_signing_out_takes_the_account_list_off_the_device(
     _favourites_page(page)
     expect(page.get_by_text("Aún no tienes favoritas.")).to_be_visible()
     assert _account_rows(db, user) == {listings["other"].uid}  # still in the account, for the next sign-in
+
+
+# Holds back every call of window.favoritas.adopt (the account's list arriving) until the test lets them go.
+_HOLD_ADOPT = """
+(() => {
+  let held = null;
+  window.__adoptHeld = [];
+  window.__releaseAdopt = () => { window.__adoptHeld.splice(0).forEach((call) => call()); };
+  Object.defineProperty(window, "favoritas", {
+    configurable: true,
+    get() { return held; },
+    set(value) {
+      const adopt = value.adopt;
+      value.adopt = (...args) => { window.__adoptHeld.push(() => adopt(...args)); };
+      held = value;
+    },
+  });
+})();
+"""
+
+
+def test_a_press_while_the_accounts_list_is_on_its_way_is_not_undone(
+    adult: BrowserContext, site: Site, listings: dict[str, Listing], db: Session
+):
+    """The account's list read when the page opened arrives after a press: the press stays, and the account
+    gets the device's newer list."""
+    user = make_account(
+        db, LocalProvider(engine=db.get_bind()), f"carrera-{time.time_ns()}@correo.cl", profile=ProfileId.CLIENTE
+    )
+    favourites.keep_in_account(session=db, actor=actor_of(user), uids=[listings["card"].uid])
+    _sign_in(db, adult, site, user)
+    page = adult.new_page()
+    page.add_init_script(_HOLD_ADOPT)
+    _detail_page(page, listings["detail"])
+    page.wait_for_function("() => window.__adoptHeld.length > 0")  # the page's join answer, held back
+    _press(page, listings["detail"], "true")
+    page.evaluate("() => window.__releaseAdopt()")
+    _until(
+        lambda: _account_rows(db, user) == {listings["card"].uid, listings["detail"].uid},
+        "the account did not get both: the one it had and the one pressed",
+    )
+    expect(_heart(page, listings["detail"]).first).to_have_attribute("aria-pressed", "true")
+    saved = page.evaluate("() => JSON.parse(localStorage.getItem('favoritas') || '[]')")
+    assert set(saved) == {listings["detail"].uid, listings["card"].uid}

@@ -124,6 +124,8 @@ def test_the_signed_in_header_fits_a_phone_and_its_account_menu_works_by_keyboar
     page.keyboard.press("Enter")
     page.keyboard.press("Tab")  # the user's name (their panel)
     page.keyboard.press("Tab")
+    expect(page.locator(".account-panel").get_by_role("link", name="Mi cuenta")).to_be_focused()
+    page.keyboard.press("Tab")
     expect(page.get_by_role("button", name="Cambiar contraseña")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.get_by_role("dialog", name="Cambiar contraseña")).to_be_visible()
