@@ -168,7 +168,7 @@ def test_the_handlers_move_the_list_as_arguments_never_into_the_state(app_databa
     state, _ = client_states(FavouritesState, token)
 
     events = invoke(state, "toggle_in_account")  # off: asks the browser for its list
-    assert "window.favoritas.list()" in script_of(events) and not state.in_account
+    assert "window.favoritas.reading()" in script_of(events) and not state.in_account
     events = invoke(state, "keep_in_account", uids=[listings["ana"]])
     assert state.in_account and listings["ana"] in script_of(events)
     invoke(state, "store", uids=[listings["ana"], listings["bea"]])
