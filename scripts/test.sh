@@ -3,9 +3,10 @@
 # (real PostgreSQL and Redis), end-to-end (Playwright + Debian's chromium against the
 # app built and served in production mode).
 #
-# pytest runs on PYTEST_WORKERS processes (pytest-xdist, default 2: measured on the 2-core CI
-# machine); the e2e tests of each app server stay together on one of them (pytest.ini: --dist loadgroup, whose units
-# tests/conftest.py defines).
+# pytest runs on PYTEST_WORKERS processes (pytest-xdist, default 3 on the 2-core CI machine: the
+# end-to-end tests spend most of their time waiting for a browser or a server). The e2e tests of
+# each app server stay together on one of them (pytest.ini: --dist loadgroup, whose units
+# tests/conftest.py defines): two halves against two sites, and the Firebase site's.
 # Arguments go to pytest, e.g. `bash scripts/test.sh -m "not e2e"` or `-n 0` for a serial run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -107,7 +108,7 @@ ruff format --check .
 mypy
 
 set +e
-python -m pytest -n "${PYTEST_WORKERS:-2}" "$@"
+python -m pytest -n "${PYTEST_WORKERS:-3}" "$@"
 status=$?
 # A run that used no tool still leaves them installed (and stamped) for the next one.
 for pid in "${tool_installs[@]}"; do wait "$pid"; done

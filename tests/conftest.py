@@ -42,20 +42,42 @@ def pytest_configure(config) -> None:
     get_settings.cache_clear()
 
 
+# The end-to-end files run by a second site on another worker, about half of the e2e time (the
+# accessibility sweeps, accounts, the Nu checker, the favourites and staff tables). Every other
+# e2e file, and any new one, belongs to the first site, with the database restart test last.
+SECOND_SITE_FILES = frozenset(
+    f"tests/e2e/{name}.py"
+    for name in (
+        "test_accessibility",
+        "test_accounts",
+        "test_city_filters",
+        "test_favourites",
+        "test_html_validity",
+        "test_origins",
+        "test_session_digest",
+        "test_staff_catalogues",
+        "test_staff_users",
+    )
+)
+# The unit holding tests/e2e/test_zz_database_restart.py: its tests run in file order on one
+# worker, before the restart, so they need not hold the cluster "in use".
+RESTART_UNIT = "e2e"
+
+
 def xdist_scope(nodeid: str) -> str:
     """The unit of work a test belongs to under pytest-xdist: tests that share an expensive session
     server run on one worker, so that it starts once; every other test is a unit of its own.
 
     - ``firebase``: the tests named for Firebase, which use its Auth emulator (about 20 s to start),
-      the end-to-end ones with the Firebase app server included: its build then runs on the other
-      worker while the e2e worker builds and uses the main site;
-    - ``e2e``: every other end-to-end test, so the site is built and started once (and the
-      database restart test still runs last, in file order).
+      the end-to-end ones with the Firebase app server included;
+    - ``e2e`` and ``e2e-2``: the other end-to-end tests, split in two halves
+      (:data:`SECOND_SITE_FILES`) so that two workers each build and drive a site of their own at
+      the same time; the database restart test runs last in ``e2e``, in file order.
     """
     if "firebase" in nodeid.lower():
         return "firebase"
     if nodeid.startswith("tests/e2e/"):
-        return "e2e"
+        return "e2e-2" if nodeid.split("::", 1)[0] in SECOND_SITE_FILES else RESTART_UNIT
     return nodeid
 
 
@@ -114,8 +136,8 @@ def postgresql_cluster_to_itself() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _postgresql_cluster_stays_up(request) -> Iterator[None]:
-    """Every test but those of the ``e2e`` unit (one worker, run in order) runs with the cluster "in use"."""
-    if xdist_scope(request.node.nodeid) == "e2e":
+    """Every test but those of the restart test's unit (one worker, run in order) runs with the cluster "in use"."""
+    if xdist_scope(request.node.nodeid) == RESTART_UNIT:
         yield
         return
     with postgresql_cluster_in_use():

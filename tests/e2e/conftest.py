@@ -6,7 +6,8 @@ Each server builds its frontend into a folder of its own under ``.build/`` (REFL
 never into the ``.web`` that a running instance of this checkout serves, and keeps tab state
 in a database of this test process's private Redis server (tests/redis_server.py). Under
 pytest-xdist the tests of each site run on one worker (``xdist_scope`` in tests/conftest.py), so
-each site is built once: the main site on one, the Firebase one on the other.
+each site is built once: the e2e tests in two halves, each against a site of its own on its
+worker, and the Firebase site.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ PROJECT = Path(__file__).resolve().parents[2]
 # that their node packages are installed once), apart from the checkout's own .web.
 BUILD_ROOT = PROJECT / ".build"
 CHROMIUM = "/usr/bin/chromium"
+# The pytest-xdist worker of this process: two workers may each serve a site (see xdist_scope),
+# each from a build folder of its own.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 # How much of its app server's log a failed test's report shows (characters from the end).
 SERVER_LOG_TAIL = 6000
 CHROMIUM_ARGS = [
@@ -217,7 +221,9 @@ def site(tmp_path_factory, smtp_server) -> Site:
             WEB_WORKERS=str(E2E_WORKERS),
         )
         log_path = tmp / "server.log"
-        with _serve(PROJECT, free_port(), env, log_path, workers=E2E_WORKERS, web_dir=BUILD_ROOT / "e2e-site") as url:
+        with _serve(
+            PROJECT, free_port(), env, log_path, workers=E2E_WORKERS, web_dir=BUILD_ROOT / f"e2e-site-{WORKER}"
+        ) as url:
             yield Site(
                 url=url,
                 database_url=database_url,
@@ -415,10 +421,11 @@ class _Chromium:
 _CHROMIUM = _Chromium()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser() -> Browser:
-    yield _CHROMIUM.start()
-    _CHROMIUM.stop()
+    """This process's chromium: started by its first e2e test, and again by an e2e test that
+    comes after other tests (a worker may run both halves' units, see ``xdist_scope``)."""
+    return _CHROMIUM.browser or _CHROMIUM.start()
 
 
 @pytest.hookimpl(wrapper=True)
