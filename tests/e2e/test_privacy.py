@@ -13,6 +13,7 @@ import zipfile
 from email.header import decode_header, make_header
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 from sqlmodel import Session, SQLModel, select
 
@@ -26,6 +27,8 @@ from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.e2e.conftest import CITY, Site
 from tests.factories import make_account, make_listing, open_session
 from tests.photo_samples import jpeg_with_gps
+
+pytestmark = pytest.mark.e2e
 
 PASSWORD = "clave-de-prueba-91"  # tests.factories.make_account's
 MAIL_WAIT_S = 90
