@@ -258,12 +258,20 @@
     }
   }, { capture: true, passive: true });
 
+  // A smooth scroll of ours can end short of its slide: a layout change on the page in the middle
+  // of it makes Chromium snap the track back to the slide it left. Unless the visitor took over
+  // (which forgets the heading), the move finishes at once on the slide it was going to.
   document.addEventListener("scrollend", function (event) {
     var track = event.target;
-    if (track && track.hasAttribute && track.hasAttribute("data-carousel")) {
-      heading.delete(track);
-      track.setAttribute("data-index", String(current(track)));
+    if (!(track && track.hasAttribute && track.hasAttribute("data-carousel"))) return;
+    var target = heading.get(track);
+    heading.delete(track);
+    var slides = slidesOf(track);
+    if (target !== undefined && slides[target] && track.clientWidth &&
+        Math.round(track.scrollLeft / track.clientWidth) !== target) {
+      track.scrollTo({ left: slides[target].offsetLeft - track.offsetLeft, behavior: "auto" });
     }
+    track.setAttribute("data-index", String(current(track)));
   }, { capture: true, passive: true });
 
   // Autoplay waits while the pointer is over the carousel or the focus is in it (its pause

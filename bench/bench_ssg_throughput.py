@@ -58,7 +58,8 @@ def wrk(url: str, *, seconds: int, connections: int, threads: int, cookie: str |
 
 
 # What a copy of the app needs to build and run (its frontend builds into common.BENCH_WEB_DIR).
-APP_FILES = ("app", "assets", "alembic", "alembic.ini", "rxconfig.py", "reflex.lock")
+# scripts/: the server the copy runs (scripts/serve.py, as the end-to-end tests serve the app).
+APP_FILES = ("app", "assets", "alembic", "alembic.ini", "rxconfig.py", "reflex.lock", "requirements.txt", "scripts")
 
 
 def _project_at(project: Path, revision: str, copy: Path, committed: tuple[str, ...] = ("app",)) -> Path:

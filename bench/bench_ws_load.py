@@ -29,7 +29,7 @@ or when the socket closes (the visitor then reconnects, as a reload would). The 
 (its JSON, as sent) is kept per kind of action.
 
 For each setup it prints the actions answered and failed, p50/p95/p99 per kind of action, the CPU
-of the app's processes (the ``reflex run`` tree, from /proc) and of the Redis server, this
+of the app's processes (the scripts/serve.py tree, from /proc) and of the Redis server, this
 client's CPU and the load average; then one table of the setups side by side: actions a second,
 errors, app CPU per action (its CPU seconds / actions answered), the same with Redis's CPU, and
 p95 of the actions and of first loads. CPU per action depends little on how busy the machine
@@ -463,7 +463,7 @@ def _proc_cpu_seconds(pid: int) -> float:
 
 
 def server_tree(port: int) -> list[int]:
-    """The ``reflex run`` process serving ``port`` and all its descendants (its forked workers share its command)."""
+    """The scripts/serve.py process serving ``port`` (its PORT) and all its descendants (its forked workers)."""
     parents: dict[int, int] = {}
     serving = set()
     for entry in Path("/proc").iterdir():
@@ -472,14 +472,16 @@ def server_tree(port: int) -> list[int]:
         try:
             stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             command = (entry / "cmdline").read_bytes().split(b"\0")
+            serves = any(part.endswith(b"scripts/serve.py") for part in command)
+            environment = (entry / "environ").read_bytes().split(b"\0") if serves else []
         except OSError:
             continue
         parents[int(entry.name)] = int(stat[1])
-        if b"--backend-port" in command and str(port).encode() in command and b"run" in command:
+        if f"PORT={port}".encode() in environment:
             serving.add(int(entry.name))
     roots = [pid for pid in serving if parents.get(pid) not in serving]
     if len(roots) != 1:
-        raise RuntimeError(f"expected one reflex run process for port {port}, found {roots}")
+        raise RuntimeError(f"expected one scripts/serve.py process for port {port}, found {roots}")
     tree, frontier = list(roots), roots
     while frontier:
         children = [pid for pid, parent in parents.items() if parent in frontier]

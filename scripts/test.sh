@@ -13,6 +13,12 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 source scripts/env.sh
 
+# The whole suite: the end-to-end tests' frontend export (tests/frontend_export.py) starts now,
+# beside the installs and the lint below; the tests wait for it (and say why if it failed).
+if [ "$#" = 0 ]; then
+  python -m tests.frontend_export >/dev/null 2>&1 &
+fi
+
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_updated=0
 apt_install() {

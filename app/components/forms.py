@@ -21,8 +21,11 @@ Errors = rx.Var | dict[str, str]
 
 
 def form_alert(text: rx.Var | str) -> rx.Component:
-    """The form-level error, announced to screen readers (role="alert") when there is one."""
-    return rx.cond(text != "", rx.el.p(text, role="alert", class_name="form-error"))
+    """The form-level error, announced to screen readers (role="alert") when there is one.
+
+    Not before this load's loaders have run: after a reload the tab's old state shows first, and an
+    error of an earlier visit would be announced as if it were new."""
+    return rx.cond(rx.State.is_hydrated & (text != ""), rx.el.p(text, role="alert", class_name="form-error"))
 
 
 def _described_by(ids: list[str], message: rx.Var | None, error_id: str) -> rx.Var | str | None:

@@ -147,10 +147,15 @@ def page_frame(*children: rx.Component) -> rx.Component:
 
 
 def guarded_content(ready: rx.Var | bool, content: rx.Component) -> rx.Component:
-    """A guarded page's ``content`` once the server accepted the caller and read its data (``ready``);
-    until then, the access check. The content is marked ready for the document's first screen."""
+    """A guarded page's ``content`` once the server accepted the caller and read its data (``ready``)
+    in this load; until then, the access check. The content is marked ready for the document's first screen.
+
+    "In this load": after a reload, the tab's state comes back as it was (``ready`` included) before
+    the page's loaders run again, and a press on that stale content could be undone by them (the
+    wizard's "Atrás" landing before its loader put the saved step back). ``is_hydrated`` is true only
+    once every loader of this load has run."""
     return rx.cond(
-        ready,
+        rx.State.is_hydrated & ready,
         rx.el.div(content, class_name="area-ready", custom_attrs={READY_ATTRIBUTE: rx.State.router.url.path}),
         rx.el.p(ACCESS_CHECK, class_name="loading"),
     )

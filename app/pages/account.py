@@ -14,6 +14,11 @@ from app.states.forms import FormState
 MAX_EMAIL_LENGTH = 254
 PASSWORD_HINT = f"Entre {MIN_PASSWORD_LENGTH} y {MAX_PASSWORD_LENGTH} caracteres; evita contraseñas comunes."
 
+# No sending until this load's loader has run (LoginState.busy starts true): after a reload or a
+# return to /login, the tab's old state shows first, busy false, and a press then would go before
+# the loader and be answered as of the old page.
+_LOCKED = LoginState.busy | ~rx.State.is_hydrated
+
 
 def _password(form: str, label: str, name: str, auto_complete: str, state: type[FormState]) -> rx.Component:
     return password_field(
@@ -59,7 +64,7 @@ def sign_in_form() -> rx.Component:
         _email("signin"),
         _password("signin", "Contraseña", "password", "current-password", LoginState),
         form_alert(LoginState.error),
-        rx.el.button("Ingresar", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
+        rx.el.button("Ingresar", type="submit", disabled=_LOCKED, class_name="btn btn-primary"),
         on_submit=LoginState.sign_in,
         no_validate=True,
         hidden=LoginState.tab != "ingresar",
@@ -111,7 +116,7 @@ def sign_up_form() -> rx.Component:
             custom_attrs={"data-proof-challenge": LoginState.proof_challenge},
         ),
         form_alert(LoginState.error),
-        rx.el.button("Crear cuenta", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
+        rx.el.button("Crear cuenta", type="submit", disabled=_LOCKED, class_name="btn btn-primary"),
         on_submit=LoginState.sign_up,
         no_validate=True,
         hidden=LoginState.tab != "registro",
@@ -128,7 +133,7 @@ def reset_request_form() -> rx.Component:
         _email("forgot"),
         form_alert(LoginState.error),
         rx.cond(LoginState.notice != "", rx.el.p(LoginState.notice, role="status", class_name="form-notice")),
-        rx.el.button("Enviar enlace", type="submit", disabled=LoginState.busy, class_name="btn btn-primary"),
+        rx.el.button("Enviar enlace", type="submit", disabled=_LOCKED, class_name="btn btn-primary"),
         on_submit=LoginState.request_reset,
         no_validate=True,
         hidden=LoginState.tab != "recuperar",

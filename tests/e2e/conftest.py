@@ -2,18 +2,19 @@
 fresh PostgreSQL database with known listings, and Debian's chromium driven by
 Playwright. If the build or the server fails, the tests fail with its log.
 
-Each server builds its frontend into a folder of its own under ``.build/`` (REFLEX_WEB_WORKDIR),
-never into the ``.web`` that a running instance of this checkout serves, and keeps tab state
-in a database of this test process's private Redis server (tests/redis_server.py). Under
-pytest-xdist the tests of each site run on one worker (``xdist_scope`` in tests/conftest.py), so
-each site is built once: the e2e tests in two halves, each against a site of its own on its
-worker, and the Firebase site.
+The production frontend is exported once for its sources (tests/frontend_export.py), never into
+the ``.web`` that a running instance of this checkout serves; each server runs the image's command
+(scripts/serve.py) on a copy of it in a folder of its own, and keeps tab state in a database of
+this test process's private Redis server (tests/redis_server.py). Under pytest-xdist the tests of
+each site run on one worker (``xdist_scope`` in tests/conftest.py), so each site starts once: the
+e2e tests in two halves, each against a site of its own on its worker, and the Firebase site.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -39,6 +40,7 @@ from app.storage.local import LocalStorage
 from tests.conftest import fresh_pg_database
 from tests.factories import make_listing, make_owner
 from tests.firebase_emulator import FIREBASE_PROJECT
+from tests.frontend_export import ExportError, exported_client
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.mailbox import Mailbox
 from tests.ports import free_port
@@ -46,12 +48,12 @@ from tests.processes import stop_process_group
 from tests.redis_server import FIREBASE_SITE_DB, SITE_DB, empty_redis, redis_url
 
 PROJECT = Path(__file__).resolve().parents[2]
-# The frontend builds of the tests' app servers (one folder per server, kept between runs so
-# that their node packages are installed once), apart from the checkout's own .web.
+# The frontend export and the tests' app servers' copies of it (one folder per server), apart
+# from the checkout's own .web.
 BUILD_ROOT = PROJECT / ".build"
 CHROMIUM = "/usr/bin/chromium"
 # The pytest-xdist worker of this process: two workers may each serve a site (see xdist_scope),
-# each from a build folder of its own.
+# each from a copy of the frontend export of its own.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 # How much of its app server's log a failed test's report shows (characters from the end).
 SERVER_LOG_TAIL = 6000
@@ -165,27 +167,25 @@ def files_apart(folder: Path) -> dict[str, str]:
 def _serve(
     project: Path, port: int, env: dict[str, str], log_path: Path, *, workers: int, web_dir: Path
 ) -> Iterator[str]:
-    """Build the production frontend of ``project`` into ``web_dir`` and serve the app on ``port`` with ``workers``.
+    """Serve the app of ``project`` on ``port`` with ``workers``, from its exported frontend copied into ``web_dir``.
 
-    Yields its URL. ``web_dir`` (REFLEX_WEB_WORKDIR) must be this server's own: a build replaces the
-    static files that the server using that folder reads.
+    Yields its URL. The server is the image's command (scripts/serve.py): the production backend
+    with the exported frontend mounted. ``web_dir`` (REFLEX_WEB_WORKDIR) must be this server's own:
+    the server rewrites the backend address in its copy of the build.
     """
+    try:
+        client = exported_client(project, env)
+    except ExportError as exc:
+        pytest.fail(str(exc))
+    served = web_dir / "build" / "client"
+    shutil.rmtree(web_dir, ignore_errors=True)
+    shutil.copytree(client, served)
     url = f"http://localhost:{port}"
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [
-                str(Path(sys.executable).parent / "reflex"),
-                "run",
-                "--env",
-                "prod",
-                "--single-port",
-                "--frontend-port",
-                str(port),
-                "--backend-port",
-                str(port),
-            ],
+            [sys.executable, str(project / "scripts" / "serve.py")],
             cwd=project,
-            env={**env, "SITE_URL": url, "REFLEX_WEB_WORKDIR": str(web_dir)},
+            env={**env, "SITE_URL": url, "PORT": str(port), "REFLEX_WEB_WORKDIR": str(web_dir)},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -200,7 +200,7 @@ def _serve(
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory, smtp_server) -> Site:
-    """Build the production frontend and serve the app (local accounts) on a free port."""
+    """Serve the app (local accounts) in production mode on a free port."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: scripts/test.sh installs Debian's chromium")
     tmp = tmp_path_factory.mktemp("e2e")
@@ -247,12 +247,7 @@ class FirebaseSite:
 
 @pytest.fixture(scope="session")
 def firebase_site(firebase_emulator, tmp_path_factory) -> FirebaseSite:
-    """The app with IDENTITY_PROVIDER=firebase against the Auth emulator.
-
-    A build of its own: the frontend has its server's address (port included) compiled in,
-    and Reflex's production server always builds before serving, so two servers cannot share
-    one build; the folder is kept between runs, so its node packages install once.
-    """
+    """The app with IDENTITY_PROVIDER=firebase against the Auth emulator (the same frontend export)."""
     tmp = tmp_path_factory.mktemp("e2e-firebase")
     site_redis = _empty_site_redis(FIREBASE_SITE_DB)
     with fresh_pg_database("e2efb") as database_url:
@@ -318,7 +313,7 @@ def _serving_workers(supervisor: int, port: int) -> tuple[list[int], list[int]]:
 
 
 def _check_workers(supervisor: int, port: int, expected: int, log_path: Path) -> None:
-    """Granian's supervisor (the ``reflex run`` process) has ``expected`` worker children, each serving ``port``.
+    """Granian's supervisor (the scripts/serve.py process) has ``expected`` worker children, each serving ``port``.
 
     A worker is forked from the supervisor, so it has the supervisor's command line;
     serving means holding the listening socket. The first worker may answer before the others

@@ -294,6 +294,8 @@ def test_copy_to_another_city_and_delete_with_confirmation(page: Page, site: Sit
     user = _advertiser(db, site, page, "copia@correo.cl")
     make_listing(db, user, name="Camila Copia", city="valdivia", tier=LOW_TIER)
     make_listing(db, user, name="Dora Borrar", city="valdivia", tier=LOW_TIER, photos=0)
+    sockets: list[str] = []
+    page.on("websocket", lambda socket: sockets.append(socket.url))
     page.goto(MY_LISTINGS)
 
     # Deleting asks first; cancelling keeps the listing.
@@ -321,7 +323,8 @@ def test_copy_to_another_city_and_delete_with_confirmation(page: Page, site: Sit
         notices = page.locator("[data-sonner-toast], [role=alert]").all_inner_texts()
         chosen = copy_form.get_by_role("combobox").input_value() if copy_form.count() else "(no form)"
         raise AssertionError(
-            f"no wizard after Copiar: at {page.url}, notices {notices}, city chosen {chosen!r}"
+            f"no wizard after Copiar: at {page.url}, notices {notices}, city chosen {chosen!r},"
+            f" websockets opened {len(sockets)}"
         ) from exc
     _at_step(page, 2)
     expect(page.get_by_label("Ciudad")).to_have_value("talca")
