@@ -34,7 +34,8 @@ def make_engine(url: str, *, settings: Settings | None = None, statement_timeout
 
     PostgreSQL connections give up after DB_CONNECT_TIMEOUT_S, statements are
     cancelled after DB_STATEMENT_TIMEOUT_MS (``statement_timeout_ms`` overrides
-    it; 0 = no limit, for migrations) and waiting for a pooled connection ends
+    it; 0 = no limit, for migrations), every statement is planned with its own
+    values, and waiting for a pooled connection ends
     after DB_POOL_TIMEOUT_S. Pooled connections are checked before use, so the
     engine recovers by itself after a database restart.
     """
@@ -63,7 +64,10 @@ def make_engine(url: str, *, settings: Settings | None = None, statement_timeout
         pool_timeout=settings.db_pool_timeout_s,
         connect_args={
             "connect_timeout": settings.db_connect_timeout_s,
-            "options": f"-c statement_timeout={statement_timeout_ms}",
+            # Always plan with the statement's values: psycopg prepares a statement from its 5th run, and PostgreSQL
+            # may then switch to a generic plan, blind to a filter's rate or age range (at 500,000 listings, 2-7
+            # times slower city pages; docs/performance.md).
+            "options": f"-c statement_timeout={statement_timeout_ms} -c plan_cache_mode=force_custom_plan",
         },
     )
 

@@ -13,7 +13,9 @@ were before migration 0014 (a count of every match for the pager, the services
 filter probing publicacion_servicio), and again without the indexes the filters
 added (migrations 0010 and 0014), side by side; ``--explain`` prints
 ``EXPLAIN (ANALYZE, BUFFERS)`` of the slowest variants' queries, both ways. The
-scratch database is dropped at the end. Not part of the tests.
+scratch database is dropped at the end, unless ``--keep``: then its URL is printed, and
+``--database URL`` times the same data again (another variant of the code, back to back) without loading it.
+Not part of the tests.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import percentiles, scratch_database, timed
+from common import create_database, percentiles, scratch_database, timed
 from sqlalchemy import event, exists, func
 from sqlmodel import Session, col, select
 
@@ -51,20 +53,20 @@ def main() -> int:
         help="time the filtered queries again as before 0014, and without the filters' indexes",
     )
     parser.add_argument("--explain", action="store_true", help="EXPLAIN (ANALYZE, BUFFERS) the slow variants")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the loaded scratch database and print its URL (for --database)"
+    )
+    parser.add_argument(
+        "--database", metavar="URL", help="time on a database a --keep run loaded (not loaded again, not dropped)"
+    )
     args = parser.parse_args()
+    if args.compare_indexes and (args.keep or args.database):
+        parser.error("--compare-indexes drops indexes: not on a database kept for other runs")
 
-    with scratch_database() as url:
-        migrate(url)
+    with _database(args.database, keep=args.keep) as url:
         engine = make_engine(url)
-        with Session(engine) as session, tempfile.TemporaryDirectory() as media:
-            started = time.perf_counter()
-            seed(session=session, listings=args.listings, storage=LocalStorage(Path(media)))
-            elapsed = time.perf_counter() - started
-            print(f"seed: {args.listings} listings in {elapsed:.2f} s = {args.listings / elapsed:,.0f} listings/s")
-        # As autovacuum leaves a loaded table: statistics, and the visibility map that lets a count read
-        # only the index (without it every count reads one table block per listing of the city).
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.exec_driver_sql("VACUUM ANALYZE")
+        if args.database is None:
+            _load(engine, url, args.listings)
         with Session(engine) as session:
             total = session.exec(select(func.count()).select_from(Listing)).one()
             uids = list(session.exec(select(Listing.uid).where(Listing.status == ListingStatus.PUBLICADA.value)).all())
@@ -116,6 +118,33 @@ def main() -> int:
                     print(f"{label:42s} {_figures(fn, args.runs)}")
         engine.dispose()
     return 0
+
+
+@contextlib.contextmanager
+def _database(url: str | None, *, keep: bool):
+    """The URL to time on: ``url`` as it is, or a new scratch database (dropped afterwards unless ``keep``)."""
+    if url is not None:
+        yield url
+    elif keep:
+        yield create_database()
+    else:
+        with scratch_database() as scratch:
+            yield scratch
+
+
+def _load(engine, url: str, count: int) -> None:
+    """Migrate, load ``count`` demo listings, vacuum and analyze."""
+    migrate(url)
+    with Session(engine) as session, tempfile.TemporaryDirectory() as media:
+        started = time.perf_counter()
+        seed(session=session, listings=count, storage=LocalStorage(Path(media)))
+        elapsed = time.perf_counter() - started
+        print(f"seed: {count} listings in {elapsed:.2f} s = {count / elapsed:,.0f} listings/s")
+    # As autovacuum leaves a loaded table: statistics, and the visibility map that lets a count read
+    # only the index (without it every count reads one table block per listing of the city).
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.exec_driver_sql("VACUUM ANALYZE")
+    print(f"database: {url}")
 
 
 @contextlib.contextmanager

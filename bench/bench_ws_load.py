@@ -76,7 +76,7 @@ import math
 from app.models import Section
 from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS
 from app.routes import city_path
-from bench.common import BENCH_WEB_DIR, demo_database, quantile, serve_demo
+from bench.common import demo_database, quantile, serve_demo
 from tests.redis_server import SITE_DB, redis_url
 
 TARGET_P95_MS = 150.0
@@ -765,16 +765,23 @@ def _redis_pid(url: str) -> int:
         return int(client.info("server")["process_id"])
 
 
+def setup_project(setup: Setup, folder: Path) -> Path:
+    """The project a setup serves: this checkout, or a copy of it at the setup's revision."""
+    from tests.e2e.conftest import PROJECT
+
+    if not setup.revision:
+        return PROJECT
+    from bench.bench_ssg_throughput import _project_at
+
+    project = folder / f"project-{setup.revision}"
+    if not project.exists():
+        _project_at(PROJECT, setup.revision, project, committed=COMMITTED)
+    return project
+
+
 def serve_setup(data, setup: Setup, folder: Path):
     """Serve the app as ``setup`` says (a copy of the project at its revision, if it names one)."""
-    project = None
-    if setup.revision:
-        from bench.bench_ssg_throughput import _project_at
-        from tests.e2e.conftest import PROJECT
-
-        project = folder / f"project-{setup.revision}"
-        if not project.exists():
-            _project_at(PROJECT, setup.revision, project, committed=COMMITTED)
+    project = setup_project(setup, folder)
     return serve_demo(data, workers=setup.workers, redis=setup.redis, project=project, env=dict(setup.env))
 
 
@@ -835,7 +842,9 @@ def main() -> int:
             print(f"\n== {setup.label} ==")
             with serve_setup(data, setup, data.folder) as site:
                 port = urlsplit(site).port
-                found = HASHES.search((BENCH_WEB_DIR / "utils" / "context.jsx").read_text())
+                # The state hashes the served frontend sends (its export's sources, tests/frontend_export.py).
+                context = setup_project(setup, data.folder) / ".build" / "e2e-export" / "utils" / "context.jsx"
+                found = HASHES.search(context.read_text())
                 hashes = json.loads(found.group(1)) if found else None
                 redis_pid = _redis_pid(redis_url(SITE_DB)) if setup.redis else None
                 print(

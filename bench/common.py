@@ -22,18 +22,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 SERVER = os.environ.get("BENCH_DATABASE_URL", "postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres")
 
 
+def _admin_url() -> str:
+    return make_url(SERVER).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def create_database() -> str:
+    """A new, empty database on the BENCH_DATABASE_URL server; returns its URL (the caller drops it)."""
+    name = f"bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(_admin_url(), autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return make_url(SERVER).set(database=name).render_as_string(hide_password=False)
+
+
 @contextmanager
 def scratch_database() -> Iterator[str]:
     """A new, empty database on the BENCH_DATABASE_URL server, dropped afterwards; yields its URL."""
-    name = f"bench_{uuid.uuid4().hex[:10]}"
-    libpq = make_url(SERVER).set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(libpq, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+    url = create_database()
     try:
-        yield make_url(SERVER).set(database=name).render_as_string(hide_password=False)
+        yield url
     finally:
-        with psycopg.connect(libpq, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        with psycopg.connect(_admin_url(), autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
 
 
 @dataclass(frozen=True)

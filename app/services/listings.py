@@ -7,9 +7,11 @@ return at most one page of cards, never a whole city.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
@@ -41,6 +43,8 @@ FEATURED_LIMIT = 12
 # A city page counts its matches up to here and no further ("más de 1.000 avisos"): at 500,000 listings a city
 # has ~19,000, and counting them all was most of the page's query time (docs/performance.md).
 COUNT_CAP = 1000
+# What urllib.parse.quote leaves as it is (with "/" kept): such a path needs no quoting.
+_URL_SAFE_PATH = re.compile(r"[A-Za-z0-9_.~/-]*")
 
 
 @dataclass(frozen=True)
@@ -89,8 +93,8 @@ def listing_path(*, section: str, city_slug: str | None, name_slug: str | None, 
 
 
 def photo_url(path: str) -> str:
-    """Public URL of a stored photo."""
-    return MEDIA_URL_PREFIX + quote(path)
+    """Public URL of a stored photo (a storage key of only characters ``quote`` keeps is used as it is)."""
+    return MEDIA_URL_PREFIX + (path if _URL_SAFE_PATH.fullmatch(path) else quote(path))
 
 
 def public_conditions(section: str | None) -> list[ColumnElement[bool]]:
@@ -104,6 +108,31 @@ def public_conditions(section: str | None) -> list[ColumnElement[bool]]:
 
 def _public_select(*columns):
     return select(*columns).join(Tier, Tier.uid == Listing.tier_uid)
+
+
+# What a card shows, read as plain columns: loading whole Listing objects (description, revision, 30-odd columns,
+# the session's identity map) cost more than the page's SQL (docs/performance.md).
+_CARD_COLUMNS: tuple[Any, ...] = (
+    col(Listing.uid),
+    col(Listing.section),
+    col(Listing.city_slug),
+    col(Listing.commune),
+    col(Listing.display_name),
+    col(Listing.age),
+    col(Listing.verified),
+    col(Listing.has_video),
+    col(Listing.porn_actress),
+    col(Listing.available_until),
+    col(Listing.price_hour_clp),
+    col(Listing.name_slug),
+    col(Tier.name).label("tier_name"),
+    col(Tier.slug).label("tier_slug"),
+)
+
+
+def _card_select(*columns):
+    """The public cards' columns (after ``columns``), from listings joined to their tier."""
+    return select(*columns, *_CARD_COLUMNS).select_from(Listing).join(Tier, col(Tier.uid) == col(Listing.tier_uid))
 
 
 def _photos_by_listing(session: Session, uids: list[str]) -> dict[str, list[str]]:
@@ -121,7 +150,8 @@ def _photos_by_listing(session: Session, uids: list[str]) -> dict[str, list[str]
     return photos
 
 
-def _card_fields(listing: Listing, tier: Tier, photos: list[str], moment: Clock) -> dict:
+def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str], moment: Clock) -> dict:
+    """A card's fields from ``listing``: a Listing, or a row of ``_CARD_COLUMNS``."""
     city = city_by_slug(listing.city_slug)
     return {
         "uid": listing.uid,
@@ -131,8 +161,8 @@ def _card_fields(listing: Listing, tier: Tier, photos: list[str], moment: Clock)
         "commune": listing.commune,
         "display_name": listing.display_name,
         "age": listing.age,
-        "tier_name": tier.name,
-        "tier_slug": tier.slug,
+        "tier_name": tier_name,
+        "tier_slug": tier_slug,
         "verified": listing.verified,
         "has_video": listing.has_video,
         "porn_actress": listing.porn_actress,
@@ -146,8 +176,11 @@ def _card_fields(listing: Listing, tier: Tier, photos: list[str], moment: Clock)
 
 
 def _cards(session: Session, rows, moment: Clock) -> list[ListingCard]:
-    photos = _photos_by_listing(session, [listing.uid for listing, _tier in rows])
-    return [ListingCard(**_card_fields(listing, tier, photos.get(listing.uid, []), moment)) for listing, tier in rows]
+    """The cards of rows of ``_CARD_COLUMNS``, with their photos."""
+    photos = _photos_by_listing(session, [row.uid for row in rows])
+    return [
+        ListingCard(**_card_fields(row, row.tier_name, row.tier_slug, photos.get(row.uid, []), moment)) for row in rows
+    ]
 
 
 def city_cards(
@@ -178,18 +211,20 @@ def city_cards(
     conditions += filters.conditions()
     limit = count_limit(page, page_size)
     matches = select(col(Listing.uid)).where(*conditions).limit(limit).subquery()
-    total = session.exec(select(func.count()).select_from(matches)).one()
+    count = select(func.count()).select_from(matches)
     if group_by_tier:
         order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]
     else:
         order = [col(Listing.published_at).desc(), col(Listing.uid).desc()]
+    # The count rides on the page's rows (one round trip; the database runs it once); an empty page asks it alone.
     rows = session.exec(
-        _public_select(Listing, Tier)
+        _card_select(count.scalar_subquery().label("total"))
         .where(*conditions)
         .order_by(*order)
         .offset((page - 1) * page_size)
         .limit(page_size)
     ).all()
+    total = rows[0].total if rows else session.exec(count).one()
     return CardPage(
         cards=_cards(session, rows, moment), total=total, page=page, page_size=page_size, exact=total < limit
     )
@@ -201,7 +236,7 @@ def featured_cards(
     """The home page's featured listings: highest tier first, then newest."""
     moment = clock(now)
     rows = session.exec(
-        _public_select(Listing, Tier)
+        _card_select()
         .where(*public_conditions(section))
         .order_by(col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc())
         .limit(limit)
@@ -214,7 +249,7 @@ def public_cards(*, session: Session, uids: list[str], now: datetime | None = No
     if not uids:
         return []
     moment = clock(now)
-    rows = session.exec(_public_select(Listing, Tier).where(*public_conditions(None), col(Listing.uid).in_(uids))).all()
+    rows = session.exec(_card_select().where(*public_conditions(None), col(Listing.uid).in_(uids))).all()
     return _cards(session, rows, moment)
 
 
@@ -262,7 +297,7 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
     phone = _digits(listing.phone)
     text = quote(f"Hola {listing.display_name}, vi tu aviso en {get_settings().site_name}.")
     return ListingDetail(
-        **_card_fields(listing, tier, photos, moment),
+        **_card_fields(listing, tier.name, tier.slug, photos, moment),
         description=listing.description,
         services=list(services),
         rates=_rates(listing),

@@ -154,6 +154,8 @@ def test_paging_returns_disjoint_pages_and_the_page_count(db):
     assert [_names(p) for p in pages] == [["N0", "N1"], ["N2", "N3"], ["N4"]]
     assert all(p.total == 5 and p.page_count == 3 for p in pages)
     assert _names(_tab(db, "todas", page=0, page_size=2)) == ["N0", "N1"]
+    past_the_end = _tab(db, "todas", page=4, page_size=2)
+    assert past_the_end.cards == [] and past_the_end.total == 5 and past_the_end.page_count == 3
 
 
 def test_card_and_detail_content(db):

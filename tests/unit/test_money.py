@@ -1,6 +1,6 @@
 """Unit tests for app.core.money.format_currency (SPEC sections 8 and 9)."""
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 
 import pytest
 from babel.numbers import get_decimal_symbol, get_group_symbol
@@ -124,3 +124,18 @@ def test_non_numeric_gives_error(value):
 def test_bad_decimals_raise(decimals):
     with pytest.raises(ValueError):
         format_currency(1, decimals=decimals)
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2, 4])
+def test_digits_match_babels_own_pattern_formatting(decimals):
+    """Python's grouping with Babel's symbols writes exactly what Babel's ``#,##0[.00]`` pattern writes."""
+    from babel.numbers import format_decimal
+
+    pattern = "#,##0" + ("." + "0" * decimals if decimals else "")
+    values = [Decimal(0), Decimal("0.5"), Decimal("999.995"), Decimal("1234567.891"), Decimal(10) ** 25 + 7]
+    values += [Decimal(n) / 7 for n in range(-50_000, 50_000, 997)]
+    for value in values:
+        with localcontext(Context(prec=60)):
+            rounded = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+            expected = format_decimal(abs(rounded), format=pattern, locale="es_CL")
+        assert format_currency(value, symbol="", decimals=decimals).lstrip("-") == expected
