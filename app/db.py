@@ -27,6 +27,8 @@ from app.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 NOT_SAVED = "No pudimos guardar los cambios. Inténtalo de nuevo en un momento."
+# SQLAlchemy's cache of compiled statements, per engine (its default is 500; see make_engine).
+QUERY_CACHE_SIZE = 3000
 
 
 def make_engine(url: str, *, settings: Settings | None = None, statement_timeout_ms: int | None = None) -> Engine:
@@ -43,7 +45,9 @@ def make_engine(url: str, *, settings: Settings | None = None, statement_timeout
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(
+            url, query_cache_size=QUERY_CACHE_SIZE, connect_args={"check_same_thread": False, "timeout": 30}
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_connection, _record):
@@ -62,6 +66,9 @@ def make_engine(url: str, *, settings: Settings | None = None, statement_timeout
         pool_size=5,
         max_overflow=10,
         pool_timeout=settings.db_pool_timeout_s,
+        # Compiled statements kept: the city page's filters and tabs make well over the default 500 shapes of
+        # statement, and a shape compiled again costs about as much as its SQL (docs/performance.md).
+        query_cache_size=QUERY_CACHE_SIZE,
         connect_args={
             "connect_timeout": settings.db_connect_timeout_s,
             # Always plan with the statement's values: psycopg prepares a statement from its 5th run, and PostgreSQL

@@ -11,7 +11,7 @@ age, services: app.models.listing_filters), the communes a city's filter offers,
 and a listing's detail. ``--compare-indexes`` then times the same queries as they
 were before migration 0014 (a count of every match for the pager, the services
 filter probing publicacion_servicio), and again without the indexes the filters
-added (migrations 0010 and 0014), side by side; ``--explain`` prints
+added (migrations 0010, 0014 and 0015), side by side; ``--explain`` prints
 ``EXPLAIN (ANALYZE, BUFFERS)`` of the slowest variants' queries, both ways. The
 scratch database is dropped at the end, unless ``--keep``: then its URL is printed, and
 ``--database URL`` times the same data again (another variant of the code, back to back) without loading it.
@@ -216,11 +216,15 @@ def _explain(engine, session: Session, cases: list) -> None:
             print("\n".join(row[0] for row in plan))
 
 
-# The indexes migrations 0010 and 0014 add for the filters (app/models/listings.py says which query each serves).
+# The indexes migrations 0010, 0014 and 0015 add for the filters and tabs (app/models/listings.py says which
+# query each serves).
 FILTER_INDEXES = (
     "ix_publicacion_city_commune",
     "ix_publicacion_city_filters",
     "ix_publicacion_city_price",
+    "ix_publicacion_city_porn",
+    "ix_publicacion_city_available",
+    "ix_publicacion_city_visiting",
     "ix_publicacion_servicio_service",
 )
 

@@ -41,9 +41,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date, datetime
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from sqlalchemy import Column, ColumnElement, Index, Text, desc
+from sqlalchemy import Column, ColumnElement, Index, Text, desc, text
 from sqlmodel import Field, SQLModel, col
 
 from app.core.payment_codes import new_payment_code
@@ -170,6 +170,27 @@ class ListingBase(SQLModel):
     visiting_until: date | None = None
 
 
+# The city-page indexes' shared parts (migrations 0010, 0014, 0015 build them; docs/performance.md says why):
+CITY = ("status", "section", "city_slug")
+TIER_ORDER: tuple[Any, ...] = ("tier_rank", desc("ranked_at"), desc("uid"))
+# What a page's filters check besides the city (app.models.listing_filters), plus the owner (public_conditions).
+CHECKED_EXCEPT_COMMUNE = ("owner_uid", "price_hour_clp", "age", "service_uids")
+CHECKED = ("owner_uid", "price_hour_clp", "age", "commune", "service_uids")
+# What the filter tabs check (app.models.filter_tabs): in the index, a tab's count never reads the table.
+TAB_COLUMNS = (
+    "curvy",
+    "porn_actress",
+    "verified",
+    "has_video",
+    "available_until",
+    "visiting_from",
+    "visiting_until",
+    "published_at",
+    "vip_until",
+    "tier_uid",
+)
+
+
 class Listing(EnumColumns, ListingBase, table=True):
     """publicacion: one advertisement."""
 
@@ -178,52 +199,54 @@ class Listing(EnumColumns, ListingBase, table=True):
     __tablename__ = "publicacion"
     __table_args__ = (
         # City page grouped by tier: ORDER BY tier_rank, ranked_at DESC, uid DESC.
-        Index(
-            "ix_publicacion_city_tier",
-            "status",
-            "section",
-            "city_slug",
-            "tier_rank",
-            desc("ranked_at"),
-            desc("uid"),
-            "owner_uid",
-        ),
+        Index("ix_publicacion_city_tier", *CITY, *TIER_ORDER, "owner_uid"),
         # /all page: ORDER BY published_at DESC, uid DESC (scanned backwards).
-        Index("ix_publicacion_city_recent", "status", "section", "city_slug", "published_at", "uid", "owner_uid"),
+        Index("ix_publicacion_city_recent", *CITY, "published_at", "uid", "owner_uid"),
         # Featured listings of a section across cities.
-        Index("ix_publicacion_featured", "status", "section", "tier_rank", desc("ranked_at"), desc("uid")),
-        # The city page filtered by a commune (in tier order; its count with rate and age without the table),
-        # and the communes a city's filter offers.
+        Index("ix_publicacion_featured", "status", "section", *TIER_ORDER),
+        # The city page filtered by a commune (in tier order; its count without the table), and the communes a
+        # city's filter offers.
+        Index("ix_publicacion_city_commune", *CITY, "commune", *TIER_ORDER, *CHECKED_EXCEPT_COMMUNE, *TAB_COLUMNS),
+        # The count of a rate filter: only that range of a city's rates, checked in the index.
         Index(
-            "ix_publicacion_city_commune",
-            "status",
-            "section",
-            "city_slug",
-            "commune",
-            "tier_rank",
-            desc("ranked_at"),
-            desc("uid"),
-            "owner_uid",
+            "ix_publicacion_city_price",
+            *CITY,
             "price_hour_clp",
             "age",
+            "owner_uid",
+            "commune",
             "service_uids",
+            *TAB_COLUMNS,
         ),
-        # The count of a rate filter: only that range of a city's rates.
-        Index("ix_publicacion_city_price", "status", "section", "city_slug", "price_hour_clp", "age", "owner_uid"),
-        # The page and count of a rate, age or services filter: in tier order, checked in the index.
+        # The page and count of any tab with rate, age or services filters: in tier order, checked in the index.
+        Index("ix_publicacion_city_filters", *CITY, *TIER_ORDER, *CHECKED, *TAB_COLUMNS),
+        # The tabs few listings match: their page and count walk only those listings (a partial index each).
         Index(
-            "ix_publicacion_city_filters",
-            "status",
-            "section",
-            "city_slug",
-            "tier_rank",
-            desc("ranked_at"),
-            desc("uid"),
-            "owner_uid",
-            "price_hour_clp",
-            "age",
-            "commune",
-            "service_uids",
+            "ix_publicacion_city_porn",
+            *CITY,
+            *TIER_ORDER,
+            *CHECKED,
+            postgresql_where=text("porn_actress"),
+            sqlite_where=text("porn_actress"),
+        ),
+        Index(
+            "ix_publicacion_city_available",
+            *CITY,
+            *TIER_ORDER,
+            *CHECKED,
+            "available_until",
+            postgresql_where=text("available_until IS NOT NULL"),
+            sqlite_where=text("available_until IS NOT NULL"),
+        ),
+        Index(
+            "ix_publicacion_city_visiting",
+            *CITY,
+            *TIER_ORDER,
+            *CHECKED,
+            "visiting_from",
+            "visiting_until",
+            postgresql_where=text("visiting_until IS NOT NULL"),
+            sqlite_where=text("visiting_until IS NOT NULL"),
         ),
     )
 
