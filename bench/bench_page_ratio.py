@@ -375,7 +375,7 @@ def main() -> int:
         from playwright.sync_api import sync_playwright
 
         from app.states.public import AGE_COOKIE
-        from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+        from tests.e2e.conftest import CHROMIUM_ARGS, FULL_CHROMIUM
 
         frozen = Path(tmp)
         cookie = (AGE_COOKIE, "1")
@@ -384,7 +384,7 @@ def main() -> int:
         elsewhere = static_url.replace("localhost", "127.0.0.1") + "/elsewhere.html" if args.from_another_site else None
         dressed_url, dressed_server = None, None
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = playwright.chromium.launch(executable_path=FULL_CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             try:
                 city_page = Target("city", f"/escorts/{city}", CARD_LINK, "city.html")
                 detail_path = freeze(browser, site, city_page, frozen, cookie)

@@ -220,11 +220,11 @@ def main() -> int:
 
         from playwright.sync_api import sync_playwright
 
-        from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+        from tests.e2e.conftest import CHROMIUM_ARGS, FULL_CHROMIUM
 
         tables = admin_tables()
         with serve_demo(data, workers=1) as site, sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = playwright.chromium.launch(executable_path=FULL_CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             context = browser.new_context(base_url=site, locale="es-CL", viewport={"width": 1280, "height": 900})
             context.set_default_timeout(30_000)
             context.add_cookies(

@@ -79,10 +79,10 @@ for lock in tools/*/package-lock.json; do
   tool_installs+=("$!")
 done
 
-# Debian's chromium for Playwright (Playwright cannot download browsers here).
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "Instalando chromium…"
-  apt_install chromium
+# Debian's Chromium headless shell for Playwright (Playwright cannot download browsers here).
+if ! command -v chromium-headless-shell >/dev/null 2>&1; then
+  echo "Instalando chromium-headless-shell…"
+  apt_install chromium-headless-shell
 fi
 
 # PostgreSQL on 127.0.0.1:5432: start it, or install it, when it is not up.
