@@ -322,9 +322,11 @@ def test_copy_to_another_city_and_delete_with_confirmation(page: Page, site: Sit
         # This step failed twice in many loaded runs; say what the page showed instead of the wizard.
         notices = page.locator("[data-sonner-toast], [role=alert]").all_inner_texts()
         chosen = copy_form.get_by_role("combobox").input_value() if copy_form.count() else "(no form)"
+        db.expire_all()
+        stored = [(row.city_slug, row.status) for row in db.exec(select(Listing).where(Listing.owner_uid == user.uid))]
         raise AssertionError(
             f"no wizard after Copiar: at {page.url}, notices {notices}, city chosen {chosen!r},"
-            f" websockets opened {len(sockets)}"
+            f" websockets opened {len(sockets)}, pages visited since {visited}, listings stored {stored}"
         ) from exc
     _at_step(page, 2)
     expect(page.get_by_label("Ciudad")).to_have_value("talca")
