@@ -17,6 +17,10 @@ from app.states.failures import on_backend_exception
 from app.web.api import build_api
 from app.web.cookies import handshake_middleware
 from app.web.middleware import CompressionMiddleware, SecurityMiddleware
+from app.web.state_locks import release_locks_of_cancelled_events
+
+# With Redis state, a cancelled event gives back the tab's lock it was taking (app.web.state_locks).
+release_locks_of_cancelled_events()
 
 app = rx.App(
     html_lang="es-CL",
