@@ -25,8 +25,10 @@ costs one re-render per page after a change and can never leave a page stale
 that a finer rule missed.
 
 Across processes the version lives in Redis (``REDIS_URL``, the same server as
-Reflex's state): a bump is an INCR, and every cached request reads it with one
-GET. Without Redis there is one web process and the version is this process's
+Reflex's state): a bump is an INCR, and an event or request reads it with one
+GET, which its other cached reads reuse (a city page's load reads its cards, the
+city's communes and the services: one round trip instead of three); this
+process's own writes still show at once. Without Redis there is one web process and the version is this process's
 counter. A write made outside the app (psql, a process that failed between its
 commit and the INCR) is not seen; the age limit bounds how long such a page can
 be stale. When Redis cannot be read nothing is served from the cache.
@@ -35,6 +37,7 @@ be stale. When Redis cannot be read nothing is served from the cache.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import logging
 import os
@@ -85,6 +88,13 @@ def written_table(statement: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
+# The shared version the current task (one event, one request) read: (task, Redis URL, database, value).
+# Tasks it starts inherit the variable, not the task, so they read their own.
+_task_read: contextvars.ContextVar[tuple[asyncio.Task | None, str, str, bytes | None] | None] = contextvars.ContextVar(
+    "page_cache_task_read", default=None
+)
+
+
 class Versions:
     """Change versions per database: this process's counter, and Redis's when REDIS_URL is set."""
 
@@ -113,11 +123,17 @@ class Versions:
             log.warning("SSG page cache: could not publish a change to Redis (%s)", type(exc).__name__)
 
     async def current(self, database: str) -> Hashable | None:
-        """The version of ``database`` now, or None when it cannot be known (Redis unreachable)."""
+        """The version of ``database`` now, or None when it cannot be known (Redis unreachable).
+
+        Redis's part is read once per task (an event or a request) and reused by its later reads."""
         local = self._local.get(database, 0)
         url = get_settings().redis_url
         if not url:
             return local
+        task = asyncio.current_task()
+        read = _task_read.get()
+        if read is not None and read[0] is task and read[1:3] == (url, database):
+            return (local, read[3])
         loop = id(asyncio.get_running_loop())
         client = self._async_clients.get((url, loop))
         if client is None:
@@ -130,6 +146,7 @@ class Versions:
         except (redis.RedisError, OSError) as exc:
             log.warning("SSG page cache: Redis unreachable, rendering without the cache (%s)", type(exc).__name__)
             return None
+        _task_read.set((task, url, database, shared))
         return (local, shared)
 
 

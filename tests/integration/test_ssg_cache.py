@@ -211,6 +211,36 @@ def test_with_redis_this_workers_writes_reach_the_shared_version(site, monkeypat
     assert int(shared.get(key)) >= 1
 
 
+def test_with_redis_one_event_reads_the_shared_version_once_and_sees_its_own_writes_at_once(monkeypatch):
+    url = empty_redis()
+    shared = redis.Redis.from_url(url, socket_connect_timeout=5)
+    monkeypatch.setenv("REDIS_URL", url)
+    get_settings.cache_clear()
+    database = "base-de-prueba"
+    key = page_cache.REDIS_KEY.format(database=database)
+
+    def gets() -> int:
+        return shared.info("commandstats").get("cmdstat_get", {}).get("calls", 0)
+
+    async def one_event():
+        first = await page_cache.versions.current(database)
+        shared.incr(key)  # another worker commits while this event renders
+        again = await page_cache.versions.current(database)
+        page_cache.versions.bump(database)  # this event's own write
+        after_own_write = await page_cache.versions.current(database)
+        return first, again, after_own_write
+
+    before = gets()
+    first, again, after_own_write = asyncio.run(one_event())
+    assert gets() - before == 1
+    assert again == first
+    assert after_own_write != again
+    # The next event (another task) reads Redis again and sees both workers' changes.
+    later = asyncio.run(page_cache.versions.current(database))
+    assert gets() - before == 2
+    assert later not in (first, after_own_write)
+
+
 def test_when_redis_is_unreachable_pages_are_rendered_fresh(site, monkeypatch, app_database):
     client, _, _, _ = site
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
