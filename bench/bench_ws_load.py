@@ -31,9 +31,10 @@ or when the socket closes (the visitor then reconnects, as a reload would). The 
 For each setup it prints the actions answered and failed, p50/p95/p99 per kind of action, the CPU
 of the app's processes (the scripts/serve.py tree, from /proc) and of the Redis server, this
 client's CPU and the load average; then one table of the setups side by side: actions a second,
-errors, app CPU per action (its CPU seconds / actions answered), the same with Redis's CPU, and
-p95 of the actions and of first loads. CPU per action depends little on how busy the machine
-is; the wall-time figures do, so the load average is printed beside them.
+errors, app CPU per action (its CPU seconds / actions answered), the same with Redis's CPU, the
+Redis commands an action cost (``INFO commandstats``: the state, its locks, the page cache's version,
+the limits), and p95 of the actions and of first loads. CPU per action and commands per action depend
+little on how busy the machine is; the wall-time figures do, so the load average is printed beside them.
 
 Targets (issue 18): Redis state costs no more CPU per action than memory state; 500 visitors on
 Redis with 2 workers: p95 under 150 ms for actions and first loads, no errors; 2 workers answer
@@ -187,6 +188,7 @@ class Stats:
     sizes: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # kind -> bytes of its update
     open_sockets: int = 0
     peak_sockets: int = 0
+    redis_commands: int = 0  # commands the Redis server ran during the load (INFO commandstats)
 
     def fail(self, kind: str, reason: str) -> None:
         self.failures[(kind, reason[:80])] += 1
@@ -589,6 +591,7 @@ async def run_load(
     until = started + ramp + args.duration
     cpu_before, machine_before, client_before = tree_cpu(pids), machine_busy(), time.process_time()
     redis_before = tree_cpu([redis_pid]) if redis_pid else {}
+    commands_before = _redis_commands() if redis_pid else 0
     load_before = os.getloadavg()
     tasks = []
     samples: list[tuple[float, int]] = []
@@ -613,6 +616,7 @@ async def run_load(
     elapsed = time.perf_counter() - started
     cpu_after, machine_after, client_after = tree_cpu(pids), machine_busy(), time.process_time()
     redis_after = tree_cpu([redis_pid]) if redis_pid else {}
+    stats.redis_commands = _redis_commands() - commands_before if redis_pid else 0
     print(f"load average before: {' '.join(f'{x:.2f}' for x in load_before)}")
     print(
         f"run: {elapsed:.0f} s ({ramp:.0f} s ramp at {args.rate:g}/s + {args.duration} s), peak open sockets: "
@@ -639,6 +643,10 @@ async def run_load(
         f"app CPU: {server:.1f} s in {elapsed:.0f} s = {server / elapsed:.2f} cores on average"
         f" (peak 5 s window {max((s for s, _ in samples), default=0):.2f}); Redis: {redis_cpu:.1f} s; by process:"
     )
+    if redis_pid:
+        print(
+            f"Redis commands: {stats.redis_commands} ({stats.redis_commands / max(1, stats.events_ok):.1f} an action)"
+        )
     for pid in cpu_before:
         used = cpu_after.get(pid, 0) - cpu_before[pid]
         if used > 0.5:
@@ -661,7 +669,7 @@ def print_side_by_side(results: list[Result], visitors: int) -> None:
     width = max(22, *(len(r.setup.label) for r in results))
     header = (
         f"{'setup':<{width}} {'actions':>8} {'per s':>7} {'errors':>7} {'app CPU':>8} {'ms/action':>10}"
-        f" {'+Redis':>7} {'p95':>6} {'p95 1st':>8} {'load':>5}"
+        f" {'+Redis':>7} {'cmds':>5} {'p95':>6} {'p95 1st':>8} {'load':>5}"
     )
     print(header)
     for r in results:
@@ -669,10 +677,12 @@ def print_side_by_side(results: list[Result], visitors: int) -> None:
         print(
             f"{r.setup.label:<{width}} {done:>8} {done / r.elapsed:>7.1f} {r.stats.failed:>7}"
             f" {r.app_cpu / r.elapsed:>7.0%} {1000 * r.app_cpu / max(1, done):>10.2f}"
-            f" {1000 * (r.app_cpu + r.redis_cpu) / max(1, done):>7.2f} {_ms(r.actions, 0.95):>6}"
+            f" {1000 * (r.app_cpu + r.redis_cpu) / max(1, done):>7.2f}"
+            f" {r.stats.redis_commands / max(1, done):>5.1f} {_ms(r.actions, 0.95):>6}"
             f" {_ms(r.stats.times.get(FIRST_LOAD, []), 0.95):>8} {r.load_before:>5.1f}"
         )
     print("app CPU: cores on average; ms/action: app CPU per action answered (+Redis: with the Redis server's);")
+    print("cmds: Redis commands an action answered (state, locks, page-cache versions, limits);")
     print("p95 over all actions and over first loads (document + hydrate), ms; load: 1-minute load average before")
     width = max(22, *(len(r.setup.label) for r in results))
     print(f"\n{'p50 / p95 ms':<16}" + "".join(f" {r.setup.label:>{width}}" for r in results))
@@ -756,6 +766,14 @@ def profile(site: str, port: int, args, cities: list[str], hashes: list[str] | N
         return
     print(f"py-spy's samples (collapsed stacks): {out}")
     profile_summary(out, top=40)
+
+
+def _redis_commands() -> int:
+    """Commands the site's Redis server has run since it started (every database: state, caches, limits)."""
+    import redis
+
+    with redis.Redis.from_url(redis_url(SITE_DB)) as client:
+        return sum(entry["calls"] for name, entry in client.info("commandstats").items() if name != "cmdstat_info")
 
 
 def _redis_pid(url: str) -> int:
