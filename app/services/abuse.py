@@ -105,6 +105,14 @@ class Limiter:
                     return self._wait(rule, key)
             return 0.0
 
+    def take(self, rule: Rule, key: str) -> bool:
+        """One hit of one rule in one atomic operation: True when it had room, else nothing is counted.
+
+        For a single rule whose caller needs no wait time (a view counted once a day): one round
+        trip to Redis where :meth:`hit` makes two or three (test, hit, and the wait of a refusal)."""
+        with self._lock, _reachable():
+            return self._strategy(rule).hit(rule.item, key)
+
     def wait(self, checks: Sequence[Check]) -> float:
         """Seconds until every check has room again (0.0 when all have); nothing is counted."""
         with self._lock, _reachable():

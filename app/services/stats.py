@@ -56,7 +56,7 @@ class DayStat(BaseModel):
 def _counted_before(*, kind: str, listing_uid: str, visitor: str, today: date) -> bool:
     """Take this visitor's one count of the day for (kind, listing); True if it was already taken."""
     key = "/".join((kind, listing_uid, visitor, today.isoformat()))
-    return limiter().hit([(ONCE_A_DAY, key)]) > 0
+    return not limiter().take(ONCE_A_DAY, key)
 
 
 def _increment(session: Session, *, listing_uid: str, today: date, column: str) -> None:

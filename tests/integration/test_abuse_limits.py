@@ -31,7 +31,7 @@ from app.identity.sessions import digest, resolve_session
 from app.identity.throttle import SIGN_UPS_PER_CLIENT
 from app.models import LocalCredential, ProfileId, Report, User
 from app.services import accounts
-from app.services.abuse import client_key, limiter
+from app.services.abuse import Rule, client_key, limiter
 from app.services.mail import wait_until_sent
 from app.services.reports import create_report
 from app.settings import get_settings
@@ -447,6 +447,14 @@ def test_concurrent_reports_from_one_client_pass_the_limit_exactly(app_database,
     assert sorted(at_once(send, 10)) == ["refused"] * 7 + ["stored"] * 3
     with Session(get_engine()) as session:
         assert len(session.exec(select(Report)).all()) == 3
+
+
+def test_concurrent_takes_of_a_once_a_day_count_let_exactly_one_through(storage):
+    once = Rule("prueba-una-vez", 1, 26 * 3600)
+    limiter()  # built here, not by ten threads at once
+    taken = at_once(lambda _index: limiter().take(once, "vista/aviso/visitante/2026-11-27"), 10)
+    assert sorted(taken) == [False] * 9 + [True]
+    assert limiter().take(once, "vista/otro-aviso/visitante/2026-11-27")  # another key has its own count
 
 
 def test_concurrent_wrong_passwords_reach_the_check_at_most_the_limit(db, app_database, storage):
