@@ -41,6 +41,10 @@ REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 S3_URL="http://localhost:$S3_PORT"
 S3_ACCESS_KEY="stack-check-access"
 S3_SECRET_KEY="stack-check-secret-0123456789"
+# The nodes' SECRET_KEY; the driver runs with it too, so what it writes for them (a staff member's
+# second factor, encrypted with a key derived from it) is what they can read.
+APP_SECRET_KEY="stack-check-secret-key-0123456789abcdef"
+COMPOSE_SECRET_KEY="compose-check-secret-key-0123456789abcdef"
 mkdir -p "$WORK"
 
 source scripts/docker_lib.sh
@@ -129,7 +133,7 @@ wait_for Redis 30 redis-cli -p "$REDIS_PORT" ping
 
 # The settings every container of the app gets (the image says ENVIRONMENT=production).
 app_env=(-e "DATABASE_URL=$DATABASE_URL" -e "REDIS_URL=$REDIS_URL" -e "SITE_URL=$SITE_URL"
-  -e SECRET_KEY="stack-check-secret-key-0123456789abcdef" -e WEB_WORKERS=1 -e REFLEX_TRUSTED_PROXY_HOPS=1
+  -e SECRET_KEY="$APP_SECRET_KEY" -e WEB_WORKERS=1 -e REFLEX_TRUSTED_PROXY_HOPS=1
   -e S3_ENDPOINT_URL="$S3_URL" -e S3_BUCKET=fotos -e S3_PRIVATE_BUCKET=fotos-privadas
   -e S3_ACCESS_KEY="$S3_ACCESS_KEY" -e S3_SECRET_KEY="$S3_SECRET_KEY"
   -e SMTP_HOST=127.0.0.1 -e SMTP_PORT="$SMTP_PORT" -e SMTP_STARTTLS=false)
@@ -209,19 +213,20 @@ check "round robin: nodes that served 6 requests" 3 "$(tr ' ' '\n' <<<"$served" 
 
 export STACK_SITE_URL="$SITE_URL" STACK_DATABASE_URL="$DATABASE_URL" STACK_REDIS_URL="$REDIS_URL" STACK_S3_URL="$S3_URL"
 export STACK_S3_ACCESS_KEY="$S3_ACCESS_KEY" STACK_S3_SECRET_KEY="$S3_SECRET_KEY" STACK_SMTP_PORT="$SMTP_PORT"
-export STACK_ROWS="$WORK/rows.tsv"
+export STACK_SECRET_KEY="$APP_SECRET_KEY" STACK_ROWS="$WORK/rows.tsv"
 if [ "$UP" = 1 ]; then
   for name in STACK_SITE_URL STACK_DATABASE_URL STACK_REDIS_URL STACK_S3_URL STACK_S3_ACCESS_KEY STACK_S3_SECRET_KEY \
-    STACK_SMTP_PORT STACK_ROWS; do
+    STACK_SMTP_PORT STACK_SECRET_KEY STACK_ROWS; do
     printf 'export %s=%q\n' "$name" "${!name}"
   done >"$WORK/stack.env"
+  printf 'export SECRET_KEY=%q\n' "$APP_SECRET_KEY" >>"$WORK/stack.env" # the driver writes with the nodes' key
   echo "stack up at $SITE_URL; the driver's settings: source $WORK/stack.env; remove it with --down"
   exit 0
 fi
 driver() { # the driver's steps; each writes its rows (step, figure, ok/FAILED) to $STACK_ROWS
   : >"$STACK_ROWS"
   local code=0 label figure status
-  .venv/bin/python scripts/stack_driver.py "$@" || code=$?
+  SECRET_KEY="$STACK_SECRET_KEY" .venv/bin/python scripts/stack_driver.py "$@" || code=$?
   while IFS=$'\t' read -r label figure status; do record "$label" "$figure" "$status"; done <"$STACK_ROWS"
   [ "$code" = 0 ] || record "${STACK_LABEL:-}stack_driver.py $1" "exited with status $code" FAILED
 }
@@ -243,7 +248,7 @@ COMPOSE_PORT=8300
 cat >"$WORK/compose.env" <<EOF
 PORT=$COMPOSE_PORT
 SITE_URL=http://localhost:$COMPOSE_PORT
-SECRET_KEY=compose-check-secret-key-0123456789abcdef
+SECRET_KEY=$COMPOSE_SECRET_KEY
 REFLEX_TRUSTED_PROXY_HOPS=0
 WEB_WORKERS=2
 POSTGRES_PASSWORD=$PG_PASSWORD
@@ -276,6 +281,7 @@ if compose up -d >"$WORK/compose.log" 2>&1 && wait_for "compose's app" 240 healt
   export STACK_SITE_URL="http://localhost:$COMPOSE_PORT" STACK_S3_URL="http://$host_ip:8334"
   export STACK_DATABASE_URL="postgresql+psycopg://escorts:$PG_PASSWORD@127.0.0.1:5441/escorts"
   export STACK_SMTP_HOST="$host_ip" STACK_SMTP_PORT=2527 STACK_LABEL="compose: " STACK_PROXY=0
+  export STACK_SECRET_KEY="$COMPOSE_SECRET_KEY"
   driver buckets
   driver browser
 else
