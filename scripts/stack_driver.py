@@ -7,10 +7,11 @@
     .venv/bin/python scripts/stack_driver.py restarts    # Redis, then PostgreSQL, restarted under a signed-in tab
 
 The stack's addresses come from the environment stack_check.sh exports (STACK_SITE_URL, STACK_DATABASE_URL,
-STACK_S3_URL and its keys, STACK_SMTP_PORT); it runs the driver with the nodes' SECRET_KEY (STACK_SECRET_KEY),
-which the second factors it gives staff members are encrypted with. Each check prints what it saw and appends one row (step,
-figure, ok/FAILED) to the file STACK_ROWS, which the script turns into its table. Accounts are made
-through the services on the stack's database (tests.factories), as the e2e tests seed theirs.
+STACK_S3_URL and its keys, STACK_SMTP_PORT). The script runs the driver with the nodes' SECRET_KEY
+(STACK_SECRET_KEY): the second factors it gives staff members are encrypted with it. Each check prints what
+it saw and appends one row (step, figure, ok/FAILED) to the file STACK_ROWS, which the script turns into its
+table. Accounts are made through the services on the stack's database (tests.factories), as the e2e tests
+seed theirs.
 """
 
 from __future__ import annotations

@@ -29,9 +29,10 @@ Reflex's state): a bump is an INCR, and an event or request reads it with one
 GET, which its other cached reads reuse (a city page's load reads its cards, the
 city's communes and the services: one round trip instead of three); this
 process's own writes still show at once. Without Redis there is one web process
-and the version is this process's counter. A write made outside the app (psql, a process that failed between its
-commit and the INCR) is not seen; the age limit bounds how long such a page can
-be stale. When Redis cannot be read nothing is served from the cache.
+and the version is this process's counter. A write made outside the app (psql, a
+process that failed between its commit and the INCR) is not seen; the age limit
+bounds how long such a page can be stale. When Redis cannot be read nothing is
+served from the cache.
 """
 
 from __future__ import annotations
