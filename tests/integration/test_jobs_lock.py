@@ -38,6 +38,7 @@ class LeaseCalls:
 
     def __init__(self) -> None:
         self.by_worker: list[list[tuple[str, bool]]] = []
+        self.holders: dict[int, bytes] = {}  # worker -> the holder token it takes the lease with
 
     def client_class(self) -> type[redis_asyncio.Redis]:
         calls = self
@@ -47,10 +48,12 @@ class LeaseCalls:
 
             def __init__(self, *args, **kwargs) -> None:
                 super().__init__(*args, **kwargs)
+                self.worker = len(calls.by_worker)
                 self.record: list[tuple[str, bool]] = []
                 calls.by_worker.append(self.record)
 
             async def set(self, *args, **kwargs):
+                calls.holders[self.worker] = str(args[1]).encode()  # the value the lease key takes
                 answer = await super().set(*args, **kwargs)
                 self.record.append(("take", bool(answer)))
                 return answer
@@ -134,7 +137,9 @@ def test_only_one_of_two_workers_runs_the_job_and_the_other_takes_over_when_it_s
         assert calls.count(0, "renew", False) == 0
         await _stop(task_a)  # worker a shuts down and gives the lease back
         stopped = ticks["a"]
-        assert lease_redis.get(KEY) is None
+        # a gave the lease back: it is free, or b (asking every RENEW seconds) has taken it already.
+        assert lease_redis.get(KEY) in (None, calls.holders[1])
+        assert calls.holders[0] != calls.holders[1]
         await until(lambda: ticks["b"] > 0, "b takes the free lease and runs the job")
         await until(lambda: calls.count(1, "renew", True) >= 2, "b renews its lease")
         assert ticks["a"] == stopped  # a's job was cancelled with it
