@@ -33,13 +33,6 @@ and the version is this process's counter. A write made outside the app (psql, a
 process that failed between its commit and the INCR) is not seen; the age limit
 bounds how long such a page can be stale. When Redis cannot be read nothing is
 served from the cache.
-
-With Redis the pages are also shared: a page one process rendered is stored in Redis
-under the shared version it was rendered at (and this code's digest, so processes of
-two releases never read each other's pages), for ``PAGE_CACHE_SECONDS``, and a
-process that misses its own cache takes it from there before rendering. Each
-worker's memory holds only the pages its visitors asked for; without the shared
-copy, two workers ran each page's queries twice (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -49,15 +42,12 @@ import contextvars
 import hashlib
 import logging
 import os
-import pickle
 import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import TypeVar, cast
 
 import redis
@@ -84,7 +74,6 @@ MAX_ENTRIES = 1024  # ~15 KB a document, ~50 KB a page of 24 cards: at most ~50 
 MAX_AGE_SECONDS = float(os.environ.get("PAGE_CACHE_SECONDS", "30"))
 REDIS_TIMEOUT_S = 0.5
 REDIS_KEY = "ssg:version:{database}"
-SHARED_PAGE_KEY = "ssg:page:{code}:{database}:{version}:{page}"
 _WRITE = re.compile(r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"?\w+"?\.)?"?(\w+)"?', re.IGNORECASE)
 _DIRTY = "ssg_page_cache_dirty"  # set in a pooled connection's info while it holds a watched write
 
@@ -100,10 +89,11 @@ def written_table(statement: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
-# The shared version the current task (one event, one request) read: (task, Redis URL, database, this
-# process's counter then, value). Tasks it starts inherit the variable, not the task, so they read their own.
-_TaskRead = tuple[asyncio.Task | None, str, str, int, bytes | None]
-_task_read: contextvars.ContextVar[_TaskRead | None] = contextvars.ContextVar("page_cache_task_read", default=None)
+# The shared version the current task (one event, one request) read: (task, Redis URL, database, value).
+# Tasks it starts inherit the variable, not the task, so they read their own.
+_task_read: contextvars.ContextVar[tuple[asyncio.Task | None, str, str, bytes | None] | None] = contextvars.ContextVar(
+    "page_cache_task_read", default=None
+)
 
 
 class Versions:
@@ -136,27 +126,15 @@ class Versions:
     async def current(self, database: str) -> Hashable | None:
         """The version of ``database`` now, or None when it cannot be known (Redis unreachable).
 
-        Redis's part is read once per task (an event or a request) and reused by its later reads, until this
-        process writes: then it is read again, so that a page of this task after its own write is never taken
-        from the shared copies of the version before it."""
+        Redis's part is read once per task (an event or a request) and reused by its later reads."""
         local = self._local.get(database, 0)
         url = get_settings().redis_url
         if not url:
             return local
         task = asyncio.current_task()
         read = _task_read.get()
-        if read is not None and read[0] is task and read[1:4] == (url, database, local):
-            return (local, read[4])
-        try:
-            shared = await self.client(url).get(REDIS_KEY.format(database=database))
-        except (redis.RedisError, OSError) as exc:
-            log.warning("SSG page cache: Redis unreachable, rendering without the cache (%s)", type(exc).__name__)
-            return None
-        _task_read.set((task, url, database, local, shared))
-        return (local, shared)
-
-    def client(self, url: str) -> aioredis.Redis:
-        """This event loop's client of the Redis at ``url``."""
+        if read is not None and read[0] is task and read[1:3] == (url, database):
+            return (local, read[3])
         loop = id(asyncio.get_running_loop())
         client = self._async_clients.get((url, loop))
         if client is None:
@@ -164,7 +142,13 @@ class Versions:
                 url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S
             )
             self._async_clients[(url, loop)] = client
-        return client
+        try:
+            shared = await client.get(REDIS_KEY.format(database=database))
+        except (redis.RedisError, OSError) as exc:
+            log.warning("SSG page cache: Redis unreachable, rendering without the cache (%s)", type(exc).__name__)
+            return None
+        _task_read.set((task, url, database, shared))
+        return (local, shared)
 
 
 @dataclass
@@ -201,11 +185,9 @@ class PageCache:
         self.hits += 1
         return entry.value
 
-    def put(self, key: Hashable, version: Hashable, value: object, age: float = 0.0) -> None:
-        """Store ``value`` for ``version`` (the one read before rendering it), dropping the least used past the bound.
-
-        ``age``: how old the page already is (one taken from the shared copy keeps its age)."""
-        self._entries[key] = _Entry(version, self.clock() - age, value)
+    def put(self, key: Hashable, version: Hashable, value: object) -> None:
+        """Store ``value`` for ``version`` (the one read before rendering it), dropping the least used past the bound."""
+        self._entries[key] = _Entry(version, self.clock(), value)
         self._entries.move_to_end(key)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
@@ -220,52 +202,6 @@ class PageCache:
 
 versions = Versions()
 pages = PageCache()
-
-
-@cache
-def code_digest() -> str:
-    """A digest of this release's code (every file of the app package): shared pages are kept per release, as a
-    page of one release may not be what another renders, or even unpickle as the same classes."""
-    digest = hashlib.sha256()
-    package = Path(__file__).resolve().parents[1]
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(package).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def _shared_page_key(database: str, version: Hashable, key: Hashable) -> str | None:
-    """The Redis key of a page's shared copy, or None without a shared version (no Redis)."""
-    if not isinstance(version, tuple):
-        return None
-    shared_version = (version[1] or b"0").decode()
-    page = hashlib.sha256(repr(key).encode()).hexdigest()[:32]
-    return SHARED_PAGE_KEY.format(code=code_digest(), database=database, version=shared_version, page=page)
-
-
-async def _shared_get(redis_key: str) -> tuple[float, object] | None:
-    """(age in seconds, page) of a shared copy still young enough, or None (absent, expired, unreadable)."""
-    try:
-        raw = await versions.client(get_settings().redis_url).get(redis_key)
-    except (redis.RedisError, OSError) as exc:
-        log.warning("SSG page cache: could not read a shared page (%s)", type(exc).__name__)
-        return None
-    if raw is None:
-        return None
-    # Written by processes of this release only (code_digest), like the pickled state Reflex keeps there.
-    stored_at, value = pickle.loads(raw)
-    age = max(0.0, time.time() - stored_at)
-    return (age, value) if age < pages.max_age else None
-
-
-async def _shared_put(redis_key: str, value: object) -> None:
-    """Share a page just rendered with the other processes for ``PAGE_CACHE_SECONDS``."""
-    try:
-        payload = pickle.dumps((time.time(), value), protocol=pickle.HIGHEST_PROTOCOL)
-        await versions.client(get_settings().redis_url).set(redis_key, payload, px=int(pages.max_age * 1000))
-    except (redis.RedisError, OSError) as exc:
-        log.warning("SSG page cache: could not share a page (%s)", type(exc).__name__)
 
 
 def engine_database(engine: Engine) -> str:
@@ -295,13 +231,6 @@ async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
     found = pages.get(full_key, version)
     if found is not None:
         return cast("T", found)  # stored under this key by the same render
-    redis_key = _shared_page_key(database, version, key)
-    if redis_key is not None:
-        shared = await _shared_get(redis_key)
-        if shared is not None:
-            age, value = shared
-            pages.put(full_key, version, value, age=age)
-            return cast("T", value)
     flight = (full_key, version)
     loop = asyncio.get_running_loop()
     leader = _flights.get(flight)
@@ -322,8 +251,6 @@ async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
             del _flights[flight]
     pages.put(full_key, version, value)
     future.set_result(value)
-    if redis_key is not None and value is not None:  # "not found" is asked again by each process
-        await _shared_put(redis_key, value)
     return value
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 
 import psycopg
 import pytest
@@ -212,9 +211,7 @@ def test_with_redis_this_workers_writes_reach_the_shared_version(site, monkeypat
     assert int(shared.get(key)) >= 1
 
 
-def test_with_redis_one_event_reads_the_shared_version_once_until_it_writes_and_sees_its_own_writes_at_once(
-    monkeypatch,
-):
+def test_with_redis_one_event_reads_the_shared_version_once_and_sees_its_own_writes_at_once(monkeypatch):
     url = empty_redis()
     shared = redis.Redis.from_url(url, socket_connect_timeout=5)
     monkeypatch.setenv("REDIS_URL", url)
@@ -235,72 +232,13 @@ def test_with_redis_one_event_reads_the_shared_version_once_until_it_writes_and_
 
     before = gets()
     first, again, after_own_write = asyncio.run(one_event())
-    # Once before the write; again after it, which sees the other worker's change and its own.
-    assert gets() - before == 2
+    assert gets() - before == 1
     assert again == first
     assert after_own_write != again
-    assert after_own_write[1] == b"2"  # the other worker's INCR and its own
-    # The next event (another task) reads Redis again.
+    # The next event (another task) reads Redis again and sees both workers' changes.
     later = asyncio.run(page_cache.versions.current(database))
-    assert gets() - before == 3
-    assert later == after_own_write
-
-
-def _as_another_worker() -> None:
-    """This process's pages forgotten: what the next request finds is what another worker would."""
-    page_cache.pages.clear()
-
-
-def test_with_redis_a_page_one_worker_rendered_is_served_to_the_others_from_redis(site, app_database, monkeypatch):
-    client, _, _, _ = site
-    url = empty_redis()
-    shared = redis.Redis.from_url(url, socket_connect_timeout=5)
-    monkeypatch.setenv("REDIS_URL", url)
-    get_settings.cache_clear()
-    assert "Antonia" in _city(client)
-    assert shared.keys("ssg:page:*")
-    # The database changes behind the app's back: a page the second worker renders itself would show it.
-    _raw_rename(app_database, "Antonia", "Anabella")
-    _as_another_worker()
-    assert "Antonia" in _city(client)
-    assert len(page_cache.pages) == 1  # and kept in this worker's memory from then on
-    # A change (the shared version moves): no worker takes the pages of the version before.
-    shared.incr(page_cache.REDIS_KEY.format(database=page_cache.engine_database(get_engine())))
-    _as_another_worker()
-    page = _city(client)
-    assert "Anabella" in page and "Antonia" not in page
-
-
-def test_with_redis_workers_of_another_release_never_share_pages(site, app_database, monkeypatch):
-    client, _, _, _ = site
-    monkeypatch.setenv("REDIS_URL", empty_redis())
-    get_settings.cache_clear()
-    assert "Antonia" in _city(client)
-    _raw_rename(app_database, "Antonia", "Anabella")
-    _as_another_worker()
-    monkeypatch.setattr(page_cache, "code_digest", lambda: "otra-version")
-    page = _city(client)
-    assert "Anabella" in page and "Antonia" not in page
-
-
-def test_with_redis_a_shared_page_keeps_its_age(site, app_database, monkeypatch, clock):
-    client, _, _, _ = site
-    monkeypatch.setenv("REDIS_URL", empty_redis())
-    get_settings.cache_clear()
-    assert "Antonia" in _city(client)
-    rendered_at = time.time()
-    _raw_rename(app_database, "Antonia", "Anabella")
-    _as_another_worker()
-    # Taken from Redis 20 s after it was rendered: 10 s left of its 30, on this worker too.
-    wall = [rendered_at + page_cache.pages.max_age - 10]
-    monkeypatch.setattr(page_cache.time, "time", lambda: wall[0])
-    assert "Antonia" in _city(client)
-    clock.now += 9
-    wall[0] += 9
-    assert "Antonia" in _city(client)
-    clock.now += 1
-    wall[0] += 1
-    assert "Anabella" in _city(client)
+    assert gets() - before == 2
+    assert later not in (first, after_own_write)
 
 
 def test_when_redis_is_unreachable_pages_are_rendered_fresh(site, monkeypatch, app_database):
