@@ -10,6 +10,7 @@ from app.content.legal import LEGAL_PAGES
 from app.identity.provider import MAX_PASSWORD_LENGTH
 from app.routes import FAVOURITES, LOGIN, MY_ACCOUNT, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
 from app.states.account import PasswordDialogState
+from app.states.areas import AreaState
 from app.states.auth import AuthState
 
 SITE_NAME = "Escorts Chile"
@@ -153,9 +154,27 @@ def guarded_content(ready: rx.Var | bool, content: rx.Component) -> rx.Component
     "In this load": after a reload, the tab's state comes back as it was (``ready`` included) before
     the page's loaders run again, and a press on that stale content could be undone by them (the
     wizard's "Atrás" landing before its loader put the saved step back). ``is_hydrated`` is true only
-    once every loader of this load has run."""
-    return rx.cond(
-        rx.State.is_hydrated & ready,
-        rx.el.div(content, class_name="area-ready", custom_attrs={READY_ATTRIBUTE: rx.State.router.url.path}),
-        rx.el.p(ACCESS_CHECK, class_name="loading"),
+    once every loader of this load has run.
+
+    While they run again on the page the tab was showing (a reconnect after a dropped connection, a
+    reload), the content stays in the page, hidden: what the visitor had chosen or typed and not yet
+    sent is still there when it shows again (a remount would clear it). Only the page the server
+    last accepted in this tab, at the same address, is kept (``AreaState.shown_url``): another
+    page's content never mounts with the state a previous one left, and a refused caller's check
+    ends with it gone.
+    """
+    shown = rx.State.is_hydrated & ready
+    url = rx.State.router.url
+    kept = ~rx.State.is_hydrated & (AreaState.shown_url == url.path + "?" + url.query)
+    return rx.fragment(
+        rx.cond(
+            shown | kept,
+            rx.el.div(
+                content,
+                hidden=~shown,
+                class_name="area-ready",
+                custom_attrs={READY_ATTRIBUTE: rx.cond(shown, url.path, "")},
+            ),
+        ),
+        rx.cond(shown, rx.fragment(), rx.el.p(ACCESS_CHECK, class_name="loading")),
     )

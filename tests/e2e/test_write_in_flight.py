@@ -3,6 +3,8 @@
 Playwright stands between the page and the app's websocket: it passes every message on, and can
 close the page's side at the moment an event goes out (the app node dying mid-write, its answer
 never sent) or after the answer came back. Only the first case shows assets/site.js's alert.
+What a user chose and had not sent yet is still there once the app reconnected, unless the
+server no longer accepts them.
 """
 
 from __future__ import annotations
@@ -11,11 +13,19 @@ import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import pytest
-from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+from playwright.sync_api import Browser, Locator, Page, WebSocketRoute, expect
+from sqlmodel import Session
 
+from app.identity.local import LocalProvider
+from app.identity.sessions import SESSION_COOKIE, revoke_user_sessions
+from app.models import Listing, ProfileId
+from app.routes import PUBLIC_HOME
+from app.seed import _ensure_catalogues
 from tests.e2e.conftest import Site
+from tests.factories import make_account, make_listing, open_session
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_earlier_attempts")]
 
@@ -97,3 +107,52 @@ def test_a_connection_dropped_after_the_answer_shows_nothing(wired):
     wire.wait_for_connections(page, 2)  # the drop was seen: the app reconnected
     expect(page.get_by_role("form", name="Ingresar").get_by_role("button", name="Ingresar")).to_be_enabled()
     expect(page.get_by_text(WRITE_CUT)).to_have_count(0)
+
+
+MY_LISTINGS = "/my/publicacion/misPublicaciones"
+
+
+def _my_listings_with_a_city_chosen(page: Page, wire: Wire, site: Site, db: Session, email: str) -> Listing:
+    """An advertiser's "Mis publicaciones" with "Talca" chosen in their listing's copy form, not sent."""
+    _ensure_catalogues(db)
+    user = make_account(db, LocalProvider(engine=db.get_bind()), email, profile=ProfileId.PROFESOR)
+    listing = make_listing(db, user, name="Rita Reconecta", city="valdivia", tier="chicas-del-dia")
+    page.context.add_cookies(
+        [{"name": SESSION_COOKIE, "value": open_session(db, user.uid), "url": site.url, "httpOnly": True}]
+    )
+    page.goto(MY_LISTINGS)
+    _copy_form(page).get_by_role("combobox").select_option("talca")
+    wire.wait_for_connections(page, 1)
+    return listing
+
+
+def _copy_form(page: Page) -> Locator:
+    return page.get_by_role("article", name="Rita Reconecta").get_by_role("form", name="Copiar a otra ciudad")
+
+
+def test_a_choice_not_yet_sent_is_still_there_after_a_reconnect(wired, site: Site, db: Session):
+    page, wire = wired
+    listing = _my_listings_with_a_city_chosen(page, wire, site, db, "reconecta@correo.cl")
+    listing.expires_at = datetime(2031, 3, 15, 12, tzinfo=UTC)  # what the page shows once it read the list again
+    db.add(listing)
+    db.commit()
+    wire.connections[-1].close()
+    wire.wait_for_connections(page, 2)
+    expect(page.get_by_role("article", name="Rita Reconecta")).to_contain_text("Vence el 15 de marzo de 2031")
+    expect(_copy_form(page).get_by_role("combobox")).to_have_value("talca")
+    _copy_form(page).get_by_role("button", name="Copiar").click()
+    expect(page).to_have_url(re.compile(r"/my/publicacion/nuevaPublicacion/?\?id=\w+"))
+    expect(page.get_by_text(re.compile(r"^Paso 2 de 9"))).to_be_visible()  # the wizard replaced the list
+    expect(page.get_by_label("Ciudad", exact=True)).to_have_value("talca")
+
+
+def test_a_page_kept_over_a_reconnect_goes_when_the_session_ended(wired, site: Site, db: Session):
+    page, wire = wired
+    listing = _my_listings_with_a_city_chosen(page, wire, site, db, "reconecta-fuera@correo.cl")
+    revoke_user_sessions(session=db, user_uid=listing.owner_uid)
+    db.commit()
+    wire.connections[-1].close()
+    wire.wait_for_connections(page, 2)
+    expect(page).to_have_url(re.compile(re.escape(PUBLIC_HOME) + "$"))  # refused: sent home
+    expect(page.get_by_role("article", name="Rita Reconecta")).to_have_count(0)
+    expect(page.locator(".area-ready")).to_have_count(0)
