@@ -206,6 +206,9 @@ def _card(row: rx.Var, index: rx.Var) -> rx.Component:
         ),
         class_name="my-listing",
         aria_label=row.title,
+        # Keyed by the listing, not its place: when the list reorders (the changed one goes first),
+        # a city or hours chosen and not yet sent stay on their own card.
+        key=row.uid,
     )
 
 

@@ -209,8 +209,16 @@ def test_pause_and_resume(page: Page, site: Site, db):
     make_listing(db, user, name="Valeria Testigo", city="valdivia", tier=LOW_TIER)  # shows the city page has loaded
     page.goto(MY_LISTINGS)
     card = _card(page, "Valeska Pausa")
+    copy_city = card.get_by_role("form", name="Copiar a otra ciudad").get_by_role("combobox")
+    copy_city.select_option("talca")  # chosen, not sent
     card.get_by_role("button", name="Pausar").click()
     expect(card.get_by_text("Pausada", exact=True)).to_be_visible()
+    # The paused listing moved to the top of the list; the city chosen on its card moved with it.
+    expect(page.get_by_role("article").first).to_have_accessible_name("Valeska Pausa")
+    expect(copy_city).to_have_value("talca")
+    expect(
+        _card(page, "Valeria Testigo").get_by_role("form", name="Copiar a otra ciudad").get_by_role("combobox")
+    ).to_have_value("")
 
     page.goto("/escorts/valdivia")
     accept_age(page)
