@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.experimental.client_state import ClientStateVar
 
 from app.components.favourites import favourites_account
 from app.components.forms import form_alert, password_field
@@ -10,7 +11,6 @@ from app.content.legal import LEGAL_PAGES
 from app.identity.provider import MAX_PASSWORD_LENGTH
 from app.routes import FAVOURITES, LOGIN, MY_ACCOUNT, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
 from app.states.account import PasswordDialogState
-from app.states.areas import AreaState
 from app.states.auth import AuthState
 
 SITE_NAME = "Escorts Chile"
@@ -147,6 +147,10 @@ def page_frame(*children: rx.Component) -> rx.Component:
     )
 
 
+# The address (path and query) whose guarded content this document last showed; a reload starts it over.
+_SHOWN_IN_DOCUMENT = ClientStateVar.create("guarded_shown_url", default="")
+
+
 def guarded_content(ready: rx.Var | bool, content: rx.Component) -> rx.Component:
     """A guarded page's ``content`` once the server accepted the caller and read its data (``ready``)
     in this load; until then, the access check. The content is marked ready for the document's first screen.
@@ -156,16 +160,16 @@ def guarded_content(ready: rx.Var | bool, content: rx.Component) -> rx.Component
     wizard's "Atrás" landing before its loader put the saved step back). ``is_hydrated`` is true only
     once every loader of this load has run.
 
-    While they run again on the page the tab was showing (a reconnect after a dropped connection, a
-    reload), the content stays in the page, hidden: what the visitor had chosen or typed and not yet
-    sent is still there when it shows again (a remount would clear it). Only the page the server
-    last accepted in this tab, at the same address, is kept (``AreaState.shown_url``): another
-    page's content never mounts with the state a previous one left, and a refused caller's check
-    ends with it gone.
+    When the loaders run again with the content already on screen (the websocket dropped and
+    reconnected), the content stays in the page, hidden, until they end: what the visitor chose or
+    typed and had not sent is still there (a remount would clear it). A refused caller's check ends
+    with it gone. Only content this document showed at this same address is kept, so a reload, or
+    another page, mounts afresh from what its loaders read.
     """
     shown = rx.State.is_hydrated & ready
     url = rx.State.router.url
-    kept = ~rx.State.is_hydrated & (AreaState.shown_url == url.path + "?" + url.query)
+    address = url.path + "?" + url.query
+    kept = ~rx.State.is_hydrated & (_SHOWN_IN_DOCUMENT.value == address)
     return rx.fragment(
         rx.cond(
             shown | kept,
@@ -174,6 +178,7 @@ def guarded_content(ready: rx.Var | bool, content: rx.Component) -> rx.Component
                 hidden=~shown,
                 class_name="area-ready",
                 custom_attrs={READY_ATTRIBUTE: rx.cond(shown, url.path, "")},
+                on_mount=_SHOWN_IN_DOCUMENT.set_value(address),
             ),
         ),
         rx.cond(shown, rx.fragment(), rx.el.p(ACCESS_CHECK, class_name="loading")),

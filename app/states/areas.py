@@ -19,9 +19,6 @@ class AreaState(rx.State):
 
     ready: bool = False
     greeting: str = ""
-    # The page (path and query) last accepted in this tab: app.components.layout.guarded_content
-    # keeps its content in place, hidden, while a reconnect or reload checks the caller again.
-    shown_url: str = ""
 
     @public
     def close(self):
@@ -33,20 +30,8 @@ class AreaState(rx.State):
         """Show the area; the guard already put the caller in the header. Any notice left for this load."""
         self.ready = True
         self.greeting = f"Hola, {current_actor().display_name}"
-        self._mark_shown()
         auth = await self.get_state(AuthState)
         return auth._take_flash()
-
-    def _mark_shown(self) -> None:
-        url = self.router.url
-        self.shown_url = f"{url.path}?{url.query}"
-
-
-async def mark_shown(state: rx.State) -> None:
-    """Keep the page of ``state`` in place while a reconnect checks the caller again (a page shown
-    without ``enter_area``, whose loader just accepted the caller)."""
-    area = await state.get_state(AreaState)
-    area._mark_shown()
 
 
 async def enter_area(state: rx.State) -> list:

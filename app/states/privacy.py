@@ -15,7 +15,6 @@ from app.models import STAFF_PROFILES, ProfileId
 from app.services import accounts, privacy
 from app.services.abuse import client_key
 from app.settings import get_settings
-from app.states.areas import mark_shown
 from app.states.auth import SIGN_OUT_SCRIPT, AuthState, current_actor, requires
 from app.states.forms import ClearingFormState
 from app.states.notify import notify_error, notify_success
@@ -93,7 +92,6 @@ class PrivacyState(ClearingFormState, rx.State):
         self._clear_errors()
         self.export_notice = await run_service(privacy.export_notice, user_uid=actor.uid)
         self.loaded = True
-        await mark_shown(self)
 
     @requires(*ALL_PROFILES)
     async def request_export(self):

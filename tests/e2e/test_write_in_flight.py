@@ -4,7 +4,7 @@ Playwright stands between the page and the app's websocket: it passes every mess
 close the page's side at the moment an event goes out (the app node dying mid-write, its answer
 never sent) or after the answer came back. Only the first case shows assets/site.js's alert.
 What a user chose and had not sent yet is still there once the app reconnected, unless the
-server no longer accepts them.
+server no longer accepts them; a reload shows what the server has.
 """
 
 from __future__ import annotations
@@ -156,3 +156,23 @@ def test_a_page_kept_over_a_reconnect_goes_when_the_session_ended(wired, site: S
     expect(page).to_have_url(re.compile(re.escape(PUBLIC_HOME) + "$"))  # refused: sent home
     expect(page.get_by_role("article", name="Rita Reconecta")).to_have_count(0)
     expect(page.locator(".area-ready")).to_have_count(0)
+
+
+def test_a_reload_shows_what_the_server_has_not_what_the_tab_had(page: Page, site: Site, db: Session):
+    _ensure_catalogues(db)
+    user = make_account(db, LocalProvider(engine=db.get_bind()), "recarga@correo.cl", profile=ProfileId.PROFESOR)
+    draft = make_listing(db, user, name="Olga Original", city="valdivia", status="borrador")
+    draft.wizard_step = 4  # its first unsaved step, "Tu aviso", where the name is
+    db.add(draft)
+    db.commit()
+    page.context.add_cookies(
+        [{"name": SESSION_COOKIE, "value": open_session(db, user.uid), "url": site.url, "httpOnly": True}]
+    )
+    page.goto(f"/my/publicacion/nuevaPublicacion?id={draft.uid}")
+    name = page.get_by_label("Nombre del aviso")
+    expect(name).to_have_value("Olga Original")
+    draft.display_name = "Olga Recargada"  # changed elsewhere (another tab, another device)
+    db.add(draft)
+    db.commit()
+    page.reload()
+    expect(name).to_have_value("Olga Recargada")
