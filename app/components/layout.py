@@ -147,7 +147,7 @@ def page_frame(*children: rx.Component) -> rx.Component:
     )
 
 
-# The address (path and query) whose guarded content this document last showed; a reload starts it over.
+# The address (path and query) whose guarded content this document showed last; a reload starts it over.
 _SHOWN_IN_DOCUMENT = ClientStateVar.create("guarded_shown_url", default="")
 
 
@@ -160,26 +160,23 @@ def guarded_content(ready: rx.Var | bool, content: rx.Component) -> rx.Component
     wizard's "Atrás" landing before its loader put the saved step back). ``is_hydrated`` is true only
     once every loader of this load has run.
 
-    When the loaders run again with the content already on screen (the websocket dropped and
-    reconnected), the content stays in the page, hidden, until they end: what the visitor chose or
-    typed and had not sent is still there (a remount would clear it). A refused caller's check ends
-    with it gone. Only content this document showed at this same address is kept, so a reload, or
-    another page, mounts afresh from what its loaders read.
+    When the loaders run again over content already on screen (the websocket dropped and
+    reconnected), the content stays, inert (seen, not pressed), until they end: the visitor's place
+    on the page and what they chose or typed and had not sent are still there (a remount would
+    clear them). A refused caller's check ends with it gone. Only content this document showed at
+    this same address is kept, so a reload, or another page, mounts afresh from what its loaders read.
     """
     shown = rx.State.is_hydrated & ready
     url = rx.State.router.url
     address = url.path + "?" + url.query
     kept = ~rx.State.is_hydrated & (_SHOWN_IN_DOCUMENT.value == address)
-    return rx.fragment(
-        rx.cond(
-            shown | kept,
-            rx.el.div(
-                content,
-                hidden=~shown,
-                class_name="area-ready",
-                custom_attrs={READY_ATTRIBUTE: rx.cond(shown, url.path, "")},
-                on_mount=_SHOWN_IN_DOCUMENT.set_value(address),
-            ),
+    return rx.cond(
+        shown | kept,
+        rx.el.div(
+            content,
+            class_name="area-ready",
+            custom_attrs={"inert": ~shown, READY_ATTRIBUTE: rx.cond(shown, url.path, "")},
+            on_mount=_SHOWN_IN_DOCUMENT.set_value(address),
         ),
-        rx.cond(shown, rx.fragment(), rx.el.p(ACCESS_CHECK, class_name="loading")),
+        rx.el.p(ACCESS_CHECK, class_name="loading"),
     )
