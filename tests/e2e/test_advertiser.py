@@ -327,7 +327,8 @@ def test_copy_to_another_city_and_delete_with_confirmation(page: Page, site: Sit
     try:
         page.wait_for_url(re.compile(re.escape(f"{site.url}{WIZARD}") + r"/?\?id=\w+"))
     except PlaywrightTimeoutError as exc:
-        # This step failed twice in many loaded runs; say what the page showed instead of the wizard.
+        # Say what the page showed instead of the wizard (a reconnect here once cleared the chosen city,
+        # before guarded_content kept the page over it: tests/e2e/test_write_in_flight.py).
         notices = page.locator("[data-sonner-toast], [role=alert]").all_inner_texts()
         chosen = copy_form.get_by_role("combobox").input_value() if copy_form.count() else "(no form)"
         db.expire_all()
