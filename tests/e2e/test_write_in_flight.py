@@ -21,7 +21,7 @@ from sqlmodel import Session
 
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE, revoke_user_sessions
-from app.models import Listing, ProfileId
+from app.models import Listing, ProfileId, User
 from app.routes import PUBLIC_HOME
 from app.seed import _ensure_catalogues
 from tests.e2e.conftest import Site
@@ -112,14 +112,20 @@ def test_a_connection_dropped_after_the_answer_shows_nothing(wired):
 MY_LISTINGS = "/my/publicacion/misPublicaciones"
 
 
-def _my_listings_with_a_city_chosen(page: Page, wire: Wire, site: Site, db: Session, email: str) -> Listing:
-    """An advertiser's "Mis publicaciones" with "Talca" chosen in their listing's copy form, not sent."""
+def _signed_in_advertiser(page: Page, site: Site, db: Session, email: str) -> User:
+    """An advertiser account whose session cookie this browser holds (the catalogues in place)."""
     _ensure_catalogues(db)
     user = make_account(db, LocalProvider(engine=db.get_bind()), email, profile=ProfileId.PROFESOR)
-    listing = make_listing(db, user, name="Rita Reconecta", city="valdivia", tier="chicas-del-dia")
     page.context.add_cookies(
         [{"name": SESSION_COOKIE, "value": open_session(db, user.uid), "url": site.url, "httpOnly": True}]
     )
+    return user
+
+
+def _my_listings_with_a_city_chosen(page: Page, wire: Wire, site: Site, db: Session, email: str) -> Listing:
+    """An advertiser's "Mis publicaciones" with "Talca" chosen in their listing's copy form, not sent."""
+    user = _signed_in_advertiser(page, site, db, email)
+    listing = make_listing(db, user, name="Rita Reconecta", city="valdivia", tier="chicas-del-dia")
     page.goto(MY_LISTINGS)
     _copy_form(page).get_by_role("combobox").select_option("talca")
     wire.wait_for_connections(page, 1)
@@ -159,15 +165,11 @@ def test_a_page_kept_over_a_reconnect_goes_when_the_session_ended(wired, site: S
 
 
 def test_a_reload_shows_what_the_server_has_not_what_the_tab_had(page: Page, site: Site, db: Session):
-    _ensure_catalogues(db)
-    user = make_account(db, LocalProvider(engine=db.get_bind()), "recarga@correo.cl", profile=ProfileId.PROFESOR)
+    user = _signed_in_advertiser(page, site, db, "recarga@correo.cl")
     draft = make_listing(db, user, name="Olga Original", city="valdivia", status="borrador")
     draft.wizard_step = 4  # its first unsaved step, "Tu aviso", where the name is
     db.add(draft)
     db.commit()
-    page.context.add_cookies(
-        [{"name": SESSION_COOKIE, "value": open_session(db, user.uid), "url": site.url, "httpOnly": True}]
-    )
     page.goto(f"/my/publicacion/nuevaPublicacion?id={draft.uid}")
     name = page.get_by_label("Nombre del aviso")
     expect(name).to_have_value("Olga Original")
