@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -117,6 +118,7 @@ def write_floor_app(folder: Path) -> None:
 
 
 def _descendants(root: int) -> list[int]:
+    """``root`` and every process under it (Granian's forked workers)."""
     parents = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -232,8 +234,6 @@ class FloorVisitor:
 
 async def run_load(port: int, kind: str, visitors: int, duration: float, think: tuple[float, float]):
     """``visitors`` tabs doing ``kind`` for ``duration`` seconds; (times in ms, failures)."""
-    import random
-
     times: list[float] = []
     failures = 0
     until = time.monotonic() + duration
@@ -265,10 +265,8 @@ async def run_load(port: int, kind: str, visitors: int, duration: float, think: 
         finally:
             await visitor.socket.close()
 
-    if kind == "connect":
-        tab = connecting_tab
-
-    await asyncio.gather(*(tab() for _ in range(visitors)))
+    one_tab = connecting_tab if kind == "connect" else tab
+    await asyncio.gather(*(one_tab() for _ in range(visitors)))
     return times, failures
 
 
