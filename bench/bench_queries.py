@@ -6,7 +6,9 @@ Creates a scratch database on the server of BENCH_DATABASE_URL (default: the
 local test server), migrates it, fills it with the demo-data command's
 generator (printing its rate), vacuums and analyzes it, then times the two public queries the site
 runs most, exactly as the pages call them, and prints p50/p95 in ms with the
-row count: a city page (any tab), a city page with filters (comuna, hourly rate,
+row count, twice: the whole call (the query, then the cards built from its rows)
+and the database's part of it (its round trips: the statements, from psycopg's
+send to the last row received): a city page (any tab), a city page with filters (comuna, hourly rate,
 age, services: app.models.listing_filters), the communes a city's filter offers,
 and a listing's detail. ``--compare-indexes`` then times the same queries as they
 were before migration 0014 (a count of every match for the pager, the services
@@ -28,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import create_database, percentiles, scratch_database, timed
+from common import create_database, percentiles, scratch_database
 from sqlalchemy import event, exists, func
 from sqlmodel import Session, col, select
 
@@ -65,6 +67,7 @@ def main() -> int:
 
     with _database(args.database, keep=args.keep) as url:
         engine = make_engine(url)
+        database = _DatabaseClock(engine)
         if args.database is None:
             _load(engine, url, args.listings)
         with Session(engine) as session:
@@ -92,20 +95,21 @@ def main() -> int:
 
             filtered = _filtered_queries(session, rng)
             print(f"rows: {total} listings ({len(uids)} published), {args.runs} runs each, times in ms")
+            print(f"{'':42s} {'whole call':>22s}   {'in the database':>22s}")
             for label, fn in (
                 ("city page (Todas, page 1)", city_page),
                 ("city page (any tab/section, pages 1-3)", city_page_tab),
                 *filtered,
                 ("listing detail", detail),
             ):
-                print(f"{label:42s} {_figures(fn, args.runs)}")
+                print(f"{label:42s} {_figures(fn, args.runs, database)}")
             if args.explain:
                 _explain(engine, session, _explained_queries(session))
             if args.compare_indexes:
                 print("before 0014 (a count of every match, services probed in publicacion_servicio):")
                 with _before_0014():
                     for label, fn in (("city page (Todas, page 1)", city_page), *filtered):
-                        print(f"{label:42s} {_figures(fn, args.runs)}")
+                        print(f"{label:42s} {_figures(fn, args.runs, database)}")
                     if args.explain:
                         _explain(engine, session, _explained_queries(session))
                 session.rollback()  # its transaction's locks would hold the DROP INDEX back
@@ -115,7 +119,7 @@ def main() -> int:
                     conn.exec_driver_sql("ANALYZE publicacion")
                 print(f"without {', '.join(FILTER_INDEXES)}:")
                 for label, fn in filtered:
-                    print(f"{label:42s} {_figures(fn, args.runs)}")
+                    print(f"{label:42s} {_figures(fn, args.runs, database)}")
         engine.dispose()
     return 0
 
@@ -159,12 +163,13 @@ def _before_0014():
             )
         )
 
-    cap, offers = listings.COUNT_CAP, listing_filters_module.offers_service
-    listings.COUNT_CAP, listing_filters_module.offers_service = 10**9, probe
+    caps, offers = (listings.COUNT_CAP, listings.FILTERED_COUNT_CAP), listing_filters_module.offers_service
+    listings.COUNT_CAP = listings.FILTERED_COUNT_CAP = 10**9
+    listing_filters_module.offers_service = probe
     try:
         yield
     finally:
-        listings.COUNT_CAP, listing_filters_module.offers_service = cap, offers
+        (listings.COUNT_CAP, listings.FILTERED_COUNT_CAP), listing_filters_module.offers_service = caps, offers
 
 
 def _explained_queries(session: Session) -> list:
@@ -229,10 +234,36 @@ FILTER_INDEXES = (
 )
 
 
-def _figures(fn, runs: int) -> str:
-    timed(fn, 20)  # warm-up
-    p50, p95 = percentiles(timed(fn, runs))
-    return f"p50 {p50:6.2f}   p95 {p95:6.2f}"
+class _DatabaseClock:
+    """Milliseconds an engine's connections spend in the database: from each statement's send to its last row
+    (psycopg's client cursors receive every row before ``execute`` returns)."""
+
+    def __init__(self, engine) -> None:
+        self.spent = 0.0
+        self._started = 0.0
+        event.listen(engine, "before_cursor_execute", self._before)
+        event.listen(engine, "after_cursor_execute", self._after)
+
+    def _before(self, *_args) -> None:
+        self._started = time.perf_counter()
+
+    def _after(self, *_args) -> None:
+        self.spent += (time.perf_counter() - self._started) * 1000
+
+
+def _figures(fn, runs: int, database: _DatabaseClock) -> str:
+    """p50 and p95 of ``runs`` calls of ``fn`` (after 20 to warm up): the whole call, and its database part."""
+    calls: list[float] = []
+    in_database: list[float] = []
+    for run in range(20 + runs):
+        database.spent = 0.0
+        started = time.perf_counter()
+        fn()
+        if run >= 20:
+            calls.append((time.perf_counter() - started) * 1000)
+            in_database.append(database.spent)
+    (p50, p95), (db50, db95) = percentiles(calls), percentiles(in_database)
+    return f"p50 {p50:6.2f}   p95 {p95:6.2f}   p50 {db50:6.2f}   p95 {db95:6.2f}"
 
 
 def _filtered_queries(session: Session, rng: random.Random) -> list:

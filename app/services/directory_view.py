@@ -13,7 +13,6 @@ from app.models import ListingCard, Section
 from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
 from app.models.listing_filters import NO_FILTERS, ListingFilters
 from app.routes import city_path
-from app.services import listings
 from app.services.listings import CardPage
 
 
@@ -93,9 +92,9 @@ def _thousands(number: int) -> str:
 
 def count_label(result: CardPage) -> str:
     """How many listings a city page's filters match: "1 aviso", "250 avisos", past the count's cap
-    "Más de 1.000 avisos" (the count stops there)."""
+    "Más de 1.000 avisos", filtered "Más de 200 avisos" (the count stops there)."""
     if not result.exact:
-        return f"Más de {_thousands(listings.COUNT_CAP)} avisos"
+        return f"Más de {_thousands(result.cap)} avisos"
     return "1 aviso" if result.total == 1 else f"{_thousands(result.total)} avisos"
 
 

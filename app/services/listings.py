@@ -43,6 +43,9 @@ FEATURED_LIMIT = 12
 # A city page counts its matches up to here and no further ("más de 1.000 avisos"): at 500,000 listings a city
 # has ~19,000, and counting them all was most of the page's query time (docs/performance.md).
 COUNT_CAP = 1000
+# A filtered page stops sooner ("más de 200 avisos"): its count walks the city's entries in the filter's range, and
+# a sparse filter (two services, ~6% of a city) walked 17,000 of them to reach 1,000 (docs/performance.md).
+FILTERED_COUNT_CAP = 200
 # What urllib.parse.quote leaves as it is (with "/" kept): such a path needs no quoting.
 _URL_SAFE_PATH = re.compile(r"[A-Za-z0-9_.~/-]*")
 
@@ -51,8 +54,8 @@ _URL_SAFE_PATH = re.compile(r"[A-Za-z0-9_.~/-]*")
 class CardPage:
     """One page of cards plus what the pager needs.
 
-    ``total`` is exact when ``exact``; otherwise the count stopped there (more match: past ``COUNT_CAP`` and past
-    this page), and ``page_count`` is the pages known to exist, always more than ``page``.
+    ``total`` is exact when ``exact``; otherwise the count stopped there (more match: past ``cap`` and past this
+    page), and ``page_count`` is the pages known to exist, always more than ``page``.
     """
 
     cards: list[ListingCard]
@@ -60,6 +63,7 @@ class CardPage:
     page: int
     page_size: int
     exact: bool = True
+    cap: int = COUNT_CAP
 
     @property
     def page_count(self) -> int:
@@ -72,10 +76,10 @@ class CardPage:
         return self.page < self.page_count
 
 
-def count_limit(page: int, page_size: int) -> int:
-    """How many matches a city page counts at most: past ``COUNT_CAP`` and past its own page, by one (the one
-    that says more match, and that a next page exists)."""
-    return max(COUNT_CAP, page * page_size) + 1
+def count_limit(page: int, page_size: int, cap: int) -> int:
+    """How many matches a city page counts at most: past ``cap`` and past its own page, by one (the one that says
+    more match, and that a next page exists)."""
+    return max(cap, page * page_size) + 1
 
 
 def clock(now: datetime | None = None) -> Clock:
@@ -209,7 +213,8 @@ def city_cards(
     if extra is not None:
         conditions.append(extra)
     conditions += filters.conditions()
-    limit = count_limit(page, page_size)
+    cap = FILTERED_COUNT_CAP if filters.active else COUNT_CAP
+    limit = count_limit(page, page_size, cap)
     matches = select(col(Listing.uid)).where(*conditions).limit(limit).subquery()
     count = select(func.count()).select_from(matches)
     if group_by_tier:
@@ -226,7 +231,12 @@ def city_cards(
     ).all()
     total = rows[0].total if rows else session.exec(count).one()
     return CardPage(
-        cards=_cards(session, rows, moment), total=total, page=page, page_size=page_size, exact=total < limit
+        cards=_cards(session, rows, moment),
+        total=total,
+        page=page,
+        page_size=page_size,
+        exact=total < limit,
+        cap=cap,
     )
 
 

@@ -319,6 +319,23 @@ def test_the_pager_count_stops_past_the_cap_and_then_knows_no_last_page(capped):
     assert (two.total, two.exact, two.page_count) == (2, True, 2)
 
 
+def test_a_filtered_count_stops_at_its_own_lower_cap(site, monkeypatch):
+    monkeypatch.setattr(listings, "FILTERED_COUNT_CAP", 2)
+    monkeypatch.setenv("PAGE_SIZE", "1")
+    get_settings.cache_clear()
+    try:
+        every_rate = _page(1, "precio_min=0")  # a filter all 4 of the section's public listings pass
+        assert (every_rate.total, every_rate.exact, every_rate.cap, len(every_rate.cards)) == (3, False, 2, 1)
+        unfiltered = _page(1)  # the tabs keep the higher cap
+        assert (unfiltered.total, unfiltered.exact, unfiltered.cap) == (4, True, listings.COUNT_CAP)
+        state = _visitor(f"/escorts/{CITY}")
+        invoke(state, "load")
+        invoke(state, "set_filter", field="precio_min", value="0")
+        assert (state.draft_label, state.total_label) == ("Ver más de 2 avisos", "4 avisos")
+    finally:
+        get_settings.cache_clear()
+
+
 def test_the_page_and_the_form_say_more_than_the_cap_in_spanish(capped):
     state = _visitor(f"/escorts/{CITY}")
     invoke(state, "load")

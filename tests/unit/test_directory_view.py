@@ -13,7 +13,7 @@ from app.services.directory_view import (
     tab_links,
     tier_groups,
 )
-from app.services.listings import COUNT_CAP, CardPage
+from app.services.listings import COUNT_CAP, FILTERED_COUNT_CAP, CardPage
 from tests.factories import card_view
 
 
@@ -65,3 +65,7 @@ def test_count_and_pager_labels_in_spanish_exact_and_past_the_cap():
         "Página 3",
         "Más de 1.000 avisos publicados",
     )
+    filtered = CardPage(
+        cards=[], total=FILTERED_COUNT_CAP + 1, page=1, page_size=24, exact=False, cap=FILTERED_COUNT_CAP
+    )
+    assert (count_label(filtered), apply_label(filtered)) == ("Más de 200 avisos", "Ver más de 200 avisos")
