@@ -43,7 +43,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from sqlalchemy import Column, ColumnElement, Index, Text, desc, text
+from sqlalchemy import Column, ColumnElement, Index, Text, desc, false, text
 from sqlmodel import Field, SQLModel, col
 
 from app.core.payment_codes import new_payment_code
@@ -170,12 +170,14 @@ class ListingBase(SQLModel):
     visiting_until: date | None = None
 
 
-# The city-page indexes' shared parts (migrations 0010, 0014, 0015 build them; docs/performance.md says why):
-CITY = ("status", "section", "city_slug")
+# The city-page indexes' shared parts (migrations 0010, 0014, 0015 and 0016 build them; docs/performance.md says
+# why). A public listing's owner is visible (owner_hidden false, app.services.listings.public_conditions): that
+# equality is part of every prefix, so a page walks only public listings.
+CITY = ("status", "section", "city_slug", "owner_hidden")
 TIER_ORDER: tuple[Any, ...] = ("tier_rank", desc("ranked_at"), desc("uid"))
-# What a page's filters check besides the city (app.models.listing_filters), plus the owner (public_conditions).
-CHECKED_EXCEPT_COMMUNE = ("owner_uid", "price_hour_clp", "age", "service_uids")
-CHECKED = ("owner_uid", "price_hour_clp", "age", "commune", "service_uids")
+# What a page's filters check besides the city (app.models.listing_filters).
+CHECKED_EXCEPT_COMMUNE = ("price_hour_clp", "age", "service_uids")
+CHECKED = ("price_hour_clp", "age", "commune", "service_uids")
 # What the filter tabs check (app.models.filter_tabs): in the index, a tab's count never reads the table.
 TAB_COLUMNS = (
     "curvy",
@@ -199,11 +201,11 @@ class Listing(EnumColumns, ListingBase, table=True):
     __tablename__ = "publicacion"
     __table_args__ = (
         # City page grouped by tier: ORDER BY tier_rank, ranked_at DESC, uid DESC.
-        Index("ix_publicacion_city_tier", *CITY, *TIER_ORDER, "owner_uid"),
+        Index("ix_publicacion_city_tier", *CITY, *TIER_ORDER),
         # /all page: ORDER BY published_at DESC, uid DESC (scanned backwards).
-        Index("ix_publicacion_city_recent", *CITY, "published_at", "uid", "owner_uid"),
+        Index("ix_publicacion_city_recent", *CITY, "published_at", "uid"),
         # Featured listings of a section across cities.
-        Index("ix_publicacion_featured", "status", "section", *TIER_ORDER),
+        Index("ix_publicacion_featured", "status", "section", "owner_hidden", *TIER_ORDER),
         # The city page filtered by a commune (in tier order; its count without the table), and the communes a
         # city's filter offers.
         Index("ix_publicacion_city_commune", *CITY, "commune", *TIER_ORDER, *CHECKED_EXCEPT_COMMUNE, *TAB_COLUMNS),
@@ -213,7 +215,6 @@ class Listing(EnumColumns, ListingBase, table=True):
             *CITY,
             "price_hour_clp",
             "age",
-            "owner_uid",
             "commune",
             "service_uids",
             *TAB_COLUMNS,
@@ -285,6 +286,12 @@ class Listing(EnumColumns, ListingBase, table=True):
         "them here, in its index (app.services.listing_revisions.set_services writes both).",
     )
     status: ListingStatus = Field(default=ListingStatus.BORRADOR, sa_type=EnumString(ListingStatus, 12), nullable=False)
+    owner_hidden: bool = Field(
+        default=False,
+        sa_column_kwargs={"server_default": false()},
+        description="The owner is banned or inactive: the database's triggers (migration 0016) keep it in step with "
+        "usuarios, on every write of either table; the code never sets it.",
+    )
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     published_at: datetime | None = None

@@ -12,7 +12,6 @@ from datetime import datetime
 from enum import StrEnum
 
 from pydantic import field_validator
-from sqlalchemy import Index, text
 from sqlmodel import Field, SQLModel
 
 from app.core.text import is_valid_email
@@ -89,19 +88,12 @@ class User(UserBase, table=True):
     """usuarios: every person with an account."""
 
     __tablename__ = "usuarios"
-    # The few users whose listings must stay hidden, found without a scan.
-    __table_args__ = (
-        Index(
-            "ix_usuarios_hidden",
-            "uid",
-            postgresql_where=text("ban OR NOT activo"),
-            sqlite_where=text("ban OR NOT activo"),
-        ),
-    )
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
     email: str = Field(max_length=254, unique=True, index=True)
-    ban: bool = Field(default=False, description="Banned: signed out, listings hidden.")
+    ban: bool = Field(
+        default=False, description="Banned: signed out, listings hidden (publicacion.owner_hidden, by trigger)."
+    )
     online: bool = Field(default=False, description="Set true at sign-in.")
     identity_uid: str | None = Field(
         default=None, max_length=128, unique=True, description="The account's id at the identity provider."

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, func, or_
+from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
@@ -31,7 +31,6 @@ from app.models import (
     ListingStatus,
     Section,
     Tier,
-    User,
     utc_now,
 )
 from app.models.filter_tabs import Clock, FilterTab
@@ -102,9 +101,9 @@ def photo_url(path: str) -> str:
 
 
 def public_conditions(section: str | None) -> list[ColumnElement[bool]]:
-    """The one definition of a public listing: published, and the owner is neither banned nor inactive."""
-    hidden_owners = select(col(User.uid)).where(or_(col(User.ban) == True, col(User.activo) == False))  # noqa: E712
-    conditions = [col(Listing.status) == ListingStatus.PUBLICADA.value, col(Listing.owner_uid).not_in(hidden_owners)]
+    """The one definition of a public listing: published, and the owner is neither banned nor inactive (the
+    listing's ``owner_hidden``, which the database keeps in step with its owner)."""
+    conditions = [col(Listing.status) == ListingStatus.PUBLICADA.value, col(Listing.owner_hidden) == False]  # noqa: E712
     if section is not None:
         conditions.append(col(Listing.section) == section)
     return conditions

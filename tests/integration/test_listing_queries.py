@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
-from sqlmodel import Session
+from sqlalchemy import update
+from sqlmodel import Session, col, select
 
 from app.db import make_engine
-from app.models import AdvertiserService, ListingService, Section, utc_now
+from app.models import AdvertiserService, Listing, ListingService, Section, User, utc_now
 from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG, tab_by_slug
 from app.services import listings
 from tests.factories import make_listing, make_owner
@@ -50,6 +51,30 @@ def test_only_published_listings_of_active_unbanned_owners_are_public(db):
     assert listings.public_listing(session=db, uid=visible.uid) is not None
     assert listings.public_listing(session=db, uid=hidden_banned.uid) is None
     assert listings.public_listing(session=db, uid="no-existe") is None
+
+
+def test_a_listing_follows_its_owner_out_of_sight_and_back_whatever_statement_writes_it(db):
+    """publicacion.owner_hidden is the database's to keep (migration 0016's triggers), not the services'."""
+    owner = make_owner(db, "ok@example.cl")
+    inactive = make_owner(db, "off@example.cl", activo=False)
+    listing = make_listing(db, owner, name="Ana", city=CITY)
+
+    def after(statement) -> list[str]:
+        db.execute(statement)
+        db.commit()
+        return _names(_tab(db, "todas"))
+
+    owner_row = update(User).where(col(User.uid) == owner.uid)
+    listing_row = update(Listing).where(col(Listing.uid) == listing.uid)
+    assert after(owner_row.values(ban=True)) == []
+    assert listings.public_listing(session=db, uid=listing.uid) is None
+    assert after(owner_row.values(ban=False)) == ["Ana"]
+    assert after(owner_row.values(activo=False)) == []
+    assert after(owner_row.values(activo=True, display_name="Otra")) == ["Ana"]
+    assert after(listing_row.values(owner_uid=inactive.uid)) == []  # given a hidden owner
+    assert after(listing_row.values(owner_uid=owner.uid)) == ["Ana"]
+    assert after(listing_row.values(owner_hidden=True)) == ["Ana"]  # the column cannot be written against the owner
+    assert db.exec(select(Listing.owner_hidden).where(Listing.uid == listing.uid)).one() is False
 
 
 def test_city_page_groups_by_tier_in_the_fixed_order_newest_first(db):
