@@ -8,14 +8,13 @@ return at most one page of cards, never a whole city.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, func
+from sqlalchemy import ColumnElement, Text, cast, func
 from sqlmodel import Session, col, select
 
 from app.core.dates import format_date
@@ -133,24 +132,47 @@ _CARD_COLUMNS: tuple[Any, ...] = (
 )
 
 
+# A card's photos ride on its row (one statement for a page, not two): each approved photo as its position, a space
+# and its storage key, joined by a character no key holds; sorted in Python, as SQLite's group_concat takes no
+# ORDER BY.
+_PHOTO_SEPARATOR = "\x1f"
+_PHOTO_PAIRS = (
+    select(
+        func.aggregate_strings(
+            cast(col(ListingPhoto.position), Text).concat(" ").concat(col(ListingPhoto.path)), _PHOTO_SEPARATOR
+        )
+    )
+    .where(col(ListingPhoto.listing_uid) == col(Listing.uid), col(ListingPhoto.approved) == True)  # noqa: E712
+    .scalar_subquery()
+    .label("photo_pairs")
+)
+
+
 def _card_select(*columns):
     """The public cards' columns (after ``columns``), from listings joined to their tier."""
-    return select(*columns, *_CARD_COLUMNS).select_from(Listing).join(Tier, col(Tier.uid) == col(Listing.tier_uid))
+    return (
+        select(*columns, *_CARD_COLUMNS, _PHOTO_PAIRS)
+        .select_from(Listing)
+        .join(Tier, col(Tier.uid) == col(Listing.tier_uid))
+    )
 
 
-def _photos_by_listing(session: Session, uids: list[str]) -> dict[str, list[str]]:
-    """The public photo URLs of each listing, cover first: approved photos only (new ones wait for review)."""
-    if not uids:
-        return {}
-    rows = session.exec(
-        select(ListingPhoto.listing_uid, ListingPhoto.path)
-        .where(col(ListingPhoto.listing_uid).in_(uids), col(ListingPhoto.approved) == True)  # noqa: E712
-        .order_by(col(ListingPhoto.listing_uid), col(ListingPhoto.position))
+def _photo_urls(pairs: str | None) -> list[str]:
+    """The public photo URLs in a row's ``photo_pairs``, cover first."""
+    if not pairs:
+        return []
+    found = (pair.partition(" ") for pair in pairs.split(_PHOTO_SEPARATOR))
+    return [photo_url(path) for _position, path in sorted((int(position), path) for position, _, path in found)]
+
+
+def _listing_photos(session: Session, uid: str) -> list[str]:
+    """The public photo URLs of a listing, cover first: approved photos only (new ones wait for review)."""
+    paths = session.exec(
+        select(ListingPhoto.path)
+        .where(col(ListingPhoto.listing_uid) == uid, col(ListingPhoto.approved) == True)  # noqa: E712
+        .order_by(col(ListingPhoto.position))
     ).all()
-    photos: dict[str, list[str]] = defaultdict(list)
-    for listing_uid, path in rows:
-        photos[listing_uid].append(photo_url(path))
-    return photos
+    return [photo_url(path) for path in paths]
 
 
 def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str], moment: Clock) -> dict:
@@ -178,11 +200,11 @@ def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str]
     }
 
 
-def _cards(session: Session, rows, moment: Clock) -> list[ListingCard]:
-    """The cards of rows of ``_CARD_COLUMNS``, with their photos."""
-    photos = _photos_by_listing(session, [row.uid for row in rows])
+def _cards(rows, moment: Clock) -> list[ListingCard]:
+    """The cards of rows of ``_card_select``, with their photos."""
     return [
-        ListingCard(**_card_fields(row, row.tier_name, row.tier_slug, photos.get(row.uid, []), moment)) for row in rows
+        ListingCard(**_card_fields(row, row.tier_name, row.tier_slug, _photo_urls(row.photo_pairs), moment))
+        for row in rows
     ]
 
 
@@ -230,7 +252,7 @@ def city_cards(
     ).all()
     total = rows[0].total if rows else session.exec(count).one()
     return CardPage(
-        cards=_cards(session, rows, moment),
+        cards=_cards(rows, moment),
         total=total,
         page=page,
         page_size=page_size,
@@ -250,7 +272,7 @@ def featured_cards(
         .order_by(col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc())
         .limit(limit)
     ).all()
-    return _cards(session, rows, moment)
+    return _cards(rows, moment)
 
 
 def public_cards(*, session: Session, uids: list[str], now: datetime | None = None) -> list[ListingCard]:
@@ -259,7 +281,7 @@ def public_cards(*, session: Session, uids: list[str], now: datetime | None = No
         return []
     moment = clock(now)
     rows = session.exec(_card_select().where(*public_conditions(None), col(Listing.uid).in_(uids))).all()
-    return _cards(session, rows, moment)
+    return _cards(rows, moment)
 
 
 def _rates(listing: Listing) -> list[tuple[str, str]]:
@@ -285,7 +307,7 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
     if row is None:
         return None
     listing, tier = row
-    photos = _photos_by_listing(session, [listing.uid]).get(listing.uid, [])
+    photos = _listing_photos(session, listing.uid)
     services = session.exec(
         select(AdvertiserService.name)
         .join(ListingService, col(ListingService.service_uid) == col(AdvertiserService.uid))

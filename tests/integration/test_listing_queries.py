@@ -10,7 +10,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.db import make_engine
-from app.models import AdvertiserService, Listing, ListingService, Section, User, utc_now
+from app.models import AdvertiserService, Listing, ListingPhoto, ListingService, Section, User, utc_now
 from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG, tab_by_slug
 from app.services import listings
 from tests.factories import make_listing, make_owner
@@ -219,6 +219,25 @@ def test_card_and_detail_content(db):
     assert detail.tel_url == "tel:+56912345678"
     assert detail.visiting.startswith("De pasada del ")
     assert detail.available_until.startswith("Disponible ahora, hasta las ")
+
+
+def test_a_card_shows_its_approved_photos_cover_first_as_the_detail_does(db):
+    owner = make_owner(db, "o@example.cl")
+    listing = make_listing(db, owner, name="Ana", city=CITY, photos=0)
+    make_listing(db, owner, name="Sin fotos", city=CITY, photos=0)
+    for position, path, approved in (
+        (11, "photos/k.jpg", True),  # inserted out of order; 11 sorts after 2 as a number, not as text
+        (0, "photos/cover.jpg", True),
+        (1, "photos/waiting.jpg", False),  # added to a published listing, not reviewed yet
+        (2, "photos/with space.jpg", True),
+    ):
+        db.add(ListingPhoto(listing_uid=listing.uid, position=position, path=path, approved=approved))
+    db.commit()
+    expected = ["/media/photos/cover.jpg", "/media/photos/with%20space.jpg", "/media/photos/k.jpg"]
+    cards = {card.display_name: card.photos for card in _tab(db, "todas").cards}
+    assert cards == {"Ana": expected, "Sin fotos": []}
+    assert [card.photos for card in listings.public_cards(session=db, uids=[listing.uid])] == [expected]
+    assert listings.public_listing(session=db, uid=listing.uid).photos == expected
 
 
 def test_unknown_tab_slug_is_none():
