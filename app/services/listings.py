@@ -132,9 +132,9 @@ _CARD_COLUMNS: tuple[Any, ...] = (
 )
 
 
-# A card's photos ride on its row (one statement for a page, not two): each approved photo as its position, a space
-# and its storage key, joined by a character no key holds; sorted in Python, as SQLite's group_concat takes no
-# ORDER BY.
+# A card's or a detail's photos ride on its row (one statement, not two): each approved photo as its position, a
+# space and its storage key, joined by a character no key holds; sorted in Python, as SQLite's group_concat takes
+# no ORDER BY.
 _PHOTO_SEPARATOR = "\x1f"
 _PHOTO_PAIRS = (
     select(
@@ -146,15 +146,12 @@ _PHOTO_PAIRS = (
     .scalar_subquery()
     .label("photo_pairs")
 )
+_CARD_ROW: tuple[Any, ...] = (*_CARD_COLUMNS, _PHOTO_PAIRS)
 
 
 def _card_select(*columns):
     """The public cards' columns (after ``columns``), from listings joined to their tier."""
-    return (
-        select(*columns, *_CARD_COLUMNS, _PHOTO_PAIRS)
-        .select_from(Listing)
-        .join(Tier, col(Tier.uid) == col(Listing.tier_uid))
-    )
+    return select(*columns, *_CARD_ROW).select_from(Listing).join(Tier, col(Tier.uid) == col(Listing.tier_uid))
 
 
 def _photo_urls(pairs: str | None) -> list[str]:
@@ -163,16 +160,6 @@ def _photo_urls(pairs: str | None) -> list[str]:
         return []
     found = (pair.partition(" ") for pair in pairs.split(_PHOTO_SEPARATOR))
     return [photo_url(path) for _position, path in sorted((int(position), path) for position, _, path in found)]
-
-
-def _listing_photos(session: Session, uid: str) -> list[str]:
-    """The public photo URLs of a listing, cover first: approved photos only (new ones wait for review)."""
-    paths = session.exec(
-        select(ListingPhoto.path)
-        .where(col(ListingPhoto.listing_uid) == uid, col(ListingPhoto.approved) == True)  # noqa: E712
-        .order_by(col(ListingPhoto.position))
-    ).all()
-    return [photo_url(path) for path in paths]
 
 
 def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str], moment: Clock) -> dict:
@@ -303,11 +290,13 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
     if not isinstance(uid, str) or not uid or len(uid) > 40:
         return None
     moment = clock(now)
-    row = session.exec(_public_select(Listing, Tier).where(*public_conditions(None), Listing.uid == uid)).first()
+    row = session.exec(
+        _public_select(Listing, Tier, _PHOTO_PAIRS).where(*public_conditions(None), Listing.uid == uid)
+    ).first()
     if row is None:
         return None
-    listing, tier = row
-    photos = _listing_photos(session, listing.uid)
+    listing, tier, photo_pairs = row
+    photos = _photo_urls(photo_pairs)
     services = session.exec(
         select(AdvertiserService.name)
         .join(ListingService, col(ListingService.service_uid) == col(AdvertiserService.uid))

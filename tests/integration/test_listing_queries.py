@@ -221,7 +221,7 @@ def test_card_and_detail_content(db):
     assert detail.available_until.startswith("Disponible ahora, hasta las ")
 
 
-def test_a_card_shows_its_approved_photos_cover_first_as_the_detail_does(db):
+def test_a_card_and_the_detail_show_the_approved_photos_cover_first(db):
     owner = make_owner(db, "o@example.cl")
     listing = make_listing(db, owner, name="Ana", city=CITY, photos=0)
     make_listing(db, owner, name="Sin fotos", city=CITY, photos=0)
