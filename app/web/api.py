@@ -64,6 +64,7 @@ CROSS_SITE_FORM = "Solicitud rechazada: este formulario solo se puede enviar des
 # A list of MAX_FAVOURITES uids of 40 characters, quoted and separated, with room to spare.
 FAVOURITES_MAX_BYTES = 16 * 1024
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
+HOME_PLACE = "Chile"
 
 
 def _adult(request: Request) -> bool:
@@ -89,13 +90,18 @@ def _page_inputs() -> tuple:
     return (settings.site_url, settings.page_size)
 
 
+def _heading(place: str) -> str:
+    """The heading of an SSG page (and its breadcrumb's label): "Escorts en Viña del Mar"."""
+    return f"Escorts en {place}"
+
+
 def _home_document(adult_ok: bool) -> str:
     site = get_settings().site_url
     return ssg.render_page(
-        title="Escorts en Chile | Escorts Chile",
+        title=f"{_heading(HOME_PLACE)} | Escorts Chile",
         description="Avisos de escorts en las principales ciudades de Chile, revisados antes de publicarse.",
         canonical=f"{site}{SSG_HOME}",
-        heading="Escorts en Chile",
+        heading=_heading(HOME_PLACE),
         body=ssg.home_body(_featured_cards()),
         adult_ok=adult_ok,
         path=SSG_HOME,
@@ -163,6 +169,7 @@ def _city_document(city_slug: str, page: int, adult_ok: bool, commune: Commune |
     A commune's page exists only while public listings name the commune.
     """
     city: City = city_by_slug(city_slug)  # type: ignore[assignment]  # ssg_city's known city
+    city_path = _ssg_path(city_slug, None)
     path = _ssg_path(city_slug, commune)
     filters = ListingFilters(commune=commune)
     with session_scope() as session:
@@ -184,14 +191,17 @@ def _city_document(city_slug: str, page: int, adult_ok: bool, commune: Commune |
     place = city.name if commune is None or commune.name == city.name else f"{commune.name}, {city.name}"
     url = ssg_page_url(path, result.page)
     links = [(_ssg_path(city_slug, each.commune), each.commune.name) for each in communes]
+    # A commune's page leads back to its city (a city's page has the header's link to the home).
+    breadcrumbs = [] if commune is None else [(SSG_HOME, _heading(HOME_PLACE)), (city_path, _heading(city.name))]
     return ssg.render_page(
-        title=f"Escorts en {place} | Escorts Chile",
+        title=f"{_heading(place)} | Escorts Chile",
         description=f"Avisos de escorts en {place}: fotos, tarifas y contacto. {published_label(result)}.",
         canonical=f"{get_settings().site_url}{url}",
-        heading=f"Escorts en {place}",
+        heading=_heading(place),
         body=ssg.city_body(result, path, links),
         adult_ok=adult_ok,
         path=url,
+        breadcrumbs=breadcrumbs,
     )
 
 
