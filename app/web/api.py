@@ -61,8 +61,9 @@ FORM_URLENCODED = "application/x-www-form-urlencoded"
 AGE_FORM_MAX_BYTES = 2048
 JSON_TYPE = "application/json"
 CROSS_SITE_FORM = "Solicitud rechazada: este formulario solo se puede enviar desde una página del sitio."
-# A list of MAX_FAVOURITES uids of 40 characters, quoted and separated, with room to spare.
-FAVOURITES_MAX_BYTES = 16 * 1024
+# A list of MAX_FAVOURITES uids of 40 characters and their names (up to 60 characters of up to 4 bytes),
+# quoted and separated, with room to spare.
+FAVOURITES_MAX_BYTES = 80 * 1024
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
 HOME_PLACE = "Chile"
 
@@ -269,14 +270,15 @@ async def _small_body(request: Request, limit: int) -> bytes | None:
     return bytes(body)
 
 
-def _favourites_html(uids: list[str]) -> str:
+def _favourites_html(uids: list[str], names: dict[str, str]) -> str:
     with session_scope() as session:
         saved = favourites.saved_cards(session=session, uids=uids)
-    return render("favourites.html", cards=saved.cards, gone=saved.gone)
+    return render("favourites.html", cards=saved.cards, gone=saved.gone, names=names)
 
 
 async def favourite_cards(request: Request) -> Response:
-    """POST /favoritas/tarjetas: the Favoritas page's list as HTML, ``{"ids": [...]}`` in.
+    """POST /favoritas/tarjetas: the Favoritas page's list as HTML, ``{"ids": [...], "names": {uid: name}}`` in
+    (the names the device kept, for the listings no longer public).
 
     The favourites stay on the visitor's device (assets/favourites.js); this page still needs the
     listings' public data. The uids travel in a POST body, never in a URL, which would land in the
@@ -294,11 +296,12 @@ async def favourite_cards(request: Request) -> Response:
     try:
         data = json.loads(body)
         uids = favourites.clean_uids(data.get("ids") if isinstance(data, dict) else None)
+        names = favourites.clean_names(data.get("names"), uids)
     except ValueError:
         return PlainTextResponse(favourites.LIST_REFUSED, status_code=400, headers=NO_STORE)
     except InvalidInputError as exc:
         return PlainTextResponse(exc.message, status_code=400, headers=NO_STORE)
-    return HTMLResponse(await run_in_threadpool(_favourites_html, uids), headers=NO_STORE)
+    return HTMLResponse(await run_in_threadpool(_favourites_html, uids, names), headers=NO_STORE)
 
 
 async def health(_: Request) -> Response:

@@ -93,9 +93,14 @@ def _hydrated(page: Page, site: Site) -> dict[str, str]:
         page.wait_for_function(HYDRATED)
         page.locator("#vista-previa").wait_for(state="detached")  # the server's preview has left
         documents[name] = page.content()
-    # The Favoritas page with a saved listing and one no longer public (drawn by assets/favourites.js).
+    # The Favoritas page with a saved listing and one no longer public, by the name the device kept (drawn by
+    # assets/favourites.js).
     saved = [site.uids["diamante"], site.uids["hidden"]]
-    page.evaluate("(uids) => window.localStorage.setItem('favoritas', JSON.stringify(uids))", saved)
+    page.evaluate(
+        "([uids, names]) => { localStorage.setItem('favoritas', JSON.stringify(uids));"
+        " localStorage.setItem('favoritas_nombres', JSON.stringify(names)); }",
+        [saved, {site.uids["hidden"]: site.names["hidden"]}],
+    )
     page.goto("/favoritas")
     page.wait_for_function(HYDRATED)
     page.get_by_test_id("favorita-no-disponible").wait_for()
