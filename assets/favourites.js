@@ -6,7 +6,8 @@
 //   data-favoritas-cuenta button (app/states/favourites.py); a press then clicks it, and it sends the
 //   list to the account;
 // - the Favoritas page's list (data-favoritas-lista) is drawn from POST /favoritas/tarjetas, which
-//   gives the public cards of the saved listings and says which are no longer public;
+//   gives the public cards of the saved listings and says which are no longer public, naming those by
+//   the name this device kept with each (a heart's data-favorita-nombre, when it was saved or last seen);
 // - a list this device took from an account leaves with the account: once signed out (the "user"
 //   record of app/states/auth.py is gone), the next person at this browser does not see it;
 // - window.favoritas is what the account's handlers call (read the list, adopt the account's).
@@ -16,10 +17,13 @@
   if (window.favoritas) return;
 
   var KEY = "favoritas";
+  // The name of each saved listing (uid: name), to name one that is no longer public.
+  var NAMES_KEY = "favoritas_nombres";
   // The account this device's list was joined with (so an account's list replaces it only then).
   var OWNER_KEY = "favoritas_cuenta";
   var MAX = 200;
   var HEART = "[data-favorita]";
+  var NAME = "data-favorita-nombre";
   var LIST = "[data-favoritas-lista]";
   var ACCOUNT = "[data-favoritas-cuenta]";
   // The presses since the server last read the list (listing uid: saved or removed). An account's list that
@@ -35,26 +39,56 @@
     }
   }
 
-  function write(uids) {
-    window.localStorage.setItem(KEY, JSON.stringify(uids.slice(0, MAX)));
+  function readNames() {
+    try {
+      var value = JSON.parse(window.localStorage.getItem(NAMES_KEY) || "{}");
+      return value && typeof value === "object" && !Array.isArray(value) ? value : {};
+    } catch (error) {
+      return {};
+    }
+  }
+
+  // The names of the saved listings alone.
+  function namesOf(uids, names) {
+    var kept = {};
+    uids.forEach(function (uid) {
+      if (Object.prototype.hasOwnProperty.call(names, uid) && typeof names[uid] === "string") kept[uid] = names[uid];
+    });
+    return kept;
+  }
+
+  function write(uids, names) {
+    var list = uids.slice(0, MAX);
+    window.localStorage.setItem(KEY, JSON.stringify(list));
+    window.localStorage.setItem(NAMES_KEY, JSON.stringify(namesOf(list, names || readNames())));
   }
 
   // Signed out since this device joined an account's list: that list stays in the account only.
   function leaveAccount() {
     if (window.localStorage.getItem(OWNER_KEY) !== null && !window.localStorage.getItem("user")) {
       window.localStorage.removeItem(KEY);
+      window.localStorage.removeItem(NAMES_KEY);
       window.localStorage.removeItem(OWNER_KEY);
     }
   }
 
-  // Every heart on the page shows whether its listing is saved.
+  // Every heart on the page shows whether its listing is saved; the name of each saved one shown is kept.
   function mark() {
     leaveAccount();
     var saved = read();
+    var names = readNames();
+    var renamed = false;
     document.querySelectorAll(HEART).forEach(function (button) {
-      var pressed = saved.indexOf(button.getAttribute("data-favorita")) >= 0 ? "true" : "false";
+      var uid = button.getAttribute("data-favorita");
+      var name = button.getAttribute(NAME);
+      var pressed = saved.indexOf(uid) >= 0 ? "true" : "false";
       if (button.getAttribute("aria-pressed") !== pressed) button.setAttribute("aria-pressed", pressed);
+      if (pressed === "true" && name && names[uid] !== name) {
+        names[uid] = name;
+        renamed = true;
+      }
     });
+    if (renamed) write(saved, names);
   }
 
   // The Favoritas page's list: the public cards of the saved listings, and those gone. Only the answer to
@@ -62,6 +96,7 @@
   var drawn = 0;
   function drawList(container) {
     var request = ++drawn;
+    var ids = read();
     container.setAttribute("data-cargada", "");
     container.setAttribute("aria-busy", "true");
     fetch("/favoritas/tarjetas", {
@@ -69,7 +104,7 @@
       credentials: "omit",
       cache: "no-store",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ ids: read() }),
+      body: JSON.stringify({ ids: ids, names: namesOf(ids, readNames()) }),
     })
       .then(function (response) {
         if (!response.ok) throw new Error(String(response.status));
@@ -101,11 +136,13 @@
     event.preventDefault();
     var uid = button.getAttribute("data-favorita");
     var saved = read();
+    var names = readNames();
     var at = saved.indexOf(uid);
     if (at >= 0) saved.splice(at, 1);
     else saved.unshift(uid);
+    if (at < 0 && button.getAttribute(NAME)) names[uid] = button.getAttribute(NAME);
     pressed[uid] = at < 0;
-    write(saved);
+    write(saved, names);
     mark();
     sendToAccount();
   });

@@ -18,6 +18,8 @@ HEART_LABEL = "Guardar en favoritas: "
 HEART_CLASS = "fav-heart"
 # The listing uid a heart saves (assets/favourites.js finds the hearts by it).
 HEART_ATTRIBUTE = "data-favorita"
+# The listing's name, which assets/favourites.js keeps with the saved uid: a listing no longer public is named by it.
+HEART_NAME_ATTRIBUTE = "data-favorita-nombre"
 # The element the Favoritas page's list is drawn into (by assets/favourites.js).
 LIST_ATTRIBUTE = "data-favoritas-lista"
 # Present only while a signed-in visitor keeps favourites in the account: a press then also updates the account.
@@ -32,7 +34,7 @@ def favourite_button(uid, name) -> rx.Component:
         class_name=HEART_CLASS,
         aria_pressed="false",
         aria_label=HEART_LABEL + name,
-        custom_attrs={HEART_ATTRIBUTE: uid},
+        custom_attrs={HEART_ATTRIBUTE: uid, HEART_NAME_ATTRIBUTE: name},
     )
 
 

@@ -1,4 +1,4 @@
-"""Chile geography: the 12 regions of the product with their communes, and the 25 supported cities.
+"""Chile geography: the 12 regions of the product with their communes, and the 25 supported cities with their areas.
 
 Commune ids are ``slugify(name)``, except the commune "Santiago", whose id is
 "santiago-de-chile" so that every city slug is also the id of a commune of its region.
@@ -32,11 +32,12 @@ class Region:
 
 @dataclass(frozen=True)
 class City:
-    """A supported city: URL slug, display name and the id of its region."""
+    """A supported city: URL slug, display name, the id of its region and the names of its area's communes."""
 
     slug: str
     name: str
     region_id: str
+    area: tuple[str, ...]
 
 
 _COMMUNE_ID_OVERRIDES = {"Santiago": "santiago-de-chile"}
@@ -462,32 +463,127 @@ REGIONS: tuple[Region, ...] = (
     ),
 )
 
+# The area of each city: the communes its visitors look in, the city's own first (a metropolitan area such as Gran
+# Valparaíso or Gran Concepción, a city and the communes around it, or a province). The directory offers these
+# alone (filters, commune pages, sitemaps); a listing may still name any commune of the city's region.
+_GRAN_SANTIAGO = (
+    "Santiago",
+    "Cerrillos",
+    "Cerro Navia",
+    "Conchalí",
+    "El Bosque",
+    "Estación Central",
+    "Huechuraba",
+    "Independencia",
+    "La Cisterna",
+    "La Florida",
+    "La Granja",
+    "La Pintana",
+    "La Reina",
+    "Las Condes",
+    "Lo Barnechea",
+    "Lo Espejo",
+    "Lo Prado",
+    "Macul",
+    "Maipú",
+    "Ñuñoa",
+    "Pedro Aguirre Cerda",
+    "Peñalolén",
+    "Providencia",
+    "Pudahuel",
+    "Quilicura",
+    "Quinta Normal",
+    "Recoleta",
+    "Renca",
+    "San Joaquín",
+    "San Miguel",
+    "San Ramón",
+    "Vitacura",
+    "Puente Alto",
+    "San Bernardo",
+)
 CITIES: tuple[City, ...] = (
-    City("copiapo", "Copiapó", "AT"),
-    City("ovalle", "Ovalle", "CO"),
-    City("buin", "Buin", "RM"),
-    City("santiago-de-chile", "Santiago de Chile", "RM"),
-    City("la-florida", "La Florida", "RM"),
-    City("puente-alto", "Puente Alto", "RM"),
-    City("san-bernardo", "San Bernardo", "RM"),
-    City("maipu", "Maipú", "RM"),
-    City("providencia", "Providencia", "RM"),
-    City("macul", "Macul", "RM"),
-    City("valparaiso", "Valparaíso", "VS"),
-    City("vina-del-mar", "Viña del Mar", "VS"),
-    City("rancagua", "Rancagua", "LI"),
-    City("san-fernando", "San Fernando", "LI"),
-    City("constitucion", "Constitución", "ML"),
-    City("curico", "Curicó", "ML"),
-    City("linares", "Linares", "ML"),
-    City("talca", "Talca", "ML"),
-    City("chillan", "Chillán", "NB"),
-    City("concepcion", "Concepción", "BI"),
-    City("los-angeles", "Los Ángeles", "BI"),
-    City("temuco", "Temuco", "AR"),
-    City("valdivia", "Valdivia", "LR"),
-    City("osorno", "Osorno", "LL"),
-    City("puerto-montt", "Puerto Montt", "LL"),
+    City("copiapo", "Copiapó", "AT", ("Copiapó", "Caldera", "Tierra Amarilla")),
+    City("ovalle", "Ovalle", "CO", ("Ovalle", "Combarbalá", "Monte Patria", "Punitaqui", "Río Hurtado")),
+    City("buin", "Buin", "RM", ("Buin", "Paine", "San Bernardo", "Calera de Tango")),
+    City("santiago-de-chile", "Santiago de Chile", "RM", _GRAN_SANTIAGO),
+    City(
+        "la-florida", "La Florida", "RM", ("La Florida", "Macul", "Peñalolén", "La Granja", "La Pintana", "Puente Alto")
+    ),
+    City(
+        "puente-alto", "Puente Alto", "RM", ("Puente Alto", "La Florida", "La Pintana", "Pirque", "San José de Maipo")
+    ),
+    City(
+        "san-bernardo",
+        "San Bernardo",
+        "RM",
+        ("San Bernardo", "El Bosque", "La Pintana", "Lo Espejo", "Maipú", "Calera de Tango", "Buin"),
+    ),
+    City(
+        "maipu",
+        "Maipú",
+        "RM",
+        ("Maipú", "Pudahuel", "Estación Central", "Cerrillos", "San Bernardo", "Calera de Tango", "Padre Hurtado"),
+    ),
+    City(
+        "providencia",
+        "Providencia",
+        "RM",
+        ("Providencia", "Santiago", "Recoleta", "Vitacura", "Las Condes", "Ñuñoa"),
+    ),
+    City("macul", "Macul", "RM", ("Macul", "Ñuñoa", "Peñalolén", "La Florida", "San Joaquín")),
+    City("valparaiso", "Valparaíso", "VS", ("Valparaíso", "Viña del Mar", "Concón", "Quilpué", "Villa Alemana")),
+    City("vina-del-mar", "Viña del Mar", "VS", ("Viña del Mar", "Valparaíso", "Concón", "Quilpué", "Villa Alemana")),
+    City("rancagua", "Rancagua", "LI", ("Rancagua", "Machalí", "Graneros", "Olivar", "Doñihue")),
+    City("san-fernando", "San Fernando", "LI", ("San Fernando", "Chimbarongo", "Placilla", "Nancagua")),
+    City("constitucion", "Constitución", "ML", ("Constitución", "Empedrado", "Curepto")),
+    City("curico", "Curicó", "ML", ("Curicó", "Molina", "Romeral", "Teno", "Rauco", "Sagrada Familia")),
+    City("linares", "Linares", "ML", ("Linares", "Yerbas Buenas", "Colbún", "Longaví", "Villa Alegre", "San Javier")),
+    City("talca", "Talca", "ML", ("Talca", "Maule", "San Clemente", "Pelarco", "Pencahue", "San Rafael")),
+    City("chillan", "Chillán", "NB", ("Chillán", "Chillán Viejo", "Bulnes", "Pinto", "Coihueco")),
+    City(
+        "concepcion",
+        "Concepción",
+        "BI",
+        (
+            "Concepción",
+            "Talcahuano",
+            "Hualpén",
+            "San Pedro de la Paz",
+            "Chiguayante",
+            "Penco",
+            "Tomé",
+            "Coronel",
+            "Lota",
+            "Hualqui",
+            "Santa Juana",
+        ),
+    ),
+    City(
+        "los-angeles",
+        "Los Ángeles",
+        "BI",
+        ("Los Ángeles", "Cabrero", "Laja", "Mulchén", "Nacimiento", "Negrete", "Santa Bárbara"),
+    ),
+    City(
+        "temuco",
+        "Temuco",
+        "AR",
+        ("Temuco", "Padre Las Casas", "Cholchol", "Freire", "Lautaro", "Nueva Imperial", "Vilcún"),
+    ),
+    City("valdivia", "Valdivia", "LR", ("Valdivia", "Corral", "Mariquina", "Máfil", "Los Lagos", "Paillaco")),
+    City(
+        "osorno",
+        "Osorno",
+        "LL",
+        ("Osorno", "Puerto Octay", "Purranque", "Puyehue", "Río Negro", "San Juan de la Costa", "San Pablo"),
+    ),
+    City(
+        "puerto-montt",
+        "Puerto Montt",
+        "LL",
+        ("Puerto Montt", "Puerto Varas", "Llanquihue", "Frutillar", "Calbuco", "Los Muermos", "Maullín"),
+    ),
 )
 
 _CITY_BY_SLUG = {city.slug: city for city in CITIES}
@@ -529,16 +625,22 @@ def cities_by_region() -> list[tuple[Region, list[City]]]:
 
 
 def commune_names_for_city(slug: object) -> list[str]:
-    """Commune names of the city's region, in the region's data order (capital first).
+    """The commune names a listing of this city may name: its region's, in the region's data order (capital first).
 
     The slug is normalized with ``normalize_city_slug``; an unknown city gives [].
     """
-    return [commune.name for commune in city_communes(slug)]
+    key = normalize_city_slug(slug)
+    if key is None:
+        return []
+    return [commune.name for commune in _REGION_BY_ID[_CITY_BY_SLUG[key].region_id].communes]
 
 
 def city_communes(slug: object) -> tuple[Commune, ...]:
-    """The communes a listing of this city may name (its region's, capital first); unknown city: ()."""
+    """The communes of the city's area, the city's own first: all the directory offers (filters, commune pages,
+    sitemaps). The slug is normalized with ``normalize_city_slug``; an unknown city gives ()."""
     key = normalize_city_slug(slug)
     if key is None:
         return ()
-    return _REGION_BY_ID[_CITY_BY_SLUG[key].region_id].communes
+    city = _CITY_BY_SLUG[key]
+    by_name = {commune.name: commune for commune in _REGION_BY_ID[city.region_id].communes}
+    return tuple(by_name[name] for name in city.area)

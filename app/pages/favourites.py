@@ -54,8 +54,13 @@ def favourites_page() -> rx.Component:
     return page_frame(
         rx.el.h1(FAVOURITES_TITLE),
         rx.el.p(
-            "Las publicaciones que guardas con el corazón. Se guardan en este dispositivo: no las enviamos a "
-            "nuestro servidor ni nadie más puede verlas.",
+            rx.cond(
+                FavouritesState.in_account,
+                "Las publicaciones que guardas con el corazón. Se guardan en este dispositivo y también en tu "
+                "cuenta, para que las veas al ingresar en otro dispositivo. Solo tú puedes verlas.",
+                "Las publicaciones que guardas con el corazón. Se guardan en este dispositivo: no las enviamos a "
+                "nuestro servidor ni nadie más puede verlas.",
+            ),
             class_name="lead",
         ),
         rx.cond(AuthState.signed_in, _account_switch()),

@@ -37,9 +37,10 @@ def service_options(*, session: Session) -> list[ServiceOption]:
 
 
 def commune_counts(*, session: Session, section: str | None, city_slug: str) -> list[CommuneCount]:
-    """The communes of a city that its public listings (of ``section``; None: both) name, alphabetically.
+    """The communes of a city's area that its public listings (of ``section``; None: both) name, alphabetically.
 
-    One GROUP BY over the city's public listings; names that are not a commune of the city are left out.
+    One GROUP BY over the city's public listings; names that are not a commune of the city's area
+    (``city_communes``) are left out: such a listing shows in its city, under no commune.
     """
     rows = session.exec(
         select(Listing.commune, func.count())

@@ -29,6 +29,7 @@ from app.core.errors import ConflictError, InvalidInputError
 from app.db import transaction
 from app.models import Favourite, FavouritesInAccount, Listing, ListingCard, utc_now
 from app.services import listings
+from app.services.listing_form import DISPLAY_NAME_MAX
 
 # How many favourites one list holds (device or account): far more than anyone keeps, small enough for one query.
 MAX_FAVOURITES = 200
@@ -52,6 +53,25 @@ def clean_uids(raw: object) -> list[str]:
     if not all(isinstance(uid, str) and _UID.fullmatch(uid) for uid in raw):
         raise InvalidInputError(LIST_REFUSED)
     return list(dict.fromkeys(raw))
+
+
+def clean_names(raw: object, uids: list[str]) -> dict[str, str]:
+    """The names a device kept with its saved ``uids`` (uid to name), to name the listings no longer public.
+
+    ``raw`` must be an object (None: no names); a name that is not text of 1 to DISPLAY_NAME_MAX characters, or
+    whose uid is not in ``uids``, is left out (that listing gets a plain text). Anything else is refused with
+    InvalidInputError.
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise InvalidInputError(LIST_REFUSED)
+    names = {}
+    for uid in uids:
+        name = raw.get(uid)
+        if isinstance(name, str) and 0 < len(name.strip()) <= DISPLAY_NAME_MAX:
+            names[uid] = name.strip()
+    return names
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,11 @@ FORM_URLENCODED = "application/x-www-form-urlencoded"
 AGE_FORM_MAX_BYTES = 2048
 JSON_TYPE = "application/json"
 CROSS_SITE_FORM = "Solicitud rechazada: este formulario solo se puede enviar desde una página del sitio."
-# A list of MAX_FAVOURITES uids of 40 characters, quoted and separated, with room to spare.
-FAVOURITES_MAX_BYTES = 16 * 1024
+# A list of MAX_FAVOURITES uids of 40 characters and their names (up to 60 characters of up to 4 bytes),
+# quoted and separated, with room to spare.
+FAVOURITES_MAX_BYTES = 80 * 1024
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
+HOME_PLACE = "Chile"
 
 
 def _adult(request: Request) -> bool:
@@ -89,13 +91,18 @@ def _page_inputs() -> tuple:
     return (settings.site_url, settings.page_size)
 
 
+def _heading(place: str) -> str:
+    """The heading of an SSG page (and its breadcrumb's label): "Escorts en Viña del Mar"."""
+    return f"Escorts en {place}"
+
+
 def _home_document(adult_ok: bool) -> str:
     site = get_settings().site_url
     return ssg.render_page(
-        title="Escorts en Chile | Escorts Chile",
+        title=f"{_heading(HOME_PLACE)} | Escorts Chile",
         description="Avisos de escorts en las principales ciudades de Chile, revisados antes de publicarse.",
         canonical=f"{site}{SSG_HOME}",
-        heading="Escorts en Chile",
+        heading=_heading(HOME_PLACE),
         body=ssg.home_body(_featured_cards()),
         adult_ok=adult_ok,
         path=SSG_HOME,
@@ -163,6 +170,7 @@ def _city_document(city_slug: str, page: int, adult_ok: bool, commune: Commune |
     A commune's page exists only while public listings name the commune.
     """
     city: City = city_by_slug(city_slug)  # type: ignore[assignment]  # ssg_city's known city
+    city_path = _ssg_path(city_slug, None)
     path = _ssg_path(city_slug, commune)
     filters = ListingFilters(commune=commune)
     with session_scope() as session:
@@ -184,14 +192,17 @@ def _city_document(city_slug: str, page: int, adult_ok: bool, commune: Commune |
     place = city.name if commune is None or commune.name == city.name else f"{commune.name}, {city.name}"
     url = ssg_page_url(path, result.page)
     links = [(_ssg_path(city_slug, each.commune), each.commune.name) for each in communes]
+    # A commune's page leads back to its city (a city's page has the header's link to the home).
+    breadcrumbs = [] if commune is None else [(SSG_HOME, _heading(HOME_PLACE)), (city_path, _heading(city.name))]
     return ssg.render_page(
-        title=f"Escorts en {place} | Escorts Chile",
+        title=f"{_heading(place)} | Escorts Chile",
         description=f"Avisos de escorts en {place}: fotos, tarifas y contacto. {published_label(result)}.",
         canonical=f"{get_settings().site_url}{url}",
-        heading=f"Escorts en {place}",
+        heading=_heading(place),
         body=ssg.city_body(result, path, links),
         adult_ok=adult_ok,
         path=url,
+        breadcrumbs=breadcrumbs,
     )
 
 
@@ -259,14 +270,15 @@ async def _small_body(request: Request, limit: int) -> bytes | None:
     return bytes(body)
 
 
-def _favourites_html(uids: list[str]) -> str:
+def _favourites_html(uids: list[str], names: dict[str, str]) -> str:
     with session_scope() as session:
         saved = favourites.saved_cards(session=session, uids=uids)
-    return render("favourites.html", cards=saved.cards, gone=saved.gone)
+    return render("favourites.html", cards=saved.cards, gone=saved.gone, names=names)
 
 
 async def favourite_cards(request: Request) -> Response:
-    """POST /favoritas/tarjetas: the Favoritas page's list as HTML, ``{"ids": [...]}`` in.
+    """POST /favoritas/tarjetas: the Favoritas page's list as HTML, ``{"ids": [...], "names": {uid: name}}`` in
+    (the names the device kept, for the listings no longer public).
 
     The favourites stay on the visitor's device (assets/favourites.js); this page still needs the
     listings' public data. The uids travel in a POST body, never in a URL, which would land in the
@@ -284,11 +296,12 @@ async def favourite_cards(request: Request) -> Response:
     try:
         data = json.loads(body)
         uids = favourites.clean_uids(data.get("ids") if isinstance(data, dict) else None)
+        names = favourites.clean_names(data.get("names"), uids)
     except ValueError:
         return PlainTextResponse(favourites.LIST_REFUSED, status_code=400, headers=NO_STORE)
     except InvalidInputError as exc:
         return PlainTextResponse(exc.message, status_code=400, headers=NO_STORE)
-    return HTMLResponse(await run_in_threadpool(_favourites_html, uids), headers=NO_STORE)
+    return HTMLResponse(await run_in_threadpool(_favourites_html, uids, names), headers=NO_STORE)
 
 
 async def health(_: Request) -> Response:

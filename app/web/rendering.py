@@ -21,7 +21,7 @@ from app import routes
 from app.components.age_gate import AGE_ACCEPT, AGE_LEAVE_URL, AGE_TEXT, AGE_TITLE
 from app.components.cards import CARD_SIZES, FLAG_BADGES, PIPELINE_DEFAULT, PIPELINE_NARROW, PRICE_UNIT
 from app.components.carousel import SLIDE_SIZES
-from app.components.favourites import HEART_ATTRIBUTE, HEART_CLASS, HEART_LABEL
+from app.components.favourites import HEART_ATTRIBUTE, HEART_CLASS, HEART_LABEL, HEART_NAME_ATTRIBUTE
 from app.components.layout import ACCESS_CHECK, SITE_NAME
 
 _LINE_BREAK = re.compile(r"\n[ \t]*")
@@ -65,6 +65,7 @@ ENVIRONMENT.globals.update(
     heart_label=HEART_LABEL,
     heart_class=HEART_CLASS,
     heart_attribute=HEART_ATTRIBUTE,
+    heart_name_attribute=HEART_NAME_ATTRIBUTE,
 )
 
 

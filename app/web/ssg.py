@@ -7,6 +7,8 @@ never emitted as HTML.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from markupsafe import Markup
 
 from app.core.geo import cities_by_region
@@ -17,9 +19,18 @@ from app.web.rendering import render
 
 
 def render_page(
-    *, title: str, description: str, canonical: str, heading: str, body: Markup, adult_ok: bool, path: str
+    *,
+    title: str,
+    description: str,
+    canonical: str,
+    heading: str,
+    body: Markup,
+    adult_ok: bool,
+    path: str,
+    breadcrumbs: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """A full HTML document in Spanish with title, description and canonical link around ``body``."""
+    """A full HTML document in Spanish with title, description and canonical link around ``body``, under the
+    links to the pages above it (``breadcrumbs``: (path, label) of each, the home first)."""
     return render(
         "ssg/page.html",
         title=title,
@@ -29,6 +40,7 @@ def render_page(
         body=body,
         adult_ok=adult_ok,
         path=path,
+        breadcrumbs=breadcrumbs,
     )
 
 
@@ -38,9 +50,9 @@ def home_body(featured: list[ListingCard]) -> Markup:
 
 
 def city_body(result: CardPage, city_path: str, communes: list[tuple[str, str]] | None = None) -> Markup:
-    """An SSG city page (or a commune's, at ``city_path``): one page of cards, how many (capped: "Más de 1.000
-    avisos · página 2"), links to the pages before and after it and to the pages of ``communes`` ((path, name)
-    of each)."""
+    """An SSG city page (or a commune's, at ``city_path``): links to the pages of ``communes`` ((path, name) of
+    each), one page of cards, how many (capped: "Más de 1.000 avisos · página 2") and links to the pages before
+    and after it."""
     return Markup(
         render(
             "ssg/city.html",

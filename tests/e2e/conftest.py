@@ -83,6 +83,15 @@ E2E_WORKERS = int(os.environ.get("E2E_WORKERS", "2"))
 CITY = "temuco"
 PAGED_CITY = "osorno"
 PAGED_CITY_LISTINGS = 26  # more than one page of 24
+# A city of its region's coast whose listings name communes of its area and one outside it (issue 33).
+AREA_CITY = "vina-del-mar"
+# name: commune (Isla de Pascua is of the city's region, 3,700 km off its area)
+AREA_CITY_LISTINGS = {
+    "Viñamarina": "Viña del Mar",
+    "Conconina": "Concón",
+    "Porteña": "Valparaíso",
+    "Rapanui": "Isla de Pascua",
+}
 
 
 @dataclass
@@ -139,6 +148,8 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
             make_listing(
                 session, owner, name=f"Osornina {i:02d}", city=PAGED_CITY, published_at=now - timedelta(hours=i)
             )
+        for name, commune in AREA_CITY_LISTINGS.items():
+            make_listing(session, owner, name=name, city=AREA_CITY, commune=commune, tier="chicas-del-dia")
         session.get(Listing, uids["diamante"]).description = "Descripción de prueba <b>sin HTML</b>."
         session.commit()
         assert_every_listing_in_review_is_queued(session)

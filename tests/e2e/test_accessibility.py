@@ -29,7 +29,7 @@ from app.services import listing_drafts, upgrades
 from app.states.public import AGE_COOKIE
 from app.storage.local import LocalStorage
 from tests.e2e.axe import serious_violations
-from tests.e2e.conftest import CITY, Site
+from tests.e2e.conftest import AREA_CITY, CITY, Site
 from tests.factories import make_account, make_listing, open_session, tier_upgrade, wizard_draft
 
 pytestmark = pytest.mark.e2e
@@ -112,8 +112,8 @@ def test_public_pages_first_visit_and_returning(audited: BrowserContext, site: S
         page.goto(path)
         _live(page)
         found += serious_violations(page)
-    # The static pages, plain HTML.
-    for path in ("/escorts-ssg", f"/escorts-ssg/{CITY}"):
+    # The static pages, plain HTML: a commune's with its way back to the city.
+    for path in ("/escorts-ssg", f"/escorts-ssg/{CITY}", f"/escorts-ssg/{AREA_CITY}/concon"):
         page.goto(path)
         expect(page.locator("main")).to_be_visible()
         found += serious_violations(page)

@@ -27,6 +27,8 @@ pytestmark = pytest.mark.e2e
 
 # A city of their own, so the other tests' counts never see these listings.
 FAV_CITY = "valdivia"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
 _serial = itertools.count()
 
 
@@ -55,11 +57,9 @@ def _detail_url(listing: Listing) -> str:
     )
 
 
-def _context(browser: Browser, site: Site) -> Iterator[BrowserContext]:
+def _context(browser: Browser, site: Site, viewport: dict[str, int] = DESKTOP) -> Iterator[BrowserContext]:
     # bypass_csp: axe-core is injected as an inline script.
-    context = browser.new_context(
-        base_url=site.url, locale="es-CL", viewport={"width": 1280, "height": 900}, bypass_csp=True
-    )
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=viewport, bypass_csp=True)
     context.set_default_timeout(20_000)
     context.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
     yield context
@@ -70,6 +70,12 @@ def _context(browser: Browser, site: Site) -> Iterator[BrowserContext]:
 def adult(browser: Browser, site: Site) -> Iterator[BrowserContext]:
     """A browser that already said it is 18+ (no account)."""
     yield from _context(browser, site)
+
+
+@pytest.fixture
+def phone(browser: Browser, site: Site) -> Iterator[BrowserContext]:
+    """An adult's browser on a phone, 390 px wide."""
+    yield from _context(browser, site, PHONE)
 
 
 @pytest.fixture
@@ -174,32 +180,74 @@ def test_hearts_on_cards_and_detail_stay_on_the_device_and_the_favourites_page_s
     assert listings["card"].uid not in site.log_path.read_text(errors="replace")
 
 
-def test_a_listing_no_longer_public_shows_as_gone(
-    adult: BrowserContext, site: Site, listings: dict[str, Listing], db: Session
+def _pause(db: Session, listing: Listing) -> None:
+    paused = db.get(Listing, listing.uid)
+    paused.status = ListingStatus.PAUSADA.value
+    db.add(paused)
+    db.commit()
+
+
+def test_on_a_phone_the_page_says_where_the_list_is_kept_and_names_the_listings_gone(
+    phone: BrowserContext, site: Site, listings: dict[str, Listing], db: Session
 ):
-    page = adult.new_page()
+    """With the account switch off and on, the page's text says where the list is kept; a listing no longer
+    public keeps the name the device saved with it (one saved before names were kept gets a plain text)."""
+    user = make_account(
+        db, LocalProvider(engine=db.get_bind()), f"movil-{time.time_ns()}@correo.cl", profile=ProfileId.CLIENTE
+    )
+    _sign_in(db, phone, site, user)
+    page = phone.new_page()
     _detail_page(page, listings["detail"])
     _press(page, listings["detail"], "true")
     _city_page(page)
     _press(page, listings["other"], "true")
-
-    gone = db.get(Listing, listings["detail"].uid)
-    gone.status = ListingStatus.PAUSADA.value
-    db.add(gone)
-    db.commit()
+    _pause(db, listings["detail"])
+    _pause(db, listings["card"])
+    # A listing saved by an earlier version of the page, which kept no names.
+    page.evaluate(
+        "(uid) => localStorage.setItem('favoritas', JSON.stringify([...JSON.parse(localStorage.getItem('favoritas')),"
+        " uid]))",
+        listings["card"].uid,
+    )
 
     _favourites_page(page)
+    device_only = page.get_by_text("no las enviamos a nuestro servidor")
+    in_account = page.get_by_text("y también en tu cuenta")
+    expect(device_only).to_be_visible()
+    expect(in_account).to_have_count(0)
     expect(page.locator("[data-favoritas-lista] [data-testid=listing-card]")).to_have_count(1)
-    expect(page.get_by_text(listings["detail"].display_name)).to_have_count(0)
-    gone_item = page.get_by_test_id("favorita-no-disponible")
-    expect(gone_item).to_contain_text("Esta publicación ya no está disponible.")
+    gone = page.get_by_test_id("favorita-no-disponible")
+    expect(gone).to_contain_text(
+        [f"{listings['detail'].display_name} — ya no está disponible", "Esta publicación ya no está disponible."]
+    )
+
+    switch = page.get_by_role("switch", name="Guardar mis favoritas en mi cuenta")
+    switch.click()
+    expect(switch).to_have_attribute("aria-checked", "true")
+    expect(in_account).to_be_visible()
+    expect(device_only).to_have_count(0)
+    _until(lambda: len(_account_rows(db, user)) == 3, "the list never reached the account")
+    # The list drawn again from the account's copy: the names stay.
+    _favourites_page(page)
+    expect(in_account).to_be_visible()
+    expect(gone).to_contain_text(
+        [f"{listings['detail'].display_name} — ya no está disponible", "Esta publicación ya no está disponible."]
+    )
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
     assert serious_violations(page) == []
-    # Its heart takes it away.
-    heart = gone_item.get_by_role("button", name="Guardar en favoritas: publicación no disponible")
+
+    switch.click()
+    expect(switch).to_have_attribute("aria-checked", "false")
+    expect(device_only).to_be_visible()
+    expect(in_account).to_have_count(0)
+    # The named entry's heart takes it away.
+    heart = gone.first.get_by_role("button", name=f"Guardar en favoritas: {listings['detail'].display_name}")
     heart.click()
     expect(heart).to_have_attribute("aria-pressed", "false")
     _favourites_page(page)
-    expect(page.get_by_test_id("favorita-no-disponible")).to_have_count(0)
+    expect(gone).to_have_count(1)
+    expect(gone).to_contain_text("Esta publicación ya no está disponible.")
+    assert serious_violations(page) == []
 
 
 def _sign_in(db: Session, context: BrowserContext, site: Site, user: User) -> None:

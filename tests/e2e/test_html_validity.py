@@ -27,7 +27,7 @@ from playwright.sync_api import Page
 from app.content.legal import LEGAL_PAGES
 from app.routes import legal_path
 from app.states.public import AGE_COOKIE
-from tests.e2e.conftest import CITY, PAGED_CITY, Site
+from tests.e2e.conftest import AREA_CITY, CITY, PAGED_CITY, Site
 from tests.npm_tools import tool_modules
 
 pytestmark = pytest.mark.e2e
@@ -73,6 +73,8 @@ def _served(site: Site) -> dict[str, tuple[str, dict[str, str], int]]:
         "ssg-primera-visita": ("/escorts-ssg", {}, 200),
         "ssg": ("/escorts-ssg", ADULT, 200),
         "ssg-ciudad": (f"/escorts-ssg/{PAGED_CITY}?pagina=2", ADULT, 200),
+        "ssg-ciudad-comunas": (f"/escorts-ssg/{AREA_CITY}", ADULT, 200),
+        "ssg-comuna": (f"/escorts-ssg/{AREA_CITY}/concon", ADULT, 200),
         "ssg-no-existe": (f"/escorts-ssg/{CITY}?pagina=99", {}, 404),
     }
 
@@ -91,9 +93,14 @@ def _hydrated(page: Page, site: Site) -> dict[str, str]:
         page.wait_for_function(HYDRATED)
         page.locator("#vista-previa").wait_for(state="detached")  # the server's preview has left
         documents[name] = page.content()
-    # The Favoritas page with a saved listing and one no longer public (drawn by assets/favourites.js).
+    # The Favoritas page with a saved listing and one no longer public, by the name the device kept (drawn by
+    # assets/favourites.js).
     saved = [site.uids["diamante"], site.uids["hidden"]]
-    page.evaluate("(uids) => window.localStorage.setItem('favoritas', JSON.stringify(uids))", saved)
+    page.evaluate(
+        "([uids, names]) => { localStorage.setItem('favoritas', JSON.stringify(uids));"
+        " localStorage.setItem('favoritas_nombres', JSON.stringify(names)); }",
+        [saved, {site.uids["hidden"]: site.names["hidden"]}],
+    )
     page.goto("/favoritas")
     page.wait_for_function(HYDRATED)
     page.get_by_test_id("favorita-no-disponible").wait_for()

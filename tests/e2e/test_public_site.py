@@ -4,16 +4,18 @@ filter tabs, cards, detail, the report form and the no-JavaScript SSG pages."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from sqlmodel import Session, select
 
 from app.db import make_engine
 from app.models import Report
 from app.services.reports import MIN_FILL_SECONDS
-from tests.e2e.conftest import CITY, PAGED_CITY, accept_age
+from app.states.public import AGE_COOKIE
+from tests.e2e.conftest import AREA_CITY, AREA_CITY_LISTINGS, CITY, PAGED_CITY, accept_age
 
 pytestmark = pytest.mark.e2e
 
@@ -294,6 +296,59 @@ def test_ssg_redirects(site):
     assert (santiago.status_code, santiago.headers["location"]) == (301, "/escorts-ssg/santiago-de-chile")
     unknown = httpx.get(f"{site.url}/escorts-ssg/ciudad-inventada", follow_redirects=False)
     assert (unknown.status_code, unknown.headers["location"]) == (301, "/escorts-ssg")
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def phone(browser: Browser, site) -> Iterator[BrowserContext]:
+    """An adult's browser on a phone, 390 px wide."""
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE, has_touch=True)
+    context.set_default_timeout(20_000)
+    context.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
+    yield context
+    context.close()
+
+
+def test_a_city_offers_the_communes_of_its_area_and_the_static_page_shows_them_first_on_a_phone(
+    phone: BrowserContext, site
+):
+    """Viña del Mar's listings name Concón, Valparaíso, Viña del Mar and Isla de Pascua (of its region, not of its
+    area): the last one still shows in the city, but no commune page, link, sitemap entry or option is made for it."""
+    page = phone.new_page()
+    page.goto(f"/escorts-ssg/{AREA_CITY}")
+    assert {name.strip() for name in page.locator("h3").all_inner_texts()} == set(AREA_CITY_LISTINGS)
+    communes = page.get_by_role("navigation", name="Comunas")
+    expect(communes.get_by_role("link")).to_have_text(["Concón", "Valparaíso", "Viña del Mar"])
+    # Before the first card, in the phone's first screen (not under every card of the city).
+    links = communes.bounding_box()
+    first_card = page.get_by_test_id("listing-card").first.bounding_box()
+    assert links is not None and first_card is not None
+    assert links["y"] + links["height"] <= min(first_card["y"], PHONE["height"]), (links, first_card)
+
+    # A commune's page, and the way back to its city.
+    communes.get_by_role("link", name="Concón").tap()
+    page.wait_for_url(f"{site.url}/escorts-ssg/{AREA_CITY}/concon")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Escorts en Concón, Viña del Mar")
+    page.get_by_role("navigation", name="Ruta de navegación").get_by_role("link", name="Escorts en Viña del Mar").tap()
+    page.wait_for_url(f"{site.url}/escorts-ssg/{AREA_CITY}")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Escorts en Viña del Mar")
+
+    # No page nor sitemap entry for the commune outside the city's area.
+    outside = httpx.get(f"{site.url}/escorts-ssg/{AREA_CITY}/isla-de-pascua", cookies={AGE_COOKIE: "1"})
+    assert outside.status_code == 404 and "Isla de Pascua" not in outside.text
+    sitemap = httpx.get(f"{site.url}/sitemaps/mujeres/{AREA_CITY}.xml").text
+    assert f"/escorts/{AREA_CITY}?comuna=concon</loc>" in sitemap and "isla-de-pascua" not in sitemap
+
+    # The app's filters offer the same communes.
+    page.goto(f"/escorts/{AREA_CITY}")
+    page.locator("#vista-previa").wait_for(state="detached")
+    expect(page.get_by_test_id("total")).to_have_text(f"{len(AREA_CITY_LISTINGS)} avisos")
+    page.locator("summary", has_text="Filtros").tap()
+    expect(page.get_by_label("Comuna").locator("option")).to_have_text(
+        ["Todas las comunas", "Concón", "Valparaíso", "Viña del Mar"]
+    )
 
 
 def test_ssg_age_confirmation_works_without_javascript(browser, site):

@@ -139,6 +139,9 @@ def test_the_card_route_answers_public_cards_and_keeps_nothing(client, listings,
     assert f'data-favorita="{listings["ana"]}"' in html and 'aria-pressed="false"' in html
     assert "Esta publicación ya no está disponible." in html and f'data-favorita="{listings["pausada"]}"' in html
     assert not any(uid in record.getMessage() for record in caplog.records for uid in ids)
+    # The name the device kept names the one gone.
+    named = client.post("/favoritas/tarjetas", json={"ids": ids, "names": {listings["pausada"]: "Pausada <b>"}})
+    assert "Pausada &lt;b&gt; — ya no está disponible" in named.text
 
     empty = client.post("/favoritas/tarjetas", json={"ids": []})
     assert "Aún no tienes favoritas" in empty.text
@@ -151,7 +154,8 @@ def test_the_card_route_answers_public_cards_and_keeps_nothing(client, listings,
         (b"no es json", "application/json", 400),
         (b'["sin-objeto"]', "application/json", 400),
         (b"ids=abc", "application/x-www-form-urlencoded", 415),
-        (json.dumps({"ids": ["a" * 40] * 500}).encode(), "application/json", 413),
+        (b'{"ids": ["a1"], "names": ["Ana"]}', "application/json", 400),
+        (json.dumps({"ids": ["a" * 40] * 2000}).encode(), "application/json", 413),
     ],
 )
 def test_the_card_route_refuses_bad_input(client, body, content_type, status):

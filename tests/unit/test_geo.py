@@ -12,6 +12,7 @@ from app.core.geo import (
     Region,
     cities_by_region,
     city_by_slug,
+    city_communes,
     commune_names_for_city,
     normalize_city_slug,
     region_by_id,
@@ -217,7 +218,7 @@ class TestCities:
         assert city_by_slug(slug).name == name
 
     def test_city_by_slug_is_exact(self):
-        assert city_by_slug("temuco") == City("temuco", "Temuco", "AR")
+        assert city_by_slug("temuco").name == "Temuco"
         assert city_by_slug("Temuco") is None
         assert city_by_slug(" temuco") is None
         assert city_by_slug("santiago") is None
@@ -276,3 +277,35 @@ class TestGrouping:
     def test_commune_names_for_unknown_city(self):
         assert commune_names_for_city("lima") == []
         assert commune_names_for_city(None) == []
+
+
+class TestCityArea:
+    """The communes the directory offers for a city: its area's, not its whole region's (issue 33)."""
+
+    @pytest.mark.parametrize("city", CITIES, ids=lambda city: city.slug)
+    def test_every_area_is_of_communes_of_the_region_with_the_city_first(self, city):
+        communes = city_communes(city.slug)
+        region = {c.id for c in region_by_id(city.region_id).communes}
+        assert communes[0].id == city.slug
+        assert len(communes) == len(city.area) == len(set(communes))
+        assert {c.id for c in communes} <= region
+
+    def test_vina_del_mar_is_gran_valparaiso_without_the_islands(self):
+        assert [c.name for c in city_communes("vina-del-mar")] == [
+            "Viña del Mar",
+            "Valparaíso",
+            "Concón",
+            "Quilpué",
+            "Villa Alemana",
+        ]
+        assert {"Isla de Pascua", "Juan Fernández"} <= set(commune_names_for_city("vina-del-mar"))
+
+    def test_santiago_is_gran_santiago(self):
+        ids = [c.id for c in city_communes("santiago")]
+        assert len(ids) == 34 and ids[0] == "santiago-de-chile"
+        assert {"providencia", "puente-alto", "san-bernardo"} <= set(ids)
+        assert not {"melipilla", "colina", "buin"} & set(ids)
+
+    def test_unknown_city_has_none(self):
+        assert city_communes("lima") == ()
+        assert city_communes(None) == ()
