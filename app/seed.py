@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import func, insert
 from sqlmodel import Session, select
 
-from app.core.geo import CITIES, commune_names_for_city
+from app.core.geo import CITIES, city_communes
 from app.core.rut import format_rut, rut_check_digit
 from app.core.text import slugify
 from app.db import get_engine
@@ -252,14 +252,15 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
     photo_rows: list[dict[str, Any]] = []
     service_rows: list[dict[str, Any]] = []
     review_rows: list[dict[str, Any]] = []
-    communes = {city.slug: commune_names_for_city(city.slug) or [city.name] for city in CITIES}
+    # Demo listings name a commune of their city's area, as the directory offers them (its filters and pages).
+    communes = {city.slug: [commune.name for commune in city_communes(city.slug)] for city in CITIES}
     for i in range(listings):
         city = CITIES[i % len(CITIES)]
         section = Section.TRANS.value if i % 5 == 4 else Section.MUJERES.value
         owner = users[i // LISTINGS_PER_OWNER]
         name = rng.choice(NAMES)
         age = rng.randint(18, 45)
-        commune = city.name if rng.random() < 0.5 else rng.choice(communes[city.slug])
+        commune = communes[city.slug][0] if rng.random() < 0.5 else rng.choice(communes[city.slug])
         hour = rng.randrange(40, 200, 5) * 1000
         published = now - timedelta(days=rng.uniform(0, 30))
         status = ListingStatus.PUBLICADA.value

@@ -1,11 +1,12 @@
 """The demo data (app/seed.py) keeps the rules real data keeps: every listing in review has its item
 in the review queue, and the queue counts exactly those; an advertiser with a public listing has a
-reviewed identity."""
+reviewed identity; every listing names a commune of its city's area, which the directory offers."""
 
 from __future__ import annotations
 
 from sqlmodel import Session, func, select
 
+from app.core.geo import city_communes
 from app.models import Advertiser, Listing, ListingStatus, ProfileId
 from app.seed import seed
 from app.services.staff import review_queue
@@ -38,3 +39,7 @@ def test_seeded_demo_data_puts_every_listing_in_review_in_the_queue(db: Session,
         .where(Advertiser.user_uid.in_(public_owners), Advertiser.identity_reviewed_at.is_(None))
     ).one()
     assert unreviewed == 0
+
+    placed = db.exec(select(Listing.city_slug, Listing.commune).distinct()).all()
+    outside = [(city, commune) for city, commune in placed if commune not in {c.name for c in city_communes(city)}]
+    assert placed and outside == []
