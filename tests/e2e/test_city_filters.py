@@ -3,7 +3,8 @@ the phone's filter button with its match count and one-tap clear, the empty resu
 the sitemap and indexable while filtered variants are not, and axe over the open filters.
 
 Issue 33: a rate typed the Chilean way ("60.000", "55 mil") counts, one it cannot read gets a message
-beside its field; the filters on show as chips, each removed with one tap."""
+beside its field; the filters on show as chips, each removed with one tap; the open form and the tab row
+fit a phone and a desktop."""
 
 from __future__ import annotations
 
@@ -152,6 +153,69 @@ def test_a_rate_it_cannot_read_gets_a_message_and_one_tap_removes_one_filter(pag
     _expect_names(page, {"Filtro Bea", "Filtro Cata", "Filtro Dani"})
     expect(_chips(page)).to_have_count(1)
     expect(_chip(page, "Tarifa desde $55.000")).to_be_visible()
+
+
+# Whatever of the open form does not fit the window, overlaps another control or is too small to tap
+# (WCAG 2.2's 24 px target size), and the page's own width.
+LAYOUT_PROBLEMS = """() => {
+  const width = window.innerWidth;
+  const problems = [];
+  if (document.documentElement.scrollWidth > width) {
+    problems.push(`the page is ${document.documentElement.scrollWidth} px wide in a ${width} px window`);
+  }
+  const controls = [...document.querySelectorAll('.filter-panel :is(input, select, button, a)')];
+  const boxes = controls.map((control) => [control.id || control.name || control.textContent, control.getBoundingClientRect()]);
+  for (const [name, box] of boxes) {
+    if (box.left < 0 || box.right > width) problems.push(`${name} runs from ${box.left} to ${box.right}`);
+  }
+  boxes.forEach(([name, box], index) => {
+    for (const [other, next] of boxes.slice(index + 1)) {
+      if (box.left < next.right && next.left < box.right && box.top < next.bottom && next.top < box.bottom) {
+        problems.push(`${name} overlaps ${other}`);
+      }
+    }
+  });
+  for (const box of document.querySelectorAll('.filter-panel input[type=checkbox]')) {
+    const size = box.getBoundingClientRect();
+    if (size.width < 24 || size.height < 24) problems.push(`${box.value} is ${size.width}x${size.height} px`);
+  }
+  return problems;
+}"""
+
+
+# The tabs of the row that are cut off, by the window or by the row itself (scrolled out of sight).
+TABS_CUT_OFF = """() => {
+  const row = document.querySelector('nav.tabs').getBoundingClientRect();
+  const left = Math.max(0, row.left), right = Math.min(window.innerWidth, row.right);
+  return [...document.querySelectorAll('nav.tabs a')]
+    .filter((tab) => { const box = tab.getBoundingClientRect(); return box.left < left || box.right > right; })
+    .map((tab) => `the tab ${tab.textContent} is cut off`);
+}"""
+
+
+def test_the_open_filters_and_the_tabs_fit_a_phone_and_a_desktop(phone: BrowserContext, site: Site, listings):
+    page = phone.new_page()
+    page.goto(f"/escorts/{CITY}?comuna=talcahuano&precio_max=60000&servicio=masaje-filtro-e2e")
+    page.locator("#vista-previa").wait_for(state="detached")
+    _expect_names(page, {"Filtro Ana"})
+    expect(page.get_by_role("navigation", name="Filtros").get_by_role("link")).to_have_count(11)
+    for chip in _chips(page).all():
+        expect(chip).to_be_in_viewport(ratio=1)
+    page.locator("summary", has_text="Filtros").tap()
+    expect(page.get_by_label("Comuna")).to_be_visible()
+    # On a phone every tab is in sight (none cut off at the edge), and the open form fits, as on a desktop.
+    on_a_phone = page.evaluate(TABS_CUT_OFF) + page.evaluate(LAYOUT_PROBLEMS)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    expect(page.get_by_label("Comuna")).to_be_visible()
+    assert (on_a_phone, page.evaluate(LAYOUT_PROBLEMS)) == ([], [])
+    # Typing does not move the page.
+    panel = page.locator(".filter-panel")
+    before = panel.bounding_box()
+    page.get_by_role("group", name="Edad").get_by_label("Desde").fill("25")
+    page.get_by_role("group", name="Tarifa por hora (CLP)").get_by_label("Hasta").press_sequentially("70.000")
+    assert page.evaluate("window.scrollX") == 0
+    assert panel.bounding_box() == before
+    assert page.evaluate(LAYOUT_PROBLEMS) == []
 
 
 @pytest.fixture
