@@ -70,3 +70,26 @@ def format_currency(value: object, symbol: str | None = "$", decimals: int = 0) 
         sign = "-" if rounded < 0 else ""  # a value that rounds to zero has no sign
         digits = f"{abs(rounded):,.{decimals}f}".translate(_SEPARATORS)
     return f"{sign}{symbol or ''}{digits}"
+
+
+# Whole pesos as people write them: digits grouped by "." or a space in threes, or plain digits,
+# then perhaps "mil", "k" or "lucas" (thousands) or "pesos"/"CLP"; "$" before.
+_PESOS_TEXT = re.compile(
+    r"\$?\s*(?P<digits>[0-9]{1,3}(?:[.\s][0-9]{3})+|[0-9]{1,12})\s*(?P<unit>mil|k|lucas?|pesos|clp)?",
+    re.IGNORECASE,
+)
+_THOUSANDS_UNITS = ("mil", "k", "luca", "lucas")
+
+
+def parse_clp(text: str) -> int:
+    """Whole Chilean pesos as typed: "130000", "130.000", "$130.000", "$ 130 000", "130 mil", "130k", "130 lucas".
+
+    Dots and spaces group thousands; "mil", "k" and "lucas" mean thousands. Only ASCII digits.
+    Raises ValueError for anything else: decimals ("130,5"), a sign, letters, groups not of three.
+    """
+    match = _PESOS_TEXT.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"not an amount of pesos: {text!r}")
+    pesos = int(re.sub(r"[.\s]", "", match["digits"]))
+    unit = (match["unit"] or "").lower()
+    return pesos * 1000 if unit in _THOUSANDS_UNITS else pesos

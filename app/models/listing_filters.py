@@ -2,10 +2,14 @@
 
 Every filter lives in the query string of /escorts/{city} and /escorts/trans/{city} (and of their
 tabs), so a filtered page can be shared, reloaded and reached with the back button. Reading it
-never fails: each value is validated on its own by pydantic, and a bad one (letters in a price, a
-minimum above its maximum, a commune the city does not have, a service not in the catalogue) is
-left out, the others still apply. What survives becomes bound parameters of the query
+never fails: each value is validated on its own, and a bad one (letters in a price, a minimum
+above its maximum, a commune the city does not have, a service not in the catalogue) is left out,
+the others still apply. What survives becomes bound parameters of the query
 (:meth:`ListingFilters.conditions`); nothing from the URL is written into SQL.
+
+Rates and ages are read by the same functions in the URL and in the filter form, as people type
+them ("130.000", "$130.000", "130 mil": app.core.money.parse_clp); the form says what it cannot read
+beside the field (:func:`read_typed_filters`) instead of leaving it out.
 
 A page filtered by its commune alone is a page of its own (indexable, in the sitemap); any other
 filter makes a variant that search engines are told not to index (app.seo).
@@ -14,16 +18,17 @@ filter makes a variant that search engines are told not to index (app.seo).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated
 from urllib.parse import parse_qsl, urlencode
 
-from pydantic import AfterValidator, Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 from sqlalchemy import ColumnElement
 from sqlmodel import col
 
 from app.core.geo import Commune, city_communes
+from app.core.money import format_currency, parse_clp
 from app.models.listings import Listing, offers_service
 
 COMMUNE_PARAM = "comuna"
@@ -39,21 +44,73 @@ MIN_AGE, MAX_AGE = 18, 99
 MAX_SERVICES = 8
 # Longer query strings are not ours: only this much of one is read.
 MAX_QUERY_CHARS = 1024
-_ASCII_DIGITS = re.compile(r"[0-9]{1,8}")
-
-
-def _ascii_digits(value: str) -> str:
-    # str.isdigit() and int() would also take "١٢", "1_000" or " 12".
-    if not _ASCII_DIGITS.fullmatch(value):
-        raise ValueError("solo dígitos")
-    return value
-
-
-_Digits = Annotated[str, AfterValidator(_ascii_digits)]
-_PRICE = TypeAdapter(Annotated[int, Field(ge=0, le=MAX_PRICE_CLP)])
-_AGE = TypeAdapter(Annotated[int, Field(ge=MIN_AGE, le=MAX_AGE)])
-_DIGITS = TypeAdapter(_Digits)
+# An age as typed: ASCII digits (str.isdigit() and int() would also take "١٢" or "1_000"), perhaps "años".
+_AGE_TEXT = re.compile(r"([0-9]{1,3})(?:\s*años?)?", re.IGNORECASE)
 _SLUG = TypeAdapter(Annotated[str, Field(pattern=r"^[a-z0-9-]{1,60}$")])
+
+PRICE_MESSAGE = "Escribe la tarifa en pesos, por ejemplo 130.000 o 130 mil."
+PRICE_TOO_HIGH_MESSAGE = f"La tarifa puede ser de hasta {format_currency(MAX_PRICE_CLP)}."
+AGE_MESSAGE = f"Escribe la edad en años, entre {MIN_AGE} y {MAX_AGE}."
+RANGE_MESSAGE = "«Hasta» no puede ser menos que «Desde»."
+
+
+def read_price(text: str) -> int:
+    """An hourly rate as typed ("130000", "130.000", "$130.000", "130 mil"); ValueError with a Spanish message."""
+    try:
+        pesos = parse_clp(text)
+    except ValueError:
+        raise ValueError(PRICE_MESSAGE) from None
+    if pesos > MAX_PRICE_CLP:
+        raise ValueError(PRICE_TOO_HIGH_MESSAGE)
+    return pesos
+
+
+def read_age(text: str) -> int:
+    """An age in years as typed ("25", "25 años"); ValueError with a Spanish message."""
+    match = _AGE_TEXT.fullmatch(text.strip())
+    if match is None or not MIN_AGE <= int(match[1]) <= MAX_AGE:
+        raise ValueError(AGE_MESSAGE)
+    return int(match[1])
+
+
+# The typed fields of the filter form, each with how its text is read, and the (from, to) pairs.
+TYPED_FILTERS: dict[str, Callable[[str], int]] = {
+    PRICE_MIN_PARAM: read_price,
+    PRICE_MAX_PARAM: read_price,
+    AGE_MIN_PARAM: read_age,
+    AGE_MAX_PARAM: read_age,
+}
+RANGES = ((PRICE_MIN_PARAM, PRICE_MAX_PARAM), (AGE_MIN_PARAM, AGE_MAX_PARAM))
+
+
+@dataclass(frozen=True)
+class TypedFilters:
+    """What the filter form's typed fields say: each value read (URL parameter -> number) and each refusal."""
+
+    values: dict[str, int]
+    errors: dict[str, str]  # URL parameter -> Spanish message for beside the field
+
+
+def read_typed_filters(texts: Mapping[str, str]) -> TypedFilters:
+    """The rates and ages typed in the filter form (URL parameter -> text; blank means none).
+
+    A field that cannot be read gets its message and is left out; a "hasta" below its "desde" too.
+    """
+    values: dict[str, int] = {}
+    errors: dict[str, str] = {}
+    for name, read in TYPED_FILTERS.items():
+        text = texts.get(name, "").strip()
+        if not text:
+            continue
+        try:
+            values[name] = read(text)
+        except ValueError as refused:
+            errors[name] = str(refused)
+    for low, high in RANGES:
+        if low in values and high in values and values[low] > values[high]:
+            errors[high] = RANGE_MESSAGE
+            del values[high]
+    return TypedFilters(values=values, errors=errors)
 
 
 @dataclass(frozen=True)
@@ -128,13 +185,13 @@ class ListingFilters:
 NO_FILTERS = ListingFilters()
 
 
-def _number(values: Sequence[str], adapter: TypeAdapter[int]) -> int | None:
+def _number(values: Sequence[str], read: Callable[[str], int]) -> int | None:
     """The one value of a numeric parameter, or None when absent, repeated or not valid."""
     if len(values) != 1:
         return None
     try:
-        return adapter.validate_python(int(_DIGITS.validate_python(values[0])))
-    except ValidationError:
+        return read(values[0])
+    except ValueError:
         return None
 
 
@@ -168,8 +225,10 @@ def parse_filters(query: str, *, city_slug: str, catalogue: Sequence[ServiceOpti
     communes = {commune.id: commune for commune in city_communes(city_slug)}
     commune_values = _slugs(values[COMMUNE_PARAM])
     commune = communes.get(commune_values[0]) if len(values[COMMUNE_PARAM]) == 1 and commune_values else None
-    price_min, price_max = _range(_number(values[PRICE_MIN_PARAM], _PRICE), _number(values[PRICE_MAX_PARAM], _PRICE))
-    age_min, age_max = _range(_number(values[AGE_MIN_PARAM], _AGE), _number(values[AGE_MAX_PARAM], _AGE))
+    price_min, price_max = _range(
+        _number(values[PRICE_MIN_PARAM], read_price), _number(values[PRICE_MAX_PARAM], read_price)
+    )
+    age_min, age_max = _range(_number(values[AGE_MIN_PARAM], read_age), _number(values[AGE_MAX_PARAM], read_age))
     by_slug = {service.slug: service for service in catalogue}
     wanted = {by_slug[slug] for slug in _slugs(values[SERVICE_PARAM]) if slug in by_slug}
     services = tuple(sorted(wanted, key=lambda service: service.slug))[:MAX_SERVICES]

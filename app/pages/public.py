@@ -22,7 +22,7 @@ from app.models.listing_filters import (
     SERVICE_PARAM,
 )
 from app.routes import ALL_SEGMENT, REPORT_LISTING_PARAM, REPORT_PATH
-from app.states.public import AgeGateState, DirectoryState, TierGroup
+from app.states.public import FILTER_FORM, MAX_FILTER_VALUE, AgeGateState, DirectoryState, TierGroup
 
 # The tab of a city's every listing, and the hidden h2 over its cards, whose names are h3 (no tier headings
 # there); the first screen in the document (app.web.preview) shows the same.
@@ -33,7 +33,9 @@ FILTERS_BUTTON = "Filtros"
 FILTERS_ACTIVE_BUTTON = "Filtros activos"
 CLEAR_FILTERS = "Limpiar filtros"
 NO_MATCH = "No hay avisos que coincidan con estos filtros."
-FILTER_FORM = "filtros"
+# The applied filters as chips: the list's name, and what each chip's name says before the filter.
+FILTER_CHIPS = "Filtros aplicados"
+REMOVE_FILTER = "Quitar filtro: "
 
 
 def _city_links() -> rx.Component:
@@ -108,7 +110,8 @@ def _tabs() -> rx.Component:
 
 
 def _range_fields(legend: str, low: str, high: str, low_var, high_var) -> rx.Component:
-    """A "desde / hasta" pair of the filter form; each keeps its value when the field is left."""
+    """A "desde / hasta" pair of the filter form; each keeps its value when the field is left, and says
+    beside it what it could not read."""
     return rx.el.fieldset(
         rx.el.legend(legend),
         *[
@@ -119,7 +122,8 @@ def _range_fields(legend: str, low: str, high: str, low_var, high_var) -> rx.Com
                 default_value=var,
                 input_mode="numeric",
                 auto_complete="off",
-                max_length=12,
+                max_length=MAX_FILTER_VALUE,
+                errors=DirectoryState.filter_errors,
                 # A new field when the applied filters change (a link, the back button): it shows theirs.
                 key=DirectoryState.unfiltered_url + "?" + DirectoryState.filter_query + "#" + name,
                 on_blur=lambda value, name=name: DirectoryState.set_filter(name, value),
@@ -192,6 +196,30 @@ def _filters() -> rx.Component:
     )
 
 
+def _filter_chips() -> rx.Component:
+    """The applied filters, each a link to the page without it ("Quitar filtro: Tarifa hasta $130.000")."""
+    return rx.cond(
+        DirectoryState.chips.length() > 0,
+        rx.el.ul(
+            rx.foreach(
+                DirectoryState.chips,
+                lambda chip: rx.el.li(
+                    rx.link(
+                        rx.el.span(REMOVE_FILTER, class_name="visually-hidden"),
+                        chip.label,
+                        rx.el.span(" ×", custom_attrs={"aria-hidden": "true"}),
+                        href=chip.url,
+                        class_name="chip",
+                    ),
+                    key=chip.url,
+                ),
+            ),
+            class_name="filter-chips",
+            aria_label=FILTER_CHIPS,
+        ),
+    )
+
+
 def _group(group: TierGroup, index) -> rx.Component:
     return rx.el.section(
         rx.el.h2(group.name, class_name="tier-heading tier-" + group.slug),
@@ -254,7 +282,7 @@ def _city() -> rx.Component:
         rx.el.p(rx.link("← Todas las ciudades", href=DirectoryState.section_home), class_name="crumbs"),
         rx.el.h1(DirectoryState.heading),
         _tabs(),
-        adults_only(rx.fragment(_filters(), _listing_area())),
+        adults_only(rx.fragment(_filters(), _filter_chips(), _listing_area())),
     )
 
 

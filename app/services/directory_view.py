@@ -7,8 +7,11 @@ the two never disagree.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import BaseModel
 
+from app.core.money import format_currency
 from app.models import ListingCard, Section
 from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
 from app.models.listing_filters import NO_FILTERS, ListingFilters
@@ -73,6 +76,36 @@ def tab_links(*, section: str, city_slug: str, active_slug: str, filters: Listin
         )
         for tab in FILTER_TABS
     ]
+
+
+class FilterChip(BaseModel):
+    """A filter a city page applies, as shown above its cards: its label and the page's URL without it."""
+
+    label: str  # "Tarifa hasta $130.000"
+    url: str
+
+
+def _years(age: int) -> str:
+    return f"{age} años"
+
+
+def filter_chips(filters: ListingFilters, path: str) -> list[FilterChip]:
+    """The filters ``path`` shows with ``filters``, in the form's order; each links to the page without it."""
+    chips: list[FilterChip] = []
+    if filters.commune is not None:
+        chips.append(FilterChip(label=f"Comuna: {filters.commune.name}", url=replace(filters, commune=None).url(path)))
+    for label, value, text, without in (
+        ("Tarifa desde", filters.price_min, format_currency, replace(filters, price_min=None)),
+        ("Tarifa hasta", filters.price_max, format_currency, replace(filters, price_max=None)),
+        ("Edad desde", filters.age_min, _years, replace(filters, age_min=None)),
+        ("Edad hasta", filters.age_max, _years, replace(filters, age_max=None)),
+    ):
+        if value is not None:
+            chips.append(FilterChip(label=f"{label} {text(value)}", url=without.url(path)))
+    for service in filters.services:
+        others = tuple(other for other in filters.services if other != service)
+        chips.append(FilterChip(label=f"Servicio: {service.name}", url=replace(filters, services=others).url(path)))
+    return chips
 
 
 def tier_groups(cards: list[ListingCard]) -> list[TierGroup]:

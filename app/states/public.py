@@ -25,6 +25,7 @@ import reflex as rx
 
 from app import seo
 from app.core.geo import city_by_slug
+from app.core.money import format_currency
 from app.db import session_scope
 from app.identity.sessions import resolve_session
 from app.models import ListingCard, ListingDetail, Section
@@ -37,11 +38,12 @@ from app.models.listing_filters import (
     PRICE_MIN_PARAM,
     SERVICE_PARAM,
     ListingFilters,
+    read_typed_filters,
 )
 from app.routes import PublicView, is_pretty_detail_path, resolve_public_path
 from app.services import directory_cards, directory_view, listings, stats
 from app.services.abuse import client_key
-from app.services.directory_view import FilterChoice, TabLink, TierGroup
+from app.services.directory_view import FilterChip, FilterChoice, TabLink, TierGroup
 from app.settings import get_settings
 from app.states.auth import AuthState, connection_session_hash, public
 
@@ -57,6 +59,7 @@ FILTER_FIELDS = {
     AGE_MAX_PARAM: "draft_age_max",
 }
 MAX_FILTER_VALUE = 12  # characters of one typed value; longer is not a price, an age or a commune
+FILTER_FORM = "filtros"  # the filter form: its fields' ids are "filtros-{URL parameter}"
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
 
 
@@ -116,6 +119,11 @@ def _text(number: int | None) -> str:
     return "" if number is None else str(number)
 
 
+def _pesos(number: int | None) -> str:
+    """A rate as the form shows it, the way it is typed: "130.000"."""
+    return "" if number is None else format_currency(number, symbol=None)
+
+
 class AgeGateState(rx.State):
     """The 18+ notice: accepted once per device (a cookie the SSG pages share)."""
 
@@ -162,6 +170,7 @@ class DirectoryState(rx.State):
     services: list[FilterChoice] = []
     filtered: bool = False
     filter_query: str = ""  # the applied filters' canonical query string
+    chips: list[FilterChip] = []  # the applied filters, each with the page's URL without it
     unfiltered_url: str = ""
     draft_commune: str = ""
     draft_price_min: str = ""
@@ -169,6 +178,7 @@ class DirectoryState(rx.State):
     draft_age_min: str = ""
     draft_age_max: str = ""
     draft_services: list[str] = []
+    filter_errors: dict[str, str] = {}  # URL parameter -> what the form could not read in that field
     draft_total: int = 0
     draft_label: str = ""  # the form's button: "Ver 3 avisos", "Ver más de 1.000 avisos"
 
@@ -229,6 +239,7 @@ class DirectoryState(rx.State):
         self.filtered = filters.active
         self.filter_query = filters.query_string()
         self.unfiltered_url = self.router.url.path
+        self.chips = directory_view.filter_chips(filters, self.router.url.path)
         self._show_draft(filters)
         communes = await directory_cards.commune_counts(self.section, self.city_slug)
         self.commune_options = [[found.commune.id, found.commune.name] for found in communes]
@@ -242,19 +253,22 @@ class DirectoryState(rx.State):
     def _show_draft(self, filters: ListingFilters) -> None:
         """The filter form shows ``filters``."""
         self.draft_commune = filters.commune.id if filters.commune else ""
-        self.draft_price_min = _text(filters.price_min)
-        self.draft_price_max = _text(filters.price_max)
+        self.draft_price_min = _pesos(filters.price_min)
+        self.draft_price_max = _pesos(filters.price_max)
         self.draft_age_min = _text(filters.age_min)
         self.draft_age_max = _text(filters.age_max)
         self.draft_services = [service.slug for service in filters.services]
-
-    def _draft_query(self) -> str:
-        pairs = [(name, getattr(self, var)) for name, var in FILTER_FIELDS.items()]
-        pairs += [(SERVICE_PARAM, slug) for slug in self.draft_services]
-        return urlencode([(name, value) for name, value in pairs if value])
+        self.filter_errors = {}
 
     async def _draft_filters(self) -> ListingFilters:
-        return await directory_cards.filters_from_query(self.city_slug, self._draft_query())
+        """The form's filters: the commune, the rates and ages it could read (a message for each field it
+        could not, in ``filter_errors``) and the services."""
+        typed = read_typed_filters({name: getattr(self, var) for name, var in FILTER_FIELDS.items()})
+        self.filter_errors = typed.errors
+        pairs: list[tuple[str, str | int]] = [(COMMUNE_PARAM, self.draft_commune), *typed.values.items()]
+        pairs += [(SERVICE_PARAM, slug) for slug in self.draft_services]
+        query = urlencode([(name, value) for name, value in pairs if value != ""])
+        return await directory_cards.filters_from_query(self.city_slug, query)
 
     async def _count_draft(self) -> None:
         """How many listings the form's filters match (page 1 of them, from the same cache as the page's)."""
@@ -284,10 +298,12 @@ class DirectoryState(rx.State):
 
     @public
     async def apply_filters(self):
-        """Show the form's filters: their URL (what is not valid left out), which the page then loads."""
+        """Show the form's filters: their URL, which the page then loads; while a field has a message, go to it instead."""
         if self.view not in ("city", "all"):
             return None
         filters = await self._draft_filters()
+        if self.filter_errors:
+            return rx.set_focus(f"{FILTER_FORM}-{next(name for name in FILTER_FIELDS if name in self.filter_errors)}")
         return rx.redirect(filters.url(self.unfiltered_url))
 
     async def _load_home(self):

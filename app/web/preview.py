@@ -32,12 +32,14 @@ from app.pages.public import (
     ALL_HEADING,
     ALL_TAB_LABEL,
     CLEAR_FILTERS,
+    FILTER_CHIPS,
     FILTERS_ACTIVE_BUTTON,
     FILTERS_BUTTON,
     NO_MATCH,
+    REMOVE_FILTER,
 )
 from app.routes import PUBLIC_HOME, REPORT_LISTING_PARAM, REPORT_PATH, TRANS_HOME
-from app.services.directory_view import TabLink, TierGroup
+from app.services.directory_view import FilterChip, TabLink, TierGroup
 from app.web.rendering import render
 
 PREVIEW_ID = "vista-previa"
@@ -72,12 +74,14 @@ def city_preview(
     path: str,
     listings: CityListings | None,
     filtered: bool = False,
+    chips: list[FilterChip] | None = None,
     return_to: str = "",
     theme_attributes: str = "",
 ) -> str:
     """A city page's first screen (app.pages.public._city); ``listings`` None: the 18+ notice in their place.
 
     ``filtered``: the page shows filters (the button says so, an empty result offers to clear them);
+    ``chips``: those filters, each a link to the page without it;
     ``return_to``: where the notice brings the visitor back to (``path`` with its filters; default ``path``).
     """
     return _render(
@@ -94,6 +98,9 @@ def city_preview(
         filtered=filtered,
         return_to=return_to or path,
         filters_button=FILTERS_ACTIVE_BUTTON if filtered else FILTERS_BUTTON,
+        chips=chips or [],
+        filter_chips=FILTER_CHIPS,
+        remove_filter=REMOVE_FILTER,
         clear_filters=CLEAR_FILTERS,
         no_match=NO_MATCH,
     )

@@ -335,6 +335,7 @@ async def _first_screen(
         ),
         path=path,
         filtered=filters.active,
+        chips=directory_view.filter_chips(filters, path),
         return_to=filters.url(path),
         listings=shown,
         theme_attributes=shell.theme_attributes,

@@ -15,11 +15,6 @@ the same text until the next full load); the served documents themselves are che
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-from pathlib import Path
-
 import httpx
 import pytest
 from playwright.sync_api import Page
@@ -28,18 +23,11 @@ from app.content.legal import LEGAL_PAGES
 from app.routes import legal_path
 from app.states.public import AGE_COOKIE
 from tests.e2e.conftest import AREA_CITY, CITY, PAGED_CITY, Site
-from tests.npm_tools import tool_modules
+from tests.e2e.nu import nu_errors
 
 pytestmark = pytest.mark.e2e
 
 ADULT = {AGE_COOKIE: "1"}
-# Messages of the checker that are its own limits, not errors: (message, text of the extract).
-CHECKER_LIMITS = (
-    # Its CSS parser refuses a custom property holding arithmetic ("--scale:var(--toasts-before)
-    # * 0.05 + 1"), which is valid CSS (a custom property takes any tokens), in the stylesheet the
-    # toast library inserts once the app runs.
-    ("CSS: Parse Error.", "* 0.05 + 1;--y:translate"),
-)
 # React marks every element it has hydrated with a __reactFiber$… property.
 HYDRATED = (
     "() => { const root = document.querySelector('[data-is-root-theme]');"
@@ -108,34 +96,6 @@ def _hydrated(page: Page, site: Site) -> dict[str, str]:
     return documents
 
 
-def _check(documents: dict[str, str], folder: Path) -> list[str]:
-    """One run of the Nu checker over ``documents``: every error as "document:line.column: message «extract»"."""
-    java = shutil.which("java")
-    if java is None:
-        pytest.fail("The Nu HTML checker needs Java: scripts/test.sh installs it")
-    vnu_jar = tool_modules("vnu") / "vnu-jar" / "build" / "dist" / "vnu.jar"
-    paths = []
-    for name, html in documents.items():
-        path = folder / f"{name}.html"
-        path.write_text(html, encoding="utf-8")
-        paths.append(path)
-    run = subprocess.run(
-        [java, "-jar", str(vnu_jar), "--errors-only", "--format", "json", "--exit-zero-always", *map(str, paths)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    messages = json.loads(run.stderr)["messages"]
-    return [
-        f"{Path(m.get('url', '')).stem}:{m.get('lastLine', '?')}.{m.get('firstColumn', '?')}: "
-        f"{m['message']} «{m.get('extract', '').strip()[:160]}»"
-        for m in messages
-        if m["type"] in ("error", "non-document-error")
-        and not any(m["message"] == text and part in m.get("extract", "") for text, part in CHECKER_LIMITS)
-    ]
-
-
 def test_every_kind_of_document_is_valid_html(site: Site, page: Page, tmp_path):
     documents = {}
     for name, (path, cookies, status) in _served(site).items():
@@ -143,5 +103,5 @@ def test_every_kind_of_document_is_valid_html(site: Site, page: Page, tmp_path):
         assert response.status_code == status, (name, path, response.status_code)
         documents[name] = response.text
     documents.update(_hydrated(page, site))
-    errors = _check(documents, tmp_path)
+    errors = nu_errors(documents, tmp_path)
     assert not errors, f"{len(errors)} errors of the Nu HTML checker:\n" + "\n".join(errors)

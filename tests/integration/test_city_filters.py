@@ -15,7 +15,7 @@ from app.app import app as reflex_app
 from app.db import get_engine
 from app.models import AdvertiserService, Section, utc_now
 from app.models.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
-from app.models.listing_filters import NO_FILTERS, ListingFilters, parse_filters
+from app.models.listing_filters import NO_FILTERS, PRICE_MESSAGE, ListingFilters, parse_filters
 from app.services import city_filters, directory_cards, listing_revisions, listings, page_cache
 from app.settings import get_settings
 from app.states.public import DirectoryState
@@ -174,7 +174,8 @@ def test_the_page_loads_its_filters_from_the_url(site):
     assert [card.display_name for group in state.groups for card in group.cards] == ["Berta"]
     assert state.filtered
     assert state.heading == "Escorts en Providencia, Santiago de Chile"
-    assert (state.draft_commune, state.draft_price_min, state.draft_age_max) == ("providencia", "60000", "")
+    assert (state.draft_commune, state.draft_price_min, state.draft_age_max) == ("providencia", "60.000", "")
+    assert [chip.label for chip in state.chips] == ["Comuna: Providencia", "Tarifa desde $60.000"]
     assert state.commune_options == [["nunoa", "Ñuñoa"], ["providencia", "Providencia"]]
     assert [choice.value for choice in state.services] == ["masajes-relajantes", "viajes"]
     assert state.unfiltered_url == f"/escorts/{CITY}"
@@ -187,7 +188,7 @@ def test_the_form_counts_its_matches_before_they_are_applied_and_applies_them_by
     assert state.draft_total == 4
     invoke(state, "set_filter", field="comuna", value="nunoa")
     assert (state.draft_total, state.total) == (2, 4)  # counted, not applied
-    invoke(state, "set_filter", field="precio_max", value="80000")
+    invoke(state, "set_filter", field="precio_max", value="$80.000")
     assert state.draft_total == 1
     invoke(state, "toggle_service", slug="viajes", checked=True)
     assert state.draft_total == 1
@@ -196,6 +197,23 @@ def test_the_form_counts_its_matches_before_they_are_applied_and_applies_them_by
     (redirect,) = invoke(state, "apply_filters")
     path = {str(k): str(v) for k, v in redirect.args}["path"]
     assert path.strip('"') == f"/escorts/{CITY}?comuna=nunoa&precio_max=80000"
+
+
+def test_a_rate_the_form_cannot_read_has_its_message_and_is_not_applied(site):
+    state = _visitor(f"/escorts/{CITY}")
+    invoke(state, "load")
+    invoke(state, "set_filter", field="comuna", value="nunoa")
+    invoke(state, "set_filter", field="precio_max", value="ochenta")
+    assert state.filter_errors == {"precio_max": PRICE_MESSAGE}
+    assert state.draft_total == 2  # the others still counted
+    (focus,) = invoke(state, "apply_filters")
+    assert {str(k): str(v) for k, v in focus.args}["ref"].strip('"') == "ref_filtros_precio_max"
+    invoke(state, "set_filter", field="precio_max", value="80 mil")
+    assert (state.filter_errors, state.draft_total) == ({}, 1)
+    (redirect,) = invoke(state, "apply_filters")
+    assert {str(k): str(v) for k, v in redirect.args}["path"].strip(
+        '"'
+    ) == f"/escorts/{CITY}?comuna=nunoa&precio_max=80000"
 
 
 def test_the_form_refuses_what_is_not_one_of_its_fields(site):

@@ -6,7 +6,18 @@ import pytest
 
 from app.core.geo import city_communes
 from app.models.filter_tabs import DEFAULT_TAB, TABS_BY_SLUG
-from app.models.listing_filters import NO_FILTERS, ListingFilters, ServiceOption, parse_filters
+from app.models.listing_filters import (
+    AGE_MESSAGE,
+    NO_FILTERS,
+    PRICE_MESSAGE,
+    PRICE_TOO_HIGH_MESSAGE,
+    RANGE_MESSAGE,
+    ListingFilters,
+    ServiceOption,
+    TypedFilters,
+    parse_filters,
+    read_typed_filters,
+)
 from app.services import directory_view
 
 MASAJES = ServiceOption(slug="masajes-relajantes", uid="s1", name="Masajes relajantes")
@@ -38,7 +49,6 @@ def test_no_query_means_no_filters():
         "precio_min=abc",
         "precio_min=-5",
         "precio_min=5.5",
-        "precio_min=%20500",
         "precio_min=1_000",
         "precio_min=%D9%A3",  # an Arabic-Indic digit
         "precio_min=999999999999",
@@ -59,6 +69,48 @@ def test_no_query_means_no_filters():
 )
 def test_bad_values_are_ignored(query):
     assert parse(query) == NO_FILTERS
+
+
+@pytest.mark.parametrize(
+    "query, price",
+    [
+        ("precio_max=60000", 60000),
+        ("precio_max=60.000", 60000),
+        ("precio_max=%2460.000", 60000),
+        ("precio_max=60+mil", 60000),
+        ("precio_max=%2060000", 60000),
+    ],
+)
+def test_a_rate_in_the_url_is_read_as_people_type_it(query, price):
+    filters = parse(query)
+    assert filters == ListingFilters(price_max=price)
+    assert filters.query_string() == f"precio_max={price}"
+
+
+def test_the_form_reads_rates_and_ages_as_typed():
+    typed = read_typed_filters(
+        {"precio_min": "$55 mil", "precio_max": "130.000", "edad_min": "25 años", "edad_max": " 30 ", "comuna": "x"}
+    )
+    assert typed == TypedFilters(
+        values={"precio_min": 55000, "precio_max": 130000, "edad_min": 25, "edad_max": 30}, errors={}
+    )
+    assert read_typed_filters({"precio_min": "", "edad_max": "  "}) == TypedFilters(values={}, errors={})
+
+
+def test_the_form_says_what_it_cannot_read_beside_its_field_and_keeps_the_rest():
+    typed = read_typed_filters(
+        {"precio_min": "sesenta", "precio_max": "60.000", "edad_min": "17", "edad_max": "treinta"}
+    )
+    assert typed.values == {"precio_max": 60000}
+    assert typed.errors == {"precio_min": PRICE_MESSAGE, "edad_min": AGE_MESSAGE, "edad_max": AGE_MESSAGE}
+    assert read_typed_filters({"precio_max": "999.999.999"}).errors == {"precio_max": PRICE_TOO_HIGH_MESSAGE}
+    assert PRICE_TOO_HIGH_MESSAGE == "La tarifa puede ser de hasta $99.999.999."
+
+
+def test_the_form_refuses_a_hasta_below_its_desde():
+    typed = read_typed_filters({"precio_min": "90.000", "precio_max": "60.000", "edad_min": "20", "edad_max": "30"})
+    assert typed.values == {"precio_min": 90000, "edad_min": 20, "edad_max": 30}
+    assert typed.errors == {"precio_max": RANGE_MESSAGE}
 
 
 def test_a_minimum_above_its_maximum_drops_that_range_only():
@@ -115,3 +167,34 @@ def test_the_heading_names_the_commune():
         filters=parse("comuna=providencia"),
     )
     assert heading == "Escorts en Providencia, Santiago de Chile: Verificadas"
+
+
+def test_each_filter_shows_as_a_chip_that_links_to_the_page_without_it():
+    filters = parse("comuna=providencia&precio_min=55000&precio_max=130000&edad_max=30&servicio=viajes")
+    chips = directory_view.filter_chips(filters, "/escorts/santiago-de-chile/vip")
+    assert [(chip.label, chip.url) for chip in chips] == [
+        (
+            "Comuna: Providencia",
+            "/escorts/santiago-de-chile/vip?precio_min=55000&precio_max=130000&edad_max=30&servicio=viajes",
+        ),
+        (
+            "Tarifa desde $55.000",
+            "/escorts/santiago-de-chile/vip?comuna=providencia&precio_max=130000&edad_max=30&servicio=viajes",
+        ),
+        (
+            "Tarifa hasta $130.000",
+            "/escorts/santiago-de-chile/vip?comuna=providencia&precio_min=55000&edad_max=30&servicio=viajes",
+        ),
+        (
+            "Edad hasta 30 años",
+            "/escorts/santiago-de-chile/vip?comuna=providencia&precio_min=55000&precio_max=130000&servicio=viajes",
+        ),
+        (
+            "Servicio: Viajes",
+            "/escorts/santiago-de-chile/vip?comuna=providencia&precio_min=55000&precio_max=130000&edad_max=30",
+        ),
+    ]
+    assert directory_view.filter_chips(parse("edad_min=20"), "/escorts/talca") == [
+        directory_view.FilterChip(label="Edad desde 20 años", url="/escorts/talca")
+    ]
+    assert directory_view.filter_chips(NO_FILTERS, "/escorts/talca") == []

@@ -1,11 +1,11 @@
-"""Unit tests for app.core.money.format_currency (SPEC sections 8 and 9)."""
+"""Unit tests for app.core.money: format_currency (SPEC sections 8 and 9) and parse_clp (issue 33)."""
 
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 
 import pytest
 from babel.numbers import get_decimal_symbol, get_group_symbol
 
-from app.core.money import format_currency
+from app.core.money import format_currency, parse_clp
 
 
 def test_babel_es_cl_symbols_are_dot_and_comma():
@@ -139,3 +139,63 @@ def test_digits_match_babels_own_pattern_formatting(decimals):
             rounded = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
             expected = format_decimal(abs(rounded), format=pattern, locale="es_CL")
         assert format_currency(value, symbol="", decimals=decimals).lstrip("-") == expected
+
+
+@pytest.mark.parametrize(
+    "text, pesos",
+    [
+        ("130000", 130000),
+        ("130.000", 130000),
+        ("$130.000", 130000),
+        ("$ 130.000", 130000),
+        ("130 000", 130000),
+        ("130\u00a0000", 130000),  # a no-break space, as a copied price may have
+        ("1.300.000", 1300000),
+        (" 60.000 ", 60000),
+        ("130 mil", 130000),
+        ("130mil", 130000),
+        ("130 MIL", 130000),
+        ("$130 mil", 130000),
+        ("130k", 130000),
+        ("130 lucas", 130000),
+        ("1 luca", 1000),
+        ("130.000 pesos", 130000),
+        ("130.000 CLP", 130000),
+        ("0", 0),
+    ],
+)
+def test_parse_clp_reads_pesos_as_people_type_them(text, pesos):
+    assert parse_clp(text) == pesos
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "$",
+        "mil",
+        "abc",
+        "sesenta",
+        "130,5",  # a decimal comma: pesos are whole
+        "130,000",
+        "5.5",
+        "130.00",
+        "13.0000",
+        "1.2345",
+        "1.300 000.",
+        "-5",
+        "+5",
+        "1_000",
+        "\u0663",  # an Arabic-Indic digit
+        "130 mil mil",
+        "1" * 13,
+    ],
+)
+def test_parse_clp_refuses_what_is_not_whole_pesos(text):
+    with pytest.raises(ValueError):
+        parse_clp(text)
+
+
+def test_parse_clp_reads_what_format_currency_writes():
+    for pesos in (0, 999, 1000, 60000, 130000, 99_999_999):
+        assert parse_clp(format_currency(pesos)) == pesos

@@ -9,9 +9,9 @@ import pytest
 
 from app.components.cards import FLAG_BADGES, PRICE_UNIT
 from app.models import Section
-from app.pages.public import ALL_TAB_LABEL
+from app.pages.public import ALL_TAB_LABEL, FILTER_CHIPS, REMOVE_FILTER
 from app.routes import ALL_SEGMENT
-from app.services.directory_view import tab_links
+from app.services.directory_view import FilterChip, tab_links
 from app.services.listings import COUNT_CAP, CardPage
 from app.web import preview, ssg
 from tests.factories import card_view, detail_view
@@ -124,6 +124,26 @@ def test_the_age_notice_keeps_a_hostile_return_path_a_value():
 def test_the_preview_links_every_listing_of_a_city_where_the_app_does():
     document = _city_preview([])
     assert f'<a href="/escorts/talca/{ALL_SEGMENT}" class="tab tab-all">{ALL_TAB_LABEL}</a>' in document
+
+
+def test_the_preview_shows_the_filters_as_the_app_does_each_a_link_without_it():
+    chips = [FilterChip(label="Tarifa hasta $60.000", url="/escorts/talca?edad_min=20&x=<b>")]
+    document = preview.city_preview(
+        section=Section.MUJERES.value,
+        city_slug="talca",
+        heading="Escorts en Talca",
+        tabs=[],
+        path="/escorts/talca",
+        listings=preview.CityListings(total=0, cards=[], groups=None, total_label="0 avisos"),
+        filtered=True,
+        chips=chips,
+    )
+    assert (
+        f'<ul class="filter-chips" aria-label="{FILTER_CHIPS}"><li><a href="/escorts/talca?edad_min=20&amp;x=&lt;b&gt;"'
+        f' class="chip"><span class="visually-hidden">{REMOVE_FILTER}</span>Tarifa hasta $60.000'
+        '<span aria-hidden="true"> ×</span></a></li>'
+    ) in document
+    assert "filter-chips" not in _city_preview([])
 
 
 def test_the_ssg_pager_links_canonical_urls():
