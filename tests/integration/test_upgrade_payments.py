@@ -102,6 +102,19 @@ def test_a_request_gets_its_reference_shown_on_the_card_and_in_the_email(db, mai
     waiting = {choice.uid: choice.waiting_code for choice in choices if choice.waiting_code}
     assert waiting == {service.uid: row.payment_code, ruby.uid: second.payment_code}
 
+    # The first one approved: the card says it is in force, and still lists the second until it is paid.
+    staff_upgrades.approve_request(
+        session=db,
+        reviewer_uid=admin.uid,
+        upgrade_uid=row.uid,
+        starts_on=utc_now().strftime("%Y/%m/%d"),
+        ends_on=(utc_now() + timedelta(days=30)).strftime("%Y/%m/%d"),
+        payment_reference="Transferencia 5150",
+    )
+    card = next(r for r in my_listings.list_my_listings(session=db, owner_uid=owner.uid) if r.uid == listing.uid)
+    assert card.upgrade_label.startswith("Mejora «Subir a Diamante»: aprobada hasta el ")
+    assert [p.payment_code for p in card.waiting_payments] == [second.payment_code]
+
     wait_until_sent()
     mails = [m for m in mailbox.to(owner.email) if row.payment_code in str(make_header(decode_header(m["Subject"])))]
     assert len(mails) == 1
