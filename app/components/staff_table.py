@@ -81,7 +81,8 @@ def _header(state: type[StaffTableState]) -> rx.Component:
                 rx.el.th(
                     rx.el.button(
                         column.label,
-                        rx.cond(current, rx.cond(state.sort_desc, " ▼", " ▲"), ""),
+                        # A no-break space: the arrow stays with the heading's last word.
+                        rx.cond(current, rx.cond(state.sort_desc, "\u00a0▼", "\u00a0▲"), ""),
                         type="button",
                         on_click=state.sort(column.key),
                         class_name="sort-button",
@@ -99,12 +100,14 @@ def _header(state: type[StaffTableState]) -> rx.Component:
     return rx.el.thead(rx.el.tr(*cells, role="row"), role="rowgroup")
 
 
-def stacked_cell(content, label: str = "") -> rx.Component:
+def stacked_cell(content, label: str = "", *, wrap: str = "anywhere") -> rx.Component:
     """A cell of a ``stack-table``: below 600 px each row stacks its cells, each after its column's ``label``.
 
     The roles are explicit because a table shown as blocks would otherwise lose them in some browsers.
+    ``wrap``: where the value may break across lines (``Column.wrap``).
     """
-    return rx.el.td(content, role="cell", custom_attrs={"data-label": label})
+    extra = {} if wrap == "anywhere" else {"class_name": f"cell-{wrap}"}
+    return rx.el.td(content, role="cell", custom_attrs={"data-label": label}, **extra)
 
 
 def _row(state: type[StaffTableState], row: rx.Var, row_actions: RowActions | None) -> rx.Component:
@@ -126,7 +129,7 @@ def _row(state: type[StaffTableState], row: rx.Var, row_actions: RowActions | No
                 rx.el.button("Eliminar", type="button", on_click=state.ask_delete(row["uid"]), class_name="btn"),
             )
         )
-    cells = [stacked_cell(row[column.key], column.label) for column in spec.columns]
+    cells = [stacked_cell(row[column.key], column.label, wrap=column.wrap) for column in spec.columns]
     return rx.el.tr(*cells, stacked_cell(rx.el.div(*buttons, class_name="row-actions")), role="row")
 
 

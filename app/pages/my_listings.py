@@ -110,28 +110,47 @@ def _action(label: str, shown: rx.Var, event) -> rx.Component:
     return rx.cond(shown, rx.el.button(label, type="button", on_click=event, class_name="btn"))
 
 
+def _payment_due(upgrade: rx.Var) -> rx.Component:
+    return rx.el.li(
+        rx.el.p("Mejora «", upgrade.name, "»: esperando tu pago"),
+        rx.el.dl(
+            rx.el.dt("Referencia de pago"),
+            rx.el.dd(rx.el.strong(upgrade.payment_code)),
+            rx.el.dt("Monto"),
+            rx.el.dd(upgrade.amount),
+            class_name="listing-figures",
+        ),
+        key=upgrade.uid,
+    )
+
+
 def _upgrade_state(row: rx.Var) -> rx.Component:
-    """The card's upgrade: its state, and while it waits for payment the reference, amount and how to pay."""
-    return rx.cond(
-        row.upgrade_label != "",
-        rx.el.div(
-            rx.el.p(
-                row.upgrade_label,
-                rx.cond(row.upgrade_reason != "", rx.fragment(". ", row.upgrade_reason)),
-            ),
-            rx.cond(
-                row.payment_code != "",
+    """The card's upgrades: each request waiting for payment with its reference and amount, how to pay, and the
+    state of the upgrade in force (or of the latest)."""
+    return rx.fragment(
+        rx.cond(
+            row.waiting_payments.length() > 0,
+            rx.el.div(
+                rx.el.ul(
+                    rx.foreach(row.waiting_payments, _payment_due),
+                    class_name="payments-due",
+                    aria_label="Mejoras por pagar",
+                ),
                 rx.el.dl(
-                    rx.el.dt("Referencia de pago"),
-                    rx.el.dd(rx.el.strong(row.payment_code)),
-                    rx.el.dt("Monto"),
-                    rx.el.dd(row.payment_amount),
                     rx.el.dt("Cómo pagar"),
                     rx.el.dd(MyListingsState.payment_instructions, class_name="payment-instructions"),
                     class_name="listing-figures",
                 ),
+                class_name="form-notice",
             ),
-            class_name="form-notice",
+        ),
+        rx.cond(
+            row.upgrade_label != "",
+            rx.el.p(
+                row.upgrade_label,
+                rx.cond(row.upgrade_reason != "", rx.fragment(". ", row.upgrade_reason)),
+                class_name="form-notice",
+            ),
         ),
     )
 
@@ -221,11 +240,15 @@ def _upgrade_option(option: rx.Var) -> rx.Component:
         option.duration_days,
         " días",
         rx.el.p(option.description, class_name="muted"),
-        rx.el.button(
-            "Pedir " + option.name,
-            type="button",
-            on_click=MyListingsState.request_upgrade(option.uid),
-            class_name="btn",
+        rx.cond(
+            option.waiting_code != "",
+            rx.el.p("Ya la pediste: paga con la referencia ", rx.el.strong(option.waiting_code), "."),
+            rx.el.button(
+                "Pedir " + option.name,
+                type="button",
+                on_click=MyListingsState.request_upgrade(option.uid),
+                class_name="btn",
+            ),
         ),
     )
 

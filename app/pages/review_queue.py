@@ -42,10 +42,17 @@ def _field(row: rx.Var) -> rx.Component:
 
 
 def _change(row: rx.Var) -> rx.Component:
+    """A field's two values; only a field that changed has its old value struck out and its new one marked."""
     return rx.el.tr(
         rx.el.th(row.label, scope="row"),
-        rx.el.td(row.published, class_name="queue-value queue-old"),
-        rx.el.td(row.proposed, class_name="queue-value queue-new"),
+        rx.el.td(
+            rx.cond(row.changed, rx.el.del_(row.published, class_name="queue-old"), row.published),
+            class_name="queue-value",
+        ),
+        rx.el.td(
+            rx.cond(row.changed, rx.el.ins(row.proposed, class_name="queue-new"), row.proposed),
+            class_name="queue-value",
+        ),
     )
 
 

@@ -87,8 +87,8 @@ class MyListingRow(BaseModel):
     verified_label: str
     upgrade_label: str = ""
     upgrade_reason: str = ""
-    payment_code: str = ""
-    payment_amount: str = ""
+    # Every upgrade request waiting for payment, each with its reference and amount.
+    waiting_payments: list[upgrades.UpgradeRow] = []
     verification_label: str = ""
     verification_reason: str = ""
     can_continue: bool
@@ -137,18 +137,15 @@ def _local_time(moment: datetime) -> str:
     return format_date(moment.astimezone(ZoneInfo(get_settings().timezone)), "HH:mm")
 
 
-def _upgrade_fields(upgrade: upgrades.UpgradeRow | None) -> dict[str, str]:
-    """What a card says of its listing's upgrade; the payment reference and amount while it waits for payment."""
-    if upgrade is None:
+def _upgrade_fields(card: upgrades.CardUpgrades | None) -> dict[str, str]:
+    """What a card says of the state of its listing's upgrade in force (or of the latest)."""
+    shown = card.shown if card else None
+    if shown is None:
         return {}
-    waiting = upgrade.status == UpgradeStatus.SOLICITADA
+    in_force = f" hasta el {shown.ends}" if shown.status == UpgradeStatus.ACTIVA else ""
     return {
-        "upgrade_label": f"Mejora «{upgrade.name}»: "
-        + ("esperando tu pago" if waiting else upgrade.status_label.lower())
-        + (f" hasta el {upgrade.ends}" if upgrade.status == UpgradeStatus.ACTIVA else ""),
-        "upgrade_reason": upgrade.reason,
-        "payment_code": upgrade.payment_code if waiting else "",
-        "payment_amount": upgrade.amount if waiting else "",
+        "upgrade_label": f"Mejora «{shown.name}»: {shown.status_label.lower()}{in_force}",
+        "upgrade_reason": shown.reason,
     }
 
 
@@ -175,13 +172,14 @@ def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None =
     saves = favourites.saves_by_listing(session=session, listing_uids=uids)
     rejections = _latest_rejection(session, uids)
     covers = _covers(session, uids)
-    shown_upgrades = upgrades.card_upgrades(session=session, listing_uids=uids)
+    card_upgrades = upgrades.card_upgrades(session=session, listing_uids=uids)
     requests = verification.latest_verifications(session=session, listing_uids=uids)
     rows = []
     for listing in listings:
         status = ListingStatus(listing.status)
         city = city_by_slug(listing.city_slug)
         figures = totals.get(listing.uid)
+        card = card_upgrades.get(listing.uid)
         available = bool(listing.available_until and listing.available_until > now)
         verified_label = ""
         if listing.verified and listing.verified_at:
@@ -221,7 +219,8 @@ def list_my_listings(*, session: Session, owner_uid: str, now: datetime | None =
                 else "",
                 pending_revision=listing.revision_at is not None,
                 verified_label=verified_label,
-                **_upgrade_fields(shown_upgrades.get(listing.uid)),
+                waiting_payments=card.waiting if card else [],
+                **_upgrade_fields(card),
                 **_verification_fields(requests.get(listing.uid), listing.verified),
                 can_continue=owner_may("continue", status),
                 can_edit=owner_may("edit", status),

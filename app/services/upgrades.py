@@ -65,7 +65,8 @@ STARTED_NOTICE_WINDOW = timedelta(days=1)
 
 
 class UpgradeOption(BaseModel):
-    """A servicioApp an advertiser can ask for."""
+    """A servicioApp an advertiser can ask for; ``waiting_code``: the reference of this listing's request of it
+    still waiting for payment (then it is not offered again)."""
 
     uid: str
     name: str
@@ -73,6 +74,7 @@ class UpgradeOption(BaseModel):
     price_label: str
     duration_days: int
     effect: str
+    waiting_code: str = ""
 
 
 class UpgradeRow(BaseModel):
@@ -135,6 +137,23 @@ def requestable_upgrades(*, session: Session) -> list[UpgradeOption]:
             effect=service.effect.value,  # type: ignore[union-attr]  # rows with an effect
         )
         for service, _tier in rows
+    ]
+
+
+def upgrade_choices(*, session: Session, owner_uid: str, listing_uid: str) -> list[UpgradeOption]:
+    """The upgrades the caller may ask for their listing (:func:`requestable_upgrades`), each one already asked
+    for and unpaid carrying its payment reference."""
+    listing = owned_listing(session=session, owner_uid=owner_uid, uid=listing_uid)
+    waiting = dict(
+        session.exec(
+            select(ListingUpgrade.app_service_uid, ListingUpgrade.payment_code).where(
+                ListingUpgrade.listing_uid == listing.uid, ListingUpgrade.status == UpgradeStatus.SOLICITADA
+            )
+        ).all()
+    )
+    return [
+        option.model_copy(update={"waiting_code": waiting.get(option.uid, "")})
+        for option in requestable_upgrades(session=session)
     ]
 
 
@@ -272,26 +291,33 @@ def my_upgrades(*, session: Session, owner_uid: str, listing_uid: str) -> list[U
     return [_row(upgrade, name) for upgrade, name in rows]
 
 
-# Which upgrade a listing's card shows: one waiting for payment first, then one in force, then the latest.
-_CARD_ORDER = {UpgradeStatus.SOLICITADA: 0, UpgradeStatus.ACTIVA: 1}
+class CardUpgrades(BaseModel):
+    """What a listing's card shows of its upgrades: every request waiting for payment (in the order asked for),
+    and the state of the upgrade in force, or else, with none waiting, of the latest one."""
+
+    waiting: list[UpgradeRow]
+    shown: UpgradeRow | None
 
 
-def card_upgrades(*, session: Session, listing_uids: list[str]) -> dict[str, UpgradeRow]:
-    """For each listing with upgrades, the one its card shows (waiting for payment, in force, or the latest)."""
+def card_upgrades(*, session: Session, listing_uids: list[str]) -> dict[str, CardUpgrades]:
+    """For each listing with upgrades, what its card shows of them (:class:`CardUpgrades`)."""
     if not listing_uids:
         return {}
     rows = session.exec(
         select(ListingUpgrade, AppService.name)
         .join(AppService, col(AppService.uid) == col(ListingUpgrade.app_service_uid))
         .where(col(ListingUpgrade.listing_uid).in_(listing_uids))
-        .order_by(col(ListingUpgrade.created_at).desc(), col(ListingUpgrade.uid).desc())
+        .order_by(col(ListingUpgrade.created_at), col(ListingUpgrade.uid))
     ).all()
-    shown: dict[str, tuple[ListingUpgrade, str]] = {}
+    by_listing: dict[str, list[UpgradeRow]] = {}
     for upgrade, name in rows:
-        current = shown.get(upgrade.listing_uid)
-        if current is None or _CARD_ORDER.get(upgrade.status, 2) < _CARD_ORDER.get(current[0].status, 2):
-            shown[upgrade.listing_uid] = (upgrade, name)
-    return {uid: _row(upgrade, name) for uid, (upgrade, name) in shown.items()}
+        by_listing.setdefault(upgrade.listing_uid, []).append(_row(upgrade, name))
+    cards = {}
+    for uid, oldest_first in by_listing.items():
+        waiting = [row for row in oldest_first if row.status == UpgradeStatus.SOLICITADA]
+        in_force = next((row for row in reversed(oldest_first) if row.status == UpgradeStatus.ACTIVA), None)
+        cards[uid] = CardUpgrades(waiting=waiting, shown=in_force or (None if waiting else oldest_first[-1]))
+    return cards
 
 
 def ensure_upgrade_reviewer(session: Session, user_uid: object) -> User:

@@ -4,9 +4,9 @@ Public pages on a first visit (the 18+ notice open) and as a returning visitor; 
 server-rendered first screen before any script runs; /login, also with its errors shown;
 every step of the listing wizard, also with errors shown; "my listings" with its
 dialogs open; a staff table with its edit dialog open; the review queue; the notice choices, the
-administrator's settings and a card waiting for payment. Every state is
-audited once the app runs it, and all of a test's violations are listed together when it
-fails. Data comes from the services; every browser carries a session opened through the
+administrator's settings, a card waiting for payment with its "Mejorar" dialog, and the upgrades
+desk. Every state is audited once the app runs it, and all of a test's violations are listed
+together when it fails. Data comes from the services; every browser carries a session opened through the
 session service.
 """
 
@@ -23,7 +23,7 @@ from sqlmodel import Session
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ProfileId, User
-from app.routes import ADMIN_SETTINGS, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
+from app.routes import ADMIN_SETTINGS, ADMIN_UPGRADES, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
 from app.seed import _ensure_catalogues
 from app.services import listing_drafts, upgrades
 from app.states.public import AGE_COOKIE
@@ -244,11 +244,18 @@ def test_the_notice_choices_the_settings_and_a_card_waiting_for_payment(
     service = tier_upgrade(db, "diamante", name=f"Axe Diamante {viewport}", price_clp=59990)
     db.add(service)
     db.commit()
-    upgrades.request_upgrade(session=db, owner_uid=owner.uid, listing_uid=listing.uid, app_service_uid=service.uid)
+    requested = upgrades.request_upgrade(
+        session=db, owner_uid=owner.uid, listing_uid=listing.uid, app_service_uid=service.uid
+    )
     page = audited.new_page()
     page.goto(MY_LISTINGS)
-    expect(page.get_by_role("article", name=name).get_by_text("Referencia de pago")).to_be_visible()
+    card = page.get_by_role("article", name=name)
+    expect(card.get_by_text("Referencia de pago")).to_be_visible()
     found = serious_violations(page)
+    # Its "Mejorar" dialog names the reference instead of offering that upgrade again.
+    card.get_by_role("button", name="Mejorar").click()
+    expect(page.get_by_role("dialog").get_by_text(requested.payment_code, exact=True)).to_be_visible()
+    found += serious_violations(page, "diálogo Mejorar con una mejora pedida")
     page.goto(ADVERTISER_NOTICES)
     expect(page.get_by_role("heading", name="Mi cuenta: avisos por correo", level=1)).to_be_visible()
     found += serious_violations(page)
@@ -256,5 +263,9 @@ def test_the_notice_choices_the_settings_and_a_card_waiting_for_payment(
     _sign_in(db, audited, site, f"axe-ajustes-{viewport}@correo.cl", ProfileId.ADMINISTRADOR)
     page.goto(ADMIN_SETTINGS)
     expect(page.get_by_label("Instrucciones de pago")).to_be_visible()
+    found += serious_violations(page)
+    # The upgrades desk with that request on it.
+    page.goto(ADMIN_UPGRADES)
+    expect(page.get_by_role("row").filter(has_text=requested.payment_code)).to_be_visible()
     found += serious_violations(page)
     _assert_none(found)

@@ -283,6 +283,10 @@ def test_an_upgrade_request_shows_as_requested(page: Page, site: Site, db):
     dialog = page.get_by_role("dialog")
     expect(dialog.get_by_text("Todavía no pediste mejoras")).to_be_visible()
     dialog.get_by_role("button", name=re.compile("^Pedir ")).first.click()
+    expect(dialog).to_have_count(0)
+    card = _card(page, "Macarena Mejora")
+    expect(card.get_by_role("list", name="Mejoras por pagar")).to_contain_text("esperando tu pago")
+    card.get_by_role("button", name="Mejorar").click()
     upgrades = dialog.get_by_role("table", name="Tus mejoras")
     expect(upgrades.get_by_text("Solicitada", exact=True)).to_be_visible()
 

@@ -4,7 +4,8 @@ Served documents (what a crawler or a browser without JavaScript reads): the hom
 city, a filter tab, a city with filters (and with none matching them), a city's /all page, the trans pages, listing details, /login, each
 information page, a 404, and the SSG pages; first visits (the 18+ notice) and returning
 visitors. Then the DOM the prerendered pages (a home, /login, an information page) have
-once the app has hydrated them. All of them go to one run of the checker (tools/vnu,
+once the app has hydrated them, and "Mis publicaciones" with upgrade requests waiting for
+payment. All of them go to one run of the checker (tools/vnu,
 pinned vnu-jar on Debian's Java), and the test lists every error with its document.
 
 Not checked after hydration: the pages served from the app's SPA fallback (a city, a
@@ -17,13 +18,19 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
+from sqlmodel import Session
 
 from app.content.legal import LEGAL_PAGES
-from app.routes import legal_path
+from app.identity.local import LocalProvider
+from app.identity.sessions import SESSION_COOKIE
+from app.models import ListingStatus, ProfileId, User
+from app.routes import ADVERTISER_HOME, legal_path
+from app.services import upgrades
 from app.states.public import AGE_COOKIE
 from tests.e2e.conftest import AREA_CITY, CITY, PAGED_CITY, Site
 from tests.e2e.nu import nu_errors
+from tests.factories import make_account, make_listing, open_session, tier_upgrade
 
 pytestmark = pytest.mark.e2e
 
@@ -96,12 +103,44 @@ def _hydrated(page: Page, site: Site) -> dict[str, str]:
     return documents
 
 
-def test_every_kind_of_document_is_valid_html(site: Site, page: Page, tmp_path):
+def _sign_in(page: Page, site: Site, db: Session, email: str, profile: ProfileId) -> User:
+    user = make_account(db, LocalProvider(engine=db.get_bind()), email, profile=profile)
+    page.context.add_cookies(
+        [{"name": SESSION_COOKIE, "value": open_session(db, user.uid), "url": site.url, "httpOnly": True}]
+    )
+    return user
+
+
+def _signed_in(page: Page, site: Site, db: Session) -> dict[str, str]:
+    """The DOM of "Mis publicaciones" with a card listing two upgrade requests waiting for payment.
+
+    Behind a sign-in, the staff tables (also the one of a "Mejorar" dialog) carry explicit table roles for
+    phones (app/components/staff_table.py stacked_cell), which the checker refuses; they are left out.
+    """
+    owner = _sign_in(page, site, db, "nu-pagos@correo.cl", ProfileId.PROFESOR)
+    # Paused: it is on no public page another test counts.
+    listing = make_listing(db, owner, name="Nu Pagos", tier="platino", status=ListingStatus.PAUSADA.value)
+    services = [
+        tier_upgrade(db, "diamante", name="Nu Diamante", price_clp=59990),
+        tier_upgrade(db, "ruby", name="Nu Ruby", price_clp=39990),
+    ]
+    db.add_all(services)
+    db.commit()
+    for service in services:
+        upgrades.request_upgrade(session=db, owner_uid=owner.uid, listing_uid=listing.uid, app_service_uid=service.uid)
+    page.goto(ADVERTISER_HOME)
+    card = page.get_by_role("article", name="Nu Pagos")
+    expect(card.get_by_role("list", name="Mejoras por pagar").get_by_role("listitem")).to_have_count(2)
+    return {"app-mis-publicaciones-pagos": page.content()}
+
+
+def test_every_kind_of_document_is_valid_html(site: Site, page: Page, db: Session, tmp_path):
     documents = {}
     for name, (path, cookies, status) in _served(site).items():
         response = httpx.get(site.url + path, cookies=cookies, timeout=20)
         assert response.status_code == status, (name, path, response.status_code)
         documents[name] = response.text
     documents.update(_hydrated(page, site))
+    documents.update(_signed_in(page, site, db))
     errors = nu_errors(documents, tmp_path)
     assert not errors, f"{len(errors)} errors of the Nu HTML checker:\n" + "\n".join(errors)

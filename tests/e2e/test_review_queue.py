@@ -182,7 +182,8 @@ def test_a_changed_identity_is_shown_beside_the_approved_one_and_applied_with_it
         city="chillan",
         phone="+56 9 6100 0006",
         photo=_photo(9),
-        identity={"rut": "12.345.678-5", "birth_date": born, "nationality": "Perú"},
+        # The nationality stays Chile: only the document and the birth date change.
+        identity={"rut": "12.345.678-5", "birth_date": born},
     )
     advertiser = db.exec(select(Advertiser).where(Advertiser.user_uid == owner.uid)).one()
     assert advertiser.rut == "11.111.111-1"  # nothing applies before the review
@@ -200,19 +201,26 @@ def test_a_changed_identity_is_shown_beside_the_approved_one_and_applied_with_it
         item = _item(page, "Ignacia Segunda")
         expect(item.get_by_role("heading", name="Identidad: aprobada y nueva")).to_be_visible()
         identity = item.get_by_role("table", name="Identidad")
+        # Each field compared on its own: what changed is struck out beside its new value, the rest is left plain.
+        nationality = identity.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Nacionalidad"))
+        expect(nationality.get_by_role("cell")).to_have_text(["Chile", "Chile"])
+        for cell in (nationality.get_by_role("cell").nth(0), nationality.get_by_role("cell").nth(1)):
+            expect(cell).not_to_have_css("text-decoration-line", "line-through")
+        expect(nationality.get_by_role("deletion")).to_have_count(0)
+        expect(nationality.get_by_role("insertion")).to_have_count(0)
         for row, approved, new in (
             ("Documento", "RUT 11.111.111-1", "RUT 12.345.678-5"),
-            ("Nacionalidad", "Chile", "Perú"),
             ("Fecha de nacimiento", f"15/01/{date.today().year - 30}", f"02/03/{date.today().year - 35}"),
         ):
             cells = identity.get_by_role("row").filter(has=page.get_by_role("rowheader", name=row)).get_by_role("cell")
-            expect(cells.nth(0)).to_contain_text(approved)
-            expect(cells.nth(1)).to_contain_text(new)
+            expect(cells.nth(0).get_by_role("deletion")).to_contain_text(approved)
+            expect(cells.nth(0).get_by_role("deletion")).to_have_css("text-decoration-line", "line-through")
+            expect(cells.nth(1).get_by_role("insertion")).to_contain_text(new)
         item.get_by_role("button", name="Aprobar").click()
         expect(page.get_by_text("Aprobaste «Ignacia Segunda».")).to_be_visible()
 
         db.refresh(advertiser)
-        assert (advertiser.rut, advertiser.nationality) == ("12.345.678-5", "Perú")
+        assert (advertiser.rut, advertiser.nationality) == ("12.345.678-5", "Chile")
         mine.reload()
         expect(mine.get_by_role("note").filter(has_text="Tu identidad ya fue revisada.")).to_be_visible()
         expect(mine.get_by_label("RUT", exact=True)).to_have_value("12.345.678-5")

@@ -20,6 +20,7 @@ from app.models import ListingUpgrade, ProfileId, UpgradeStatus, utc_now
 from app.services import upgrades
 from app.services.listings import clock
 from tests.e2e.conftest import Site, accept_age
+from tests.e2e.text_lines import text_lines
 from tests.factories import make_account, make_listing, make_owner, open_session, tier_upgrade
 
 pytestmark = pytest.mark.e2e
@@ -72,6 +73,14 @@ def test_an_upgrade_approved_today_moves_the_listing_up_and_back_when_it_ends(pa
     expect(row).to_contain_text("sube@correo.cl")
     expect(row).to_contain_text("Subir a Platino (prueba)")
     expect(row).to_contain_text("$24.990")
+    # At 1280 px the row reads on the screen, nothing in it broken: each button's word, the reference, the price
+    # and the state on one line.
+    for label in ("Aprobar", "Rechazar"):
+        button = row.get_by_role("button", name=f"{label} la mejora de Soledad Sube")
+        expect(button).to_be_in_viewport(ratio=1)
+        assert text_lines(button) == 1, label
+    for value in (request.payment_code, "$24.990", "Solicitada"):
+        assert text_lines(row.get_by_role("cell", name=value, exact=True)) == 1, value
     row.get_by_role("button", name="Aprobar la mejora de Soledad Sube").click()
     dialog = page.get_by_role("dialog")
     today = clock().today

@@ -13,7 +13,7 @@ import re
 from email.header import decode_header, make_header
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 from sqlmodel import Session, select
 
 from app.identity.local import LocalProvider
@@ -27,6 +27,7 @@ from tests.factories import make_account, make_listing, open_session, tier_upgra
 pytestmark = pytest.mark.e2e
 # A city no other test file counts listings in (the e2e database is shared by the whole run).
 CITY = "quillota"
+PHONE = {"width": 390, "height": 844}
 INSTRUCTIONS = "Transferencia a Banco de Prueba, cuenta corriente 5550001, RUT 76.555.000-1"
 
 
@@ -68,8 +69,6 @@ def test_an_advertiser_pays_with_the_reference_and_staff_approve_it_by_that_refe
     card.get_by_role("button", name="Mejorar").click()
     dialog = page.get_by_role("dialog")
     dialog.get_by_role("button", name="Pedir Subir a Diamante (pago)").click()
-    expect(dialog.get_by_role("table", name="Tus mejoras").get_by_text("Solicitada", exact=True)).to_be_visible()
-    dialog.get_by_role("button", name="Cerrar").click()
     expect(dialog).to_have_count(0)
 
     upgrade = db.exec(select(ListingUpgrade).where(ListingUpgrade.requested_by_uid == owner.uid)).one()
@@ -109,6 +108,57 @@ def test_an_advertiser_pays_with_the_reference_and_staff_approve_it_by_that_refe
     card = page.get_by_role("article", name="Pamela Paga")
     expect(card).to_contain_text(re.compile(r"Mejora «Subir a Diamante \(pago\)»: aprobada hasta el "))
     expect(card.get_by_text(code, exact=True)).to_have_count(0)
+
+
+def _expect_waiting(card: Locator, expected: list[tuple[str, str, str]]) -> None:
+    """The card lists each (upgrade, reference, amount) waiting for payment, and nothing else as waiting."""
+    waiting = card.get_by_role("list", name="Mejoras por pagar").get_by_role("listitem")
+    expect(waiting).to_have_count(len(expected))
+    for name, code, amount in expected:
+        item = waiting.filter(has_text=name)
+        expect(item.get_by_text(code, exact=True)).to_be_visible()
+        expect(item.get_by_text(amount, exact=True)).to_be_visible()
+
+
+def test_on_a_phone_every_request_waiting_for_payment_keeps_its_reference_and_amount_on_the_card(
+    browser: Browser, site: Site, db
+):
+    diamante = tier_upgrade(db, "diamante", name="Subir a Diamante (teléfono)", price_clp=59990)
+    ruby = tier_upgrade(db, "ruby", name="Subir a Ruby (teléfono)", price_clp=39990)
+    db.add_all([diamante, ruby])
+    db.commit()
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE)
+    try:
+        page = context.new_page()
+        owner = _signed_in(db, site, page, "dos-mejoras@correo.cl", ProfileId.PROFESOR)
+        make_listing(db, owner, name="Daniela Dos", city=CITY, tier="platino")
+        page.goto(ADVERTISER_HOME)
+        card = page.get_by_role("article", name="Daniela Dos")
+        for service in (diamante, ruby):
+            card.get_by_role("button", name="Mejorar").click()
+            dialog = page.get_by_role("dialog")
+            dialog.get_by_role("button", name=f"Pedir {service.name}").click()
+            # The dialog gives way to the card, where the reference stays.
+            expect(dialog).to_have_count(0)
+            waiting = card.get_by_role("list", name="Mejoras por pagar").get_by_role("listitem")
+            expect(waiting.filter(has_text=service.name)).to_contain_text("Referencia de pago")
+        # An upgrade waiting for payment is not offered again: the dialog names its reference instead.
+        card.get_by_role("button", name="Mejorar").click()
+        dialog = page.get_by_role("dialog")
+        expect(dialog.get_by_role("button", name=f"Pedir {diamante.name}")).to_have_count(0)
+        first = db.exec(select(ListingUpgrade).where(ListingUpgrade.app_service_uid == diamante.uid)).one()
+        expect(dialog.get_by_role("listitem").filter(has_text=diamante.name)).to_contain_text(first.payment_code)
+        dialog.get_by_role("button", name="Cerrar").click()
+        expect(dialog).to_have_count(0)
+
+        requests = db.exec(select(ListingUpgrade).where(ListingUpgrade.requested_by_uid == owner.uid)).all()
+        codes = {request.app_service_uid: request.payment_code for request in requests}
+        expected = [(diamante.name, codes[diamante.uid], "$59.990"), (ruby.name, codes[ruby.uid], "$39.990")]
+        _expect_waiting(card, expected)
+        page.reload()
+        _expect_waiting(page.get_by_role("article", name="Daniela Dos"), expected)
+    finally:
+        context.close()
 
 
 def test_an_advertiser_turns_a_reminder_off_from_mi_cuenta(page: Page, site: Site, db):

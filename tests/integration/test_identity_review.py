@@ -178,12 +178,18 @@ def test_rejecting_the_listing_sent_with_the_change_discards_it(db, staff, catal
 
 def test_an_identity_change_alone_is_sent_with_a_published_listing(db, staff, catalogue, storage, published):
     owner, first = published
-    save_wizard_step(db, owner, first, catalogue, 1, **NEW_IDENTITY)
+    save_wizard_step(db, owner, first, catalogue, 1, **(NEW_IDENTITY | {"nationality": "Chile"}))
     _send(db, owner, first)
 
     item = _item(db, staff, first)
     assert item.kind == review_queue.KIND_EDIT and item.rows == []
     assert item.identity_label == "Identidad: aprobada y nueva"
+    # Each field is compared on its own: the nationality kept is not marked as changed.
+    assert [(row.label, row.changed) for row in item.identity] == [
+        ("Documento", True),
+        ("Fecha de nacimiento", True),
+        ("Nacionalidad", False),
+    ]
     _approve(db, staff, first)
     assert _approved_identity(db, owner)[0] == NEW_RUT
     assert db.get(Listing, first).status == ListingStatus.PUBLICADA

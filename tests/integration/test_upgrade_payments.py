@@ -80,8 +80,40 @@ def test_a_request_gets_its_reference_shown_on_the_card_and_in_the_email(db, mai
     assert row.amount == "$59.990"
 
     card = next(r for r in my_listings.list_my_listings(session=db, owner_uid=owner.uid) if r.uid == listing.uid)
-    assert card.upgrade_label == "Mejora «Subir a Diamante»: esperando tu pago"
-    assert (card.payment_code, card.payment_amount) == (row.payment_code, "$59.990")
+    assert card.upgrade_label == ""
+    assert [(p.name, p.payment_code, p.amount) for p in card.waiting_payments] == [
+        ("Subir a Diamante", row.payment_code, "$59.990")
+    ]
+
+    # A second request waits beside the first: the card lists both, in the order they were asked for, and the
+    # dialog offers neither again but names its reference.
+    ruby = tier_upgrade(db, "ruby", name="Subir a Ruby", price_clp=39990)
+    db.add(ruby)
+    db.commit()
+    second = upgrades.request_upgrade(
+        session=db, owner_uid=owner.uid, listing_uid=listing.uid, app_service_uid=ruby.uid
+    )
+    card = next(r for r in my_listings.list_my_listings(session=db, owner_uid=owner.uid) if r.uid == listing.uid)
+    assert [(p.name, p.payment_code, p.amount) for p in card.waiting_payments] == [
+        ("Subir a Diamante", row.payment_code, "$59.990"),
+        ("Subir a Ruby", second.payment_code, "$39.990"),
+    ]
+    choices = upgrades.upgrade_choices(session=db, owner_uid=owner.uid, listing_uid=listing.uid)
+    waiting = {choice.uid: choice.waiting_code for choice in choices if choice.waiting_code}
+    assert waiting == {service.uid: row.payment_code, ruby.uid: second.payment_code}
+
+    # The first one approved: the card says it is in force, and still lists the second until it is paid.
+    staff_upgrades.approve_request(
+        session=db,
+        reviewer_uid=admin.uid,
+        upgrade_uid=row.uid,
+        starts_on=utc_now().strftime("%Y/%m/%d"),
+        ends_on=(utc_now() + timedelta(days=30)).strftime("%Y/%m/%d"),
+        payment_reference="Transferencia 5150",
+    )
+    card = next(r for r in my_listings.list_my_listings(session=db, owner_uid=owner.uid) if r.uid == listing.uid)
+    assert card.upgrade_label.startswith("Mejora «Subir a Diamante»: aprobada hasta el ")
+    assert [p.payment_code for p in card.waiting_payments] == [second.payment_code]
 
     wait_until_sent()
     mails = [m for m in mailbox.to(owner.email) if row.payment_code in str(make_header(decode_header(m["Subject"])))]
@@ -126,7 +158,7 @@ def test_a_request_left_unpaid_for_seven_days_expires_and_the_owner_is_told(db, 
     assert upgrade.status == UpgradeStatus.VENCIDA
     card = next(r for r in my_listings.list_my_listings(session=db, owner_uid=owner.uid) if r.uid == listing.uid)
     assert card.upgrade_label == "Mejora «Subir a Diamante»: terminada"
-    assert card.upgrade_reason == upgrades.UNPAID_REASON and card.payment_code == ""
+    assert card.upgrade_reason == upgrades.UNPAID_REASON and card.waiting_payments == []
 
     wait_until_sent()
     subjects = [str(make_header(decode_header(m["Subject"]))) for m in mailbox.to(owner.email)]

@@ -78,3 +78,11 @@ def test_every_catalogue_sorts_its_table_by_columns_of_its_model_and_checks_its_
     for key, catalogue in CATALOGUES.items():
         assert all(hasattr(catalogue.model, name) for name in catalogue.table.sort_keys), key
         assert {f.key for f in catalogue.table.form_fields} <= set(catalogue.create_form.model_fields), key
+
+
+def test_a_column_breaks_its_values_anywhere_between_words_or_never():
+    assert Column("note", "Nota").wrap == "anywhere"
+    for wrap in ("words", "never"):
+        assert TableSpec(entity="prueba", title="Prueba", columns=(Column("note", "Nota", wrap=wrap),), default_sort="")
+    with pytest.raises(ValueError, match="prueba: unknown column wrap"):
+        TableSpec(entity="prueba", title="Prueba", columns=(Column("note", "Nota", wrap="nowrap"),), default_sort="")

@@ -80,11 +80,15 @@ def verification_photo_path(verification_uid: str) -> str:
 
 
 class QueueRow(BaseModel):
-    """A field of the listing: its published value and, for an edit, the proposed one."""
+    """A field of the listing: its published value and, for an edit, the proposed one.
+
+    ``changed``: in a comparison, whether this field's proposed value differs from the published one.
+    """
 
     label: str
     published: str
     proposed: str
+    changed: bool = False
 
 
 IDENTITY_LABELS = {
@@ -317,12 +321,12 @@ def _rows(ctx: _Context, listing: Listing, edit: bool) -> list[QueueRow]:
         elif column in changes:
             proposed = _shown(ctx, column, changes[column], fmt)
             if proposed != published:
-                rows.append(QueueRow(label=label, published=published, proposed=proposed))
+                rows.append(QueueRow(label=label, published=published, proposed=proposed, changed=True))
     services = _services_text(ctx, ctx.services.get(listing.uid, []))
     if not edit:
         rows.append(QueueRow(label="Servicios", published=services, proposed=""))
-    elif changed_services is not None and _services_text(ctx, changed_services) != services:
-        rows.append(QueueRow(label="Servicios", published=services, proposed=_services_text(ctx, changed_services)))
+    elif changed_services is not None and (proposed := _services_text(ctx, changed_services)) != services:
+        rows.append(QueueRow(label="Servicios", published=services, proposed=proposed, changed=True))
     return rows
 
 
@@ -344,7 +348,7 @@ def _identity_values(identity: identity_review.Identity, today: date) -> list[tu
 
 
 def _identity_rows(advertiser: Advertiser | None, state: str, today: date) -> list[QueueRow]:
-    """The identity to check; for a change, the approved values beside the new ones."""
+    """The identity to check; for a change, the approved values beside the new ones, each field marked on its own."""
     if advertiser is None:
         return []
     approved = _identity_values(identity_review.approved(advertiser), today)
@@ -352,7 +356,7 @@ def _identity_rows(advertiser: Advertiser | None, state: str, today: date) -> li
         return [QueueRow(label=label, published=value, proposed="") for label, value in approved]
     new = _identity_values(identity_review.proposed(advertiser), today)
     return [
-        QueueRow(label=label, published=value, proposed=proposed)
+        QueueRow(label=label, published=value, proposed=proposed, changed=proposed != value)
         for (label, value), (_, proposed) in zip(approved, new, strict=True)
     ]
 

@@ -26,6 +26,9 @@ PAGE_SIZE = 50
 MAX_SEARCH = 100
 FIELD_KINDS = frozenset({"text", "select", "checkbox", "number", "textarea", "display"})
 FILTER_KINDS = frozenset({"select", "date"})
+# Where a column's values may break across lines: anywhere (long text such as an e-mail), only between
+# words (names, periods), or never (a short value read as one: a reference, an amount, a date).
+WRAP_KINDS = frozenset({"anywhere", "words", "never"})
 # What a table offers; each handler belongs to one of them.
 ACTIONS = frozenset({"view", "create", "edit", "delete", "export"})
 CREATE, EDIT = "crear", "editar"
@@ -36,11 +39,15 @@ NUMBER_MESSAGE = "Escribe un número entero."
 
 @dataclass(frozen=True)
 class Column:
-    """One column: the row key it shows, its heading, and whether the table sorts by it."""
+    """One column: the row key it shows, its heading, and whether the table sorts by it.
+
+    ``wrap``: where its values may break across lines (one of WRAP_KINDS).
+    """
 
     key: str
     label: str
     sortable: bool = False
+    wrap: str = "anywhere"
 
 
 @dataclass(frozen=True)
@@ -155,6 +162,8 @@ class TableSpec:
             f.kind not in FILTER_KINDS for f in self.filters
         ):
             raise ValueError(f"{self.entity}: unknown field or filter kind")
+        if any(column.wrap not in WRAP_KINDS for column in self.columns):
+            raise ValueError(f"{self.entity}: unknown column wrap")
         fields: tuple[FormField | Filter, ...] = (*self.form_fields, *self.filters)
         if any(f.from_data and f.kind != "select" for f in fields):
             raise ValueError(f"{self.entity}: only a select reads its options from the database")

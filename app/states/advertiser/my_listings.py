@@ -67,7 +67,7 @@ class MyListingsState(rx.State):
     async def _reload(self) -> None:
         owner = current_actor().uid
         self.rows = await run_service(my_listings.list_my_listings, owner_uid=owner)
-        if any(row.payment_code for row in self.rows):
+        if any(row.waiting_payments for row in self.rows):
             self.payment_instructions = await run_service(payment_instructions)
         self.loaded = True
 
@@ -155,8 +155,9 @@ class MyListingsState(rx.State):
         """The upgrades that can be asked for, with their prices, and this listing's upgrades."""
         uid = _text(uid)
         try:
-            self.upgrades = await run_service(upgrades.my_upgrades, owner_uid=current_actor().uid, listing_uid=uid)
-            self.upgrade_options = await run_service(upgrades.requestable_upgrades)
+            owner = current_actor().uid
+            self.upgrades = await run_service(upgrades.my_upgrades, owner_uid=owner, listing_uid=uid)
+            self.upgrade_options = await run_service(upgrades.upgrade_choices, owner_uid=owner, listing_uid=uid)
         except ServiceError as exc:
             return notify_error(exc.message)
         self._open_dialog("mejorar", uid)
@@ -164,22 +165,22 @@ class MyListingsState(rx.State):
 
     @requires(ProfileId.PROFESOR)
     async def request_upgrade(self, service_uid: str):
-        """Ask for one upgrade of the listing whose dialog is open."""
-        owner = current_actor().uid
+        """Ask for one upgrade of the listing whose dialog is open; the dialog closes on the card, which keeps
+        the request's reference and amount until it is paid."""
         try:
             requested = await run_service(
                 upgrades.request_upgrade,
-                owner_uid=owner,
+                owner_uid=current_actor().uid,
                 listing_uid=self.dialog_uid,
                 app_service_uid=_text(service_uid),
             )
-            self.upgrades = await run_service(upgrades.my_upgrades, owner_uid=owner, listing_uid=self.dialog_uid)
         except ServiceError as exc:
             return notify_error(exc.message)
+        self._clear_dialog()
         await self._reload()
         return notify_success(
-            f"Pediste la mejora. Paga {requested.amount} con la referencia {requested.payment_code}: "
-            "las instrucciones están en la tarjeta de tu publicación y te las enviamos por correo."
+            f"Pediste la mejora «{requested.name}». Tu referencia de pago, {requested.payment_code}, queda en la "
+            "tarjeta de tu publicación con el monto y cómo pagar; también te la enviamos por correo."
         )
 
     async def _show_verification(self, uid: str) -> None:
@@ -234,10 +235,13 @@ class MyListingsState(rx.State):
         self._open_dialog("estadisticas", uid)
         return None
 
+    def _clear_dialog(self) -> None:
+        self.dialog = self.dialog_uid = self.dialog_title = ""
+        self.upgrades, self.upgrade_options, self.stats_series = [], [], []
+        self.verification_label = self.verification_reason = ""
+
     @requires(ProfileId.PROFESOR)
     def close_dialog(self, open_: bool = False):
         """Close the open dialog (its data goes with it)."""
         if not open_:
-            self.dialog = self.dialog_uid = self.dialog_title = ""
-            self.upgrades, self.upgrade_options, self.stats_series = [], [], []
-            self.verification_label = self.verification_reason = ""
+            self._clear_dialog()
