@@ -151,7 +151,7 @@ def login_page() -> rx.Component:
                 _tab("ingresar", "Ingresar"),
                 _tab("registro", "Crear cuenta"),
                 _tab("recuperar", "Olvidé mi contraseña"),
-                class_name="tabs",
+                class_name="tabs tabs-wrap",
             ),
             # All three stay mounted (only hidden) so nothing typed is lost when switching or hydrating.
             sign_in_form(),
