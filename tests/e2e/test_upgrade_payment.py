@@ -3,8 +3,9 @@
 The administrator writes the payment instructions on /admin/ajustes; an advertiser asks for an upgrade
 from "Mis publicaciones" and reads its reference, amount and those instructions on the listing's card
 (and in the e-mail the site's SMTP server received); the administrator finds the request by that
-reference on the upgrades desk and approves it, and the card says so. An advertiser turns a reminder off
-on /my/cuenta/avisos and finds it off after a reload. Sessions are opened through the session service.
+reference on the upgrades desk and approves it, and the card says so. An advertiser on a phone finds each
+notice on /my/cuenta/avisos on a line of its own, turns a reminder off by its label and finds it off after
+a reload. Sessions are opened through the session service.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import re
 from email.header import decode_header, make_header
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 from sqlmodel import Session, select
 
+from app.content.notices import NOTICES, OPTIONAL_KINDS
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ListingUpgrade, NoticeOptOut, ProfileId, UpgradeStatus, User
@@ -27,6 +29,7 @@ from tests.factories import make_account, make_listing, open_session, tier_upgra
 pytestmark = pytest.mark.e2e
 # A city no other test file counts listings in (the e2e database is shared by the whole run).
 CITY = "quillota"
+PHONE = {"width": 390, "height": 844}
 INSTRUCTIONS = "Transferencia a Banco de Prueba, cuenta corriente 5550001, RUT 76.555.000-1"
 
 
@@ -111,15 +114,40 @@ def test_an_advertiser_pays_with_the_reference_and_staff_approve_it_by_that_refe
     expect(card.get_by_text(code, exact=True)).to_have_count(0)
 
 
+def _box(locator: Locator) -> dict:
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} is not rendered"
+    return box
+
+
+def _one_choice_per_line(page: Page) -> None:
+    """Each optional notice: its checkbox, then its label, on a line of their own inside the screen."""
+    above = 0.0  # the bottom of the previous choice
+    for kind in OPTIONAL_KINDS:
+        label = NOTICES[kind].label
+        box, text = _box(page.get_by_label(label, exact=True)), _box(page.get_by_text(label, exact=True))
+        assert box["x"] + box["width"] <= text["x"], f"the box of «{label}» is not before its label"
+        middle = box["y"] + box["height"] / 2
+        assert text["y"] <= middle <= text["y"] + text["height"], f"the box of «{label}» is not beside its label"
+        top, bottom = min(box["y"], text["y"]), max(box["y"] + box["height"], text["y"] + text["height"])
+        assert top >= above, f"«{label}» shares a line with the choice before it"
+        assert text["x"] + text["width"] <= PHONE["width"], f"«{label}» runs off the screen"
+        above = bottom
+
+
 def test_an_advertiser_turns_a_reminder_off_from_mi_cuenta(page: Page, site: Site, db):
+    page.set_viewport_size(PHONE)
     owner = _signed_in(db, site, page, "avisos-cuenta@correo.cl", ProfileId.PROFESOR)
     page.goto(ADVERTISER_HOME)
     page.get_by_role("link", name="Mi cuenta: avisos por correo").click()
     expect(page).to_have_url(re.compile(re.escape(ADVERTISER_NOTICES) + "$"))
     expect(page.get_by_role("heading", name="Mi cuenta: avisos por correo", level=1)).to_be_visible()
-    reminder = page.get_by_label("Publicación por vencer (3 días antes)")
-    expect(reminder).to_be_checked()
-    reminder.uncheck()
+    for kind in OPTIONAL_KINDS:
+        expect(page.get_by_label(NOTICES[kind].label, exact=True)).to_be_checked()
+    _one_choice_per_line(page)
+    # A tap on the words turns the choice off, as on its box.
+    page.get_by_text("Publicación por vencer (3 días antes)", exact=True).click()
+    expect(page.get_by_label("Publicación por vencer (3 días antes)")).not_to_be_checked()
     page.get_by_role("button", name="Guardar").click()
     expect(page.get_by_text("Guardamos tus preferencias de avisos.")).to_be_visible()
     assert [row.kind for row in db.exec(select(NoticeOptOut).where(NoticeOptOut.user_uid == owner.uid))] == [
