@@ -1,5 +1,6 @@
 """GET /mi-cuenta/datos/{token} through Starlette's TestClient on the app's own API: the export's ZIP goes only
-to its owner's signed-in browser while the link is valid, never cached; anyone else gets the same 404."""
+to its owner's signed-in browser while the link is valid, never cached; a browser without a session gets the
+site's page asking to sign in (coming back to the link), and any other account the same 404 page."""
 
 from __future__ import annotations
 
@@ -59,8 +60,17 @@ def _get(client: TestClient, token: str, session_token: str | None):
 
 def _assert_refused(response) -> None:
     assert response.status_code == 404
-    assert "ya venció" in response.text
+    assert "Este enlace no es válido o ya venció" in response.text
     assert response.headers["cache-control"] == "private, no-store"
+
+
+def _assert_asked_to_sign_in(response, token: str) -> None:
+    assert response.status_code == 403
+    assert response.headers["content-type"].startswith("text/html")
+    assert response.headers["cache-control"] == "private, no-store"
+    assert "Inicia sesión para descargar tus datos" in response.text
+    assert f'href="/login?volver={DATA_EXPORT_PREFIX}/{token}"' in response.text
+    assert "no es válido" not in response.text  # it tells nothing of the link
 
 
 def test_the_export_link_serves_the_owner_alone_while_valid(client, db, provider, tmp_path):
@@ -82,7 +92,8 @@ def test_the_export_link_serves_the_owner_alone_while_valid(client, db, provider
     exported = json.loads(zipfile.ZipFile(io.BytesIO(answer.content)).read("datos.json"))
     assert exported["cuenta"]["email"] == "mia@example.cl"
 
-    _assert_refused(_get(client, token, None))  # not signed in
+    _assert_asked_to_sign_in(_get(client, token, None), token)  # not signed in
+    _assert_asked_to_sign_in(_get(client, "no-existe-" * 3, None), "no-existe-" * 3)  # the same for any link
     _assert_refused(_get(client, token, theirs))  # another account
     _assert_refused(_get(client, token[:-1] + ("A" if token[-1] != "A" else "B"), mine))  # a guessed token
     export = db.exec(select(DataExport)).one()
