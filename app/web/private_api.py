@@ -17,14 +17,17 @@ route does not even tell which requests exist.
 
 ``GET /mi-cuenta/datos/{token}`` gives a data export's ZIP to its owner's signed-in browser. Anyone
 else gets a page of the site's own (app.web.preview.message_page): without a session, one asking to
-sign in that comes back to the link; signed in, one saying the link is not valid.
+sign in that comes back to the link; signed in, one saying the link is not valid. The way back keeps
+the token out of /login's address (which Reflex copies into the tab's state): the page leaves it in an
+HttpOnly cookie that only ``/mi-cuenta/datos`` receives, and /login returns to ``GET /mi-cuenta/datos``,
+which sends the browser on to the link.
 """
 
 from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from app import seo
@@ -42,6 +45,7 @@ from app.routes import (
     MY_ACCOUNT,
     SECRETARY_LISTINGS,
     login_path,
+    safe_return_path,
 )
 from app.services import privacy
 from app.services.staff.listings import LISTINGS_SPEC
@@ -93,6 +97,9 @@ EXPORT_GONE_TEXT = (
     "datos de nuevo en Mi cuenta."
 )
 PAGE_HEADERS = {**NO_STORE, "X-Robots-Tag": "noindex"}
+# The link a signed-out browser opened, kept for it across the sign-in (seconds).
+PENDING_EXPORT_COOKIE = "datos_pendientes"
+PENDING_EXPORT_MAX_AGE = 3600
 
 
 def _export_zip(token_hash: str, token: str) -> tuple[bool, bytes | None]:
@@ -124,11 +131,22 @@ async def data_export_route(request: Request) -> Response:
             heading=EXPORT_SIGN_IN,
             text=EXPORT_SIGN_IN_TEXT,
             action="Ingresar y descargar",
-            href=login_path(request.url.path),
+            href=login_path(DATA_EXPORT_PREFIX),
             signed_in=False,
             stylesheet=SITE_STYLESHEET,
         )
-        return HTMLResponse(page, status_code=403, headers=PAGE_HEADERS)
+        response = HTMLResponse(page, status_code=403, headers=PAGE_HEADERS)
+        if safe_return_path(f"{DATA_EXPORT_PREFIX}/{token}"):
+            response.set_cookie(
+                PENDING_EXPORT_COOKIE,
+                token,
+                max_age=PENDING_EXPORT_MAX_AGE,
+                path=DATA_EXPORT_PREFIX,
+                httponly=True,
+                samesite="lax",
+                secure=get_settings().is_https,
+            )
+        return response
     page = message_page(
         heading=EXPORT_GONE,
         text=EXPORT_GONE_TEXT,
@@ -138,6 +156,17 @@ async def data_export_route(request: Request) -> Response:
         stylesheet=SITE_STYLESHEET,
     )
     return HTMLResponse(page, status_code=404, headers=PAGE_HEADERS)
+
+
+async def pending_export_route(request: Request) -> Response:
+    """GET /mi-cuenta/datos, where /login returns after sign-in: on to the link this browser opened signed out
+    (its cookie, then cleared), or to Mi cuenta."""
+    target = f"{DATA_EXPORT_PREFIX}/{request.cookies.get(PENDING_EXPORT_COOKIE, '')}"
+    response = RedirectResponse(target if safe_return_path(target) else MY_ACCOUNT, status_code=303, headers=NO_STORE)
+    response.delete_cookie(
+        PENDING_EXPORT_COOKIE, path=DATA_EXPORT_PREFIX, httponly=True, samesite="lax", secure=get_settings().is_https
+    )
+    return response
 
 
 # Every guarded page, by path, with its title and the profiles it admits.
@@ -182,6 +211,7 @@ async def private_document(request: Request) -> Response:
 
 ROUTES = [
     Route("/privado/verificacion/{uid}", verification_photo_route, methods=["GET"]),
+    Route(DATA_EXPORT_PREFIX, pending_export_route, methods=["GET"]),
     Route(DATA_EXPORT_PREFIX + "/{token}", data_export_route, methods=["GET"]),
     *(Route(path, private_document, methods=["GET"]) for path in PRIVATE_TITLES),
 ]

@@ -183,6 +183,8 @@ def test_a_data_link_opened_signed_out_on_a_phone_signs_in_and_downloads(browser
         expect(page.get_by_text("no es válido")).to_have_count(0)
         found = serious_violations(page, "sin sesión")
         page.get_by_role("link", name="Ingresar y descargar").click()
+        # /login's address (copied into the tab's state) does not carry the link's token.
+        expect(page).to_have_url(re.compile(re.escape(f"/login?volver={DATA_EXPORT_PREFIX}") + "$"))
 
         # Sign in: the browser comes back to the link, and this time the file comes.
         form = page.get_by_role("form", name="Ingresar")
