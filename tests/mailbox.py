@@ -37,7 +37,7 @@ class Mailbox:
     def raw_to(self, address: str) -> list[bytes]:
         """The received bytes of every message sent to this address."""
         with self._lock:
-            return [raw for m, raw in zip(self.messages, self.raw, strict=True) if m["To"] == address]
+            return [raw for raw in self.raw if email.message_from_bytes(raw)["To"] == address]
 
     def wait_for_link(self, address: str, mode: str, *, after: int = 0, timeout: float = 20.0) -> str:
         """The action link (verifyEmail or resetPassword) of the first message to ``address`` past ``after``."""
