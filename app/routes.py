@@ -322,6 +322,28 @@ def safe_age_next(target: str) -> str:
     return SSG_HOME
 
 
+# /login?volver=<path>: where the browser goes after sign-in (a data-export link opened signed out).
+LOGIN_RETURN_PARAM = "volver"
+_RETURN_MAX_LENGTH = 300
+
+
+def safe_return_path(target: str) -> str:
+    """``target`` if /login may send the browser back there after sign-in, else "".
+
+    Only a path of this site, segments of letters, digits, ``-`` and ``_``: no scheme, host,
+    ``//evil.example``, backslash, query or fragment.
+    """
+    if isinstance(target, str) and len(target) <= _RETURN_MAX_LENGTH and _PUBLIC_NEXT.fullmatch(target):
+        return target
+    return ""
+
+
+def login_path(return_to: str = "") -> str:
+    """/login, sending the browser back to ``return_to`` after sign-in when it is a safe path of this site."""
+    back = safe_return_path(return_to)
+    return f"{LOGIN}?{LOGIN_RETURN_PARAM}={back}" if back else LOGIN
+
+
 def city_path(section: str, city_slug: str, tab_slug: str = "todas") -> str:
     """The URL of a city page (with a filter tab other than Todas)."""
     base = f"{_home(section)}/{city_slug}"

@@ -20,17 +20,24 @@ class Mailbox:
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
+        self.raw: list[bytes] = []  # the bytes of each message, as the server received them
         self._lock = threading.Lock()
 
     async def handle_DATA(self, server, session, envelope):
         with self._lock:
             self.messages.append(email.message_from_bytes(envelope.content))
+            self.raw.append(envelope.content)
         return "250 Message accepted for delivery"
 
     def to(self, address: str) -> list[Message]:
         """Every message sent to this address."""
         with self._lock:
             return [m for m in self.messages if m["To"] == address]
+
+    def raw_to(self, address: str) -> list[bytes]:
+        """The received bytes of every message sent to this address."""
+        with self._lock:
+            return [raw for raw in self.raw if email.message_from_bytes(raw)["To"] == address]
 
     def wait_for_link(self, address: str, mode: str, *, after: int = 0, timeout: float = 20.0) -> str:
         """The action link (verifyEmail or resetPassword) of the first message to ``address`` past ``after``."""

@@ -18,11 +18,13 @@ ALWAYS_SENT = (
 
 
 def _choice(choice: rx.Var) -> rx.Component:
+    """One optional notice on a line of its own: its checkbox, then its words, in one <label> (a tap on either
+    toggles it). The label wraps the box rather than naming its id: Reflex would add a ref per id to the form's data."""
     return rx.el.label(
         rx.el.input(type="checkbox", name=choice.kind, default_checked=choice.enabled),
-        " ",
-        choice.label,
-        class_name="check",
+        rx.el.span(choice.label),
+        class_name="check-row",
+        key=choice.kind,
     )
 
 
@@ -35,6 +37,7 @@ def _preferences() -> rx.Component:
             rx.el.fieldset(
                 rx.el.legend("Avisos que quieres recibir"),
                 rx.foreach(NoticePreferencesState.choices, _choice),
+                class_name="choices",
             ),
             rx.el.button("Guardar", type="submit", class_name="btn btn-primary"),
             on_submit=NoticePreferencesState.save,

@@ -17,7 +17,7 @@ from app.identity.errors import AuthError, ProofRequired
 from app.identity.factory import get_provider
 from app.identity.guards import ALL_PROFILES, landing_path
 from app.identity.sessions import needs_second_factor
-from app.routes import SECOND_FACTOR
+from app.routes import LOGIN_RETURN_PARAM, SECOND_FACTOR, safe_return_path
 from app.services import accounts
 from app.services.abuse import client_key
 from app.settings import get_settings
@@ -96,8 +96,8 @@ class LoginState(ClearingFormState, rx.State):
 
     @public
     async def sign_in(self, form_data: dict):
-        """E-mail + password sign-in (SPEC §4), then the landing page of the user's profile (staff: the second
-        factor's page first)."""
+        """E-mail + password sign-in (SPEC §4), then the page ?volver= names (a same-site path, such as a
+        data-export link) or else the landing page of the user's profile (staff: the second factor's page first)."""
         if self.busy:
             return None
         if not isinstance(form_data, dict):
@@ -125,7 +125,8 @@ class LoginState(ClearingFormState, rx.State):
         signed = outcome.value
         # Staff go on to the second factor first: their new session grants nothing until it is passed.
         profile = signed.actor.profile_uid
-        landing = json.dumps(SECOND_FACTOR if needs_second_factor(profile) else landing_path(profile))
+        back = safe_return_path(self.router.url.query_parameters.get(LOGIN_RETURN_PARAM, ""))
+        landing = json.dumps(SECOND_FACTOR if needs_second_factor(profile) else back or landing_path(profile))
         script = open_session_script(signed.ticket, f"window.location.assign({landing});", LoginState.session_opened)
         # The form stays busy while the browser takes the cookie and loads the landing page.
         self.busy = True

@@ -151,6 +151,16 @@ class GuardedScreen:
     nav_label: str = ""
 
 
+def message_page(*, heading: str, text: str, action: str, href: str, signed_in: bool, stylesheet: str) -> str:
+    """A whole server-rendered page in the site's frame (its header, app/web/templates/preview/frame.html, and
+    the site's ``stylesheet``): a heading, one paragraph and one link; no script, not indexed."""
+    frame = _render(
+        "preview/message.html", "", signed_in=signed_in, heading=heading, text=text, action=action, href=href
+    )
+    # The frame was rendered with autoescape: kept as it is.
+    return render("message.html", heading=heading, stylesheet=stylesheet, frame=Markup(frame))
+
+
 def private_preview(
     *, signed_in: bool, screen: GuardedScreen | None = None, path: str = "", theme_attributes: str = ""
 ) -> str:

@@ -14,13 +14,20 @@ request to a browser whose session cookie belongs to staff (administrador or
 secretaria), never cached. Everyone else (no cookie, an ended session, the
 advertiser who sent it, any other account) gets the same plain 404, so the
 route does not even tell which requests exist.
+
+``GET /mi-cuenta/datos/{token}`` gives a data export's ZIP to its owner's signed-in browser. Anyone
+else gets a page of the site's own (app.web.preview.message_page): without a session, one asking to
+sign in that comes back to the link; signed in, one saying the link is not valid. The way back keeps
+the token out of /login's address (which Reflex copies into the tab's state): the page leaves it in an
+HttpOnly cookie that only ``/mi-cuenta/datos`` receives, and /login returns to ``GET /mi-cuenta/datos``,
+which sends the browser on to the link.
 """
 
 from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from app import seo
@@ -35,7 +42,10 @@ from app.routes import (
     ADVERTISER_HOME,
     ADVERTISER_NEW_LISTING,
     DATA_EXPORT_PREFIX,
+    MY_ACCOUNT,
     SECRETARY_LISTINGS,
+    login_path,
+    safe_return_path,
 )
 from app.services import privacy
 from app.services.staff.listings import LISTINGS_SPEC
@@ -43,10 +53,11 @@ from app.services.verification import verification_photo
 from app.settings import get_settings
 from app.storage.factory import get_private_storage
 from app.web.cookies import request_session_hash, session_actor, session_profile
-from app.web.preview import GuardedScreen, private_preview
-from app.web.seo_api import document_response, exported_shell
+from app.web.preview import GuardedScreen, message_page, private_preview
+from app.web.seo_api import SITE_CSS, document_response, exported_shell
 
 NO_STORE = {"Cache-Control": "private, no-store"}
+SITE_STYLESHEET = "/" + SITE_CSS
 
 
 def _staff_photo(token_hash: str, verification_uid: str) -> bytes | None:
@@ -74,18 +85,30 @@ async def verification_photo_route(request: Request) -> Response:
     return Response(data, media_type="image/webp", headers=NO_STORE)
 
 
-EXPORT_GONE = (
-    "Este enlace no es válido o ya venció (vale 48 horas). Ingresa con tu cuenta y pide tus datos de nuevo "
-    "en Mi cuenta."
+_LINK_HOURS = int(privacy.EXPORT_LINK_LIFETIME.total_seconds() // 3600)
+EXPORT_SIGN_IN = "Inicia sesión para descargar tus datos"
+EXPORT_SIGN_IN_TEXT = (
+    "Por seguridad, el archivo con tus datos solo se descarga con la sesión de tu cuenta iniciada. Ingresa con "
+    "la cuenta que pidió los datos y la descarga comenzará."
 )
+EXPORT_GONE = "Este enlace no es válido o ya venció"
+EXPORT_GONE_TEXT = (
+    f"El enlace vale {_LINK_HOURS} horas y solo para la cuenta que pidió los datos. Si lo necesitas, pide tus "
+    "datos de nuevo en Mi cuenta."
+)
+PAGE_HEADERS = {**NO_STORE, "X-Robots-Tag": "noindex"}
+# The link a signed-out browser opened, kept for it across the sign-in (seconds).
+PENDING_EXPORT_COOKIE = "datos_pendientes"
+PENDING_EXPORT_MAX_AGE = 3600
 
 
-def _export_zip(token_hash: str, token: str) -> bytes | None:
+def _export_zip(token_hash: str, token: str) -> tuple[bool, bytes | None]:
+    """Whether the session is live, and the export's ZIP when the link is valid and the session its owner's."""
     with session_scope() as session:
         actor = session_actor(session, token_hash)
         if actor is None:
-            return None
-        return privacy.export_file(
+            return False, None
+        return True, privacy.export_file(
             session=session, private_storage=get_private_storage(), token=token, user_uid=actor.uid
         )
 
@@ -93,15 +116,57 @@ def _export_zip(token_hash: str, token: str) -> bytes | None:
 async def data_export_route(request: Request) -> Response:
     """GET /mi-cuenta/datos/{token}: the owner's data export, to their signed-in browser, while the link is valid.
 
-    Anyone else (no session, another account, an expired or unknown link) gets the same 404.
+    Without a live session: the site's page asking to sign in (403), whose link comes back here after
+    sign-in; it says nothing of the link, so it tells nobody which links exist. Signed in to any account
+    but the owner's, or with an expired or unknown link: the site's page saying the link is not valid (404).
     """
     token_hash = request_session_hash(request)
     token = request.path_params["token"]
-    data = await run_in_threadpool(_export_zip, token_hash, token) if token_hash else None
-    if data is None:
-        return PlainTextResponse(EXPORT_GONE, status_code=404, headers=NO_STORE)
-    headers = {**NO_STORE, "Content-Disposition": 'attachment; filename="mis-datos.zip"'}
-    return Response(data, media_type="application/zip", headers=headers)
+    signed_in, data = await run_in_threadpool(_export_zip, token_hash, token) if token_hash else (False, None)
+    if data is not None:
+        headers = {**NO_STORE, "Content-Disposition": 'attachment; filename="mis-datos.zip"'}
+        return Response(data, media_type="application/zip", headers=headers)
+    if not signed_in:
+        page = message_page(
+            heading=EXPORT_SIGN_IN,
+            text=EXPORT_SIGN_IN_TEXT,
+            action="Ingresar y descargar",
+            href=login_path(DATA_EXPORT_PREFIX),
+            signed_in=False,
+            stylesheet=SITE_STYLESHEET,
+        )
+        response = HTMLResponse(page, status_code=403, headers=PAGE_HEADERS)
+        if safe_return_path(f"{DATA_EXPORT_PREFIX}/{token}"):
+            response.set_cookie(
+                PENDING_EXPORT_COOKIE,
+                token,
+                max_age=PENDING_EXPORT_MAX_AGE,
+                path=DATA_EXPORT_PREFIX,
+                httponly=True,
+                samesite="lax",
+                secure=get_settings().is_https,
+            )
+        return response
+    page = message_page(
+        heading=EXPORT_GONE,
+        text=EXPORT_GONE_TEXT,
+        action="Ir a Mi cuenta",
+        href=MY_ACCOUNT,
+        signed_in=True,
+        stylesheet=SITE_STYLESHEET,
+    )
+    return HTMLResponse(page, status_code=404, headers=PAGE_HEADERS)
+
+
+async def pending_export_route(request: Request) -> Response:
+    """GET /mi-cuenta/datos, where /login returns after sign-in: on to the link this browser opened signed out
+    (its cookie, then cleared), or to Mi cuenta."""
+    target = f"{DATA_EXPORT_PREFIX}/{request.cookies.get(PENDING_EXPORT_COOKIE, '')}"
+    response = RedirectResponse(target if safe_return_path(target) else MY_ACCOUNT, status_code=303, headers=NO_STORE)
+    response.delete_cookie(
+        PENDING_EXPORT_COOKIE, path=DATA_EXPORT_PREFIX, httponly=True, samesite="lax", secure=get_settings().is_https
+    )
+    return response
 
 
 # Every guarded page, by path, with its title and the profiles it admits.
@@ -146,6 +211,7 @@ async def private_document(request: Request) -> Response:
 
 ROUTES = [
     Route("/privado/verificacion/{uid}", verification_photo_route, methods=["GET"]),
+    Route(DATA_EXPORT_PREFIX, pending_export_route, methods=["GET"]),
     Route(DATA_EXPORT_PREFIX + "/{token}", data_export_route, methods=["GET"]),
     *(Route(path, private_document, methods=["GET"]) for path in PRIVATE_TITLES),
 ]

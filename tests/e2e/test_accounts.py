@@ -47,6 +47,7 @@ AREAS = {
     ProfileId.SECRETARIA: "/bbitamia/publicacion",
     ProfileId.PROFESOR: "/my/publicacion/misPublicaciones",
 }
+PHONE = {"width": 390, "height": 844}
 FORBIDDEN = "No tienes permiso para entrar ahí"
 
 
@@ -103,6 +104,29 @@ def _sign_up(page: Page, email: str, *, advertiser: bool, password: str = PASSWO
     form.get_by_label("Publicar mis avisos (anunciante)" if advertiser else "Ver avisos (cliente)").check()
     form.get_by_label(re.compile("Confirmo que soy mayor de 18 años")).check()
     form.get_by_role("button", name="Crear cuenta").click()
+
+
+def test_every_login_tab_reads_whole_on_a_phone(browser: Browser, site: Site):
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE)
+    context.set_default_timeout(20_000)
+    try:
+        page = context.new_page()
+        page.goto("/login")
+        expect(_login_form(page).get_by_role("button", name="Ingresar")).to_be_enabled()  # the page is live
+        for label in ("Ingresar", "Crear cuenta", "Olvidé mi contraseña"):
+            tab = page.get_by_role("button", name=label, exact=True).and_(page.locator("[aria-pressed]"))
+            expect(tab).to_have_text(label)
+            # Its words fit the tab, and the tab fits the row of tabs (which would clip it) and the screen.
+            shown = tab.evaluate(
+                "(tab) => { const box = tab.getBoundingClientRect(), row = tab.parentElement.getBoundingClientRect();"
+                " return {scroll: tab.scrollWidth, client: tab.clientWidth, left: box.left, right: box.right,"
+                " row_left: row.left, row_right: row.right}; }"
+            )
+            assert shown["scroll"] <= shown["client"], f"«{label}» is cut: {shown}"
+            assert shown["row_left"] <= shown["left"] and shown["right"] <= shown["row_right"], f"«{label}»: {shown}"
+            assert shown["left"] >= 0 and shown["right"] <= PHONE["width"], f"«{label}» is off the screen: {shown}"
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("profile", list(ProfileId), ids=[p.value for p in ProfileId])

@@ -2,10 +2,11 @@
 
 Served documents (what a crawler or a browser without JavaScript reads): the homes, a
 city, a filter tab, a city with filters (and with none matching them), a city's /all page, the trans pages, listing details, /login, each
-information page, a 404, and the SSG pages; first visits (the 18+ notice) and returning
-visitors. Then the DOM the prerendered pages (a home, /login, an information page) have
-once the app has hydrated them, and "Mis publicaciones" with upgrade requests waiting for
-payment. All of them go to one run of the checker (tools/vnu,
+information page, a 404, the SSG pages, and the page of a data-export link (signed out, and a
+bad link signed in); first visits (the 18+ notice) and returning visitors. Then the DOM the
+prerendered pages (a home, /login, an information page) have once the app has hydrated them,
+"Mis publicaciones" with upgrade requests waiting for payment, and an advertiser's notice
+choices. All of them go to one run of the checker (tools/vnu,
 pinned vnu-jar on Debian's Java), and the test lists every error with its document.
 
 Not checked after hydration: the pages served from the app's SPA fallback (a city, a
@@ -25,7 +26,7 @@ from app.content.legal import LEGAL_PAGES
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ListingStatus, ProfileId, User
-from app.routes import ADVERTISER_HOME, legal_path
+from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES, DATA_EXPORT_PREFIX, legal_path
 from app.services import upgrades
 from app.states.public import AGE_COOKIE
 from tests.e2e.conftest import AREA_CITY, CITY, PAGED_CITY, Site
@@ -134,13 +135,33 @@ def _signed_in(page: Page, site: Site, db: Session) -> dict[str, str]:
     return {"app-mis-publicaciones-pagos": page.content()}
 
 
+def _data_link_documents(db: Session) -> tuple[dict[str, str], dict[str, str]]:
+    """An advertiser's documents: the data-export page signed out and with a bad link, and the notice choices.
+
+    Returns the served ones (name → path, cookies, status) and the session cookie for the hydrated one.
+    """
+    advertiser = make_account(
+        db, LocalProvider(engine=db.get_bind()), "nu-avisos@correo.cl", profile=ProfileId.PROFESOR
+    )
+    session = {SESSION_COOKIE: open_session(db, advertiser.uid)}
+    unknown_link = f"{DATA_EXPORT_PREFIX}/{'x' * 43}"
+    served = {"datos-sin-sesion": (unknown_link, {}, 403), "datos-enlace-vencido": (unknown_link, session, 404)}
+    return served, session
+
+
 def test_every_kind_of_document_is_valid_html(site: Site, page: Page, db: Session, tmp_path):
+    private, session = _data_link_documents(db)
     documents = {}
-    for name, (path, cookies, status) in _served(site).items():
+    for name, (path, cookies, status) in {**_served(site), **private}.items():
         response = httpx.get(site.url + path, cookies=cookies, timeout=20)
         assert response.status_code == status, (name, path, response.status_code)
         documents[name] = response.text
     documents.update(_hydrated(page, site))
     documents.update(_signed_in(page, site, db))
+    page.context.add_cookies([{"name": name, "value": value, "url": site.url} for name, value in session.items()])
+    page.goto(ADVERTISER_NOTICES)
+    expect(page.get_by_role("heading", name="Mi cuenta: avisos por correo", level=1)).to_be_visible()
+    page.locator("#vista-previa").wait_for(state="detached")
+    documents["app-avisos"] = page.content()
     errors = nu_errors(documents, tmp_path)
     assert not errors, f"{len(errors)} errors of the Nu HTML checker:\n" + "\n".join(errors)

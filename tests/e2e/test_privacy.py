@@ -4,26 +4,31 @@ and the outbox show that nothing of it is left."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
+import secrets
 import time
 import uuid
 import zipfile
+from datetime import timedelta
 from email.header import decode_header, make_header
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from sqlmodel import Session, SQLModel, select
 
+from app.components.layout import SITE_NAME
 from app.identity.guards import HOME
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
-from app.models import DataExport, Listing, ListingPhoto, ListingVerification, ProfileId, User
+from app.models import DataExport, ExportStatus, Listing, ListingPhoto, ListingVerification, ProfileId, User, utc_now
 from app.routes import DATA_EXPORT_PREFIX, MY_ACCOUNT
 from app.services import listing_photos, verification
 from app.storage.local import LocalStorage, PrivateLocalStorage
+from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import CITY, Site
 from tests.factories import make_account, make_listing, open_session
 from tests.photo_samples import jpeg_with_gps
@@ -31,6 +36,7 @@ from tests.photo_samples import jpeg_with_gps
 pytestmark = pytest.mark.e2e
 
 PASSWORD = "clave-de-prueba-91"  # tests.factories.make_account's
+PHONE = {"width": 390, "height": 844}
 MAIL_WAIT_S = 90
 LINK = re.compile(re.escape(DATA_EXPORT_PREFIX) + r"/[A-Za-z0-9_-]+")
 
@@ -105,10 +111,12 @@ def test_download_my_data_then_delete_my_account(page: Page, site: Site, db: Ses
     assert any(key.startswith("exportaciones/") for key in _files(private.root))
     # Nobody else's data: the seeded advertiser's listings are not in it.
     assert "duena@example.cl" not in archive.read("datos.json").decode()
-    # The link is the owner's alone: a browser without the session gets nothing.
+    # The link is the owner's alone: a browser without the session gets only the page asking to sign in.
     stranger = page.context.browser.new_context(base_url=site.url)
     try:
-        assert stranger.request.get(site.url + link.group(0)).status == 404
+        refused = stranger.request.get(site.url + link.group(0))
+        assert refused.status == 403 and refused.headers["content-type"].startswith("text/html")
+        assert "Inicia sesión para descargar tus datos" in refused.text()
     finally:
         stranger.close()
 
@@ -139,3 +147,60 @@ def test_download_my_data_then_delete_my_account(page: Page, site: Site, db: Ses
             line = " ".join(str(value) for value in row)
             for needle in (owner_uid, email, listing_uid):
                 assert needle not in line, f"{table.name} still names the account: {line}"
+
+
+def _ready_export(db: Session, private: PrivateLocalStorage, owner: User) -> tuple[str, bytes]:
+    """A built export of ``owner``'s in the site's private storage, as the job leaves it: its link's token and ZIP."""
+    token = secrets.token_urlsafe(32)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("datos.json", json.dumps({"cuenta": {"email": owner.email}}))
+    export = DataExport(
+        user_uid=owner.uid, status=ExportStatus.READY, token_hash=hashlib.sha256(token.encode()).hexdigest()
+    )
+    export.storage_key = f"exportaciones/{export.uid[:2]}/{export.uid}.zip"
+    export.ready_at = utc_now()
+    export.expires_at = export.ready_at + timedelta(hours=48)
+    private.put(export.storage_key, buffer.getvalue(), "application/zip")
+    db.add(export)
+    db.commit()
+    return token, buffer.getvalue()
+
+
+def test_a_data_link_opened_signed_out_on_a_phone_signs_in_and_downloads(browser: Browser, site: Site, db: Session):
+    email = f"telefono-{uuid.uuid4().hex[:8]}@example.cl"
+    owner = make_account(db, LocalProvider(engine=db.get_bind()), email, profile=ProfileId.PROFESOR)
+    token, archive = _ready_export(db, PrivateLocalStorage(site.log_path.parent / "private"), owner)
+    # CSP bypassed for axe-core alone (tests/e2e/test_accessibility.py).
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE, bypass_csp=True)
+    context.set_default_timeout(20_000)
+    try:
+        page = context.new_page()
+        # The e-mailed link, read on a phone without a session: the site's page says why, and how.
+        page.goto(f"{DATA_EXPORT_PREFIX}/{token}")
+        expect(page.get_by_role("heading", name="Inicia sesión para descargar tus datos", level=1)).to_be_visible()
+        expect(page.get_by_role("navigation", name="Principal").get_by_role("link", name=SITE_NAME)).to_be_visible()
+        expect(page.get_by_text("no es válido")).to_have_count(0)
+        found = serious_violations(page, "sin sesión")
+        page.get_by_role("link", name="Ingresar y descargar").click()
+        # /login's address (copied into the tab's state) does not carry the link's token.
+        expect(page).to_have_url(re.compile(re.escape(f"/login?volver={DATA_EXPORT_PREFIX}") + "$"))
+
+        # Sign in: the browser comes back to the link, and this time the file comes.
+        form = page.get_by_role("form", name="Ingresar")
+        expect(form.get_by_role("button", name="Ingresar")).to_be_enabled()  # the page is live
+        form.get_by_label("Correo electrónico").fill(email)
+        form.get_by_label("Contraseña").fill(PASSWORD)
+        with page.expect_download() as download:
+            form.get_by_role("button", name="Ingresar").click()
+        assert download.value.suggested_filename == "mis-datos.zip"
+        assert Path(download.value.path()).read_bytes() == archive
+
+        # A link that is really not valid says so, on the site's page, signed in.
+        page.goto(f"{DATA_EXPORT_PREFIX}/{secrets.token_urlsafe(32)}")
+        expect(page.get_by_role("heading", name="Este enlace no es válido o ya venció", level=1)).to_be_visible()
+        expect(page.get_by_role("link", name="Ir a Mi cuenta")).to_be_visible()
+        found += serious_violations(page, "enlace no válido")
+        assert not found, "\n".join(found)
+    finally:
+        context.close()

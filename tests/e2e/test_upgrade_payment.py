@@ -3,8 +3,9 @@
 The administrator writes the payment instructions on /admin/ajustes; an advertiser asks for an upgrade
 from "Mis publicaciones" and reads its reference, amount and those instructions on the listing's card
 (and in the e-mail the site's SMTP server received); the administrator finds the request by that
-reference on the upgrades desk and approves it, and the card says so. An advertiser turns a reminder off
-on /my/cuenta/avisos and finds it off after a reload. Sessions are opened through the session service.
+reference on the upgrades desk and approves it, and the card says so. An advertiser on a phone finds each
+notice on /my/cuenta/avisos on a line of its own, turns a reminder off by its label and finds it off after
+a reload. Sessions are opened through the session service.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 from sqlmodel import Session, select
 
+from app.content.notices import NOTICES, OPTIONAL_KINDS
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ListingUpgrade, NoticeOptOut, ProfileId, UpgradeStatus, User
@@ -161,15 +163,40 @@ def test_on_a_phone_every_request_waiting_for_payment_keeps_its_reference_and_am
         context.close()
 
 
+def _box(locator: Locator) -> dict:
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} is not rendered"
+    return box
+
+
+def _one_choice_per_line(page: Page) -> None:
+    """Each optional notice: its checkbox, then its label, on a line of their own inside the screen."""
+    above = 0.0  # the bottom of the previous choice
+    for kind in OPTIONAL_KINDS:
+        label = NOTICES[kind].label
+        box, text = _box(page.get_by_label(label, exact=True)), _box(page.get_by_text(label, exact=True))
+        assert box["x"] + box["width"] <= text["x"], f"the box of «{label}» is not before its label"
+        middle = box["y"] + box["height"] / 2
+        assert text["y"] <= middle <= text["y"] + text["height"], f"the box of «{label}» is not beside its label"
+        top, bottom = min(box["y"], text["y"]), max(box["y"] + box["height"], text["y"] + text["height"])
+        assert top >= above, f"«{label}» shares a line with the choice before it"
+        assert text["x"] + text["width"] <= PHONE["width"], f"«{label}» runs off the screen"
+        above = bottom
+
+
 def test_an_advertiser_turns_a_reminder_off_from_mi_cuenta(page: Page, site: Site, db):
+    page.set_viewport_size(PHONE)
     owner = _signed_in(db, site, page, "avisos-cuenta@correo.cl", ProfileId.PROFESOR)
     page.goto(ADVERTISER_HOME)
     page.get_by_role("link", name="Mi cuenta: avisos por correo").click()
     expect(page).to_have_url(re.compile(re.escape(ADVERTISER_NOTICES) + "$"))
     expect(page.get_by_role("heading", name="Mi cuenta: avisos por correo", level=1)).to_be_visible()
-    reminder = page.get_by_label("Publicación por vencer (3 días antes)")
-    expect(reminder).to_be_checked()
-    reminder.uncheck()
+    for kind in OPTIONAL_KINDS:
+        expect(page.get_by_label(NOTICES[kind].label, exact=True)).to_be_checked()
+    _one_choice_per_line(page)
+    # A tap on the words turns the choice off, as on its box.
+    page.get_by_text("Publicación por vencer (3 días antes)", exact=True).click()
+    expect(page.get_by_label("Publicación por vencer (3 días antes)")).not_to_be_checked()
     page.get_by_role("button", name="Guardar").click()
     expect(page.get_by_text("Guardamos tus preferencias de avisos.")).to_be_visible()
     assert [row.kind for row in db.exec(select(NoticeOptOut).where(NoticeOptOut.user_uid == owner.uid))] == [

@@ -1,5 +1,6 @@
 """GET /mi-cuenta/datos/{token} through Starlette's TestClient on the app's own API: the export's ZIP goes only
-to its owner's signed-in browser while the link is valid, never cached; anyone else gets the same 404."""
+to its owner's signed-in browser while the link is valid, never cached; a browser without a session gets the
+site's page asking to sign in (coming back to the link), and any other account the same 404 page."""
 
 from __future__ import annotations
 
@@ -17,12 +18,13 @@ from app.app import app as reflex_app
 from app.db import make_engine
 from app.identity.sessions import SESSION_COOKIE
 from app.models import DataExport, ProfileId, utc_now
-from app.routes import DATA_EXPORT_PREFIX
+from app.routes import DATA_EXPORT_PREFIX, MY_ACCOUNT
 from app.services import privacy
 from app.services.mail import wait_until_sent
 from app.settings import get_settings
 from app.storage.factory import get_private_storage, get_storage
 from app.web.api import build_api
+from app.web.private_api import PENDING_EXPORT_COOKIE
 from tests.factories import actor_of, make_account, open_session
 from tests.integration.test_privacy import LINK
 
@@ -59,8 +61,21 @@ def _get(client: TestClient, token: str, session_token: str | None):
 
 def _assert_refused(response) -> None:
     assert response.status_code == 404
-    assert "ya venció" in response.text
+    assert "Este enlace no es válido o ya venció" in response.text
     assert response.headers["cache-control"] == "private, no-store"
+
+
+def _assert_asked_to_sign_in(response, token: str) -> None:
+    assert response.status_code == 403
+    assert response.headers["content-type"].startswith("text/html")
+    assert response.headers["cache-control"] == "private, no-store"
+    assert "Inicia sesión para descargar tus datos" in response.text
+    # Sign-in comes back to /mi-cuenta/datos, which the cookie (seen by nothing else) sends on to the link.
+    assert f'href="/login?volver={DATA_EXPORT_PREFIX}"' in response.text and token not in response.text
+    assert response.cookies[PENDING_EXPORT_COOKIE] == token
+    kept = response.headers["set-cookie"].lower()
+    assert f"path={DATA_EXPORT_PREFIX}" in kept and "httponly" in kept and "samesite=lax" in kept
+    assert "no es válido" not in response.text  # it tells nothing of the link
 
 
 def test_the_export_link_serves_the_owner_alone_while_valid(client, db, provider, tmp_path):
@@ -82,7 +97,8 @@ def test_the_export_link_serves_the_owner_alone_while_valid(client, db, provider
     exported = json.loads(zipfile.ZipFile(io.BytesIO(answer.content)).read("datos.json"))
     assert exported["cuenta"]["email"] == "mia@example.cl"
 
-    _assert_refused(_get(client, token, None))  # not signed in
+    _assert_asked_to_sign_in(_get(client, token, None), token)  # not signed in
+    _assert_asked_to_sign_in(_get(client, "no-existe-" * 3, None), "no-existe-" * 3)  # the same for any link
     _assert_refused(_get(client, token, theirs))  # another account
     _assert_refused(_get(client, token[:-1] + ("A" if token[-1] != "A" else "B"), mine))  # a guessed token
     export = db.exec(select(DataExport)).one()
@@ -90,3 +106,17 @@ def test_the_export_link_serves_the_owner_alone_while_valid(client, db, provider
     db.add(export)
     db.commit()
     _assert_refused(_get(client, token, mine))  # expired
+
+
+def test_after_sign_in_the_browser_goes_on_to_the_link_it_opened(client):
+    token = "Abc_def-123" * 4
+    back = client.get(
+        DATA_EXPORT_PREFIX, headers={"Cookie": f"{PENDING_EXPORT_COOKIE}={token}"}, follow_redirects=False
+    )
+    assert back.status_code == 303 and back.headers["location"] == f"{DATA_EXPORT_PREFIX}/{token}"
+    assert back.headers["cache-control"] == "private, no-store"
+    assert f'{PENDING_EXPORT_COOKIE}=""' in back.headers["set-cookie"]  # cleared
+    # Without the cookie, or with anything but a token in it: Mi cuenta.
+    for cookie in ("", f"{PENDING_EXPORT_COOKIE}=//evil.example", f"{PENDING_EXPORT_COOKIE}=a/../b"):
+        plain = client.get(DATA_EXPORT_PREFIX, headers={"Cookie": cookie} if cookie else {}, follow_redirects=False)
+        assert plain.status_code == 303 and plain.headers["location"] == MY_ACCOUNT

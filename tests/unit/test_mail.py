@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email
+import email.policy
 
 import pytest
 
@@ -33,3 +34,14 @@ def test_an_unreachable_server_is_a_clear_error(tmp_path):
     settings = Settings(smtp_host="127.0.0.1", smtp_port=free_port(), smtp_starttls=False)
     with pytest.raises(MailError, match="No pudimos enviar el correo"):
         send_email(to="eva@correo.cl", subject="x", body="y", settings=settings)
+
+
+def test_a_folded_subject_keeps_the_space_between_two_names(tmp_path):
+    # Folded between «Antonia» and «Parori»: Python's own folder left that space between two encoded words.
+    subject = "Comenzó la mejora «Subir» de «Antonia Parori»"
+    settings = Settings(smtp_host="", outbox_dir=tmp_path / "outbox")
+    send_email(to="ana@correo.cl", subject=subject, body="Hola", settings=settings)
+    [path] = list((tmp_path / "outbox").glob("*.eml"))
+    raw = path.read_bytes()
+    assert b"\n =?utf-8?" in raw  # folded
+    assert str(email.message_from_bytes(raw, policy=email.policy.default)["Subject"]) == subject

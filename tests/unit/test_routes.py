@@ -6,7 +6,15 @@ import re
 
 import pytest
 
-from app.routes import PUBLIC_ROUTES, city_path, is_pretty_detail_path, resolve_public_path, resolve_ssg_city
+from app.routes import (
+    PUBLIC_ROUTES,
+    city_path,
+    is_pretty_detail_path,
+    login_path,
+    resolve_public_path,
+    resolve_ssg_city,
+    safe_return_path,
+)
 
 UID = "AbCdEfGhIjKlMnOpQrSt"
 
@@ -103,3 +111,33 @@ def test_pretty_detail_paths_are_the_ones_with_city_and_name():
     assert not is_pretty_detail_path(f"/escort/{UID}")
     assert not is_pretty_detail_path(f"/escorts/inicio/generated/temuco/{UID}")
     assert not is_pretty_detail_path("/escorts/temuco")
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["/mi-cuenta/datos/Ab3_x-9Zq", "/my/publicacion/misPublicaciones", "/mi-cuenta"],
+)
+def test_login_returns_to_a_path_of_this_site(target):
+    assert safe_return_path(target) == target
+    assert login_path(target) == f"/login?volver={target}"
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "",
+        "//evil.example",
+        "//evil.example/mi-cuenta",
+        "https://evil.example/x",
+        "/\\evil.example",
+        "/mi-cuenta/../admin",
+        "/mi-cuenta?x=1",
+        "/mi-cuenta#x",
+        "mi-cuenta",
+        "/mi-cuenta/",
+        "/" + "a" * 300,
+    ],
+)
+def test_login_refuses_to_return_anywhere_else(target):
+    assert safe_return_path(target) == ""
+    assert login_path(target) == "/login"
