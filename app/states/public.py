@@ -15,10 +15,12 @@ up the page, and a failure is logged and dropped.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
+from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
 import reflex as rx
@@ -27,7 +29,7 @@ from app import seo
 from app.core.geo import city_by_slug
 from app.core.money import format_currency
 from app.db import session_scope
-from app.identity.sessions import resolve_session
+from app.identity.sessions import cookie_value, resolve_session
 from app.models import ListingCard, ListingDetail, Section
 from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
 from app.models.listing_filters import (
@@ -61,6 +63,21 @@ FILTER_FIELDS = {
 MAX_FILTER_VALUE = 12  # characters of one typed value; longer is not a price, an age or a commune
 FILTER_FORM = "filtros"  # the filter form: its fields' ids are "filtros-{URL parameter}"
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
+
+
+def age_cookie() -> str:
+    """The 18+ cookie, both as the no-JavaScript form's Set-Cookie value and as the app's page writes it.
+
+    A year on the whole site, SameSite=Lax, and Secure when SITE_URL is https
+    (``settings.is_https``, as the session cookie), read when it is set: the
+    exported frontend cannot know, it is built before SITE_URL is given.
+    """
+    morsel = SimpleCookie({AGE_COOKIE: "1"})[AGE_COOKIE]
+    morsel["max-age"] = AGE_COOKIE_MAX_AGE
+    morsel["path"] = "/"
+    morsel["samesite"] = "Lax"
+    morsel["secure"] = get_settings().is_https
+    return morsel.OutputString()
 
 
 # Counting has threads of its own (a stalled database must not take the threads the page
@@ -125,19 +142,26 @@ def _pesos(number: int | None) -> str:
 
 
 class AgeGateState(rx.State):
-    """The 18+ notice: accepted once per device (a cookie the SSG pages share)."""
+    """The 18+ notice: accepted once per device (the cookie of age_cookie, which the SSG pages share).
 
-    adult: str = rx.Cookie("", name=AGE_COOKIE, max_age=AGE_COOKIE_MAX_AGE, same_site="lax")
+    The cookie is read from the websocket's handshake, not through an ``rx.Cookie``: Reflex writes
+    an ``rx.Cookie`` back whenever its value reaches the page (when the page hydrates, too), with
+    the options compiled into the frontend, which cannot follow SITE_URL (see age_cookie).
+    """
+
+    # Confirmed in this tab (the page has written the cookie).
+    confirmed: bool = False
 
     @public
     def accept(self):
-        """The visitor confirms they are of age."""
-        self.adult = "1"
+        """The visitor confirms they are of age: the notice closes and the page stores the cookie."""
+        self.confirmed = True
+        return rx.call_script(f"document.cookie = {json.dumps(age_cookie())}")
 
     @rx.var
     def accepted(self) -> bool:
         """True once the visitor confirmed being 18 or older on this device."""
-        return self.adult == "1"
+        return self.confirmed or cookie_value(self.router.headers.cookie, AGE_COOKIE) == "1"
 
 
 class DirectoryState(rx.State):

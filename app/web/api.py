@@ -41,7 +41,7 @@ from app.routes import (
 from app.services import city_filters, favourites, listing_photos, listings, page_cache
 from app.services.directory_view import published_label
 from app.settings import Settings, get_settings
-from app.states.public import AGE_COOKIE, AGE_COOKIE_MAX_AGE
+from app.states.public import AGE_COOKIE, age_cookie
 from app.storage import InvalidKeyError, Storage, check_key
 from app.storage.factory import get_storage
 from app.web import ssg
@@ -231,7 +231,7 @@ async def confirm_age(request: Request) -> Response:
     fields = parse_qs(body.decode("utf-8", errors="replace"))
     target = safe_age_next(fields.get("next", [SSG_HOME])[0])
     response = RedirectResponse(target, status_code=303)
-    response.set_cookie(AGE_COOKIE, "1", max_age=AGE_COOKIE_MAX_AGE, samesite="lax", path="/")
+    response.headers.append("set-cookie", age_cookie())
     return response
 
 

@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from reflex_base import constants
+from reflex_base.environment import environment
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import PlainTextResponse
@@ -72,13 +74,23 @@ def allowed_origins(settings: Settings) -> list[str]:
     return list(dict.fromkeys(origins))
 
 
+def serves_production(settings: Settings) -> bool:
+    """Whether this server runs as production: ENVIRONMENT=production, or Reflex's production mode.
+
+    Reflex's production mode is ``reflex run --env prod`` (scripts/run.sh, which starts a site on the
+    embedded defaults, ENVIRONMENT unset) and scripts/serve.py (the image's command, and the
+    end-to-end test sites'); plain ``reflex run`` is development.
+    """
+    return settings.environment == "production" or environment.REFLEX_ENV_MODE.get() == constants.Env.PROD
+
+
 def websocket_origin_allowed(origin: str | None, origins: frozenset[str], *, production: bool) -> bool:
     """Whether a websocket handshake's Origin header is admitted.
 
     A browser always sends Origin on a websocket, so one without it is a
-    script or a tool, not a page of the site: production refuses it as it
-    refuses a foreign origin. Development and test admit it, for tools and
-    test clients that talk to the websocket directly and may leave it out (a
+    script or a tool, not a page of the site: production (:func:`serves_production`)
+    refuses it as it refuses a foreign origin. Development admits it, for tools
+    and test clients that talk to the websocket directly and may leave it out (a
     python-socketio client does); a foreign origin is refused everywhere.
     """
     if origin is None:
@@ -178,7 +190,7 @@ class SecurityMiddleware:
         self.settings = settings or get_settings()
         self.static_dir = static_dir
         self.origins = frozenset(allowed_origins(self.settings))
-        self.production = self.settings.environment == "production"
+        self.production = serves_production(self.settings)
         self.host_names = allowed_host_names(self.settings)
         self.headers = {
             "X-Content-Type-Options": "nosniff",

@@ -181,13 +181,21 @@ def files_apart(folder: Path) -> dict[str, str]:
 
 @contextmanager
 def _serve(
-    project: Path, port: int, env: dict[str, str], log_path: Path, *, workers: int, web_dir: Path
+    project: Path,
+    port: int,
+    env: dict[str, str],
+    log_path: Path,
+    *,
+    workers: int,
+    web_dir: Path,
+    scheme: str = "http",
 ) -> Iterator[str]:
     """Serve the app of ``project`` on ``port`` with ``workers``, from its exported frontend copied into ``web_dir``.
 
     Yields its URL. The server is the image's command (scripts/serve.py): the production backend
     with the exported frontend mounted. ``web_dir`` (REFLEX_WEB_WORKDIR) must be this server's own:
-    the server rewrites the backend address in its copy of the build.
+    the server rewrites the backend address in its copy of the build. ``scheme`` is SITE_URL's: with
+    "https" the server runs as behind an https proxy while the tests still reach it over http.
     """
     try:
         client = exported_client(project, env)
@@ -201,7 +209,12 @@ def _serve(
         process = subprocess.Popen(
             [sys.executable, str(project / "scripts" / "serve.py")],
             cwd=project,
-            env={**env, "SITE_URL": url, "PORT": str(port), "REFLEX_WEB_WORKDIR": str(web_dir)},
+            env={
+                **env,
+                "SITE_URL": f"{scheme}://localhost:{port}",
+                "PORT": str(port),
+                "REFLEX_WEB_WORKDIR": str(web_dir),
+            },
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -282,6 +295,22 @@ def firebase_site(firebase_emulator, tmp_path_factory) -> FirebaseSite:
         log_path = tmp / "server.log"
         with _serve(PROJECT, free_port(), env, log_path, workers=E2E_WORKERS, web_dir=web_dir) as url:
             yield FirebaseSite(url=url, database_url=database_url, emulator=firebase_emulator, log_path=log_path)
+
+
+@pytest.fixture(scope="module")
+def https_site(tmp_path_factory) -> Iterator[str]:
+    """The app with an https SITE_URL (one worker, memory state, an empty database); its http URL.
+
+    As behind an https proxy, but reached over http at localhost, which Chromium counts as a
+    secure context: cookies marked Secure are stored and sent there as on https.
+    """
+    tmp = tmp_path_factory.mktemp("e2e-https")
+    with fresh_pg_database("e2ehttps") as database_url:
+        migrate(database_url)
+        env = _app_env(DATABASE_URL=database_url, **files_apart(tmp), REDIS_URL="", WEB_WORKERS="1")
+        web_dir = BUILD_ROOT / f"e2e-https-{WORKER}"
+        with _serve(PROJECT, free_port(), env, tmp / "server.log", workers=1, web_dir=web_dir, scheme="https") as url:
+            yield url
 
 
 def _empty_site_redis(db: int) -> str:

@@ -1,8 +1,10 @@
-"""Headers and origins on the running production build.
+"""Headers, origins and cookies on the running production build.
 
 The security headers on a real page and one of its hashed scripts; the site
 opened at http://127.0.0.1:PORT (while SITE_URL says localhost) hydrating with
-no Content-Security-Policy violation; Reflex's connection notice in Spanish.
+no Content-Security-Policy violation; Reflex's connection notice in Spanish; a
+websocket without Origin refused by the production build; the 18+ cookie marked
+Secure when SITE_URL is https, whichever way it is set, and usable on http.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from app.components.age_gate import AGE_ACCEPT
 from app.components.failures import CONNECTION_LOST
 from app.states.auth import FORBIDDEN_MESSAGE
+from app.states.public import AGE_COOKIE
+from app.web.preview import PREVIEW_ID
 from tests.e2e.conftest import CITY, Site, accept_age
+from tests.websocket_handshake import ACCEPTED, handshake_status
 
 pytestmark = pytest.mark.e2e
 
@@ -39,6 +45,19 @@ def _script_sources(response: httpx.Response) -> list[str]:
         if name == "script-src":
             return sources
     raise AssertionError("no script-src in the policy")
+
+
+def _age_cookie(context: BrowserContext) -> dict:
+    """The 18+ cookie as the browser stored it."""
+    return next(cookie for cookie in context.cookies() if cookie["name"] == AGE_COOKIE)
+
+
+def _accept_in_the_app(page: Page) -> None:
+    """Confirm the app's own 18+ notice (not the server's preview of it, whose form posts), and wait for the cookie."""
+    page.locator(f"#{PREVIEW_ID}").wait_for(state="detached")
+    page.get_by_role("button", name=AGE_ACCEPT).click()
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    page.wait_for_function(f"document.cookie.split('; ').includes('{AGE_COOKIE}=1')")
 
 
 def _loopback_url(site: Site) -> str:
@@ -116,3 +135,43 @@ def test_a_lost_connection_is_told_in_spanish(loopback_page):
     expect(page.get_by_text("Cannot connect")).to_have_count(0)
     page.context.set_offline(False)
     expect(notice).to_have_count(0)
+
+
+def test_the_production_build_refuses_a_websocket_without_origin(site: Site):
+    """The e2e site is Reflex's production build (scripts/serve.py) with ENVIRONMENT=test: still production."""
+    port = urlsplit(site.url).port
+    assert port is not None
+    assert handshake_status(port, site.url) == ACCEPTED  # what a browser sends
+    assert handshake_status(port, None) == 403  # a script
+    assert handshake_status(port, "https://otro-sitio.example") == 403
+
+
+def test_the_age_cookie_stays_usable_on_http(page: Page):
+    page.goto(f"/escorts/{CITY}")
+    _accept_in_the_app(page)
+    assert _age_cookie(page.context)["secure"] is False  # a Secure cookie would never come back over http
+    page.reload()
+    expect(page.get_by_test_id("listing-card").first).to_be_visible()
+    expect(page.get_by_role("dialog")).to_have_count(0)
+
+
+def test_the_age_cookie_is_secure_when_the_site_is_https(browser: Browser, https_site: str):
+    context = browser.new_context(base_url=https_site, locale="es-CL", viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    # Set by the app's notice.
+    page.goto("/escorts")
+    _accept_in_the_app(page)
+    assert _age_cookie(context)["secure"] is True
+    page.reload()
+    expect(page.get_by_role("heading", name="Escorts en Chile", level=1)).to_be_visible()
+    page.locator(f"#{PREVIEW_ID}").wait_for(state="detached")
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    assert _age_cookie(context)["secure"] is True  # the app read it back without writing it over
+    # Set by the form of the pages without JavaScript.
+    context.clear_cookies()
+    page.goto("/escorts-ssg")
+    page.get_by_role("button", name=AGE_ACCEPT).click()
+    expect(page.get_by_role("button", name=AGE_ACCEPT)).to_have_count(0)
+    assert _age_cookie(context)["secure"] is True
+    context.close()

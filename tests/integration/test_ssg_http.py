@@ -107,6 +107,18 @@ def test_age_confirmation_sets_the_cookie_and_returns(client):
     assert response.cookies.get(AGE_COOKIE) == "1"
 
 
+@pytest.mark.parametrize(("site_url", "secure"), [("http://localhost", False), ("https://escorts.example", True)])
+def test_the_age_cookie_is_secure_exactly_when_the_site_is_https(client, monkeypatch, site_url, secure):
+    monkeypatch.setenv("SITE_URL", site_url)
+    get_settings.cache_clear()
+    response = client.post("/escorts-ssg/confirmar-edad", data={"next": "/escorts-ssg"}, follow_redirects=False)
+    assert response.status_code == 303
+    attributes = [part.strip().lower() for part in response.headers["set-cookie"].split(";")]
+    assert attributes[0] == f"{AGE_COOKIE}=1"
+    assert {"path=/", "samesite=lax", "max-age=31536000"} <= set(attributes)
+    assert ("secure" in attributes) is secure  # on http a Secure cookie would never come back
+
+
 @pytest.mark.parametrize(
     "target", ["//evil.example", "/escorts-ssg.evil.com", "https://evil.example/", "/login", "/escorts/atlantida"]
 )

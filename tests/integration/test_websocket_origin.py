@@ -1,43 +1,44 @@
-"""The websocket's Origin check on the real app served in production, with a real websocket client.
+"""The websocket's Origin check on the real app, with a real websocket client (tests/websocket_handshake.py).
 
-The app runs as ``reflex run --env prod --backend-only`` with ENVIRONMENT=production
-(one worker, memory state, a migrated SQLite file). A websocket client (wsproto over
-a TCP socket) opens Reflex's ``/_event`` as socket.io's transport does: with the
-site's origin the handshake is accepted (101); without an Origin header, or with
-another site's, it is refused (403) before Reflex sees it.
+The app's backend runs on a migrated SQLite file (one worker, memory state), once as
+production deploys it (``reflex run --env prod --backend-only``, ENVIRONMENT=production)
+and once as a developer starts it (``reflex run --backend-only``, ENVIRONMENT=development).
+With the site's origin the handshake is accepted (101) in both; another site's is refused
+(403) in both; without an Origin header it is refused in production, before Reflex sees
+it, and admitted in development, for tools. (A production build with another ENVIRONMENT,
+the end-to-end sites', is checked in tests/e2e/test_origins.py.)
 """
 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
-from wsproto import ConnectionType, WSConnection
-from wsproto.events import AcceptConnection, RejectConnection, Request
 
 from app.db import migrate
 from tests.ports import free_port
 from tests.processes import stop_process_group
+from tests.websocket_handshake import ACCEPTED, handshake_status
 
 PROJECT = Path(__file__).resolve().parents[2]
 START_DEADLINE_S = 180
-EVENT_TARGET = "/_event/?EIO=4&transport=websocket"
+FOREIGN = "https://otro-sitio.example"
 
 
-def _production_env(folder: Path, port: int) -> dict[str, str]:
-    """What a production deployment sets (app/settings.py refuses to start without it), on this machine."""
+def _server_env(folder: Path, port: int, environment: str) -> dict[str, str]:
+    """What a deployment sets (production refuses to start without it, app/settings.py), on this machine."""
     env = {key: value for key, value in os.environ.items() if key != "FIREBASE_AUTH_EMULATOR_HOST"}
     return {
         **env,
         "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-        "ENVIRONMENT": "production",
+        "ENVIRONMENT": environment,
         "SITE_URL": f"http://localhost:{port}",
         "SECRET_KEY": "websocket-origin-test-secret-0123456789",
         "SMTP_HOST": "127.0.0.1",
@@ -57,14 +58,13 @@ def _production_env(folder: Path, port: int) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module")
-def production_port(tmp_path_factory) -> Iterator[int]:
-    """The app's backend served in production mode on a free port."""
-    folder = tmp_path_factory.mktemp("production")
-    env = _production_env(folder, port := free_port())
+@contextmanager
+def _backend(folder: Path, environment: str, *reflex_run_options: str) -> Iterator[int]:
+    """The app's backend started by ``reflex run --backend-only`` with ``reflex_run_options`` on a free port."""
+    env = _server_env(folder, port := free_port(), environment)
     migrate(env["DATABASE_URL"])
     log_path = folder / "server.log"
-    command = [str(Path(sys.executable).parent / "reflex"), "run", "--env", "prod", "--backend-only"]
+    command = [str(Path(sys.executable).parent / "reflex"), "run", *reflex_run_options, "--backend-only"]
     with log_path.open("w") as log:
         process = subprocess.Popen(
             [*command, "--backend-port", str(port)],
@@ -78,7 +78,7 @@ def production_port(tmp_path_factory) -> Iterator[int]:
         deadline = time.monotonic() + START_DEADLINE_S
         while not _healthy(port):
             if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the production app did not start:\n{log_path.read_text()[-4000:]}")
+                pytest.fail(f"the {environment} app did not start:\n{log_path.read_text()[-4000:]}")
             time.sleep(0.2)
         yield port
     finally:
@@ -92,25 +92,15 @@ def _healthy(port: int) -> bool:
         return False
 
 
-def _handshake(port: int, origin: str | None) -> int:
-    """The HTTP status the server answers a websocket handshake on /_event with (101: accepted)."""
-    client = WSConnection(ConnectionType.CLIENT)
-    headers = [("Origin", origin)] if origin is not None else []
-    with socket.create_connection(("127.0.0.1", port), timeout=20) as connection:
-        connection.sendall(client.send(Request(host=f"localhost:{port}", target=EVENT_TARGET, extra_headers=headers)))
-        while True:
-            data = connection.recv(65536)
-            client.receive_data(data or None)
-            for event in client.events():
-                if isinstance(event, AcceptConnection):
-                    return 101
-                if isinstance(event, RejectConnection):
-                    return event.status_code
-            if not data:
-                pytest.fail("the server closed the connection without answering the handshake")
+def test_production_refuses_a_websocket_without_origin(tmp_path):
+    with _backend(tmp_path, "production", "--env", "prod") as port:
+        assert handshake_status(port, f"http://localhost:{port}") == ACCEPTED
+        assert handshake_status(port, None) == 403
+        assert handshake_status(port, FOREIGN) == 403
 
 
-def test_production_refuses_a_websocket_without_origin(production_port):
-    assert _handshake(production_port, f"http://localhost:{production_port}") == 101
-    assert _handshake(production_port, None) == 403
-    assert _handshake(production_port, "https://otro-sitio.example") == 403
+def test_development_admits_a_websocket_without_origin_for_tools(tmp_path):
+    with _backend(tmp_path, "development") as port:
+        assert handshake_status(port, None) == ACCEPTED
+        assert handshake_status(port, f"http://localhost:{port}") == ACCEPTED
+        assert handshake_status(port, FOREIGN) == 403

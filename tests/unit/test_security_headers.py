@@ -29,6 +29,7 @@ from app.web.middleware import (
     SecurityMiddleware,
     allowed_host_names,
     allowed_origins,
+    serves_production,
     websocket_origin_allowed,
 )
 
@@ -251,7 +252,8 @@ def test_production_admits_only_the_site_and_the_extra_origins(build):
     assert _client(stack, "http://127.0.0.1:8000").get("/escorts").status_code == 400
 
 
-def test_the_websocket_checks_host_and_origin(build):
+def test_the_websocket_checks_host_and_origin(build, monkeypatch):
+    monkeypatch.setenv("REFLEX_ENV_MODE", "dev")  # `reflex run`: development
     client = _client(reflex_stack(build, _settings()))
 
     def connect(host: str, origin: str | None = None):
@@ -282,6 +284,22 @@ def test_production_refuses_a_websocket_without_origin(build):
         with pytest.raises(WebSocketDisconnect) as refused, connect(origin):
             pass
         assert refused.value.code == 1008, origin
+
+
+@pytest.mark.parametrize(
+    ("environment", "reflex_mode", "production"),
+    [
+        ("production", "prod", True),
+        ("production", "dev", True),
+        ("test", "prod", True),  # the end-to-end sites (scripts/serve.py)
+        ("development", "prod", True),  # scripts/run.sh on the embedded defaults
+        ("development", "dev", False),  # `reflex run`
+        ("test", "dev", False),
+    ],
+)
+def test_production_is_the_setting_or_reflex_production_mode(monkeypatch, environment, reflex_mode, production):
+    monkeypatch.setenv("REFLEX_ENV_MODE", reflex_mode)
+    assert serves_production(_settings(environment=environment)) is production
 
 
 @pytest.mark.parametrize(
