@@ -151,14 +151,17 @@ class GuardedScreen:
     nav_label: str = ""
 
 
-def message_page(*, heading: str, text: str, action: str, href: str, signed_in: bool, stylesheet: str) -> str:
+def message_page(
+    *, heading: str, text: str, action: str, href: str, signed_in: bool, stylesheet: str, go_on: str = ""
+) -> str:
     """A whole server-rendered page in the site's frame (its header, app/web/templates/preview/frame.html, and
-    the site's ``stylesheet``): a heading, one paragraph and one link; no script, not indexed."""
+    the site's ``stylesheet``): a heading, one paragraph and one link; no script, not indexed. ``go_on``: a
+    same-site address the browser opens at once (a download, which leaves this page on screen)."""
     frame = _render(
         "preview/message.html", "", signed_in=signed_in, heading=heading, text=text, action=action, href=href
     )
     # The frame was rendered with autoescape: kept as it is.
-    return render("message.html", heading=heading, stylesheet=stylesheet, frame=Markup(frame))
+    return render("message.html", heading=heading, stylesheet=stylesheet, frame=Markup(frame), go_on=go_on)
 
 
 def private_preview(

@@ -96,6 +96,8 @@ EXPORT_GONE_TEXT = (
     f"El enlace vale {_LINK_HOURS} horas y solo para la cuenta que pidió los datos. Si lo necesitas, pide tus "
     "datos de nuevo en Mi cuenta."
 )
+EXPORT_STARTING = "Tu descarga está comenzando"
+EXPORT_STARTING_TEXT = "El archivo se llama mis-datos.zip. Si la descarga no empieza sola, usa el botón."
 PAGE_HEADERS = {**NO_STORE, "X-Robots-Tag": "noindex"}
 # The link a signed-out browser opened, kept for it across the sign-in (seconds).
 PENDING_EXPORT_COOKIE = "datos_pendientes"
@@ -159,10 +161,24 @@ async def data_export_route(request: Request) -> Response:
 
 
 async def pending_export_route(request: Request) -> Response:
-    """GET /mi-cuenta/datos, where /login returns after sign-in: on to the link this browser opened signed out
-    (its cookie, then cleared), or to Mi cuenta."""
+    """GET /mi-cuenta/datos, where /login returns after sign-in: the site's page that opens the link this browser
+    opened signed out (its cookie, then cleared), so the download starts under a page saying so, not under the
+    sign-in form; without such a link, on to Mi cuenta."""
     target = f"{DATA_EXPORT_PREFIX}/{request.cookies.get(PENDING_EXPORT_COOKIE, '')}"
-    response = RedirectResponse(target if safe_return_path(target) else MY_ACCOUNT, status_code=303, headers=NO_STORE)
+    response: Response
+    if safe_return_path(target):
+        page = message_page(
+            heading=EXPORT_STARTING,
+            text=EXPORT_STARTING_TEXT,
+            action="Descargar mis datos",
+            href=target,
+            signed_in=request_session_hash(request) is not None,
+            stylesheet=SITE_STYLESHEET,
+            go_on=target,
+        )
+        response = HTMLResponse(page, headers=PAGE_HEADERS)
+    else:
+        response = RedirectResponse(MY_ACCOUNT, status_code=303, headers=NO_STORE)
     response.delete_cookie(
         PENDING_EXPORT_COOKIE, path=DATA_EXPORT_PREFIX, httponly=True, samesite="lax", secure=get_settings().is_https
     )

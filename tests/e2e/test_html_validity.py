@@ -2,8 +2,8 @@
 
 Served documents (what a crawler or a browser without JavaScript reads): the homes, a
 city, a filter tab, a city with filters (and with none matching them), a city's /all page, the trans pages, listing details, /login, each
-information page, a 404, the SSG pages, and the page of a data-export link (signed out, and a
-bad link signed in); first visits (the 18+ notice) and returning visitors. Then the DOM the
+information page, a 404, the SSG pages, and the pages of a data-export link (signed out, a
+bad link signed in, and the download starting); first visits (the 18+ notice) and returning visitors. Then the DOM the
 prerendered pages (a home, /login, an information page) have once the app has hydrated them,
 "Mis publicaciones" with upgrade requests waiting for payment, and an advertiser's notice
 choices. All of them go to one run of the checker (tools/vnu,
@@ -29,6 +29,7 @@ from app.models import ListingStatus, ProfileId, User
 from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES, DATA_EXPORT_PREFIX, legal_path
 from app.services import upgrades
 from app.states.public import AGE_COOKIE
+from app.web.private_api import PENDING_EXPORT_COOKIE
 from tests.e2e.conftest import AREA_CITY, CITY, PAGED_CITY, Site
 from tests.e2e.nu import nu_errors
 from tests.factories import make_account, make_listing, open_session, tier_upgrade
@@ -136,7 +137,7 @@ def _signed_in(page: Page, site: Site, db: Session) -> dict[str, str]:
 
 
 def _data_link_documents(db: Session) -> tuple[dict[str, str], dict[str, str]]:
-    """An advertiser's documents: the data-export page signed out and with a bad link, and the notice choices.
+    """An advertiser's documents: the data-export page signed out, with a bad link, and once a download starts.
 
     Returns the served ones (name → path, cookies, status) and the session cookie for the hydrated one.
     """
@@ -145,7 +146,11 @@ def _data_link_documents(db: Session) -> tuple[dict[str, str], dict[str, str]]:
     )
     session = {SESSION_COOKIE: open_session(db, advertiser.uid)}
     unknown_link = f"{DATA_EXPORT_PREFIX}/{'x' * 43}"
-    served = {"datos-sin-sesion": (unknown_link, {}, 403), "datos-enlace-vencido": (unknown_link, session, 404)}
+    served = {
+        "datos-sin-sesion": (unknown_link, {}, 403),
+        "datos-enlace-vencido": (unknown_link, session, 404),
+        "datos-descarga": (DATA_EXPORT_PREFIX, {**session, PENDING_EXPORT_COOKIE: "x" * 43}, 200),
+    }
     return served, session
 
 

@@ -195,6 +195,10 @@ def test_a_data_link_opened_signed_out_on_a_phone_signs_in_and_downloads(browser
             form.get_by_role("button", name="Ingresar").click()
         assert download.value.suggested_filename == "mis-datos.zip"
         assert Path(download.value.path()).read_bytes() == archive
+        # Under it, the site's page says so and offers the file again, not the sign-in form.
+        expect(page.get_by_role("heading", name="Tu descarga está comenzando", level=1)).to_be_visible()
+        expect(page.get_by_role("link", name="Descargar mis datos")).to_be_visible()
+        found += serious_violations(page, "descarga")
 
         # A link that is really not valid says so, on the site's page, signed in.
         page.goto(f"{DATA_EXPORT_PREFIX}/{secrets.token_urlsafe(32)}")
