@@ -8,6 +8,7 @@ import reflex as rx
 from reflex_base.event import EventSpec
 
 from app.components.forms import (
+    DAY_FIRST,
     checkbox_field,
     date_field,
     form_alert,
@@ -66,6 +67,7 @@ def _date(label: str, name: str) -> rx.Component:
         label,
         name,
         on_pick=lambda day: WizardState.pick_date(name, day),
+        mask=DAY_FIRST,
         default_value=_value(name),
         # A date picked in the calendar changes the value: the input remounts showing it.
         key=_value(name),

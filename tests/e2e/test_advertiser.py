@@ -91,7 +91,7 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     # 1. Identity: a wrong RUT is refused under its field; the right one goes through.
     page.get_by_label("RUT chileno").check()
     page.get_by_label("RUT", exact=True).fill("12.345.678-9")
-    page.get_by_label("Fecha de nacimiento (aaaa/mm/dd)").fill("1996/04/12")
+    page.get_by_label("Fecha de nacimiento (dd-mm-aaaa)").fill("1996/04/12")  # still read, shown day first
     page.get_by_label("Nacionalidad").select_option("Chile")
     page.get_by_role("button", name=SAVE).click()
     expect(page.get_by_label("RUT", exact=True)).to_have_attribute("aria-invalid", "true")
@@ -112,7 +112,11 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     _at_step(page, 2)
     expect(page.get_by_label("Ciudad")).to_have_value(WIZARD_CITY)
     expect(page.get_by_label("Comuna")).to_have_value("Codegua")
-    _save(page, 2)
+    page.get_by_role("button", name="Atrás").click()
+    _at_step(page, 1)
+    expect(page.get_by_label("Fecha de nacimiento (dd-mm-aaaa)")).to_have_value("12-04-1996")
+    page.get_by_role("navigation", name="Pasos de la publicación").get_by_role("button", name="3. Categoría").click()
+    _at_step(page, 3)
 
     # 3. Tier and type.
     page.get_by_role("combobox", name="Categoría").select_option(index=1)
@@ -133,16 +137,16 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     expect(page.get_by_text("$85.000")).to_be_visible()
     _save(page, 5)
 
-    # 6. Availability: Monday from 10 to 20, and "De pasada" dates picked in the calendar, shown as año/mes/día.
+    # 6. Availability: Monday from 10 to 20, and "De pasada" dates picked in the calendar, shown as día-mes-año.
     page.get_by_label("No atiendo el Lunes").uncheck()
     page.get_by_label("Desde el Lunes").fill("10:00")
     page.get_by_label("Hasta el Lunes").fill("20:00")
     arrival, departure = date.today() + timedelta(days=1), date.today() + timedelta(days=3)
     page.get_by_label("Elegir llego el en el calendario").fill(arrival.isoformat())
     page.get_by_label("Elegir me voy el en el calendario").fill(departure.isoformat())
-    expect(page.get_by_label("Llego el (aaaa/mm/dd)")).to_have_value(arrival.strftime("%Y/%m/%d"))
-    expect(page.get_by_label("Me voy el (aaaa/mm/dd)")).to_have_value(departure.strftime("%Y/%m/%d"))
-    expect(page.get_by_label("Llego el (aaaa/mm/dd)")).to_have_attribute("placeholder", "aaaa/mm/dd")
+    expect(page.get_by_label("Llego el (dd-mm-aaaa)")).to_have_value(arrival.strftime("%d-%m-%Y"))
+    expect(page.get_by_label("Me voy el (dd-mm-aaaa)")).to_have_value(departure.strftime("%d-%m-%Y"))
+    expect(page.get_by_label("Llego el (dd-mm-aaaa)")).to_have_attribute("placeholder", "dd-mm-aaaa")
     _save(page, 6)
 
     # 7. Photos: two real JPEGs and a text file named .jpg; the bad one gets its own message, the others stay.

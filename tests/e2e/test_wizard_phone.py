@@ -112,7 +112,8 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
 
     # Sent empty: every field's message at once, each under its field; the browser's own checks never speak.
     page.get_by_role("button", name=SAVE).click()
-    rut, born = page.get_by_label("RUT", exact=True), page.get_by_label("Fecha de nacimiento (aaaa/mm/dd)")
+    rut, born = page.get_by_label("RUT", exact=True), page.get_by_label("Fecha de nacimiento (dd-mm-aaaa)")
+    expect(born).to_have_attribute("placeholder", "dd-mm-aaaa")
     nationality = page.get_by_label("Nacionalidad")
     for field in (rut, born, nationality):
         expect(field).to_have_attribute("aria-invalid", "true")
@@ -140,6 +141,12 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     # A double click saves step 1 once and does not submit step 2 empty.
     page.get_by_role("button", name=SAVE).dblclick()
     _at_step(page, 2)
+    # Back at step 1, the date reads as it was typed, day first.
+    page.get_by_role("button", name="Atrás").click()
+    _at_step(page, 1)
+    expect(born).to_have_value("12-04-1996")
+    expect(rut).to_have_value("12.345.678-5")
+    _save(page, 1)
     page.get_by_label("Ciudad").select_option(CITY)
     # Events run in order: once the city's communes are listed, any second submit was answered.
     page.get_by_label("Comuna").select_option(COMMUNE)

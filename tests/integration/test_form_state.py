@@ -228,7 +228,7 @@ def test_a_changed_field_loses_only_its_own_message(advertiser):
     invoke(state, "clear_field_error", field=["not", "a", "name"])
     assert {"birth_date", "nationality"} <= set(state.field_errors)
     invoke(state, "pick_date", field="birth_date", value="1996-04-12")
-    assert "birth_date" not in state.field_errors and state.values["birth_date"] == "1996/04/12"
+    assert "birth_date" not in state.field_errors and state.values["birth_date"] == "12-04-1996"
 
 
 def test_a_second_submit_of_a_step_already_saved_is_ignored(advertiser):

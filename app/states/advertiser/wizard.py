@@ -14,6 +14,7 @@ from typing import Any
 
 import reflex as rx
 
+from app.core.dates import typed_day
 from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
@@ -279,9 +280,9 @@ class WizardState(ClearingFormState, rx.State):
 
     @requires(ProfileId.PROFESOR)
     def pick_date(self, field: str, value: str):
-        """Write the date chosen in the picker into its field as año/mes/día."""
+        """Write the date chosen in the picker (YYYY-MM-DD) into its field as día-mes-año."""
         if field in ("birth_date", "visiting_from", "visiting_until") and isinstance(value, str):
-            self.values = {**self.values, field: value[:10].replace("-", "/")}
+            self.values = {**self.values, field: typed_day(value[:10])}
             self._forget_field_error(field)
 
     @public
