@@ -110,9 +110,21 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     picker = page.get_by_label("Elegir fecha de nacimiento en el calendario").bounding_box()
     assert picker is not None and picker["width"] <= 48 and picker["x"] + picker["width"] <= PHONE["width"]
 
+    # Only the document chosen is asked for: RUT until "Pasaporte" is chosen.
+    rut, passport = page.get_by_label("RUT", exact=True), page.get_by_label("Número de pasaporte")
+    expect(page.get_by_role("radio", name="RUT chileno")).to_be_checked()
+    expect(rut).to_be_visible()
+    expect(passport).to_be_hidden()
+    page.get_by_role("radio", name="Pasaporte").check()
+    expect(passport).to_be_visible()
+    expect(rut).to_be_hidden()
+    page.get_by_role("radio", name="RUT chileno").check()
+    expect(rut).to_be_visible()
+    expect(passport).to_be_hidden()
+
     # Sent empty: every field's message at once, each under its field; the browser's own checks never speak.
     page.get_by_role("button", name=SAVE).click()
-    rut, born = page.get_by_label("RUT", exact=True), page.get_by_label("Fecha de nacimiento (dd-mm-aaaa)")
+    born = page.get_by_label("Fecha de nacimiento (dd-mm-aaaa)")
     expect(born).to_have_attribute("placeholder", "dd-mm-aaaa")
     nationality = page.get_by_label("Nacionalidad")
     for field in (rut, born, nationality):
