@@ -20,7 +20,9 @@
 //   in the same frame: the preview is never restyled while it shows;
 // - when the websocket drops while an event this page sent has had no
 //   answer yet (its app node died mid-write), a Spanish alert says so at
-//   once: Reflex reconnects silently and the event is lost.
+//   once: Reflex reconnects silently and the event is lost;
+// - in the listing wizard, a time typed into a day marked "No atiendo"
+//   opens that day (marking it again clears its times).
 (function () {
   "use strict";
 
@@ -189,6 +191,21 @@
       },
     });
   }
+
+  // The wizard's week (app/pages/wizard.py, step 6): no typed hour is dropped without a word. A time
+  // typed into a day marked "No atiendo" opens that day; marking a day "No atiendo" empties its times.
+  function scheduleEdit(event) {
+    var input = event.target;
+    var row = input && input.closest && input.closest(".schedule-row");
+    if (!row) return;
+    var closed = row.querySelector("input[type=checkbox]");
+    if (input.type === "time" && input.value && closed && closed.checked) closed.click();
+    if (input === closed && closed.checked) {
+      row.querySelectorAll("input[type=time]").forEach(function (time) { time.value = ""; });
+    }
+  }
+  document.addEventListener("input", scheduleEdit, true);
+  document.addEventListener("change", scheduleEdit, true);
 
   var lastTouch = new WeakMap();
   // The slide a carousel's smooth scroll is on its way to: until the scroll ends (or the visitor

@@ -197,6 +197,17 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     expect(page.get_by_role("alert").filter(has_text="Martes: elige la hora de inicio y la de término")).to_be_visible()
     page.get_by_label("Hasta el Martes").fill("19:00")
     expect(page.get_by_text("Martes: elige la hora de inicio")).to_have_count(0)
+    # Hours typed into a day left "No atiendo" open that day: they are saved, not dropped.
+    page.get_by_label("Desde el Miércoles").fill("10:00")
+    page.get_by_label("Hasta el Miércoles").fill("18:00")
+    expect(page.get_by_label("No atiendo el Miércoles")).not_to_be_checked()
+    _save(page, 6)
+    page.get_by_role("button", name="Atrás").click()
+    _at_step(page, 6)
+    expect(page.get_by_label("Desde el Miércoles")).to_have_value("10:00")
+    expect(page.get_by_label("Hasta el Miércoles")).to_have_value("18:00")
+    expect(page.get_by_label("No atiendo el Miércoles")).not_to_be_checked()
+    expect(page.get_by_label("No atiendo el Jueves")).to_be_checked()
     _save(page, 6)
 
     # Step 7: the file input has a name; a file too big is listed with its reason; the step waits for uploads.
@@ -231,3 +242,4 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     _save(page, 8)
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Telma Fono")
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Martes 11:00-19:00")
+    expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Miércoles 10:00-18:00")
