@@ -22,7 +22,8 @@
 //   answer yet (its app node died mid-write), a Spanish alert says so at
 //   once: Reflex reconnects silently and the event is lost;
 // - in the listing wizard, a time typed into a day marked "No atiendo"
-//   opens that day (marking it again clears its times).
+//   opens that day (marking it again clears its times), and photos chosen
+//   disable "Guardar y seguir" at once, before the server hears of them.
 (function () {
   "use strict";
 
@@ -206,6 +207,20 @@
   }
   document.addEventListener("input", scheduleEdit, true);
   document.addEventListener("change", scheduleEdit, true);
+
+  // Photos chosen in the wizard (step 7): "Guardar y seguir" is disabled in this very event, before
+  // the upload's first progress event; the server's own flag (WizardState.uploading) keeps it so
+  // until the photos are added, and the page enables it again then.
+  function holdWizardSubmit(event) {
+    var zone = event.target && event.target.closest && event.target.closest(".wizard-form .upload-zone");
+    var files = event.type === "drop" ? event.dataTransfer && event.dataTransfer.files : event.target.files;
+    if (!zone || !files || !files.length) return;
+    zone.closest("form").querySelectorAll("button[type=submit]").forEach(function (button) {
+      button.disabled = true;
+    });
+  }
+  document.addEventListener("change", holdWizardSubmit, true);
+  document.addEventListener("drop", holdWizardSubmit, true);
 
   var lastTouch = new WeakMap();
   // The slide a carousel's smooth scroll is on its way to: until the scroll ends (or the visitor

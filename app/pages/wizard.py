@@ -408,9 +408,14 @@ def _upload_zone() -> rx.Component:
         # No max_files: past it the browser would refuse every file; the server refuses only the extra ones.
         max_size=MAX_BYTES,
         disabled=WizardState.uploading | WizardState.processing,
-        on_drop=WizardState.upload_photos(
-            rx.upload_files(upload_id=UPLOAD_ID, on_upload_progress=WizardState.show_upload_progress)
-        ),
+        # The server hears of the upload before it starts, so a submit sent after it waits for the photos;
+        # assets/site.js disables "Guardar y seguir" as the files are chosen, before either answer.
+        on_drop=[
+            WizardState.start_upload,
+            WizardState.upload_photos(
+                rx.upload_files(upload_id=UPLOAD_ID, on_upload_progress=WizardState.show_upload_progress)
+            ),
+        ],
         on_drop_rejected=lambda rejected: WizardState.refuse_files(_rejected_files(rejected)),
         class_name="upload-zone",
     )
@@ -426,7 +431,7 @@ def _photos() -> rx.Component:
         ),
         _upload_zone(),
         rx.cond(
-            WizardState.uploading,
+            WizardState.uploading & ~WizardState.processing,
             rx.el.div(
                 rx.el.label("Subiendo fotos… ", WizardState.upload_percent, " %", html_for="upload-progress"),
                 rx.el.progress(id="upload-progress", value=WizardState.upload_percent, max=100),

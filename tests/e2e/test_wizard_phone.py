@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 from sqlmodel import Session
 
 from app.identity.local import LocalProvider
@@ -90,10 +90,10 @@ def _save(page: Page, number: int) -> None:
     _fits(page, f"paso {number + 1}")
 
 
-def _jpeg(folder: Path) -> Path:
+def _jpeg(folder: Path, name: str = "retrato.jpg") -> Path:
     buffer = io.BytesIO()
     Image.effect_noise((900, 1200), 60).convert("RGB").save(buffer, "JPEG", quality=90)
-    path = folder / "retrato.jpg"
+    path = folder / name
     path.write_bytes(buffer.getvalue())
     return path
 
@@ -235,6 +235,24 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     expect(photos.get_by_role("img")).to_have_count(1)
     expect(page.get_by_role("button", name=SAVE)).to_be_enabled()
     _fits(page, "paso 7")
+
+    # Photos chosen with one already there: the step waits from that very moment, before any progress.
+    # The upload is held, so the tap lands in the window before the first progress event.
+    held: list[Route] = []
+    page.route("**/_upload", lambda route: held.append(route))
+    page.get_by_label("Elegir fotos para subir").set_input_files(str(_jpeg(tmp_path, "segunda.jpg")))
+    assert page.get_by_role("button", name=SAVE).is_disabled(), "Guardar y seguir is enabled as photos are chosen"
+    page.get_by_role("button", name=SAVE).tap(force=True)
+    # A submit that does not go through the button (another client) is refused by the server too.
+    page.locator("form.wizard-form").evaluate("form => form.requestSubmit()")
+    while not held:
+        page.wait_for_timeout(50)  # lets Playwright deliver the routing callback between polls
+    expect(page.get_by_text("Subiendo fotos")).to_be_visible()
+    held[0].continue_()
+    expect(photos.get_by_role("img")).to_have_count(2)
+    _at_step(page, 7)
+    expect(page.get_by_text("Sube al menos una foto.")).to_have_count(0)
+    page.unroute("**/_upload")
     _save(page, 7)
 
     page.get_by_label("Teléfono celular").fill("+56 9 7654 3210")

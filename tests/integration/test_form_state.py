@@ -269,6 +269,23 @@ def test_no_step_moves_on_while_photos_upload(advertiser):
     assert state.step == 1 and state.uid == ""
 
 
+def test_no_step_moves_on_from_the_moment_photos_are_chosen(advertiser):
+    """Chosen, not yet sent: no progress event came, and the upload's own handler has not started."""
+    state = _wizard(advertiser)
+    invoke(state, "start_upload")
+    assert state.uploading is True and state.upload_percent == 0
+    invoke(state, "show_upload_progress", progress={"progress": 1})
+    invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
+    assert state.step == 1 and state.uid == "" and state.uploading is True
+    events = invoke(state, "upload_photos", files=[])
+    assert state.processing is False and state.uploading is True  # until the upload's own follow-up event
+    assert [event.fn.__name__ for event in events] == ["finish_upload"]
+    invoke(state, "finish_upload")
+    assert state.uploading is False
+    invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
+    assert state.step == 2
+
+
 def test_files_the_browser_refused_are_listed_with_their_reason(advertiser):
     state = _wizard(advertiser)
     invoke(

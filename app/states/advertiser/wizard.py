@@ -115,6 +115,7 @@ class WizardState(ClearingFormState, rx.State):
     # [weekday key, label, from, to, "true" when closed] for step 6.
     schedule_rows: list[list[str]] = []
     photos: list[OwnerPhoto] = []
+    # From the moment photos are chosen (start_upload) until they are added (finish_upload): the step waits.
     uploading: bool = False
     processing: bool = False
     upload_percent: int = 0
@@ -285,12 +286,16 @@ class WizardState(ClearingFormState, rx.State):
             self.values = {**self.values, field: typed_day(value[:10])}
             self._forget_field_error(field)
 
+    @requires(ProfileId.PROFESOR)
+    def start_upload(self):
+        """Photos were chosen: until ``upload_photos`` has added them, the step does not move on."""
+        self.uploading, self.upload_percent = True, 0
+
     @public
     def show_upload_progress(self, progress: dict):
-        """How much of the upload has reached the server (display only; the bar goes once all of it has)."""
+        """How much of the upload has reached the server: display only, ``uploading`` holds the step."""
         share = progress.get("progress", 0) if isinstance(progress, dict) else 0
         if isinstance(share, int | float):
-            self.uploading = share < 1
             self.upload_percent = max(0, min(100, int(share * 100)))
 
     async def _photo_call(self, fn, **kwargs) -> list:
@@ -318,7 +323,7 @@ class WizardState(ClearingFormState, rx.State):
         errors: list[list[str]] = []
         owner = current_actor().uid
         storage = get_storage()
-        self.uploading, self.processing, self.server_refused = False, True, []
+        self.processing, self.server_refused = True, []
         yield
         try:
             for upload in uploads:
@@ -340,6 +345,17 @@ class WizardState(ClearingFormState, rx.State):
             self.processing = False
         self.server_refused = errors[:MAX_REFUSED]
         self._forget_field_error("photos")
+        # An event of its own: a long upload can outlive its lock on the tab's state (Redis), and then
+        # what this handler wrote is lost on the server, though the browser saw it; the step must not
+        # stay held by a flag that only this handler would clear.
+        yield WizardState.finish_upload
+
+    @requires(ProfileId.PROFESOR)
+    async def finish_upload(self):
+        """The upload is over: the step may move on, with the photos the listing now has."""
+        self.uploading = self.processing = False
+        if self.uid:
+            self.photos = await run_service(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
 
     @requires(ProfileId.PROFESOR)
     async def move_photo(self, photo_uid: str, offset: int):
