@@ -401,7 +401,11 @@ def _refused(item: rx.Var) -> rx.Component:
 def _upload_zone() -> rx.Component:
     return labelled_upload(
         UPLOAD_LABEL,
-        rx.el.p("Arrastra tus fotos aquí o haz clic para elegirlas."),
+        # Nothing can be dragged on a phone: assets/styles.css shows the words that fit the pointer.
+        rx.el.p(
+            rx.el.span("Arrastra tus fotos aquí o haz clic para elegirlas.", class_name="upload-hint-pointer"),
+            rx.el.span("Elige fotos", class_name="upload-hint-touch"),
+        ),
         id=UPLOAD_ID,
         multiple=True,
         accept=ACCEPTED_PHOTOS,

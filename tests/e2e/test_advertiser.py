@@ -153,6 +153,9 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     fake = tmp_path / "falsa.jpg"
     fake.write_text("esto no es una foto")
     files = [_jpeg(tmp_path, "uno.jpg", (200, 60, 90)), fake, _jpeg(tmp_path, "dos.jpg", (40, 90, 160))]
+    # With a mouse, photos can be dragged onto the zone.
+    expect(page.get_by_text("Arrastra tus fotos aquí o haz clic para elegirlas.")).to_be_visible()
+    expect(page.get_by_text("Elige fotos", exact=True)).to_be_hidden()
     page.get_by_role("button", name=SAVE).click()
     expect(page.get_by_text("Sube al menos una foto.")).to_be_visible()
     # A slow uplink, so the progress bar is there long enough to be seen.

@@ -2,10 +2,14 @@
 
 Every step fits the screen (no sideways scrolling); every input has a visible
 border; a step sent empty shows all of its messages at once and a field's
-message goes as soon as that field changes; a birth date written the Chilean
-way ("12-04-1996") is accepted; a double click on "Guardar y seguir" moves one
-step, never submitting the next step empty; "Guardar y seguir" waits for a
-photo upload, and a file the browser refuses is listed with its reason.
+message goes as soon as that field changes; only the document chosen (RUT or
+passport) is asked for; a birth date written the Chilean way ("12-04-1996") is
+accepted and shown back that way; a double click on "Guardar y seguir" moves one
+step, never submitting the next step empty; hours typed into a day open it and
+are kept; the photo step says "Elige fotos" (nothing can be dragged on a phone),
+its progress bar has the site's colours, "Guardar y seguir" waits for a photo
+upload from the moment the files are chosen, and a file the browser refuses is
+listed with its reason.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ def phone(browser: Browser, site: Site, db: Session) -> Page:
     """An advertiser's browser at a phone's size, signed in through the session service."""
     _ensure_catalogues(db)
     user = make_account(db, LocalProvider(engine=db.get_bind()), "telefono@correo.cl", profile=ProfileId.PROFESOR)
-    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE, has_touch=True)
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE, has_touch=True, is_mobile=True)
     context.set_default_timeout(20_000)
     context.add_cookies(
         [
@@ -212,6 +216,9 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
 
     # Step 7: the file input has a name; a file too big is listed with its reason; the step waits for uploads.
     expect(page.get_by_label("Elegir fotos para subir")).to_have_count(1)
+    # Nothing can be dragged on a phone: the zone says to choose.
+    expect(page.get_by_text("Elige fotos", exact=True)).to_be_visible()
+    expect(page.get_by_text("Arrastra tus fotos aquí", exact=False)).to_be_hidden()
     huge = tmp_path / "enorme.jpg"
     huge.write_bytes(b"\0" * (MAX_BYTES + 1))
     network = page.context.new_cdp_session(page)
@@ -223,6 +230,16 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     page.get_by_label("Elegir fotos para subir").set_input_files([str(_jpeg(tmp_path)), str(huge)])
     expect(page.get_by_role("progressbar")).to_be_visible()
     expect(page.get_by_role("button", name=SAVE)).to_be_disabled()
+    # The bar fills in the site's accent colour, not the browser's default.
+    colours = page.get_by_role("progressbar").evaluate(
+        "e => [getComputedStyle(e).accentColor,"
+        " getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()]"
+    )
+    assert colours[0] == page.evaluate(
+        "c => { const s = document.createElement('span'); s.style.color = c; document.body.append(s);"
+        " const v = getComputedStyle(s).color; s.remove(); return v; }",
+        colours[1],
+    ), colours
     photos = page.get_by_role("list", name="Tus fotos").get_by_role("listitem")
     refused = photos.filter(has_text="enorme.jpg")
     expect(refused).to_contain_text("pesa más de 15 MB")
