@@ -462,6 +462,12 @@ def _contact() -> rx.Component:
     )
 
 
+def _thumbnail(photo: rx.Var) -> rx.Component:
+    """A photo in the summary, named by its place (and as the cover)."""
+    number = "Foto " + (photo.position + 1).to_string()
+    return rx.el.li(rx.el.img(src=photo.url, alt=rx.cond(photo.is_cover, number + ", portada", number), loading="lazy"))
+
+
 def _review() -> rx.Component:
     return rx.el.section(
         rx.el.h2(STEP_BY_NUMBER[9].title),
@@ -471,6 +477,14 @@ def _review() -> rx.Component:
             ),
             class_name="wizard-summary",
             aria_label="Resumen de tu publicación",
+        ),
+        rx.cond(
+            WizardState.photos.length() > 0,
+            rx.el.ul(
+                rx.foreach(WizardState.photos, _thumbnail),
+                class_name="wizard-thumbnails",
+                aria_label="Fotos de tu publicación",
+            ),
         ),
         form_alert(WizardState.error),
         rx.el.div(

@@ -191,8 +191,17 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     page.get_by_label("Teléfono celular").fill("+56 9 8765 1234")
     _save(page, 8)
 
-    # 9. Review and send.
+    # 9. Review and send: the summary shows the photos themselves, the cover first.
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Rocío Sur")
+    thumbnails = page.get_by_role("list", name="Fotos de tu publicación").get_by_role("img")
+    expect(thumbnails).to_have_count(2)
+    expect(thumbnails.first).to_have_attribute("alt", "Foto 1, portada")
+    expect(thumbnails.nth(1)).to_have_attribute("alt", "Foto 2")
+    expect(thumbnails.nth(1)).to_have_attribute("src", second)  # moved after the cover in step 7
+    for thumbnail in thumbnails.all():
+        thumbnail.scroll_into_view_if_needed()
+        expect(thumbnail).to_have_js_property("complete", True)
+        assert thumbnail.evaluate("img => img.naturalWidth") > 0
     page.get_by_role("button", name="Enviar a revisión").click()
     page.wait_for_url(re.compile(re.escape(f"{site.url}{MY_LISTINGS}") + "/?$"))
     expect(page.get_by_text("Tu publicación quedó en revisión")).to_be_visible()

@@ -169,9 +169,9 @@ class WizardState(ClearingFormState, rx.State):
         self.form_key += 1
 
     async def _enter_step(self) -> None:
-        """Read what the step shows besides the form: the photos (7) or the summary (9)."""
+        """Read what the step shows besides the form: the photos (7), or the summary and its photos (9)."""
         owner = current_actor().uid
-        if self.step == PHOTO_STEP and self.uid:
+        if self.step in (PHOTO_STEP, SEND_STEP) and self.uid:
             self.photos = await run_service(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
         if self.step == SEND_STEP and self.uid:
             rows = await run_service(listing_drafts.review_summary, owner_uid=owner, uid=self.uid)
