@@ -288,7 +288,7 @@ class WizardState(ClearingFormState, rx.State):
 
     @requires(ProfileId.PROFESOR)
     def start_upload(self):
-        """Photos were chosen: until ``upload_photos`` has added them, the step does not move on."""
+        """Photos were chosen: until ``finish_upload``, after they are added, the step does not move on."""
         self.uploading, self.upload_percent = True, 0
 
     @public
