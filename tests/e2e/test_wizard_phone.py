@@ -212,6 +212,11 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     expect(page.get_by_label("Hasta el Miércoles")).to_have_value("18:00")
     expect(page.get_by_label("No atiendo el Miércoles")).not_to_be_checked()
     expect(page.get_by_label("No atiendo el Jueves")).to_be_checked()
+    # Marking a day "No atiendo" again empties its times: what shows is what is saved.
+    page.get_by_label("Desde el Jueves").fill("09:00")
+    expect(page.get_by_label("No atiendo el Jueves")).not_to_be_checked()
+    page.get_by_label("No atiendo el Jueves").check()
+    expect(page.get_by_label("Desde el Jueves")).to_have_value("")
     _save(page, 6)
 
     # Step 7: the file input has a name; a file too big is listed with its reason; the step waits for uploads.
@@ -278,3 +283,4 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Telma Fono")
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Martes 11:00-19:00")
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Miércoles 10:00-18:00")
+    expect(page.get_by_role("table", name="Resumen de tu publicación")).not_to_contain_text("Jueves")
