@@ -20,7 +20,10 @@
 //   in the same frame: the preview is never restyled while it shows;
 // - when the websocket drops while an event this page sent has had no
 //   answer yet (its app node died mid-write), a Spanish alert says so at
-//   once: Reflex reconnects silently and the event is lost.
+//   once: Reflex reconnects silently and the event is lost;
+// - in the listing wizard, a time typed into a day marked "No atiendo"
+//   opens that day (marking it again clears its times), and photos chosen
+//   disable "Guardar y seguir" at once, before the server hears of them.
 (function () {
   "use strict";
 
@@ -189,6 +192,35 @@
       },
     });
   }
+
+  // The wizard's week (app/pages/wizard.py, step 6): no typed hour is dropped without a word. A time
+  // typed into a day marked "No atiendo" opens that day; marking a day "No atiendo" empties its times.
+  function scheduleEdit(event) {
+    var input = event.target;
+    var row = input && input.closest && input.closest(".schedule-row");
+    if (!row) return;
+    var closed = row.querySelector("input[type=checkbox]");
+    if (input.type === "time" && input.value && closed && closed.checked) closed.click();
+    if (input === closed && closed.checked) {
+      row.querySelectorAll("input[type=time]").forEach(function (time) { time.value = ""; });
+    }
+  }
+  document.addEventListener("input", scheduleEdit, true);
+  document.addEventListener("change", scheduleEdit, true);
+
+  // Photos chosen in the wizard (step 7): "Guardar y seguir" is disabled in this very event, before
+  // the upload's first progress event; the server's own flag (WizardState.uploading) keeps it so
+  // until the photos are added, and the page enables it again then.
+  function holdWizardSubmit(event) {
+    var zone = event.target && event.target.closest && event.target.closest(".wizard-form .upload-zone");
+    var files = event.type === "drop" ? event.dataTransfer && event.dataTransfer.files : event.target.files;
+    if (!zone || !files || !files.length) return;
+    zone.closest("form").querySelectorAll("button[type=submit]").forEach(function (button) {
+      button.disabled = true;
+    });
+  }
+  document.addEventListener("change", holdWizardSubmit, true);
+  document.addEventListener("drop", holdWizardSubmit, true);
 
   var lastTouch = new WeakMap();
   // The slide a carousel's smooth scroll is on its way to: until the scroll ends (or the visitor

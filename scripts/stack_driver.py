@@ -201,7 +201,7 @@ def wizard(page: Page, name: str) -> None:
     at_step(1)
     page.get_by_label("RUT chileno").check()
     page.get_by_label("RUT", exact=True).fill("12.345.678-5")
-    page.get_by_label("Fecha de nacimiento (aaaa/mm/dd)").fill("1996/04/12")
+    page.get_by_label("Fecha de nacimiento (dd-mm-aaaa)").fill("12-04-1996")
     page.get_by_label("Nacionalidad").select_option("Chile")
     save(1)
     page.get_by_label("Ciudad").select_option(WIZARD_CITY)

@@ -9,10 +9,12 @@ and, given ``on_clear``, a field's message goes away as soon as that field chang
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import reflex as rx
 from reflex_base.event import EventSpec
+
+from app.core.dates import TYPED_DAY_MASK
 
 # Called with a field's name, it gives the event that takes that field's message away.
 Clear = Callable[[str], EventSpec]
@@ -164,8 +166,16 @@ def checkbox_field(label: str, name: str, **props) -> rx.Component:
     return rx.el.label(rx.el.input(type="checkbox", name=name, **props), " ", label, class_name="check")
 
 
-DATE_MASK = "aaaa/mm/dd"
-DATE_HINT = "También puedes escribirla como día/mes/año, por ejemplo 12-04-1996."
+class DateMask(NamedTuple):
+    """How a date field asks for its day: the mask in its label and placeholder, and the hint under it."""
+
+    mask: str
+    hint: str
+
+
+YEAR_FIRST = DateMask("aaaa/mm/dd", "También puedes escribirla como día/mes/año, por ejemplo 12-04-1996.")
+# As Chileans write a day; year first ("1996/04/12") is read as well.
+DAY_FIRST = DateMask(TYPED_DAY_MASK, "Por ejemplo 12-04-1996. También puedes escribirla como año/mes/día.")
 
 
 def date_field(
@@ -174,27 +184,29 @@ def date_field(
     name: str,
     *,
     on_pick,
+    mask: DateMask = YEAR_FIRST,
     errors: Errors | None = None,
     on_clear: Clear | None = None,
     **props,
 ) -> rx.Component:
     """A date typed as año/mes/día or día/mes/año (with "/", "-" or "."), with a calendar to pick it.
 
-    No pattern: the server reads every shape and says what it could not read.
-    ``on_pick`` receives the picked day as YYYY-MM-DD and should put it in the field's value as YYYY/MM/DD.
+    No pattern: the server reads every shape and says what it could not read. ``mask`` is the shape
+    the field shows. ``on_pick`` receives the picked day as YYYY-MM-DD and should put it in the field's
+    value in that shape.
     """
     field_id = f"{form}-{name}"
     hint_id = f"{field_id}-hint"
     props, error = _control(field_id, name, errors, on_clear, props, hint_id=hint_id)
     return rx.el.div(
-        rx.el.label(f"{label} ({DATE_MASK})", html_for=field_id),
+        rx.el.label(f"{label} ({mask.mask})", html_for=field_id),
         rx.el.div(
             rx.el.input(
                 id=field_id,
                 name=name,
                 type="text",
                 input_mode="numeric",
-                placeholder=DATE_MASK,
+                placeholder=mask.mask,
                 max_length=10,
                 **props,
             ),
@@ -206,7 +218,7 @@ def date_field(
             ),
             class_name="date-field",
         ),
-        rx.el.p(DATE_HINT, id=hint_id, class_name="hint muted"),
+        rx.el.p(mask.hint, id=hint_id, class_name="hint muted"),
         *error,
         class_name="field",
     )

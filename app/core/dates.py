@@ -95,6 +95,18 @@ def _render(token: re.Match[str], moment: datetime) -> str:
     return "AM" if moment.hour < 12 else "PM"  # tok == "A"
 
 
+# A day in a field where a person types one: day first, as Chileans write it ("12-04-1996").
+# ``parse_date`` reads it back, and year first ("1996/04/12") as well.
+TYPED_DAY_PATTERN = "DD-MM-YYYY"
+TYPED_DAY_MASK = "dd-mm-aaaa"
+
+
+def typed_day(value: object) -> str:
+    """A date (or a text ``parse_date`` reads, such as a calendar's "1996-04-12") as "12-04-1996"; "" if unreadable."""
+    text = format_date(value, TYPED_DAY_PATTERN)
+    return "" if text == INVALID_DATE else text
+
+
 def format_date(value: object, pattern: str) -> str:
     """Format a datetime, date or parseable string with the tokens above.
 

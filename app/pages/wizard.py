@@ -8,6 +8,7 @@ import reflex as rx
 from reflex_base.event import EventSpec
 
 from app.components.forms import (
+    DAY_FIRST,
     checkbox_field,
     date_field,
     form_alert,
@@ -66,6 +67,7 @@ def _date(label: str, name: str) -> rx.Component:
         label,
         name,
         on_pick=lambda day: WizardState.pick_date(name, day),
+        mask=DAY_FIRST,
         default_value=_value(name),
         # A date picked in the calendar changes the value: the input remounts showing it.
         key=_value(name),
@@ -399,16 +401,25 @@ def _refused(item: rx.Var) -> rx.Component:
 def _upload_zone() -> rx.Component:
     return labelled_upload(
         UPLOAD_LABEL,
-        rx.el.p("Arrastra tus fotos aquí o haz clic para elegirlas."),
+        # Nothing can be dragged on a phone: assets/styles.css shows the words that fit the pointer.
+        rx.el.p(
+            rx.el.span("Arrastra tus fotos aquí o haz clic para elegirlas.", class_name="upload-hint-pointer"),
+            rx.el.span("Elige fotos", class_name="upload-hint-touch"),
+        ),
         id=UPLOAD_ID,
         multiple=True,
         accept=ACCEPTED_PHOTOS,
         # No max_files: past it the browser would refuse every file; the server refuses only the extra ones.
         max_size=MAX_BYTES,
         disabled=WizardState.uploading | WizardState.processing,
-        on_drop=WizardState.upload_photos(
-            rx.upload_files(upload_id=UPLOAD_ID, on_upload_progress=WizardState.show_upload_progress)
-        ),
+        # The server hears of the upload before it starts, so a submit sent after it waits for the photos;
+        # assets/site.js disables "Guardar y seguir" as the files are chosen, before either answer.
+        on_drop=[
+            WizardState.start_upload,
+            WizardState.upload_photos(
+                rx.upload_files(upload_id=UPLOAD_ID, on_upload_progress=WizardState.show_upload_progress)
+            ),
+        ],
         on_drop_rejected=lambda rejected: WizardState.refuse_files(_rejected_files(rejected)),
         class_name="upload-zone",
     )
@@ -424,7 +435,7 @@ def _photos() -> rx.Component:
         ),
         _upload_zone(),
         rx.cond(
-            WizardState.uploading,
+            WizardState.uploading & ~WizardState.processing,
             rx.el.div(
                 rx.el.label("Subiendo fotos… ", WizardState.upload_percent, " %", html_for="upload-progress"),
                 rx.el.progress(id="upload-progress", value=WizardState.upload_percent, max=100),
@@ -451,6 +462,12 @@ def _contact() -> rx.Component:
     )
 
 
+def _thumbnail(photo: rx.Var) -> rx.Component:
+    """A photo in the summary, named by its place (and as the cover)."""
+    number = "Foto " + (photo.position + 1).to_string()
+    return rx.el.li(rx.el.img(src=photo.url, alt=rx.cond(photo.is_cover, number + ", portada", number), loading="lazy"))
+
+
 def _review() -> rx.Component:
     return rx.el.section(
         rx.el.h2(STEP_BY_NUMBER[9].title),
@@ -460,6 +477,14 @@ def _review() -> rx.Component:
             ),
             class_name="wizard-summary",
             aria_label="Resumen de tu publicación",
+        ),
+        rx.cond(
+            WizardState.photos.length() > 0,
+            rx.el.ul(
+                rx.foreach(WizardState.photos, _thumbnail),
+                class_name="wizard-thumbnails",
+                aria_label="Fotos de tu publicación",
+            ),
         ),
         form_alert(WizardState.error),
         rx.el.div(

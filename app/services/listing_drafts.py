@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.core.dates import format_date
+from app.core.dates import format_date, typed_day
 from app.core.errors import ConflictError, InvalidInputError
 from app.core.geo import CITIES, city_by_slug, commune_names_for_city
 from app.core.money import format_currency
@@ -152,7 +152,7 @@ def _as_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else ""
     if isinstance(value, date):
-        return value.strftime("%Y/%m/%d")
+        return typed_day(value)
     return str(value)
 
 

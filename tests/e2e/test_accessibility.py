@@ -166,6 +166,9 @@ def test_every_wizard_step_with_and_without_errors(audited: BrowserContext, site
     page.get_by_role("button", name=SAVE).click()
     expect(page.locator("[aria-invalid=true]").first).to_be_visible()
     found += serious_violations(page, "paso 1 con errores")
+    page.get_by_role("radio", name="Pasaporte").check()  # its own field shows, the RUT goes
+    expect(page.get_by_label("Número de pasaporte")).to_be_visible()
+    found += serious_violations(page, "paso 1 con pasaporte")
 
     # A draft saved through step 8: every step, reached through the list of steps.
     uid = _draft(db, site, owner, f"Axe {viewport.capitalize()}")

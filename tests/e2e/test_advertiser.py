@@ -91,7 +91,7 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     # 1. Identity: a wrong RUT is refused under its field; the right one goes through.
     page.get_by_label("RUT chileno").check()
     page.get_by_label("RUT", exact=True).fill("12.345.678-9")
-    page.get_by_label("Fecha de nacimiento (aaaa/mm/dd)").fill("1996/04/12")
+    page.get_by_label("Fecha de nacimiento (dd-mm-aaaa)").fill("1996/04/12")  # still read, shown day first
     page.get_by_label("Nacionalidad").select_option("Chile")
     page.get_by_role("button", name=SAVE).click()
     expect(page.get_by_label("RUT", exact=True)).to_have_attribute("aria-invalid", "true")
@@ -112,7 +112,11 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     _at_step(page, 2)
     expect(page.get_by_label("Ciudad")).to_have_value(WIZARD_CITY)
     expect(page.get_by_label("Comuna")).to_have_value("Codegua")
-    _save(page, 2)
+    page.get_by_role("button", name="Atrás").click()
+    _at_step(page, 1)
+    expect(page.get_by_label("Fecha de nacimiento (dd-mm-aaaa)")).to_have_value("12-04-1996")
+    page.get_by_role("navigation", name="Pasos de la publicación").get_by_role("button", name="3. Categoría").click()
+    _at_step(page, 3)
 
     # 3. Tier and type.
     page.get_by_role("combobox", name="Categoría").select_option(index=1)
@@ -133,22 +137,25 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     expect(page.get_by_text("$85.000")).to_be_visible()
     _save(page, 5)
 
-    # 6. Availability: Monday from 10 to 20, and "De pasada" dates picked in the calendar, shown as año/mes/día.
+    # 6. Availability: Monday from 10 to 20, and "De pasada" dates picked in the calendar, shown as día-mes-año.
     page.get_by_label("No atiendo el Lunes").uncheck()
     page.get_by_label("Desde el Lunes").fill("10:00")
     page.get_by_label("Hasta el Lunes").fill("20:00")
     arrival, departure = date.today() + timedelta(days=1), date.today() + timedelta(days=3)
     page.get_by_label("Elegir llego el en el calendario").fill(arrival.isoformat())
     page.get_by_label("Elegir me voy el en el calendario").fill(departure.isoformat())
-    expect(page.get_by_label("Llego el (aaaa/mm/dd)")).to_have_value(arrival.strftime("%Y/%m/%d"))
-    expect(page.get_by_label("Me voy el (aaaa/mm/dd)")).to_have_value(departure.strftime("%Y/%m/%d"))
-    expect(page.get_by_label("Llego el (aaaa/mm/dd)")).to_have_attribute("placeholder", "aaaa/mm/dd")
+    expect(page.get_by_label("Llego el (dd-mm-aaaa)")).to_have_value(arrival.strftime("%d-%m-%Y"))
+    expect(page.get_by_label("Me voy el (dd-mm-aaaa)")).to_have_value(departure.strftime("%d-%m-%Y"))
+    expect(page.get_by_label("Llego el (dd-mm-aaaa)")).to_have_attribute("placeholder", "dd-mm-aaaa")
     _save(page, 6)
 
     # 7. Photos: two real JPEGs and a text file named .jpg; the bad one gets its own message, the others stay.
     fake = tmp_path / "falsa.jpg"
     fake.write_text("esto no es una foto")
     files = [_jpeg(tmp_path, "uno.jpg", (200, 60, 90)), fake, _jpeg(tmp_path, "dos.jpg", (40, 90, 160))]
+    # With a mouse, photos can be dragged onto the zone.
+    expect(page.get_by_text("Arrastra tus fotos aquí o haz clic para elegirlas.")).to_be_visible()
+    expect(page.get_by_text("Elige fotos", exact=True)).to_be_hidden()
     page.get_by_role("button", name=SAVE).click()
     expect(page.get_by_text("Sube al menos una foto.")).to_be_visible()
     # A slow uplink, so the progress bar is there long enough to be seen.
@@ -184,8 +191,17 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     page.get_by_label("Teléfono celular").fill("+56 9 8765 1234")
     _save(page, 8)
 
-    # 9. Review and send.
+    # 9. Review and send: the summary shows the photos themselves, the cover first.
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Rocío Sur")
+    thumbnails = page.get_by_role("list", name="Fotos de tu publicación").get_by_role("img")
+    expect(thumbnails).to_have_count(2)
+    expect(thumbnails.first).to_have_attribute("alt", "Foto 1, portada")
+    expect(thumbnails.nth(1)).to_have_attribute("alt", "Foto 2")
+    expect(thumbnails.nth(1)).to_have_attribute("src", second)  # moved after the cover in step 7
+    for thumbnail in thumbnails.all():
+        thumbnail.scroll_into_view_if_needed()
+        expect(thumbnail).to_have_js_property("complete", True)
+        assert thumbnail.evaluate("img => img.naturalWidth") > 0
     page.get_by_role("button", name="Enviar a revisión").click()
     page.wait_for_url(re.compile(re.escape(f"{site.url}{MY_LISTINGS}") + "/?$"))
     expect(page.get_by_text("Tu publicación quedó en revisión")).to_be_visible()

@@ -2,10 +2,14 @@
 
 Every step fits the screen (no sideways scrolling); every input has a visible
 border; a step sent empty shows all of its messages at once and a field's
-message goes as soon as that field changes; a birth date written the Chilean
-way ("12-04-1996") is accepted; a double click on "Guardar y seguir" moves one
-step, never submitting the next step empty; "Guardar y seguir" waits for a
-photo upload, and a file the browser refuses is listed with its reason.
+message goes as soon as that field changes; only the document chosen (RUT or
+passport) is asked for; a birth date written the Chilean way ("12-04-1996") is
+accepted and shown back that way; a double click on "Guardar y seguir" moves one
+step, never submitting the next step empty; hours typed into a day open it and
+are kept; the photo step says "Elige fotos" (nothing can be dragged on a phone),
+its progress bar has the site's colours, "Guardar y seguir" waits for a photo
+upload from the moment the files are chosen, and a file the browser refuses is
+listed with its reason.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 from sqlmodel import Session
 
 from app.identity.local import LocalProvider
@@ -40,7 +44,7 @@ def phone(browser: Browser, site: Site, db: Session) -> Page:
     """An advertiser's browser at a phone's size, signed in through the session service."""
     _ensure_catalogues(db)
     user = make_account(db, LocalProvider(engine=db.get_bind()), "telefono@correo.cl", profile=ProfileId.PROFESOR)
-    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE, has_touch=True)
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport=PHONE, has_touch=True, is_mobile=True)
     context.set_default_timeout(20_000)
     context.add_cookies(
         [
@@ -90,10 +94,10 @@ def _save(page: Page, number: int) -> None:
     _fits(page, f"paso {number + 1}")
 
 
-def _jpeg(folder: Path) -> Path:
+def _jpeg(folder: Path, name: str = "retrato.jpg") -> Path:
     buffer = io.BytesIO()
     Image.effect_noise((900, 1200), 60).convert("RGB").save(buffer, "JPEG", quality=90)
-    path = folder / "retrato.jpg"
+    path = folder / name
     path.write_bytes(buffer.getvalue())
     return path
 
@@ -110,9 +114,22 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     picker = page.get_by_label("Elegir fecha de nacimiento en el calendario").bounding_box()
     assert picker is not None and picker["width"] <= 48 and picker["x"] + picker["width"] <= PHONE["width"]
 
+    # Only the document chosen is asked for: RUT until "Pasaporte" is chosen.
+    rut, passport = page.get_by_label("RUT", exact=True), page.get_by_label("Número de pasaporte")
+    expect(page.get_by_role("radio", name="RUT chileno")).to_be_checked()
+    expect(rut).to_be_visible()
+    expect(passport).to_be_hidden()
+    page.get_by_role("radio", name="Pasaporte").check()
+    expect(passport).to_be_visible()
+    expect(rut).to_be_hidden()
+    page.get_by_role("radio", name="RUT chileno").check()
+    expect(rut).to_be_visible()
+    expect(passport).to_be_hidden()
+
     # Sent empty: every field's message at once, each under its field; the browser's own checks never speak.
     page.get_by_role("button", name=SAVE).click()
-    rut, born = page.get_by_label("RUT", exact=True), page.get_by_label("Fecha de nacimiento (aaaa/mm/dd)")
+    born = page.get_by_label("Fecha de nacimiento (dd-mm-aaaa)")
+    expect(born).to_have_attribute("placeholder", "dd-mm-aaaa")
     nationality = page.get_by_label("Nacionalidad")
     for field in (rut, born, nationality):
         expect(field).to_have_attribute("aria-invalid", "true")
@@ -140,6 +157,12 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     # A double click saves step 1 once and does not submit step 2 empty.
     page.get_by_role("button", name=SAVE).dblclick()
     _at_step(page, 2)
+    # Back at step 1, the date reads as it was typed, day first.
+    page.get_by_role("button", name="Atrás").click()
+    _at_step(page, 1)
+    expect(born).to_have_value("12-04-1996")
+    expect(rut).to_have_value("12.345.678-5")
+    _save(page, 1)
     page.get_by_label("Ciudad").select_option(CITY)
     # Events run in order: once the city's communes are listed, any second submit was answered.
     page.get_by_label("Comuna").select_option(COMMUNE)
@@ -178,10 +201,29 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     expect(page.get_by_role("alert").filter(has_text="Martes: elige la hora de inicio y la de término")).to_be_visible()
     page.get_by_label("Hasta el Martes").fill("19:00")
     expect(page.get_by_text("Martes: elige la hora de inicio")).to_have_count(0)
+    # Hours typed into a day left "No atiendo" open that day: they are saved, not dropped.
+    page.get_by_label("Desde el Miércoles").fill("10:00")
+    page.get_by_label("Hasta el Miércoles").fill("18:00")
+    expect(page.get_by_label("No atiendo el Miércoles")).not_to_be_checked()
+    _save(page, 6)
+    page.get_by_role("button", name="Atrás").click()
+    _at_step(page, 6)
+    expect(page.get_by_label("Desde el Miércoles")).to_have_value("10:00")
+    expect(page.get_by_label("Hasta el Miércoles")).to_have_value("18:00")
+    expect(page.get_by_label("No atiendo el Miércoles")).not_to_be_checked()
+    expect(page.get_by_label("No atiendo el Jueves")).to_be_checked()
+    # Marking a day "No atiendo" again empties its times: what shows is what is saved.
+    page.get_by_label("Desde el Jueves").fill("09:00")
+    expect(page.get_by_label("No atiendo el Jueves")).not_to_be_checked()
+    page.get_by_label("No atiendo el Jueves").check()
+    expect(page.get_by_label("Desde el Jueves")).to_have_value("")
     _save(page, 6)
 
     # Step 7: the file input has a name; a file too big is listed with its reason; the step waits for uploads.
     expect(page.get_by_label("Elegir fotos para subir")).to_have_count(1)
+    # Nothing can be dragged on a phone: the zone says to choose.
+    expect(page.get_by_text("Elige fotos", exact=True)).to_be_visible()
+    expect(page.get_by_text("Arrastra tus fotos aquí", exact=False)).to_be_hidden()
     huge = tmp_path / "enorme.jpg"
     huge.write_bytes(b"\0" * (MAX_BYTES + 1))
     network = page.context.new_cdp_session(page)
@@ -193,6 +235,16 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     page.get_by_label("Elegir fotos para subir").set_input_files([str(_jpeg(tmp_path)), str(huge)])
     expect(page.get_by_role("progressbar")).to_be_visible()
     expect(page.get_by_role("button", name=SAVE)).to_be_disabled()
+    # The bar fills in the site's accent colour, not the browser's default.
+    colours = page.get_by_role("progressbar").evaluate(
+        "e => [getComputedStyle(e).accentColor,"
+        " getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()]"
+    )
+    assert colours[0] == page.evaluate(
+        "c => { const s = document.createElement('span'); s.style.color = c; document.body.append(s);"
+        " const v = getComputedStyle(s).color; s.remove(); return v; }",
+        colours[1],
+    ), colours
     photos = page.get_by_role("list", name="Tus fotos").get_by_role("listitem")
     refused = photos.filter(has_text="enorme.jpg")
     expect(refused).to_contain_text("pesa más de 15 MB")
@@ -205,6 +257,24 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     expect(photos.get_by_role("img")).to_have_count(1)
     expect(page.get_by_role("button", name=SAVE)).to_be_enabled()
     _fits(page, "paso 7")
+
+    # Photos chosen with one already there: the step waits from that very moment, before any progress.
+    # The upload is held, so the tap lands in the window before the first progress event.
+    held: list[Route] = []
+    page.route("**/_upload", lambda route: held.append(route))
+    page.get_by_label("Elegir fotos para subir").set_input_files(str(_jpeg(tmp_path, "segunda.jpg")))
+    assert page.get_by_role("button", name=SAVE).is_disabled(), "Guardar y seguir is enabled as photos are chosen"
+    page.get_by_role("button", name=SAVE).tap(force=True)
+    # A submit that does not go through the button (another client) is refused by the server too.
+    page.locator("form.wizard-form").evaluate("form => form.requestSubmit()")
+    while not held:
+        page.wait_for_timeout(50)  # lets Playwright deliver the routing callback between polls
+    expect(page.get_by_text("Subiendo fotos")).to_be_visible()
+    held[0].continue_()
+    expect(photos.get_by_role("img")).to_have_count(2)
+    _at_step(page, 7)
+    expect(page.get_by_text("Sube al menos una foto.")).to_have_count(0)
+    page.unroute("**/_upload")
     _save(page, 7)
 
     page.get_by_label("Teléfono celular").fill("+56 9 7654 3210")
@@ -212,3 +282,5 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     _save(page, 8)
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Telma Fono")
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Martes 11:00-19:00")
+    expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Miércoles 10:00-18:00")
+    expect(page.get_by_role("table", name="Resumen de tu publicación")).not_to_contain_text("Jueves")

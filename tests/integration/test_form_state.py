@@ -228,7 +228,7 @@ def test_a_changed_field_loses_only_its_own_message(advertiser):
     invoke(state, "clear_field_error", field=["not", "a", "name"])
     assert {"birth_date", "nationality"} <= set(state.field_errors)
     invoke(state, "pick_date", field="birth_date", value="1996-04-12")
-    assert "birth_date" not in state.field_errors and state.values["birth_date"] == "1996/04/12"
+    assert "birth_date" not in state.field_errors and state.values["birth_date"] == "12-04-1996"
 
 
 def test_a_second_submit_of_a_step_already_saved_is_ignored(advertiser):
@@ -267,6 +267,23 @@ def test_no_step_moves_on_while_photos_upload(advertiser):
     state.processing = True
     invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
     assert state.step == 1 and state.uid == ""
+
+
+def test_no_step_moves_on_from_the_moment_photos_are_chosen(advertiser):
+    """Chosen, not yet sent: no progress event came, and the upload's own handler has not started."""
+    state = _wizard(advertiser)
+    invoke(state, "start_upload")
+    assert state.uploading is True and state.upload_percent == 0
+    invoke(state, "show_upload_progress", progress={"progress": 1})
+    invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
+    assert state.step == 1 and state.uid == "" and state.uploading is True
+    events = invoke(state, "upload_photos", files=[])
+    assert state.processing is False and state.uploading is True  # until the upload's own follow-up event
+    assert [event.fn.__name__ for event in events] == ["finish_upload"]
+    invoke(state, "finish_upload")
+    assert state.uploading is False
+    invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
+    assert state.step == 2
 
 
 def test_files_the_browser_refused_are_listed_with_their_reason(advertiser):

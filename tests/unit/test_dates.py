@@ -5,7 +5,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from babel.dates import get_day_names, get_month_names
 
-from app.core.dates import date_parts, format_date, month_name, parse_date, weekday_name
+from app.core.dates import date_parts, format_date, month_name, parse_date, typed_day, weekday_name
 
 MOMENT = datetime(2024, 1, 5, 9, 7, 3)  # a Friday
 AFTERNOON = datetime(2023, 11, 26, 17, 45, 59)  # a Sunday
@@ -287,3 +287,19 @@ class TestDateParts:
     @pytest.mark.parametrize("text", ["ayer", "12-04-96", "1996", "12/04-1996", "", None, 19960412])
     def test_no_shape_gives_none(self, text):
         assert date_parts(text) is None
+
+
+class TestTypedDay:
+    @pytest.mark.parametrize(
+        "value",
+        [date(1996, 4, 12), datetime(1996, 4, 12, 23, 59), "1996-04-12", "1996/4/12", "12-04-1996", "12.4.1996"],
+    )
+    def test_day_first_as_chileans_write_it(self, value):
+        assert typed_day(value) == "12-04-1996"
+
+    def test_reads_back_as_the_same_day(self):
+        assert parse_date(typed_day(date(2001, 1, 2))) == datetime(2001, 1, 2)
+
+    @pytest.mark.parametrize("value", ["", "ayer", "31-04-2024", None, 19960412])
+    def test_unreadable_gives_empty(self, value):
+        assert typed_day(value) == ""

@@ -41,6 +41,13 @@ def test_identity_accepts_a_valid_rut_or_passport_and_an_adult():
     assert passport.advertiser["passport"] == "AB123456" and passport.advertiser["rut"] is None
 
 
+def test_identity_checks_only_the_document_chosen():
+    """The page shows only the chosen document's field: what the other one holds is neither checked nor kept."""
+    assert _clean(1, {**IDENTITY, "passport": "x#"}).advertiser["passport"] is None
+    chosen = _clean(1, {**IDENTITY, "document": "pasaporte", "passport": "AB123456", "rut": "11.111.111-2"})
+    assert chosen.advertiser["passport"] == "AB123456" and chosen.advertiser["rut"] is None
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [

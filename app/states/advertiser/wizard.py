@@ -14,6 +14,7 @@ from typing import Any
 
 import reflex as rx
 
+from app.core.dates import typed_day
 from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
@@ -114,6 +115,7 @@ class WizardState(ClearingFormState, rx.State):
     # [weekday key, label, from, to, "true" when closed] for step 6.
     schedule_rows: list[list[str]] = []
     photos: list[OwnerPhoto] = []
+    # From the moment photos are chosen (start_upload) until they are added (finish_upload): the step waits.
     uploading: bool = False
     processing: bool = False
     upload_percent: int = 0
@@ -167,9 +169,9 @@ class WizardState(ClearingFormState, rx.State):
         self.form_key += 1
 
     async def _enter_step(self) -> None:
-        """Read what the step shows besides the form: the photos (7) or the summary (9)."""
+        """Read what the step shows besides the form: the photos (7), or the summary and its photos (9)."""
         owner = current_actor().uid
-        if self.step == PHOTO_STEP and self.uid:
+        if self.step in (PHOTO_STEP, SEND_STEP) and self.uid:
             self.photos = await run_service(listing_photos.list_photos, owner_uid=owner, uid=self.uid)
         if self.step == SEND_STEP and self.uid:
             rows = await run_service(listing_drafts.review_summary, owner_uid=owner, uid=self.uid)
@@ -279,17 +281,21 @@ class WizardState(ClearingFormState, rx.State):
 
     @requires(ProfileId.PROFESOR)
     def pick_date(self, field: str, value: str):
-        """Write the date chosen in the picker into its field as año/mes/día."""
+        """Write the date chosen in the picker (YYYY-MM-DD) into its field as día-mes-año."""
         if field in ("birth_date", "visiting_from", "visiting_until") and isinstance(value, str):
-            self.values = {**self.values, field: value[:10].replace("-", "/")}
+            self.values = {**self.values, field: typed_day(value[:10])}
             self._forget_field_error(field)
+
+    @requires(ProfileId.PROFESOR)
+    def start_upload(self):
+        """Photos were chosen: until ``finish_upload``, after they are added, the step does not move on."""
+        self.uploading, self.upload_percent = True, 0
 
     @public
     def show_upload_progress(self, progress: dict):
-        """How much of the upload has reached the server (display only; the bar goes once all of it has)."""
+        """How much of the upload has reached the server: display only, ``uploading`` holds the step."""
         share = progress.get("progress", 0) if isinstance(progress, dict) else 0
         if isinstance(share, int | float):
-            self.uploading = share < 1
             self.upload_percent = max(0, min(100, int(share * 100)))
 
     async def _photo_call(self, fn, **kwargs) -> list:
@@ -317,7 +323,7 @@ class WizardState(ClearingFormState, rx.State):
         errors: list[list[str]] = []
         owner = current_actor().uid
         storage = get_storage()
-        self.uploading, self.processing, self.server_refused = False, True, []
+        self.processing, self.server_refused = True, []
         yield
         try:
             for upload in uploads:
@@ -339,6 +345,17 @@ class WizardState(ClearingFormState, rx.State):
             self.processing = False
         self.server_refused = errors[:MAX_REFUSED]
         self._forget_field_error("photos")
+        # An event of its own: a long upload can outlive its lock on the tab's state (Redis), and then
+        # what this handler wrote is lost on the server, though the browser saw it; the step must not
+        # stay held by a flag that only this handler would clear.
+        yield WizardState.finish_upload
+
+    @requires(ProfileId.PROFESOR)
+    async def finish_upload(self):
+        """The upload is over: the step may move on, with the photos the listing now has."""
+        self.uploading = self.processing = False
+        if self.uid:
+            self.photos = await run_service(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
 
     @requires(ProfileId.PROFESOR)
     async def move_photo(self, photo_uid: str, offset: int):
