@@ -9,7 +9,7 @@ and, given ``on_clear``, a field's message goes away as soon as that field chang
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import reflex as rx
 from reflex_base.event import EventSpec
@@ -161,21 +161,21 @@ def labelled_upload(label: str, *children: rx.Component, **props) -> rx.Componen
     return zone
 
 
+def upload_hint(pointer: str, touch: str) -> rx.Component:
+    """The words of an upload zone: ``pointer`` where files can be dragged, ``touch`` on a phone, where nothing
+    can (assets/styles.css shows the one that fits the pointer)."""
+    return rx.el.p(
+        rx.el.span(pointer, class_name="upload-hint-pointer"), rx.el.span(touch, class_name="upload-hint-touch")
+    )
+
+
 def checkbox_field(label: str, name: str, **props) -> rx.Component:
     """A checkbox with its label after it."""
     return rx.el.label(rx.el.input(type="checkbox", name=name, **props), " ", label, class_name="check")
 
 
-class DateMask(NamedTuple):
-    """How a date field asks for its day: the mask in its label and placeholder, and the hint under it."""
-
-    mask: str
-    hint: str
-
-
-YEAR_FIRST = DateMask("aaaa/mm/dd", "También puedes escribirla como día/mes/año, por ejemplo 12-04-1996.")
 # As Chileans write a day; year first ("1996/04/12") is read as well.
-DAY_FIRST = DateMask(TYPED_DAY_MASK, "Por ejemplo 12-04-1996. También puedes escribirla como año/mes/día.")
+DATE_HINT = "Por ejemplo 12-04-1996. También puedes escribirla como año/mes/día."
 
 
 def date_field(
@@ -184,29 +184,27 @@ def date_field(
     name: str,
     *,
     on_pick,
-    mask: DateMask = YEAR_FIRST,
     errors: Errors | None = None,
     on_clear: Clear | None = None,
     **props,
 ) -> rx.Component:
-    """A date typed as año/mes/día or día/mes/año (with "/", "-" or "."), with a calendar to pick it.
+    """A date asked for as día-mes-año (año/mes/día and "/", "-" or "." are read too), with a calendar to pick it.
 
-    No pattern: the server reads every shape and says what it could not read. ``mask`` is the shape
-    the field shows. ``on_pick`` receives the picked day as YYYY-MM-DD and should put it in the field's
-    value in that shape.
+    No pattern: the server reads every shape and says what it could not read. ``on_pick`` receives the
+    picked day as YYYY-MM-DD and should put it in the field's value as ``app.core.dates.typed_day`` writes it.
     """
     field_id = f"{form}-{name}"
     hint_id = f"{field_id}-hint"
     props, error = _control(field_id, name, errors, on_clear, props, hint_id=hint_id)
     return rx.el.div(
-        rx.el.label(f"{label} ({mask.mask})", html_for=field_id),
+        rx.el.label(f"{label} ({TYPED_DAY_MASK})", html_for=field_id),
         rx.el.div(
             rx.el.input(
                 id=field_id,
                 name=name,
                 type="text",
                 input_mode="numeric",
-                placeholder=mask.mask,
+                placeholder=TYPED_DAY_MASK,
                 max_length=10,
                 **props,
             ),
@@ -218,7 +216,7 @@ def date_field(
             ),
             class_name="date-field",
         ),
-        rx.el.p(mask.hint, id=hint_id, class_name="hint muted"),
+        rx.el.p(DATE_HINT, id=hint_id, class_name="hint muted"),
         *error,
         class_name="field",
     )

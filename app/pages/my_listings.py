@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.components.forms import labelled_upload
+from app.components.forms import labelled_upload, upload_hint
 from app.components.layout import guarded_content, page_frame
 from app.components.staff_table import stacked_cell
 from app.components.stats_chart import stats_chart
@@ -299,7 +299,7 @@ def _verification() -> rx.Component:
         ),
         labelled_upload(
             "Foto de verificación",
-            rx.el.p("Arrastra la foto aquí o haz clic para elegirla."),
+            upload_hint("Arrastra la foto aquí o haz clic para elegirla.", "Elige la foto"),
             id=VERIFY_UPLOAD_ID,
             multiple=False,
             max_files=1,

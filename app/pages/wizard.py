@@ -8,7 +8,6 @@ import reflex as rx
 from reflex_base.event import EventSpec
 
 from app.components.forms import (
-    DAY_FIRST,
     checkbox_field,
     date_field,
     form_alert,
@@ -16,6 +15,7 @@ from app.components.forms import (
     select_field,
     text_field,
     textarea_field,
+    upload_hint,
 )
 from app.components.layout import guarded_content, page_frame
 from app.routes import ADVERTISER_HOME
@@ -67,7 +67,6 @@ def _date(label: str, name: str) -> rx.Component:
         label,
         name,
         on_pick=lambda day: WizardState.pick_date(name, day),
-        mask=DAY_FIRST,
         default_value=_value(name),
         # A date picked in the calendar changes the value: the input remounts showing it.
         key=_value(name),
@@ -401,11 +400,7 @@ def _refused(item: rx.Var) -> rx.Component:
 def _upload_zone() -> rx.Component:
     return labelled_upload(
         UPLOAD_LABEL,
-        # Nothing can be dragged on a phone: assets/styles.css shows the words that fit the pointer.
-        rx.el.p(
-            rx.el.span("Arrastra tus fotos aquí o haz clic para elegirlas.", class_name="upload-hint-pointer"),
-            rx.el.span("Elige fotos", class_name="upload-hint-touch"),
-        ),
+        upload_hint("Arrastra tus fotos aquí o haz clic para elegirlas.", "Elige fotos"),
         id=UPLOAD_ID,
         multiple=True,
         accept=ACCEPTED_PHOTOS,

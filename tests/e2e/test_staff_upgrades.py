@@ -85,14 +85,14 @@ def test_an_upgrade_approved_today_moves_the_listing_up_and_back_when_it_ends(pa
     dialog = page.get_by_role("dialog")
     today = clock().today
     # The period the advertiser asked for is offered: from today, 30 days.
-    expect(dialog.get_by_label("Primer día (aaaa/mm/dd)")).to_have_value(today.strftime("%Y/%m/%d"))
-    expect(dialog.get_by_label("Último día (aaaa/mm/dd)")).to_have_value(
-        (today + timedelta(days=29)).strftime("%Y/%m/%d")
+    expect(dialog.get_by_label("Primer día (dd-mm-aaaa)")).to_have_value(today.strftime("%d-%m-%Y"))
+    expect(dialog.get_by_label("Último día (dd-mm-aaaa)")).to_have_value(
+        (today + timedelta(days=29)).strftime("%d-%m-%Y")
     )
     # Without the payment reference the approval is refused under its field.
     dialog.get_by_role("button", name="Aprobar").click()
     expect(dialog.get_by_label("Referencia del pago")).to_have_attribute("aria-invalid", "true")
-    dialog.get_by_label("Último día (aaaa/mm/dd)").fill((today + timedelta(days=6)).strftime("%Y/%m/%d"))
+    dialog.get_by_label("Último día (dd-mm-aaaa)").fill((today + timedelta(days=6)).strftime("%d-%m-%Y"))
     dialog.get_by_label("Referencia del pago").fill("Transferencia 4471")
     dialog.get_by_role("button", name="Aprobar").click()
     expect(dialog).to_have_count(0)

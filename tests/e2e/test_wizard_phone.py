@@ -9,7 +9,7 @@ step, never submitting the next step empty; hours typed into a day open it and
 are kept; the photo step says "Elige fotos" (nothing can be dragged on a phone),
 its progress bar has the site's colours, "Guardar y seguir" waits for a photo
 upload from the moment the files are chosen, and a file the browser refuses is
-listed with its reason.
+listed with its reason. Once sent, the verification dialog says "Elige la foto" too.
 """
 
 from __future__ import annotations
@@ -284,3 +284,11 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Martes 11:00-19:00")
     expect(page.get_by_role("table", name="Resumen de tu publicación")).to_contain_text("Miércoles 10:00-18:00")
     expect(page.get_by_role("table", name="Resumen de tu publicación")).not_to_contain_text("Jueves")
+
+    # Sent: on "Mis publicaciones", the verification photo is chosen, not dragged, on a phone too.
+    page.get_by_role("button", name="Enviar a revisión").click()
+    card = page.get_by_role("article", name="Telma Fono")
+    card.get_by_role("button", name="Verificar").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_text("Elige la foto", exact=True)).to_be_visible()
+    expect(dialog.get_by_text("Arrastra la foto aquí", exact=False)).to_be_hidden()

@@ -201,9 +201,9 @@ def test_linked_records_are_chosen_in_selects_whose_options_come_from_the_data(t
 
     state, _ = client_states(AdvertisersTableState, tokens["secre"])
     invoke(state, "open_secretary")
-    assert state.rows[0]["birth_date"] == "1990/05/01"  # the site's date format, as the wizard writes it
+    assert state.rows[0]["birth_date"] == "01-05-1990"  # day first, as the wizard writes it
     invoke(state, "open_edit", uid=advertiser.uid)
-    assert state.form_values["birth_date"] == "1990/05/01"
+    assert state.form_values["birth_date"] == "01-05-1990"
     assert state.options["agency_uid"] == [[agency.uid, "Agencia Sur"]]
     assert [kind.uid, "Independiente"] in state.options["type_uid"]
     form = {**state.form_values, "agency_uid": "otra-agencia", "type_uid": kind.uid}

@@ -93,9 +93,10 @@ def test_pending_requests_oldest_first_with_listing_owner_service_price_and_date
         "$59.990",
     )
     today = datetime.now(SANTIAGO).date()
-    assert row.starts == today.strftime("%Y/%m/%d")
-    assert row.ends == (today + timedelta(days=29)).strftime("%Y/%m/%d")  # 30 days, the first one included
-    assert row.requested_on == (now - timedelta(days=2)).astimezone(SANTIAGO).strftime("%Y/%m/%d")
+    # Day first, as the dialog's date fields ask for them (the row's days fill them).
+    assert row.starts == today.strftime("%d-%m-%Y")
+    assert row.ends == (today + timedelta(days=29)).strftime("%d-%m-%Y")  # 30 days, the first one included
+    assert row.requested_on == (now - timedelta(days=2)).astimezone(SANTIAGO).strftime("%d-%m-%Y")
     assert row.listing_url.endswith(f"/{db.get(ListingUpgrade, older.uid).listing_uid}")
 
 

@@ -16,6 +16,7 @@ from pydantic import Field, field_validator
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from app.core.dates import TYPED_DAY_MASK
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.phone import normalize_chilean_mobile
 from app.core.text import is_valid_email
@@ -166,7 +167,7 @@ ADVERTISERS_SPEC = TableSpec(
         ),
         FormField("rut", "RUT", max_length=20),
         FormField("passport", "Pasaporte", max_length=40),
-        FormField("birth_date", "Fecha de nacimiento (año/mes/día)", required=True, max_length=20),
+        FormField("birth_date", f"Fecha de nacimiento ({TYPED_DAY_MASK})", required=True, max_length=20),
         FormField(
             "nationality",
             "Nacionalidad",

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
-from app.core.dates import parse_date
+from app.core.dates import parse_date, typed_day
 from app.core.errors import InvalidInputError
 from app.core.money import format_currency
 from app.core.payment_codes import normalize_payment_code
@@ -22,7 +22,6 @@ from app.services.listings import listing_path
 from app.services.staff.shared import StaffPage, TableQuery, fetch_page, search_condition
 from app.services.staff.table_spec import ADMIN, Column, Filter, TableSpec
 
-DAY_FORMAT = "%Y/%m/%d"
 # The filter: each status by the label staff read; the desk opens on the pending ones.
 STATUS_FILTERS: tuple[tuple[str, str], ...] = tuple(
     (status.value, UPGRADE_STATUS_LABELS[status]) for status in UpgradeStatus
@@ -81,7 +80,8 @@ def _local_day(moment: datetime | None) -> date | None:
 
 
 def _day_text(day: date | None) -> str:
-    return day.strftime(DAY_FORMAT) if day else ""
+    """A day as the desk's date fields ask for it (dd-mm-aaaa), so a row's days fill them as they are."""
+    return typed_day(day) if day else ""
 
 
 def _row(upgrade: ListingUpgrade, listing: Listing, email: str, service: AppService) -> StaffUpgradeRow:
@@ -147,17 +147,15 @@ def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
 
 def _day(text: object, field: str) -> date:
     if not isinstance(text, str) or not text.strip():
-        raise InvalidInputError("Indica la fecha (año/mes/día).", field=field)
+        raise InvalidInputError("Indica la fecha, por ejemplo 24-12-2026.", field=field)
     parsed = parse_date(text[:20])
     if parsed is None:
-        raise InvalidInputError(
-            "La fecha no es válida: usa el formato año/mes/día, por ejemplo 2026/12/24.", field=field
-        )
+        raise InvalidInputError("La fecha no es válida: escribe día, mes y año, por ejemplo 24-12-2026.", field=field)
     return parsed.date()
 
 
 def approval_period(starts_on: object, ends_on: object) -> tuple[datetime, datetime]:
-    """The period of an approval from its first and last Chilean days (año/mes/día, both included).
+    """The period of an approval from its first and last Chilean days (any shape ``parse_date`` reads, both included).
 
     The upgrade is in force from the first day's midnight to the midnight after the last day.
     """

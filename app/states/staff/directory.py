@@ -7,14 +7,13 @@ and nowhere else; only an administrator deletes an advertiser or touches agencie
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any, ClassVar
 
 import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.core.dates import format_date
+from app.core.dates import typed_day
 from app.services.listing_form import DOCUMENT_PASSPORT
 from app.services.staff import catalogues
 from app.services.staff import directory as staff_directory
@@ -23,11 +22,6 @@ from app.services.staff.shared import TableQuery
 from app.services.staff.table_spec import TableSpec
 from app.states.staff.catalogues import catalogue_options, form_values, table_cells
 from app.states.staff.table import StaffTableState
-
-
-def site_day(iso_day: str) -> str:
-    """A day as the rest of the site writes it, año/mes/día ("1994/09/30"), like the wizard's date fields."""
-    return format_date(date.fromisoformat(iso_day), "YYYY/MM/DD")
 
 
 def _document_label(row: dict[str, Any]) -> str:
@@ -43,7 +37,7 @@ class AdvertisersTableState(StaffTableState, rx.State):
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
         found = staff_directory.list_advertisers(session=session, actor_uid=actor.uid, query=query)
         return [
-            table_cells(row, {"birth_date": site_day}) | {"document_label": _document_label(row)} for row in found.rows
+            table_cells(row, {"birth_date": typed_day}) | {"document_label": _document_label(row)} for row in found.rows
         ], found.total
 
     @staticmethod
@@ -58,7 +52,7 @@ class AdvertisersTableState(StaffTableState, rx.State):
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
         row = staff_directory.get_advertiser(session=session, actor_uid=actor.uid, uid=uid)
-        return form_values(row | {"birth_date": site_day(row["birth_date"])})
+        return form_values(row | {"birth_date": typed_day(row["birth_date"])})
 
     @staticmethod
     def _create(session: Session, *, actor: Actor, values: dict[str, Any]) -> None:

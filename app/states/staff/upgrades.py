@@ -13,6 +13,7 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
+from app.core.dates import typed_day
 from app.models import UpgradeStatus
 from app.services import upgrades
 from app.services.staff import upgrades as staff_upgrades
@@ -100,9 +101,9 @@ class StaffUpgradesState(StaffTableState, rx.State):
 
     @requires(ADMIN)
     def pick_day(self, field: str, value: str):
-        """Write a day chosen in the calendar (YYYY-MM-DD) into its field as año/mes/día."""
+        """Write a day chosen in the calendar (YYYY-MM-DD) into its field as día-mes-año."""
         if field in ("starts_on", "ends_on") and isinstance(value, str):
-            setattr(self, field, value[:10].replace("-", "/"))
+            setattr(self, field, typed_day(value[:10]))
 
     async def _decide(self, fn, fields: tuple[str, ...], success: str, **kwargs):
         if not self.decision_uid:
@@ -119,7 +120,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
 
     @requires(ADMIN)
     async def approve(self, form_data: dict):
-        """Approve the open request for the days typed (año/mes/día, both included) and the payment checked."""
+        """Approve the open request for the days typed (día-mes-año, both included) and the payment checked."""
         data = form_data if isinstance(form_data, dict) else {}
         self.starts_on, self.ends_on = _text(data.get("starts_on"), 20), _text(data.get("ends_on"), 20)
         return await self._decide(
