@@ -6,7 +6,7 @@ import reflex as rx
 
 from app.components.forms import labelled_upload, upload_hint
 from app.components.layout import guarded_content, page_frame
-from app.components.staff_table import stacked_cell
+from app.components.staff_table import stacked_cell, stacked_row, stacked_table
 from app.components.stats_chart import stats_chart
 from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
 from app.routes import ADVERTISER_NEW_LISTING, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
@@ -258,28 +258,21 @@ UPGRADE_COLUMNS = ("Mejora", "Estado", "Desde", "Hasta", "Monto")
 
 def _upgrade_row(row: rx.Var) -> rx.Component:
     values = (row.name, row.status_label, row.starts, row.ends, row.amount)
-    return rx.el.tr(
-        *[stacked_cell(value, label) for value, label in zip(values, UPGRADE_COLUMNS, strict=True)], role="row"
-    )
+    return stacked_row(*[stacked_cell(value, label) for value, label in zip(values, UPGRADE_COLUMNS, strict=True)])
 
 
 def _upgrades() -> rx.Component:
     return rx.el.div(
         rx.el.ul(rx.foreach(MyListingsState.upgrade_options, _upgrade_option), class_name="upgrade-options"),
-        rx.el.h3("Tus mejoras"),
+        # The dialog's title is its h1.
+        rx.el.h2("Tus mejoras"),
         rx.cond(
             MyListingsState.upgrades.length() > 0,
-            rx.el.table(
-                rx.el.thead(
-                    rx.el.tr(
-                        *[rx.el.th(label, scope="col", role="columnheader") for label in UPGRADE_COLUMNS], role="row"
-                    ),
-                    role="rowgroup",
-                ),
-                rx.el.tbody(rx.foreach(MyListingsState.upgrades, _upgrade_row), role="rowgroup"),
-                aria_label="Tus mejoras",
-                class_name="upgrades-table stack-table",
-                role="table",
+            stacked_table(
+                "Tus mejoras",
+                [rx.el.th(label, scope="col", role="columnheader") for label in UPGRADE_COLUMNS],
+                rx.foreach(MyListingsState.upgrades, _upgrade_row),
+                class_name="upgrades-table",
             ),
             rx.el.p("Todavía no pediste mejoras para esta publicación.", class_name="muted"),
         ),

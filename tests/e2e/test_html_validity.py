@@ -5,9 +5,11 @@ city, a filter tab, a city with filters (and with none matching them), a city's 
 information page, a 404, the SSG pages, and the pages of a data-export link (signed out, a
 bad link signed in, and the download starting); first visits (the 18+ notice) and returning visitors. Then the DOM the
 prerendered pages (a home, /login, an information page) have once the app has hydrated them,
-"Mis publicaciones" with upgrade requests waiting for payment, and an advertiser's notice
-choices. All of them go to one run of the checker (tools/vnu,
-pinned vnu-jar on Debian's Java), and the test lists every error with its document.
+"Mis publicaciones" with upgrade requests waiting for payment and with its "Mejorar" dialog open,
+an advertiser's notice choices, and the staff pages: the upgrades desk with requests pending, a staff
+table with its edit dialog open, and the review queue with an identity change. All of them go to one
+run of the checker (tools/vnu, pinned vnu-jar on Debian's Java), and the test lists every error with
+its document.
 
 Not checked after hydration: the pages served from the app's SPA fallback (a city, a
 listing). React mounts their <title> in a subtree it renders hidden first, so it makes a
@@ -17,8 +19,11 @@ the same text until the next full load); the served documents themselves are che
 
 from __future__ import annotations
 
+import io
+
 import httpx
 import pytest
+from PIL import Image
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
@@ -26,13 +31,24 @@ from app.content.legal import LEGAL_PAGES
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ListingStatus, ProfileId, User
-from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES, DATA_EXPORT_PREFIX, legal_path
-from app.services import upgrades
+from app.routes import (
+    ADMIN_REVIEW_QUEUE,
+    ADMIN_UPGRADES,
+    ADMIN_USERS,
+    ADVERTISER_HOME,
+    ADVERTISER_NOTICES,
+    DATA_EXPORT_PREFIX,
+    legal_path,
+)
+from app.seed import _ensure_catalogues
+from app.services import listing_drafts, upgrades
+from app.services.staff import reviews
 from app.states.public import AGE_COOKIE
+from app.storage.local import LocalStorage
 from app.web.private_api import PENDING_EXPORT_COOKIE
 from tests.e2e.conftest import AREA_CITY, CITY, PAGED_CITY, Site
 from tests.e2e.nu import nu_errors
-from tests.factories import make_account, make_listing, open_session, tier_upgrade
+from tests.factories import make_account, make_listing, open_session, tier_upgrade, wizard_draft
 
 pytestmark = pytest.mark.e2e
 
@@ -114,11 +130,11 @@ def _sign_in(page: Page, site: Site, db: Session, email: str, profile: ProfileId
 
 
 def _signed_in(page: Page, site: Site, db: Session) -> dict[str, str]:
-    """The DOM of "Mis publicaciones" with a card listing two upgrade requests waiting for payment.
-
-    Behind a sign-in, the staff tables (also the one of a "Mejorar" dialog) carry explicit table roles for
-    phones (app/components/staff_table.py stacked_cell), which the checker refuses; they are left out.
+    """The DOM of the signed-in pages: "Mis publicaciones" with a card listing two upgrade requests waiting for
+    payment, then its "Mejorar" dialog open; as an administrator, the upgrades desk with those requests pending, a
+    staff table with its edit dialog open and the review queue with an identity change.
     """
+    documents = {}
     owner = _sign_in(page, site, db, "nu-pagos@correo.cl", ProfileId.PROFESOR)
     # Paused: it is on no public page another test counts.
     listing = make_listing(db, owner, name="Nu Pagos", tier="platino", status=ListingStatus.PAUSADA.value)
@@ -133,7 +149,62 @@ def _signed_in(page: Page, site: Site, db: Session) -> dict[str, str]:
     page.goto(ADVERTISER_HOME)
     card = page.get_by_role("article", name="Nu Pagos")
     expect(card.get_by_role("list", name="Mejoras por pagar").get_by_role("listitem")).to_have_count(2)
-    return {"app-mis-publicaciones-pagos": page.content()}
+    documents["app-mis-publicaciones-pagos"] = page.content()
+    card.get_by_role("button", name="Mejorar").click()
+    expect(page.get_by_role("dialog").get_by_role("table", name="Tus mejoras").get_by_role("row")).to_have_count(3)
+    documents["app-mis-publicaciones-mejorar"] = page.content()
+
+    staff = _sign_in(page, site, db, "nu-admin@correo.cl", ProfileId.ADMINISTRADOR)
+    page.goto(ADMIN_UPGRADES)
+    expect(page.get_by_role("button", name="Aprobar la mejora de Nu Pagos")).to_have_count(2)
+    documents["app-admin-mejoras"] = page.content()
+
+    page.goto(ADMIN_USERS)
+    page.get_by_label("Buscar por correo").fill("nu-pagos@correo.cl")
+    page.get_by_role("button", name="Buscar").click()
+    rows = page.get_by_role("table", name="Usuarios").get_by_role("row")
+    expect(rows).to_have_count(2)  # the headers and the one account found
+    row = rows.filter(has_text="nu-pagos@correo.cl")
+    documents["app-admin-usuarios"] = page.content()
+    row.get_by_role("button", name="Editar").click()
+    expect(page.get_by_role("dialog")).to_be_visible()
+    documents["app-admin-usuarios-editar"] = page.content()
+
+    # An advertiser whose second listing comes with a new identity: the queue shows it beside the approved one.
+    _ensure_catalogues(db)
+    media = LocalStorage(site.log_path.parent / "media")
+    advertiser = make_account(
+        db, LocalProvider(engine=db.get_bind()), "nu-identidad@correo.cl", profile=ProfileId.PROFESOR
+    )
+    # Constitución: no test counts the listings of its city page, where the first one goes.
+    first = wizard_draft(
+        db, media, advertiser, name="Nu Primera", city="constitucion", phone="+56 9 6300 0001", photo=_photo()
+    )
+    listing_drafts.send_to_review(session=db, owner_uid=advertiser.uid, uid=first)
+    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=first)
+    second = wizard_draft(
+        db,
+        media,
+        advertiser,
+        name="Nu Segunda",
+        city="constitucion",
+        phone="+56 9 6300 0001",
+        photo=_photo(),
+        identity={"rut": "12.345.678-5"},
+    )
+    listing_drafts.send_to_review(session=db, owner_uid=advertiser.uid, uid=second)
+    page.goto(ADMIN_REVIEW_QUEUE)
+    item = page.get_by_role("article", name="Nu Segunda")
+    expect(item.get_by_role("heading", name="Identidad: aprobada y nueva")).to_be_visible()
+    documents["app-admin-revision"] = page.content()
+    return documents
+
+
+def _photo() -> bytes:
+    """A JPEG of noise the photo pipeline accepts (no two alike)."""
+    buffer = io.BytesIO()
+    Image.effect_noise((900, 1200), 60).convert("RGB").save(buffer, "JPEG", quality=85)
+    return buffer.getvalue()
 
 
 def _data_link_documents(db: Session) -> tuple[dict[str, str], dict[str, str]]:
