@@ -70,7 +70,7 @@ def test_an_advertiser_pays_with_the_reference_and_staff_approve_it_by_that_refe
     card = page.get_by_role("article", name="Antonia Parori")
     card.get_by_role("button", name="Mejorar").click()
     dialog = page.get_by_role("dialog")
-    dialog.get_by_role("button", name="Pedir Subir").click()
+    dialog.get_by_role("button", name="Pedir Subir", exact=True).click()
     expect(dialog).to_have_count(0)
 
     upgrade = db.exec(select(ListingUpgrade).where(ListingUpgrade.requested_by_uid == owner.uid)).one()
