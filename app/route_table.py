@@ -67,6 +67,7 @@ from app.routes import (
     legal_path,
 )
 from app.seo import LOGIN_DESCRIPTION, LOGIN_TITLE
+from app.settings import get_settings
 from app.states.account import AccountActionState, LoginState
 from app.states.advertiser.my_listings import MyListingsState
 from app.states.advertiser.notices import NoticePreferencesState
@@ -88,8 +89,6 @@ from app.states.staff.site_settings import SiteSettingsState
 from app.states.staff.upgrades import StaffUpgradesState
 from app.states.staff.users import UsersTableState
 
-SITE_TITLE = "Escorts Chile"
-
 # Every guarded page loads with AreaState.close, then one guarded loader of its own that opens
 # the area: one check per load, so a refused caller gets one notice.
 
@@ -98,7 +97,7 @@ _DIRECTORY_LOAD = (DirectoryState.load,)
 
 
 def _titled(title: str) -> str:
-    return f"{title} | {SITE_TITLE}"
+    return f"{title} | {get_settings().site_name}"
 
 
 def _advertiser_route(path: str, page, title: str, opener) -> PageRoute:
@@ -241,5 +240,5 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         SECRETARY_LISTINGS, secretary_listings_page, "Publicaciones", StaffListingsState, ProfileId.SECRETARIA
     ),
     # Any path no page matches goes to the public home (SPEC §2).
-    PageRoute(NOT_FOUND, directory_page, SITE_TITLE, on_load=_DIRECTORY_LOAD),
+    PageRoute(NOT_FOUND, directory_page, get_settings().site_name, on_load=_DIRECTORY_LOAD),
 )

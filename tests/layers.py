@@ -2,12 +2,14 @@
 
 ``python -m tests.layers [CHECKOUT]`` prints every import cycle (strongly connected component) of ``app/``.
 The layers themselves, and where each module belongs, are in ``tests/unit/test_layers.py``, which
-runs these checks in the test command and proves on a small synthetic tree that they catch a violation.
+runs these checks in the test command and proves on a small synthetic tree that they catch a violation;
+it also checks that the README and docs/ARCHITECTURE.md draw the same layers and name every module.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -240,6 +242,53 @@ def private_name_uses(root: Path, package: str) -> list[str]:
             and _private(node.attr)
         )
     return found
+
+
+# --- The documents' map -------------------------------------------------------------------------
+
+# A document's layer line: "`core/ < settings.py, content/ < models/ < … < app.py, cli.py, seed.py`".
+_LAYER_LINE = re.compile(r"`(core/ <[^`]*)`")
+
+
+def _module_of(entry: str, package: str) -> str:
+    """``services/mail.py`` -> ``app.services.mail``; ``core/`` -> ``app.core``."""
+    return ".".join([package, *entry.removesuffix(".py").strip("/").split("/")])
+
+
+def documented_layers(text: str, package: str = "app") -> list[tuple[tuple[str, ...], ...]]:
+    """Each layer line of a document, parsed into its layers' modules, bottom up."""
+    return [
+        tuple(
+            tuple(_module_of(entry.strip(), package) for entry in layer.split(","))
+            for layer in " ".join(line.split()).split(" < ")
+        )
+        for line in _LAYER_LINE.findall(text)
+    ]
+
+
+def top_level_entries(root: Path, package: str) -> set[str]:
+    """The modules and packages directly in ``package``, spelt as a map names them: ``seo.py``, ``content/``."""
+    return {
+        f"{path.name}/" if path.is_dir() else path.name
+        for path in (root / package).iterdir()
+        if (path.suffix == ".py" and path.name != "__init__.py") or (path / "__init__.py").is_file()
+    }
+
+
+def mapped_entries(text: str, package: str = "app") -> set[str]:
+    """The names a document's map gives at the top level of ``package/``.
+
+    The map is a block starting with a line ``app/``; its entries are indented two spaces, each name
+    (or names, comma-separated) followed by two spaces and its description; deeper lines are ignored.
+    """
+    lines = text.splitlines()
+    names: set[str] = set()
+    for line in lines[lines.index(f"{package}/") + 1 :]:
+        if not line.startswith(" "):
+            break
+        if not line.startswith("   "):
+            names.update(name.strip() for name in re.split(r"\s{2,}", line.strip())[0].split(","))
+    return names
 
 
 def report_cycles(root: Path = ROOT, package: str = "app", out: Callable[[str], object] = print) -> int:

@@ -10,10 +10,10 @@ from app.components.forms import form_alert, password_field
 from app.content.legal import LEGAL_PAGES
 from app.identity.provider import MAX_PASSWORD_LENGTH
 from app.routes import FAVOURITES, LOGIN, MY_ACCOUNT, PUBLIC_HOME, REPORT_PATH, TRANS_HOME, legal_path
+from app.settings import get_settings
 from app.states.account import PasswordDialogState
 from app.states.auth import AuthState
 
-SITE_NAME = "Escorts Chile"
 # Set by a page, to the path it shows, on an element that appears once that path's content is in:
 # then the first screen the document brought (app.web.preview) leaves (assets/site.js).
 READY_ATTRIBUTE = "data-vista-lista"
@@ -26,7 +26,7 @@ def header() -> rx.Component:
     """Top bar: brand and the two sections."""
     return rx.el.header(
         rx.el.nav(
-            rx.link(SITE_NAME, href=PUBLIC_HOME, class_name="brand"),
+            rx.link(get_settings().site_name, href=PUBLIC_HOME, class_name="brand"),
             rx.el.div(
                 rx.link("Escorts", href=PUBLIC_HOME, class_name="nav-link"),
                 rx.link("Trans", href=TRANS_HOME, class_name="nav-link"),

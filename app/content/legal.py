@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SITE_NAME = "Escorts Chile"
+from app.settings import get_settings
+
+SITE_NAME = get_settings().site_name
 CONTACT_EMAIL = "legal@escortschile.example"
 REPORT_PATH = "/disclaimer/report"
 LAST_UPDATED = "Última actualización: 26 de noviembre de 2026"
@@ -45,7 +47,7 @@ _PRIVACIDAD = LegalPage(
     slug="privacidad",
     title="Política de privacidad",
     description=(
-        "Cómo Escorts Chile trata tus datos personales conforme a la ley chilena, "
+        f"Cómo {SITE_NAME} trata tus datos personales conforme a la ley chilena, "
         "qué guardamos en tu dispositivo y cómo ejercer tus derechos."
     ),
     sections=(
@@ -53,11 +55,11 @@ _PRIVACIDAD = LegalPage(
             heading="Alcance de esta política",
             paragraphs=(
                 LAST_UPDATED,
-                "Esta política explica qué datos personales recopila Escorts Chile, con qué "
+                f"Esta política explica qué datos personales recopila {SITE_NAME}, con qué "
                 "finalidad los utiliza, por cuánto tiempo los conserva y cómo puedes "
                 "ejercer tus derechos. Se aplica a todas las personas que visitan el sitio, "
                 "a quienes crean una cuenta y a quienes publican anuncios.",
-                "Escorts Chile es un directorio de anuncios clasificados para personas "
+                f"{SITE_NAME} es un directorio de anuncios clasificados para personas "
                 "adultas. Solo pueden navegar y publicar en el sitio personas mayores de 18 "
                 "años.",
             ),
@@ -169,7 +171,7 @@ _TERMINOS = LegalPage(
     slug="terminos",
     title="Términos y condiciones",
     description=(
-        "Condiciones de uso de Escorts Chile, directorio de anuncios solo para mayores de 18 "
+        f"Condiciones de uso de {SITE_NAME}, directorio de anuncios solo para mayores de 18 "
         "años, regidas por la ley chilena."
     ),
     sections=(
@@ -177,7 +179,7 @@ _TERMINOS = LegalPage(
             heading="Aceptación de los términos",
             paragraphs=(
                 LAST_UPDATED,
-                "Al acceder a Escorts Chile o utilizar cualquiera de sus servicios, "
+                f"Al acceder a {SITE_NAME} o utilizar cualquiera de sus servicios, "
                 "aceptas estos términos y condiciones y nuestra política de privacidad. Si no "
                 "estás de acuerdo con ellos, te pedimos no utilizar el sitio.",
                 "Podemos modificar estos términos para reflejar cambios legales o del "
@@ -199,7 +201,7 @@ _TERMINOS = LegalPage(
         LegalSection(
             heading="Naturaleza del servicio",
             paragraphs=(
-                "Escorts Chile es únicamente un directorio de anuncios. No intermedia pagos "
+                f"{SITE_NAME} es únicamente un directorio de anuncios. No intermedia pagos "
                 "por servicios entre clientes y personas anunciantes, no organiza encuentros "
                 "ni participa en ellos, y no es parte de ningún acuerdo que los usuarios "
                 "celebren entre sí.",
@@ -242,7 +244,7 @@ _TERMINOS = LegalPage(
             heading="Responsabilidad, ley aplicable y jurisdicción",
             paragraphs=(
                 "Cada persona anunciante es responsable del contenido que publica y de la "
-                "veracidad de la información que entrega. Escorts Chile no responde por los "
+                f"veracidad de la información que entrega. {SITE_NAME} no responde por los "
                 "acuerdos o hechos que ocurran entre usuarios fuera del sitio.",
                 "Estos términos se rigen por las leyes de la República de Chile. Cualquier "
                 "controversia derivada de ellos se someterá a la competencia de los "
@@ -259,13 +261,13 @@ _ACUERDOS = LegalPage(
     title="Acuerdo para anunciantes",
     description=(
         "Requisitos y compromisos que toda persona anunciante acepta antes de publicar en "
-        "Escorts Chile: edad, consentimiento y contenido permitido."
+        f"{SITE_NAME}: edad, consentimiento y contenido permitido."
     ),
     sections=(
         LegalSection(
             heading="Quiénes pueden publicar",
             paragraphs=(
-                "Solo pueden publicar anuncios en Escorts Chile personas mayores de 18 años "
+                f"Solo pueden publicar anuncios en {SITE_NAME} personas mayores de 18 años "
                 "que actúen por sí mismas, de manera libre y voluntaria. Este acuerdo "
                 "complementa los términos y condiciones del sitio y debe aceptarse antes de "
                 "enviar el primer anuncio.",
@@ -300,7 +302,7 @@ _ACUERDOS = LegalPage(
         LegalSection(
             heading="Relación con el sitio",
             paragraphs=(
-                "Escorts Chile es un directorio de anuncios. No intermedia pagos por "
+                f"{SITE_NAME} es un directorio de anuncios. No intermedia pagos por "
                 "servicios entre clientes y personas anunciantes, no cobra comisiones sobre "
                 "ellos y no participa en los encuentros que pudieran acordarse.",
                 "Los únicos pagos que haces al sitio corresponden a servicios de "
@@ -327,14 +329,14 @@ _ABOUT = LegalPage(
     slug="about",
     title="Quiénes somos",
     description=(
-        "Escorts Chile es un directorio de anuncios clasificados para adultos en Chile, con "
+        f"{SITE_NAME} es un directorio de anuncios clasificados para adultos en Chile, con "
         "revisión previa de cada anuncio y verificación de edad."
     ),
     sections=(
         LegalSection(
             heading="Nuestro servicio",
             paragraphs=(
-                "Escorts Chile es un directorio de anuncios clasificados para personas "
+                f"{SITE_NAME} es un directorio de anuncios clasificados para personas "
                 "adultas, organizado por regiones y comunas de Chile. Permite que personas "
                 "mayores de 18 años publiquen anuncios personales y que otras personas "
                 "adultas los consulten.",
@@ -379,14 +381,14 @@ _DMCA = LegalPage(
     slug="dmca",
     title="Derechos de autor / DMCA",
     description=(
-        "Cómo solicitar a Escorts Chile el retiro de contenido que infringe derechos de "
+        f"Cómo solicitar a {SITE_NAME} el retiro de contenido que infringe derechos de "
         "autor y qué debe incluir tu notificación."
     ),
     sections=(
         LegalSection(
             heading="Respeto a los derechos de autor",
             paragraphs=(
-                "Escorts Chile respeta los derechos de autor y los derechos sobre la propia "
+                f"{SITE_NAME} respeta los derechos de autor y los derechos sobre la propia "
                 "imagen. Las personas anunciantes solo pueden publicar fotografías y textos "
                 "propios o que estén autorizadas a usar.",
                 "Si eres titular de derechos sobre una obra, o representas a quien lo es, "
@@ -439,7 +441,7 @@ _REPORT = LegalPage(
     slug="report",
     title="Denuncia de trata de personas y explotación",
     description=(
-        "Informa a Escorts Chile sobre posibles casos de trata, menores de edad, coerción o "
+        f"Informa a {SITE_NAME} sobre posibles casos de trata, menores de edad, coerción o "
         "contenido publicado sin consentimiento."
     ),
     sections=(
@@ -500,13 +502,13 @@ _APLICACION_LEY = LegalPage(
     title="Solicitudes de autoridades y aplicación de la ley",
     description=(
         "Cómo las policías, el Ministerio Público y los tribunales pueden solicitar "
-        "información a Escorts Chile y qué debe incluir la solicitud."
+        f"información a {SITE_NAME} y qué debe incluir la solicitud."
     ),
     sections=(
         LegalSection(
             heading="Colaboración con las autoridades",
             paragraphs=(
-                "Escorts Chile colabora con Carabineros, la Policía de Investigaciones, el "
+                f"{SITE_NAME} colabora con Carabineros, la Policía de Investigaciones, el "
                 "Ministerio Público y los tribunales de justicia en la prevención e "
                 "investigación de delitos, en especial la trata de personas, la explotación "
                 "sexual y cualquier hecho que afecte a menores de edad.",
@@ -554,7 +556,7 @@ _APLICACION_LEY = LegalPage(
         LegalSection(
             heading="Información disponible",
             paragraphs=(
-                "Como directorio de anuncios, Escorts Chile no intermedia pagos por servicios "
+                f"Como directorio de anuncios, {SITE_NAME} no intermedia pagos por servicios "
                 "entre clientes y personas anunciantes ni participa en los encuentros, por lo "
                 "que no dispone de información sobre ellos.",
                 "Podemos disponer, según el caso, del contenido de los anuncios, de los datos "
@@ -568,7 +570,7 @@ _APLICACION_LEY = LegalPage(
 _VERIFICADA = LegalPage(
     slug="verificada",
     title="Anuncios verificados",
-    description=("Qué significa la insignia Verificada en Escorts Chile, cómo se obtiene y qué no garantiza."),
+    description=(f"Qué significa la insignia Verificada en {SITE_NAME}, cómo se obtiene y qué no garantiza."),
     sections=(
         LegalSection(
             heading="Qué significa la insignia Verificada",
@@ -601,7 +603,7 @@ _VERIFICADA = LegalPage(
                 "La insignia no garantiza la veracidad de todo lo que el anuncio afirma, la "
                 "calidad de ningún servicio ni la conducta de la persona anunciante o de "
                 "quienes la contacten.",
-                "Tampoco implica que Escorts Chile intermedie pagos ni participe en "
+                f"Tampoco implica que {SITE_NAME} intermedie pagos ni participe en "
                 "encuentros: seguimos siendo solo un directorio de anuncios. Te recomendamos "
                 "actuar siempre con prudencia.",
             ),

@@ -99,7 +99,7 @@ def _heading(place: str) -> str:
 def _home_document(adult_ok: bool) -> str:
     site = get_settings().site_url
     return ssg.render_page(
-        title=f"{_heading(HOME_PLACE)} | Escorts Chile",
+        title=f"{_heading(HOME_PLACE)} | {get_settings().site_name}",
         description="Avisos de escorts en las principales ciudades de Chile, revisados antes de publicarse.",
         canonical=f"{site}{SSG_HOME}",
         heading=_heading(HOME_PLACE),
@@ -195,7 +195,7 @@ def _city_document(city_slug: str, page: int, adult_ok: bool, commune: Commune |
     # A commune's page leads back to its city (a city's page has the header's link to the home).
     breadcrumbs = [] if commune is None else [(SSG_HOME, _heading(HOME_PLACE)), (city_path, _heading(city.name))]
     return ssg.render_page(
-        title=f"{_heading(place)} | Escorts Chile",
+        title=f"{_heading(place)} | {get_settings().site_name}",
         description=f"Avisos de escorts en {place}: fotos, tarifas y contacto. {published_label(result)}.",
         canonical=f"{get_settings().site_url}{url}",
         heading=_heading(place),

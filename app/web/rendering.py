@@ -22,7 +22,8 @@ from app.components.age_gate import AGE_ACCEPT, AGE_LEAVE_URL, AGE_TEXT, AGE_TIT
 from app.components.cards import CARD_SIZES, FLAG_BADGES, PIPELINE_DEFAULT, PIPELINE_NARROW, PRICE_UNIT
 from app.components.carousel import SLIDE_SIZES
 from app.components.favourites import HEART_ATTRIBUTE, HEART_CLASS, HEART_LABEL, HEART_NAME_ATTRIBUTE
-from app.components.layout import ACCESS_CHECK, SITE_NAME
+from app.components.layout import ACCESS_CHECK
+from app.settings import get_settings
 
 _LINE_BREAK = re.compile(r"\n[ \t]*")
 
@@ -52,7 +53,7 @@ ENVIRONMENT = Environment(
 ENVIRONMENT.filters["srcset"] = photo_srcset
 ENVIRONMENT.globals.update(
     routes=routes,
-    site_name=SITE_NAME,
+    site_name=get_settings().site_name,
     age_title=AGE_TITLE,
     age_text=AGE_TEXT,
     age_accept=AGE_ACCEPT,

@@ -20,13 +20,13 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from sqlmodel import Session, SQLModel, select
 
-from app.components.layout import SITE_NAME
 from app.identity.guards import HOME
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import DataExport, ExportStatus, Listing, ListingPhoto, ListingVerification, ProfileId, User, utc_now
 from app.routes import DATA_EXPORT_PREFIX, MY_ACCOUNT
 from app.services import listing_photos, verification
+from app.settings import get_settings
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import CITY, Site
@@ -179,7 +179,9 @@ def test_a_data_link_opened_signed_out_on_a_phone_signs_in_and_downloads(browser
         # The e-mailed link, read on a phone without a session: the site's page says why, and how.
         page.goto(f"{DATA_EXPORT_PREFIX}/{token}")
         expect(page.get_by_role("heading", name="Inicia sesión para descargar tus datos", level=1)).to_be_visible()
-        expect(page.get_by_role("navigation", name="Principal").get_by_role("link", name=SITE_NAME)).to_be_visible()
+        expect(
+            page.get_by_role("navigation", name="Principal").get_by_role("link", name=get_settings().site_name)
+        ).to_be_visible()
         expect(page.get_by_text("no es válido")).to_have_count(0)
         found = serious_violations(page, "sin sesión")
         page.get_by_role("link", name="Ingresar y descargar").click()

@@ -27,7 +27,8 @@ From the bottom up; a module may import its own layer and the ones below, never 
 Besides the layers: nothing imports ``app.app`` (it hands the ``rx.App`` to whoever needs it),
 below the states nothing imports Reflex, no module uses another module's ``_private`` name,
 and the import graph has no cycle. A new module outside every layer fails the check until it is
-placed here.
+placed here. The README and docs/ARCHITECTURE.md write these layers in one line, and their maps name
+every top-level module and package of ``app/``: both are checked against the code here.
 """
 
 from __future__ import annotations
@@ -39,13 +40,16 @@ import pytest
 from tests.layers import (
     ROOT,
     cycles,
+    documented_layers,
     forbidden_imports,
     import_graph,
     imports_of,
     internal,
     layer_violations,
+    mapped_entries,
     module_imports,
     private_name_uses,
+    top_level_entries,
     unplaced_modules,
 )
 
@@ -65,6 +69,8 @@ LAYERS = (
     ("web", ("app.web",)),
     ("entry points", ("app.app", "app.cli", "app.seed")),
 )
+# The documents that draw the layers in one line and map app/'s top level.
+DOCUMENTS = ("README.md", "docs/ARCHITECTURE.md")
 # Below the states, no module imports the web framework.
 FRAMEWORK_FREE = LAYERS[: [name for name, _ in LAYERS].index("states")]
 FRAMEWORK = ("reflex", "reflex_base")
@@ -97,6 +103,18 @@ def test_no_module_uses_another_modules_private_name():
 
 def test_the_import_graph_has_no_cycle(imports):
     assert cycles(import_graph(internal(imports, PACKAGE))) == []
+
+
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_the_documents_draw_the_checked_layers(document):
+    text = (ROOT / document).read_text(encoding="utf-8")
+    assert documented_layers(text, PACKAGE) == [tuple(prefixes for _, prefixes in LAYERS)]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_the_documents_map_names_every_top_level_module(document):
+    text = (ROOT / document).read_text(encoding="utf-8")
+    assert mapped_entries(text, PACKAGE) == top_level_entries(ROOT, PACKAGE)
 
 
 # --- The checks catch what they should, on a small tree made for it -----------------------------
@@ -167,3 +185,11 @@ def test_a_clean_tree_passes_every_check(tmp_path):
     assert private_name_uses(root, PACKAGE) == []
     assert cycles(import_graph(internal(imports, PACKAGE))) == []
     assert unplaced_modules(root, PACKAGE, LAYERS) == []
+
+
+def test_a_stale_document_fails_the_map_checks(tmp_path):
+    root = _tree(tmp_path, {"app/core/__init__.py": "", "app/db.py": "", "app/app.py": ""})
+    stale = "Imports: `core/ < models/ <\n  app.py`.\n\n```\napp/\n  app.py     the root\n  core/      pure\n```\n"
+    assert documented_layers(stale, PACKAGE) == [(("app.core",), ("app.models",), ("app.app",))]
+    assert documented_layers(stale, PACKAGE) != [tuple(prefixes for _, prefixes in LAYERS)]
+    assert top_level_entries(root, PACKAGE) - mapped_entries(stale, PACKAGE) == {"db.py"}
