@@ -111,7 +111,7 @@ _ON_ROLLBACK = "app.db.on_rollback"
 def after_session_commit(session: Session, step: Callable[[], None], *, undo: Callable[[], None]) -> None:
     """Run ``step`` once ``session``'s current transaction commits, or ``undo`` if it ends any other way.
 
-    For services that commit with ``session.commit()`` or :func:`commit` rather than in a
+    For services that commit with :func:`commit` rather than in a
     :func:`transaction` block (the same thing happens inside one): a side effect such as an e-mail
     leaves only with the commit. A failing step is logged, never raised (the operation did happen).
     """

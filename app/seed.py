@@ -27,7 +27,7 @@ from sqlmodel import Session, select
 from app.core.geo import CITIES, city_communes
 from app.core.rut import format_rut, rut_check_digit
 from app.core.text import slugify
-from app.db import get_engine
+from app.db import commit, get_engine
 from app.models import (
     WIZARD_DONE,
     Advertiser,
@@ -141,7 +141,7 @@ def _ensure_catalogues(session: Session) -> dict[str, list[str]]:
     def ensure(model, rows: list[dict]) -> list[str]:
         if not session.exec(select(func.count()).select_from(model)).one():
             session.execute(insert(model), [{"uid": new_uid(), **row} for row in rows])
-            session.commit()
+            commit(session)
         return list(session.exec(select(model.uid)).all())
 
     return {
@@ -350,7 +350,7 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
     _bulk(session, ListingPhoto, photo_rows)
     _bulk(session, ListingService, service_rows)
     _bulk(session, ListingReview, review_rows)
-    session.commit()
+    commit(session)
     return listings
 
 

@@ -291,6 +291,22 @@ def mapped_entries(text: str, package: str = "app") -> set[str]:
     return names
 
 
+def raw_commits(root: Path, package: str, unit_of_work: str) -> list[str]:
+    """Calls of ``x.commit()`` without arguments (a session's own commit) outside ``unit_of_work``, the one
+    module allowed to commit; everyone else commits through it (``commit(session)``, ``transaction``)."""
+    return [
+        f"{name}:{node.lineno} calls {ast.unparse(node.func)}()"
+        for name, path in package_modules(root, package).items()
+        if name != unit_of_work
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "commit"
+        and not node.args
+        and not node.keywords
+    ]
+
+
 def report_cycles(root: Path = ROOT, package: str = "app", out: Callable[[str], object] = print) -> int:
     """Print the import graph's size and its cycles; return how many cycles there are."""
     graph = import_graph(internal(module_imports(root, package), package))

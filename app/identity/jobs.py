@@ -12,6 +12,7 @@ import logging
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.core.errors import StorageError
 from app.db import session_scope
 from app.identity.sessions import purge_ended
 from app.settings import get_settings
@@ -33,6 +34,6 @@ async def purge_sign_in_tables() -> None:
         try:
             deleted = await asyncio.to_thread(purge_once)
             log.info("purged %d ended sessions, tickets and codes", deleted)
-        except SQLAlchemyError:
+        except (SQLAlchemyError, StorageError):  # the database failed, or refused the commit
             log.exception("purging ended sessions failed; retrying in %d s", PURGE_EVERY_SECONDS)
         await asyncio.sleep(PURGE_EVERY_SECONDS)

@@ -30,6 +30,7 @@ from sqlalchemy import delete, or_, update
 from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
+from app.db import commit
 from app.models import STAFF_PROFILES, ActionCode, SessionTicket, User, UserSession, utc_now
 
 # The HttpOnly cookie holding the raw token, and the cookie the web layer (app.web.cookies)
@@ -151,7 +152,7 @@ def resolve_session(*, session: Session, token_hash: str, idle_days: int, now: d
         return SessionCheck(actor=None)
     if now - stored.last_seen_at >= TOUCH_EVERY:
         session.exec(update(UserSession).where(col(UserSession.token_hash) == token_hash).values(last_seen_at=now))
-        session.commit()
+        commit(session)
     actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
     if needs_second_factor(user.profile_uid) and stored.second_factor_at is None:
         return SessionCheck(actor=None, pending=actor)
@@ -229,5 +230,5 @@ def purge_ended(*, session: Session, idle_days: int, now: datetime | None = None
     deleted += session.exec(
         delete(ActionCode).where(or_(col(ActionCode.used_at).is_not(None), col(ActionCode.expires_at) <= now))
     ).rowcount
-    session.commit()
+    commit(session)
     return deleted

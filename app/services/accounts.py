@@ -39,7 +39,7 @@ from app.core.errors import (
     validated_input,
 )
 from app.core.text import is_valid_email, mask_email
-from app.db import Transaction, transaction
+from app.db import Transaction, commit, transaction
 from app.identity import sessions, throttle
 from app.identity.errors import AuthError
 from app.identity.provider import Identity, IdentityProvider, check_password_rules, normalized_email
@@ -213,7 +213,7 @@ def sign_in(
     user.updated_at = utc_now()
     session.add(user)
     ticket = sessions.issue_ticket(session=session, user_uid=user.uid)
-    session.commit()
+    commit(session)
     log.info("signed in: user %s from client %s", user.uid, client_hash)
     actor = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
     return SignedIn(actor=actor, ticket=ticket)
@@ -226,7 +226,7 @@ def sign_out(*, session: Session, token_hash: str) -> None:
     if user is not None:
         user.online = False
         session.add(user)
-    session.commit()
+    commit(session)
 
 
 def change_password(

@@ -28,7 +28,8 @@ from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
 from app.core.dates import format_date
-from app.db import session_scope
+from app.core.errors import StorageError
+from app.db import commit, session_scope
 from app.models import ActorKind, Listing, ListingReview, ListingStatus, ReviewDecision, utc_now
 from app.services import notices
 from app.services.listing_lifecycle import ensure_transition
@@ -100,7 +101,7 @@ def expire_listings(*, session: Session, now: datetime | None = None) -> int:
     for listing in stale:
         _drop_pending_review(session, listing, now)
         session.add(listing)
-    session.commit()
+    commit(session)
     return len(due)
 
 
@@ -134,7 +135,7 @@ def warn_expiring(*, session: Session, now: datetime | None = None) -> int:
             expires=expires,
         )
         told += status is not None
-    session.commit()
+    commit(session)
     return told
 
 
@@ -172,6 +173,6 @@ async def listing_clock() -> None:
                     "%d unpaid upgrade requests expired",
                     *run,
                 )
-        except SQLAlchemyError:
+        except (SQLAlchemyError, StorageError):  # the database failed, or refused the commit
             log.exception("clock jobs failed; retrying in %d s", CLOCK_EVERY_SECONDS)
         await asyncio.sleep(CLOCK_EVERY_SECONDS)

@@ -29,7 +29,7 @@ from sqlmodel import Session, col, select
 from app.content.notices import NOTICES, OPTIONAL_KINDS, NoticeKind, render_notice
 from app.core.errors import InvalidInputError
 from app.core.text import mask_email
-from app.db import after_session_commit
+from app.db import after_session_commit, commit
 from app.models import Listing, Notice, NoticeOptOut, NoticeStatus, User, utc_now
 from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES
 from app.services.mail import MailError, Outbox
@@ -169,5 +169,5 @@ def set_notice_choices(*, session: Session, user_uid: str, enabled: list[str]) -
     session.add_all(
         [NoticeOptOut(user_uid=user_uid, kind=kind) for kind in OPTIONAL_KINDS if kind.value not in set(enabled)]
     )
-    session.commit()
+    commit(session)
     return notice_choices(session=session, user_uid=user_uid)

@@ -40,7 +40,7 @@ from app.content.notices import NoticeKind
 from app.core.actor import Actor
 from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
-from app.db import after_session_commit, transaction
+from app.db import after_session_commit, commit, transaction
 from app.identity.provider import IdentityProvider
 from app.models import (
     STAFF_PROFILES,
@@ -127,7 +127,7 @@ def request_export(*, session: Session, actor: Actor, now: datetime | None = Non
     if today >= EXPORTS_PER_DAY:
         raise ConflictError(EXPORT_TOO_MANY)
     session.add(DataExport(user_uid=actor.uid, created_at=now))
-    session.commit()
+    commit(session)
     log.info("data export requested by user %s", actor.uid)
     return EXPORT_PENDING
 
@@ -323,7 +323,7 @@ def build_next_export(
     user = session.get(User, export.user_uid)
     if user is None:  # the account went meanwhile
         session.delete(export)
-        session.commit()
+        commit(session)
         return True
     data = build_zip(session=session, storage=storage, private_storage=private_storage, user_uid=user.uid, now=now)
     key = f"{EXPORT_PREFIX}/{export.uid[:2]}/{export.uid}.zip"
@@ -340,7 +340,7 @@ def build_next_export(
         subject, body = _export_mail(export_link(token), export.expires_at)
         outbox.add(to=user.email, subject=subject, body=body)
         after_session_commit(session, outbox.send, undo=outbox.discard)
-        session.commit()
+        commit(session)
     except BaseException:
         session.rollback()
         private_storage.delete(key)
@@ -388,7 +388,7 @@ def purge_expired_exports(*, session: Session, private_storage: Storage, now: da
     keys = [export.storage_key for export in expired if export.storage_key]
     for export in expired:
         session.delete(export)
-    session.commit()
+    commit(session)
     for key in keys:
         private_storage.delete(key)
     return len(expired)
@@ -555,7 +555,7 @@ def warn_stale_drafts(*, session: Session, now: datetime | None = None) -> int:
             now=now,
         )
         warned += status == NoticeStatus.SENT
-    session.commit()
+    commit(session)
     return warned
 
 
@@ -584,7 +584,7 @@ def purge_stale_drafts(
         files.photos.extend(removed.photos)
         files.private_keys.extend(removed.private_keys)
         deleted += 1
-    session.commit()
+    commit(session)
     files.remove(storage=storage, private=private_storage)
     return deleted
 
@@ -602,5 +602,5 @@ def scrub_closed_reports(*, session: Session, now: datetime | None = None) -> in
         )
         .values(contact="", client_hash="")
     )
-    session.commit()
+    commit(session)
     return int(result.rowcount or 0)

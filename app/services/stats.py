@@ -22,6 +22,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from app.core.errors import InvalidInputError
+from app.db import commit
 from app.models import STAFF_PROFILES, Listing, ListingDailyStats, ListingStatus, User
 from app.services.abuse import Rule, limiter
 from app.services.ownership import owned_listing
@@ -97,7 +98,7 @@ def record(*, session: Session, listing_uid: str, kind: str, visitor: str, viewe
     if _counted_before(kind=kind, listing_uid=listing_uid, visitor=visitor, today=today):
         return False
     _increment(session, listing_uid=listing_uid, today=today, column=column)
-    session.commit()
+    commit(session)
     return True
 
 

@@ -27,6 +27,7 @@ event's reply only.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import logging
 import re
@@ -39,12 +40,11 @@ import pyotp
 import segno
 from cryptography.fernet import Fernet, InvalidToken
 from sqlalchemy import delete, or_, update
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
-from app.db import transaction
+from app.db import commit, transaction
 from app.identity import sessions, throttle
 from app.identity.local import password_hasher
 from app.models import RecoveryCode, StaffSecondFactor, User, utc_now
@@ -152,10 +152,8 @@ def begin_setup(*, session: Session, actor: Actor) -> SetupView:
     row = session.get(StaffSecondFactor, actor.uid)
     if row is None:
         session.add(StaffSecondFactor(user_uid=actor.uid, secret_encrypted=_encrypt(pyotp.random_base32())))
-        try:
-            session.commit()
-        except IntegrityError:  # another tab made it first: show that one
-            session.rollback()
+        with contextlib.suppress(ConflictError):  # another tab made it first (rolled back): show that one
+            commit(session, conflict=True)
         row = session.get(StaffSecondFactor, actor.uid)
     if row is None or row.confirmed_at is not None:
         raise ConflictError(ALREADY_SET_UP)
@@ -370,7 +368,7 @@ def enrol_for_tests(*, session: Session, user_uid: str, secret: str, recovery_co
     hasher = _hasher()
     for code in recovery_codes:
         session.add(RecoveryCode(user_uid=user_uid, code_hash=hasher.hash(_normalized(code))))
-    session.commit()
+    commit(session)
 
 
 __all__ = [

@@ -29,6 +29,7 @@ from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.money import format_currency
 from app.core.payment_codes import new_payment_code
+from app.db import commit
 from app.models import (
     UPGRADE_STATUS_LABELS,
     AppService,
@@ -235,7 +236,7 @@ def request_upgrade(
         instructions=payment_instructions(session),
         unpaid_days=UNPAID_DAYS,
     )
-    session.commit()
+    commit(session)
     return row
 
 
@@ -275,7 +276,7 @@ def expire_unpaid_upgrades(*, session: Session, now: datetime | None = None) -> 
             reference=upgrade.payment_code,
             unpaid_days=UNPAID_DAYS,
         )
-    session.commit()
+    commit(session)
     return len(rows)
 
 
@@ -394,7 +395,7 @@ def approve_upgrade(
         after=audit.snapshot(upgrade),
         now=now,
     )
-    session.commit()
+    commit(session)
 
 
 def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reason: str) -> None:
@@ -428,7 +429,7 @@ def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reaso
         after=audit.snapshot(upgrade),
         now=upgrade.updated_at,
     )
-    session.commit()
+    commit(session)
 
 
 def apply_upgrades(*, session: Session, now: datetime | None = None) -> int:
@@ -437,7 +438,7 @@ def apply_upgrades(*, session: Session, now: datetime | None = None) -> int:
     Idempotent: a second run at the same moment changes nothing.
     """
     changed = _apply(session, now or utc_now())
-    session.commit()
+    commit(session)
     return changed
 
 

@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
+from app.db import commit
 from app.models import (
     STAFF_PROFILES,
     ListingVerification,
@@ -68,7 +69,7 @@ def request_verification(
                 listing_uid=listing.uid, owner_uid=owner_uid, storage_key=key, created_at=now or utc_now()
             )
         )
-        session.commit()
+        commit(session)
     except BaseException:
         session.rollback()
         storage.delete(key)
@@ -173,7 +174,7 @@ def _decide(
     session.flush()
     if key:
         storage.delete(key)
-    session.commit()
+    commit(session)
 
 
 def approve_verification(

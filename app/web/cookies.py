@@ -46,7 +46,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from app.core.actor import Actor
-from app.db import session_scope
+from app.db import commit, session_scope
 from app.identity import sessions
 from app.identity.sessions import DIGEST_COOKIE, SESSION_COOKIE
 from app.services import accounts
@@ -122,7 +122,7 @@ def _exchange(ticket: str, previous_hash: str) -> str | None:
         token = sessions.redeem_ticket(session=session, ticket=ticket, days=get_settings().session_days)
         if token is not None and previous_hash:
             sessions.revoke_session(session=session, token_hash=previous_hash)
-        session.commit()
+        commit(session)
         return token
 
 

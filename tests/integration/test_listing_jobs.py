@@ -7,6 +7,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from app.models import (
@@ -159,3 +160,22 @@ def test_the_lifespan_task_runs_the_jobs_then_waits_a_minute(db, monkeypatch):
     with pytest.raises(_Stop):
         run_async(listing_jobs.listing_clock())
     assert waits == [60] and _status(db, listing.uid) == ListingStatus.EXPIRADA
+
+
+def test_a_refused_commit_is_logged_and_the_lifespan_task_tries_again(db, monkeypatch, caplog):
+    listing = make_listing(db, make_owner(db, "duena@example.cl"), expires_at=utc_now() - timedelta(minutes=1))
+    waits = []
+
+    def refused(self):
+        raise OperationalError("COMMIT", {}, Exception("conexión perdida"))
+
+    async def stop_after_first_run(seconds):
+        waits.append(seconds)
+        raise _Stop
+
+    monkeypatch.setattr(Session, "commit", refused)
+    monkeypatch.setattr(listing_jobs.asyncio, "sleep", stop_after_first_run)
+    with pytest.raises(_Stop):
+        run_async(listing_jobs.listing_clock())
+    assert waits == [60] and "clock jobs failed" in caplog.text
+    assert _status(db, listing.uid) == ListingStatus.PUBLICADA

@@ -112,6 +112,23 @@ def test_a_user_made_staff_must_pass_the_second_factor_in_an_open_session(db, pr
     assert check.actor is None and check.pending is not None and check.pending.uid == user.uid
 
 
+def test_a_setup_begun_in_two_tabs_at_once_shows_both_the_same_secret(db, provider, clock, monkeypatch):
+    admin = _staff(db, provider, "dos-pestanas@correo.cl")
+    with Session(get_engine()) as other_tab:
+        first = two_factor.begin_setup(session=other_tab, actor=actor_of(admin))
+    # This tab looked before the other one committed: it finds no row, and its insert is refused.
+    found = db.get
+    calls: list[type] = []
+
+    def before_the_other_tab(model, key, **options):
+        calls.append(model)
+        return None if len(calls) == 1 else found(model, key, **options)
+
+    monkeypatch.setattr(db, "get", before_the_other_tab)
+    assert two_factor.begin_setup(session=db, actor=actor_of(admin)).secret == first.secret
+    assert len(calls) == 2
+
+
 def test_setup_shows_qr_and_secret_confirms_and_gives_ten_hashed_recovery_codes(db, provider, clock):
     admin = _staff(db, provider, "nueva-jefa@correo.cl")
     token = _pending(db, admin)

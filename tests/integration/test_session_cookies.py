@@ -14,12 +14,13 @@ from datetime import timedelta
 import pytest
 from reflex_base.constants import Endpoint, RouteVar
 from sqlalchemy import update
-from sqlmodel import select
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session, select
 from starlette.testclient import TestClient
 
 from app.app import app as reflex_app
 from app.db import get_engine
-from app.identity import sessions
+from app.identity import jobs, sessions
 from app.identity.jobs import purge_once
 from app.identity.local import LocalProvider
 from app.identity.sessions import DIGEST_COOKIE, SESSION_COOKIE
@@ -33,7 +34,7 @@ from app.states.staff.overview import StaffOverviewState
 from app.web.api import build_api
 from app.web.cookies import EVENT_PATH
 from tests.factories import actor_of, check_session, make_account, make_staff, open_session
-from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke, script_of
+from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke, run_async, script_of
 
 PASSWORD = "archipielago-de-juan-fernandez"
 SAME_ORIGIN = {"Origin": "http://testserver"}
@@ -244,6 +245,27 @@ def test_idle_and_expired_sessions_end_and_are_purged(db, advertiser, client):
     assert db.exec(select(UserSession)).all() == []
     assert db.exec(select(SessionTicket)).all() == []
     assert db.exec(select(ActionCode).where(ActionCode.code_hash == "x" * 64)).all() == []
+
+
+class _Stop(Exception):
+    """Ends the purge loop after its first run."""
+
+
+def test_a_refused_purge_is_logged_and_tried_again_an_hour_later(db, monkeypatch, caplog):
+    waits = []
+
+    def refused(self):
+        raise OperationalError("COMMIT", {}, Exception("conexión perdida"))
+
+    async def stop_after_first_run(seconds):
+        waits.append(seconds)
+        raise _Stop
+
+    monkeypatch.setattr(Session, "commit", refused)
+    monkeypatch.setattr(jobs.asyncio, "sleep", stop_after_first_run)
+    with pytest.raises(_Stop):
+        run_async(jobs.purge_sign_in_tables())
+    assert waits == [jobs.PURGE_EVERY_SECONDS] and "purging ended sessions failed" in caplog.text
 
 
 def test_refusals_are_logged_without_the_token(db, advertiser, client, caplog):

@@ -26,9 +26,10 @@ From the bottom up; a module may import its own layer and the ones below, never 
 
 Besides the layers: nothing imports ``app.app`` (it hands the ``rx.App`` to whoever needs it),
 below the states nothing imports Reflex, no module uses another module's ``_private`` name,
-and the import graph has no cycle. A new module outside every layer fails the check until it is
-placed here. The README and docs/ARCHITECTURE.md write these layers in one line, and their maps name
-every top-level module and package of ``app/``: both are checked against the code here.
+only ``app.db`` calls a session's ``commit()`` (the one unit of work), and the import graph has no
+cycle. A new module outside every layer fails the check until it is placed here. The README and
+docs/ARCHITECTURE.md write these layers in one line, and their maps name every top-level module
+and package of ``app/``: both are checked against the code here.
 """
 
 from __future__ import annotations
@@ -49,12 +50,14 @@ from tests.layers import (
     mapped_entries,
     module_imports,
     private_name_uses,
+    raw_commits,
     top_level_entries,
     unplaced_modules,
 )
 
 PACKAGE = "app"
 COMPOSITION_ROOT = "app.app"
+UNIT_OF_WORK = "app.db"
 LAYERS = (
     ("core", ("app.core",)),
     ("settings and texts", ("app.settings", "app.content")),
@@ -101,6 +104,10 @@ def test_no_module_uses_another_modules_private_name():
     assert private_name_uses(ROOT, PACKAGE) == []
 
 
+def test_only_the_unit_of_work_commits():
+    assert raw_commits(ROOT, PACKAGE, UNIT_OF_WORK) == []
+
+
 def test_the_import_graph_has_no_cycle(imports):
     assert cycles(import_graph(internal(imports, PACKAGE))) == []
 
@@ -131,7 +138,8 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
 @pytest.fixture
 def violations(tmp_path) -> Path:
     """A core module importing a service, a function-level import of the composition root, a service
-    reading another's private name (both ways), a model importing Reflex, a cycle, a module in no layer."""
+    reading another's private name (both ways), a model importing Reflex, a cycle, a module in no layer,
+    a service committing its session itself."""
     return _tree(
         tmp_path,
         {
@@ -143,7 +151,9 @@ def violations(tmp_path) -> Path:
                 "from app.core import money\n\ndef _public():\n    return 1\n\n"
                 "def upload():\n    from app.app import app\n    return app\n"
             ),
-            "app/services/photos.py": "from app.services.listings import _public\n",
+            "app/services/photos.py": (
+                "from app.services.listings import _public\n\ndef save(session):\n    session.commit()\n"
+            ),
             "app/services/sitemap.py": "from app.services import listings\n\nWHERE = listings._public()\n",
             "app/app.py": "",
             "app/stray.py": "",
@@ -165,6 +175,7 @@ def test_a_deliberate_violation_fails_each_check(violations):
     ]
     assert cycles(import_graph(internal(imports, PACKAGE))) == [["app.core.money", "app.services.listings"]]
     assert unplaced_modules(violations, PACKAGE, LAYERS) == ["app.stray"]
+    assert raw_commits(violations, PACKAGE, UNIT_OF_WORK) == ["app.services.photos:4 calls session.commit()"]
 
 
 def test_a_clean_tree_passes_every_check(tmp_path):
@@ -175,6 +186,8 @@ def test_a_clean_tree_passes_every_check(tmp_path):
             "app/core/money.py": "",
             "app/services/__init__.py": "",
             "app/services/listings.py": "from app.core import money\n\ndef _own():\n    return money\n",
+            "app/db.py": "def commit(session):\n    session.commit()\n",
+            "app/services/photos.py": "from app.db import commit\n\ndef save(session):\n    commit(session)\n",
             "app/app.py": "import reflex as rx\n\nfrom app.services import listings\n",
         },
     )
@@ -185,6 +198,7 @@ def test_a_clean_tree_passes_every_check(tmp_path):
     assert private_name_uses(root, PACKAGE) == []
     assert cycles(import_graph(internal(imports, PACKAGE))) == []
     assert unplaced_modules(root, PACKAGE, LAYERS) == []
+    assert raw_commits(root, PACKAGE, UNIT_OF_WORK) == []
 
 
 def test_a_stale_document_fails_the_map_checks(tmp_path):

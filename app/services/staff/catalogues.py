@@ -24,6 +24,7 @@ from sqlmodel import Session, SQLModel, col, select
 
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.text import slugify
+from app.db import commit
 from app.models import (
     Advertiser,
     AdvertiserService,
@@ -469,7 +470,7 @@ def create_entry(*, session: Session, actor_uid: str, catalogue: str, data: Mapp
     now = utc_now()
     entry = spec.model(**values, created_at=now, updated_at=now)
     audit.created(session, entry, actor_uid=actor_uid, entity=spec.key)
-    session.commit()
+    commit(session)
     return _row(session, spec, entry)
 
 
@@ -500,7 +501,7 @@ def update_entry(
     audit.updated(session, entry, values, actor_uid=actor_uid, entity=spec.key)
     if reordered:
         rewrite_tier_ranks(session)
-    session.commit()
+    commit(session)
     return _row(session, spec, entry)
 
 
@@ -525,7 +526,7 @@ def delete_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) 
     if used:
         raise ConflictError(used)
     audit.deleted(session, entry, actor_uid=actor_uid, entity=spec.key)
-    session.commit()
+    commit(session)
 
 
 def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) -> None:
@@ -556,7 +557,7 @@ def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) 
         )
     session.flush()
     rewrite_tier_ranks(session)
-    session.commit()
+    commit(session)
 
 
 def move_tier(*, session: Session, actor_uid: str, uid: str, step: int) -> None:

@@ -20,6 +20,7 @@ from app.core.dates import TYPED_DAY_MASK
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.phone import normalize_chilean_mobile
 from app.core.text import is_valid_email
+from app.db import commit
 from app.models import (
     Advertiser,
     AdvertiserType,
@@ -251,7 +252,7 @@ def create_advertiser(*, session: Session, actor_uid: str, data: Mapping[str, An
     now = utc_now()
     advertiser = Advertiser(user_uid=user.uid, **_advertiser_values(session, data), created_at=now, updated_at=now)
     audit.created(session, advertiser, actor_uid=actor_uid, entity=ADVERTISERS)
-    session.commit()
+    commit(session)
     return advertiser.uid
 
 
@@ -261,7 +262,7 @@ def update_advertiser(*, session: Session, actor_uid: str, uid: str, data: Mappi
     ensure_may(session, actor_uid, ADVERTISERS_SPEC, "edit")
     values = _advertiser_values(session, data)
     audit.updated(session, _advertiser(session, uid), values, actor_uid=actor_uid, entity=ADVERTISERS)
-    session.commit()
+    commit(session)
 
 
 def delete_advertiser(*, session: Session, actor_uid: str, uid: str) -> None:
@@ -283,7 +284,7 @@ def delete_advertiser(*, session: Session, actor_uid: str, uid: str) -> None:
             )
         )
     audit.deleted(session, advertiser, actor_uid=actor_uid, entity=ADVERTISERS)
-    session.commit()
+    commit(session)
 
 
 # --------------------------------------------------------------------------- agencies
@@ -392,7 +393,7 @@ def create_agency(*, session: Session, actor_uid: str, data: Mapping[str, Any]) 
     now = utc_now()
     agency = Agency(**_agency_values(session, data), created_at=now, updated_at=now)
     audit.created(session, agency, actor_uid=actor_uid, entity=AGENCIES)
-    session.commit()
+    commit(session)
     return agency.uid
 
 
@@ -401,7 +402,7 @@ def update_agency(*, session: Session, actor_uid: str, uid: str, data: Mapping[s
     ensure_may(session, actor_uid, AGENCIES_SPEC, "edit")
     values = _agency_values(session, data)
     audit.updated(session, _agency(session, uid), values, actor_uid=actor_uid, entity=AGENCIES)
-    session.commit()
+    commit(session)
 
 
 def delete_agency(*, session: Session, actor_uid: str, uid: str) -> None:
@@ -416,4 +417,4 @@ def delete_agency(*, session: Session, actor_uid: str, uid: str) -> None:
             count_message(members, "Esta agencia tiene 1 anunciante.", "Esta agencia tiene {n} anunciantes.")
         )
     audit.deleted(session, agency, actor_uid=actor_uid, entity=AGENCIES)
-    session.commit()
+    commit(session)

@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 from app.content.notices import NoticeKind
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.geo import CITIES, city_by_slug
+from app.db import commit
 from app.models import (
     LISTING_STATUS_LABELS,
     ActorKind,
@@ -269,7 +270,7 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
         after=audit.snapshot(listing),
         now=now,
     )
-    session.commit()
+    commit(session)
 
 
 def _decide(session: Session, listing: Listing, actor_uid: str, decision: ReviewDecision, reason: str, now) -> str:
@@ -324,7 +325,7 @@ def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str
         after={**(audit.snapshot(listing) or {}), "motivo": reason},
         now=now,
     )
-    session.commit()
+    commit(session)
 
 
 @overload
@@ -412,7 +413,7 @@ def republish_listing(*, session: Session, actor_uid: str, uid: str, now: dateti
         after=audit.snapshot(listing),
         now=now,
     )
-    session.commit()
+    commit(session)
 
 
 def delete_listing(*, session: Session, storage: Storage, actor_uid: str, uid: str) -> None:

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from app.core.errors import InvalidInputError, NotFoundError
 from app.core.geo import city_by_slug
+from app.db import commit
 from app.models import REPORT_KIND_LABELS, Listing, Report, ReportStatus, User, utc_now
 from app.services import reports
 from app.services.listings import listing_path
@@ -223,6 +224,6 @@ def update_report(
         after=_audited(report),
         now=now,
     )
-    session.commit()
+    commit(session)
     listing = session.get(Listing, report.listing_uid) if report.listing_uid else None
     return _row(report, listing)

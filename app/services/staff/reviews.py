@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
+from app.db import commit
 from app.models import (
     ActorKind,
     AdvertiserService,
@@ -247,7 +248,7 @@ def approve_listing(
         after=audit.snapshot(listing),
         now=now,
     )
-    session.commit()
+    commit(session)
 
 
 def reject_listing(
@@ -304,7 +305,7 @@ def reject_listing(
         after=after,
         now=now,
     )
-    session.commit()
+    commit(session)
     # Files go once their rows are gone for good: a reader never finds a row without its files.
     listing_photos.delete_photo_files(storage=storage, photos=list(unapproved))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from app.core.errors import InvalidInputError
+from app.db import commit
 from app.models import SiteSetting, utc_now
 from app.services.staff import audit
 from app.services.staff.shared import ensure_admin
@@ -58,5 +59,5 @@ def set_payment_instructions(*, session: Session, actor_uid: str, text: object) 
         after=audit.snapshot(setting),
         now=setting.updated_at,
     )
-    session.commit()
+    commit(session)
     return value
