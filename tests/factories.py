@@ -21,6 +21,7 @@ from app.models import (
     ListingStatus,
     ProfileId,
     Section,
+    StaffSecondFactor,
     Tier,
     User,
     utc_now,
@@ -155,9 +156,17 @@ STAFF_TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
 
 def enrol_staff(session: Session, user_uid: str, *, secret: str = STAFF_TOTP_SECRET, recovery_codes=()) -> str:
     """Give a staff member a confirmed second factor with a known secret; the secret (pyotp.TOTP(secret).now())."""
-    from app.services.two_factor import enrol_for_tests
+    from app.services import two_factor
 
-    enrol_for_tests(session=session, user_uid=user_uid, secret=secret, recovery_codes=recovery_codes)
+    existing = session.get(StaffSecondFactor, user_uid)
+    if existing is not None:
+        session.delete(existing)
+        session.flush()
+    session.add(
+        StaffSecondFactor(user_uid=user_uid, secret_encrypted=two_factor.encrypt_secret(secret), confirmed_at=utc_now())
+    )
+    two_factor.store_recovery_codes(session, user_uid, recovery_codes)
+    session.commit()
     return secret
 
 

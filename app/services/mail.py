@@ -247,9 +247,3 @@ def send_after_commit(tx: Transaction, *, to: str, subject: str, body: str) -> N
     outbox.add(to=to, subject=subject, body=body)
     tx.after_commit(outbox.send)
     tx.on_rollback(outbox.discard)
-
-
-def wait_until_sent(timeout: float = 30.0) -> None:
-    """Block until every queued message was sent or failed (tests, shutdown); TimeoutError past ``timeout``."""
-    if not _sender.wait_until_idle(timeout):
-        raise TimeoutError(f"e-mails still queued after {timeout} s")

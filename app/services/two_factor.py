@@ -81,7 +81,8 @@ def _fernet() -> Fernet:
     return Fernet(base64.urlsafe_b64encode(key))
 
 
-def _encrypt(secret: str) -> str:
+def encrypt_secret(secret: str) -> str:
+    """A TOTP secret as stored: Fernet-encrypted with a key derived from SECRET_KEY."""
     return _fernet().encrypt(secret.encode()).decode()
 
 
@@ -151,7 +152,7 @@ def begin_setup(*, session: Session, actor: Actor) -> SetupView:
     _ensure_staff_actor(actor)
     row = session.get(StaffSecondFactor, actor.uid)
     if row is None:
-        session.add(StaffSecondFactor(user_uid=actor.uid, secret_encrypted=_encrypt(pyotp.random_base32())))
+        session.add(StaffSecondFactor(user_uid=actor.uid, secret_encrypted=encrypt_secret(pyotp.random_base32())))
         with contextlib.suppress(ConflictError):  # another tab made it first (rolled back): show that one
             commit(session, conflict=True)
         row = session.get(StaffSecondFactor, actor.uid)
@@ -211,14 +212,19 @@ def _take_recovery_code(session: Session, user_uid: str, code: str, now: datetim
     return False
 
 
-def _new_recovery_codes(session: Session, user_uid: str) -> list[str]:
-    """Ten fresh recovery codes (any earlier ones deleted), stored hashed; the codes in clear, to show once."""
+def store_recovery_codes(session: Session, user_uid: str, codes: Sequence[str]) -> None:
+    """Replace the user's recovery codes with ``codes`` (as typed), stored hashed. Flushed."""
     session.exec(delete(RecoveryCode).where(col(RecoveryCode.user_uid) == user_uid))
     hasher = _hasher()
-    codes = ["".join(secrets.choice(RECOVERY_ALPHABET) for _ in range(RECOVERY_LENGTH)) for _ in range(RECOVERY_CODES)]
     for code in codes:
-        session.add(RecoveryCode(user_uid=user_uid, code_hash=hasher.hash(code)))
+        session.add(RecoveryCode(user_uid=user_uid, code_hash=hasher.hash(_normalized(code))))
     session.flush()
+
+
+def _new_recovery_codes(session: Session, user_uid: str) -> list[str]:
+    """Ten fresh recovery codes (any earlier ones deleted), stored hashed; the codes in clear, to show once."""
+    codes = ["".join(secrets.choice(RECOVERY_ALPHABET) for _ in range(RECOVERY_LENGTH)) for _ in range(RECOVERY_CODES)]
+    store_recovery_codes(session, user_uid, codes)
     return [f"{code[:5]}-{code[5:]}" for code in codes]
 
 
@@ -360,17 +366,6 @@ def _reset_text() -> tuple[str, str]:
     )
 
 
-def enrol_for_tests(*, session: Session, user_uid: str, secret: str, recovery_codes: Sequence[str] = ()) -> None:
-    """Give a staff member a confirmed factor with a known secret (demo data, tests, benchmarks). Commits."""
-    session.exec(delete(StaffSecondFactor).where(col(StaffSecondFactor.user_uid) == user_uid))
-    session.exec(delete(RecoveryCode).where(col(RecoveryCode.user_uid) == user_uid))
-    session.add(StaffSecondFactor(user_uid=user_uid, secret_encrypted=_encrypt(secret), confirmed_at=utc_now()))
-    hasher = _hasher()
-    for code in recovery_codes:
-        session.add(RecoveryCode(user_uid=user_uid, code_hash=hasher.hash(_normalized(code))))
-    commit(session)
-
-
 __all__ = [
     "SETUP",
     "VERIFY",
@@ -378,9 +373,11 @@ __all__ = [
     "begin_setup",
     "check_second_factor",
     "confirm_setup",
+    "encrypt_secret",
     "matching_step",
     "reset_own_with_recovery_code",
     "reset_second_factor",
     "status",
+    "store_recovery_codes",
     "verify_sign_in",
 ]

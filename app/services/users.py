@@ -19,12 +19,9 @@ from app import db
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError, StorageError, validated_input
 from app.models import (
     PROFILE_LABELS,
-    Listing,
     Profile,
-    ProfileCreate,
     ProfileId,
     ProfilePublic,
-    ProfileUpdate,
     User,
     UserCreate,
     UserPublic,
@@ -81,51 +78,6 @@ def list_profiles(*, session: Session) -> list[ProfilePublic]:
     return [ProfilePublic.model_validate(row) for row in rows]
 
 
-def get_profile(*, session: Session, uid: str) -> ProfilePublic | None:
-    """The profile with this uid, or None if absent."""
-    row = session.get(Profile, uid)
-    return ProfilePublic.model_validate(row) if row else None
-
-
-def create_profile(*, session: Session, data: ProfileCreate | dict) -> ProfilePublic:
-    """Add a profile, then stamp its created_at and updated_at."""
-    payload = _validated(ProfileCreate, data)
-    if session.get(Profile, payload.uid) is not None:
-        raise ConflictError("Ya existe un perfil con ese identificador.")
-    now = utc_now()
-    row = Profile(**payload.model_dump(), created_at=now, updated_at=now)
-    session.add(row)
-    db.commit(session, "No se pudo crear el perfil.", conflict=True)
-    return ProfilePublic.model_validate(row)
-
-
-def update_profile(*, session: Session, uid: str, data: ProfileUpdate | dict) -> ProfilePublic:
-    """Merge the given fields into the profile and stamp updated_at."""
-    payload = _validated(ProfileUpdate, data)
-    row = session.get(Profile, uid)
-    if row is None:
-        raise NotFoundError("El perfil no existe.")
-    for key, value in payload.model_dump(exclude_unset=True).items():
-        setattr(row, key, value)
-    row.updated_at = utc_now()
-    session.add(row)
-    db.commit(session, "No se pudo actualizar el perfil.", conflict=True)
-    return ProfilePublic.model_validate(row)
-
-
-def delete_profile(*, session: Session, uid: str) -> None:
-    """Delete a profile that no user holds; the four fixed ones cannot be deleted."""
-    if uid in {p.value for p in ProfileId}:
-        raise ConflictError("Los perfiles fijos no se pueden eliminar.")
-    row = session.get(Profile, uid)
-    if row is None:
-        raise NotFoundError("El perfil no existe.")
-    if session.exec(select(User.uid).where(User.profile_uid == uid).limit(1)).first():
-        raise ConflictError("El perfil está asignado a usuarios y no se puede eliminar.")
-    session.delete(row)
-    db.commit(session, "No se pudo eliminar el perfil.", conflict=True)
-
-
 # --- users ------------------------------------------------------------------
 
 
@@ -164,18 +116,6 @@ def update_user(*, session: Session, uid: str, data: UserUpdate | dict, commit: 
     return UserPublic.model_validate(row)
 
 
-def list_active_users(*, session: Session, offset: int = 0, limit: int = 50) -> list[UserPublic]:
-    """Users with activo true, newest first, one page at a time."""
-    rows = session.exec(
-        select(User)
-        .where(col(User.activo) == True)  # noqa: E712
-        .order_by(col(User.created_at).desc(), col(User.uid))
-        .offset(offset)
-        .limit(limit)
-    ).all()
-    return [UserPublic.model_validate(row) for row in rows]
-
-
 def find_user_by_email(*, session: Session, email: str) -> UserPublic | None:
     """The first user with this e-mail (case-insensitive), or None."""
     if not isinstance(email, str) or not email.strip():
@@ -184,34 +124,3 @@ def find_user_by_email(*, session: Session, email: str) -> UserPublic | None:
         select(User).where(col(User.email) == email.strip().lower()).order_by(col(User.created_at)).limit(1)
     ).first()
     return UserPublic.model_validate(row) if row else None
-
-
-def list_advertiser_users(*, session: Session, offset: int = 0, limit: int = 50) -> list[UserPublic]:
-    """Users whose profile is profesor (advertisers), newest first."""
-    rows = session.exec(
-        select(User)
-        .where(User.profile_uid == ProfileId.PROFESOR.value)
-        .order_by(col(User.created_at).desc(), col(User.uid))
-        .offset(offset)
-        .limit(limit)
-    ).all()
-    return [UserPublic.model_validate(row) for row in rows]
-
-
-def get_user(*, session: Session, uid: str) -> UserPublic | None:
-    """The user with this uid, or None if absent."""
-    if not isinstance(uid, str) or not uid:
-        return None
-    row = session.get(User, uid)
-    return UserPublic.model_validate(row) if row else None
-
-
-def delete_user(*, session: Session, uid: str) -> None:
-    """Delete a user; one who still owns listings is refused (deactivate instead)."""
-    row = session.get(User, uid)
-    if row is None:
-        raise NotFoundError("El usuario no existe.")
-    if session.exec(select(Listing.uid).where(Listing.owner_uid == uid).limit(1)).first():
-        raise ConflictError("El usuario tiene publicaciones: desactívalo en lugar de eliminarlo.")
-    session.delete(row)
-    db.commit(session, "No se pudo eliminar el usuario.", conflict=True)

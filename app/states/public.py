@@ -19,7 +19,6 @@ import json
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import wait as wait_futures
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
@@ -86,8 +85,6 @@ COUNT_WORKERS = 2
 COUNT_BACKLOG = 500
 _count_pool = ThreadPoolExecutor(max_workers=COUNT_WORKERS, thread_name_prefix="estadisticas")
 _count_slots = threading.BoundedSemaphore(COUNT_BACKLOG)
-_counting: set[Future] = set()
-_counting_lock = threading.Lock()
 
 
 def _count(listing_uid: str, kind: str, visitor: str, token_hash: str) -> None:
@@ -107,9 +104,7 @@ def _count(listing_uid: str, kind: str, visitor: str, token_hash: str) -> None:
         log.warning("listing %s: %s not counted (%s)", listing_uid, kind, type(exc).__name__)
 
 
-def _counted(future: Future) -> None:
-    with _counting_lock:
-        _counting.discard(future)
+def _counted(_future: Future) -> None:
     _count_slots.release()
 
 
@@ -119,17 +114,7 @@ def count_later(listing_uid: str, kind: str, address: str, token_hash: str) -> N
     if not _count_slots.acquire(blocking=False):
         log.warning("listing %s: %s not counted (backlog full)", listing_uid, kind)
         return
-    future = _count_pool.submit(_count, listing_uid, kind, visitor, token_hash)
-    with _counting_lock:
-        _counting.add(future)
-    future.add_done_callback(_counted)
-
-
-def wait_for_counts(timeout: float = 30.0) -> None:
-    """Wait until the counts handed over so far are done (for tests)."""
-    with _counting_lock:
-        pending = list(_counting)
-    wait_futures(pending, timeout=timeout)
+    _count_pool.submit(_count, listing_uid, kind, visitor, token_hash).add_done_callback(_counted)
 
 
 def _text(number: int | None) -> str:

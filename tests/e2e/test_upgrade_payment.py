@@ -22,9 +22,9 @@ from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ListingUpgrade, NoticeOptOut, ProfileId, UpgradeStatus, User
 from app.routes import ADMIN_SETTINGS, ADMIN_UPGRADES, ADVERTISER_HOME, ADVERTISER_NOTICES
-from app.services.mail import wait_until_sent
 from tests.e2e.conftest import Site
 from tests.factories import make_account, make_listing, open_session, tier_upgrade
+from tests.waits import wait_until_sent
 
 pytestmark = pytest.mark.e2e
 # A city no other test file counts listings in (the e2e database is shared by the whole run).

@@ -32,7 +32,6 @@ from app.identity.throttle import SIGN_UPS_PER_CLIENT
 from app.models import LocalCredential, ProfileId, Report, User
 from app.services import accounts
 from app.services.abuse import Rule, client_key, limiter
-from app.services.mail import wait_until_sent
 from app.services.reports import create_report
 from app.settings import get_settings
 from app.states import account as account_state
@@ -43,6 +42,7 @@ from tests.factories import actor_of, make_account, open_session
 from tests.handlers import client_states, invoke, run_async
 from tests.mailbox import LINK, Mailbox
 from tests.ports import free_port
+from tests.waits import wait_until_sent
 
 PASSWORD = "bosque-valdiviano-31"
 REPORT = {"kind": "menor", "message": "Creo que la persona del aviso es menor de edad, por las fotos y el texto."}

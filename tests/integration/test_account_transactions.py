@@ -25,11 +25,11 @@ from app.identity.errors import AuthError
 from app.identity.local import LocalProvider
 from app.models import ActionCode, ActionPurpose, LocalCredential, ProfileId, SessionTicket, User, UserSession
 from app.services import accounts, mail
-from app.services.mail import wait_until_sent
 from app.settings import get_settings
 from tests.abuse import use_storage
 from tests.factories import actor_of, check_session, exchange_ticket, make_account, open_session
 from tests.mailbox import LINK
+from tests.waits import wait_until_sent
 
 PASSWORD = "canelo-de-nos-2026"
 NEW_PASSWORD = "lago-ranco-nuevo-77"

@@ -31,10 +31,11 @@ from app.models import (
     utc_now,
 )
 from app.services import accounts, mail
-from app.services.mail import MailError, wait_until_sent
+from app.services.mail import MailError
 from app.settings import get_settings
 from tests.abuse import install_clock
 from tests.factories import actor_of, check_session, exchange_ticket, make_account
+from tests.waits import wait_until_sent
 
 PASSWORD = "luna-llena-sobre-chiloe"
 CLIENT = "client-hash-1"

@@ -23,7 +23,7 @@ from app.services.staff import listings as staff_listings
 from app.services.staff import users as staff_users
 from app.services.users import create_user
 from app.settings import get_settings
-from app.states.public import DirectoryState, wait_for_counts
+from app.states.public import DirectoryState
 from tests.factories import (
     actor_of,
     make_listing,
@@ -34,6 +34,7 @@ from tests.factories import (
     wizard_steps,
 )
 from tests.handlers import client_states, invoke, run_async
+from tests.waits import wait_for_counts
 
 pytestmark = pytest.mark.integration
 

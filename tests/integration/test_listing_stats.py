@@ -19,10 +19,11 @@ from app.models import ListingDailyStats, ProfileId, User
 from app.services import listings, stats
 from app.services.users import create_user
 from app.states import public as public_state
-from app.states.public import DirectoryState, wait_for_counts
+from app.states.public import DirectoryState
 from tests.abuse import use_storage
 from tests.factories import make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke
+from tests.waits import wait_for_counts
 
 TODAY = date(2026, 11, 21)
 

@@ -27,11 +27,11 @@ from app.models import (
 )
 from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES
 from app.services import listing_jobs, notices, upgrades
-from app.services.mail import wait_until_sent
 from app.services.staff import listings as staff_listings
 from app.services.staff import reviews
 from app.settings import get_settings
 from tests.factories import make_listing, make_owner, make_staff, tier_upgrade
+from tests.waits import wait_until_sent
 
 
 @pytest.fixture

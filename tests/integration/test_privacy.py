@@ -47,7 +47,6 @@ from app.models import (
 )
 from app.routes import DATA_EXPORT_PREFIX
 from app.services import accounts, listing_photos, privacy, privacy_jobs, two_factor, verification
-from app.services.mail import wait_until_sent
 from app.services.staff import audit
 from app.settings import get_settings
 from app.states.account import AccountActionState
@@ -57,6 +56,7 @@ from tests.factories import STAFF_TOTP_SECRET, actor_of, enrol_staff, make_accou
 from tests.handlers import client_states, invoke
 from tests.integration.conftest import s3_settings
 from tests.photo_samples import jpeg_with_gps
+from tests.waits import wait_until_sent
 
 PASSWORD = "clave-de-prueba-91"
 CLIENT = "cliente-privacidad"

@@ -20,13 +20,13 @@ from app.identity.sessions import SESSION_COOKIE
 from app.models import DataExport, ProfileId, utc_now
 from app.routes import DATA_EXPORT_PREFIX, MY_ACCOUNT
 from app.services import privacy
-from app.services.mail import wait_until_sent
 from app.settings import get_settings
 from app.storage.factory import get_private_storage, get_storage
 from app.web.api import build_api
 from app.web.private_api import PENDING_EXPORT_COOKIE
 from tests.factories import actor_of, make_account, open_session
 from tests.integration.test_privacy import LINK
+from tests.waits import wait_until_sent
 
 pytestmark = pytest.mark.integration
 

@@ -22,7 +22,6 @@ from app.identity.sessions import digest
 from app.models import AuditEntry, ProfileId, RecoveryCode, StaffSecondFactor, User, UserSession
 from app.routes import SECOND_FACTOR
 from app.services import accounts, two_factor
-from app.services.mail import wait_until_sent
 from app.settings import get_settings
 from app.states.account import LoginState, PasswordDialogState
 from app.states.second_factor import SecondFactorState
@@ -37,6 +36,7 @@ from tests.factories import (
     open_session,
 )
 from tests.handlers import client_states, invoke, script_of, ticket_in
+from tests.waits import wait_until_sent
 
 PASSWORD = "glaciar-grey-torres-7"
 NOW = datetime(2026, 11, 26, 15, 0, 10, tzinfo=UTC)  # 10 s into a 30 s step

@@ -14,12 +14,12 @@ from sqlmodel import Session, select
 
 from app.core.errors import ForbiddenError, InvalidInputError, NotFoundError
 from app.models import AuditEntry, ProfileId, Report, utc_now
-from app.services import mail
 from app.services.reports import create_report
 from app.services.staff import reports as staff_reports
 from app.services.staff.shared import TableQuery
 from app.settings import get_settings
 from tests.factories import make_listing, make_owner, make_staff
+from tests.waits import wait_until_sent
 
 MESSAGE = "Creo que la persona del aviso no está trabajando por su propia voluntad."
 
@@ -163,7 +163,7 @@ def test_an_urgent_report_is_emailed_to_every_active_administrator_without_the_r
     _send(db, "otro", contact="alguien@correo.cl")
     _send(db, "trata", listing_uid=listing.uid, contact="testigo@correo.cl")
     _send(db, "menor", contact="+56 9 5555 4444")
-    mail.wait_until_sent()
+    wait_until_sent()
 
     for admin in admins:
         received = mailbox.to(admin.email)

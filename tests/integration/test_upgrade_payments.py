@@ -15,11 +15,11 @@ from sqlmodel import select
 from app.core.errors import ForbiddenError, InvalidInputError
 from app.models import AuditEntry, ListingUpgrade, ListingVerification, ProfileId, UpgradeStatus, utc_now
 from app.services import listing_jobs, my_listings, upgrades
-from app.services.mail import wait_until_sent
 from app.services.staff import site_settings
 from app.services.staff import upgrades as staff_upgrades
 from app.services.staff.shared import TableQuery
 from tests.factories import make_listing, make_owner, make_staff, tier_upgrade
+from tests.waits import wait_until_sent
 
 INSTRUCTIONS = "Transferencia al Banco Estado\nCuenta Vista 123456789\nRUT 76.123.456-7"
 

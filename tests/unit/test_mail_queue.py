@@ -10,10 +10,11 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from app.services import mail
-from app.services.mail import MailError, queue_email, wait_until_sent
+from app.services.mail import MailError, queue_email
 from app.settings import get_settings
 from tests.mailbox import Mailbox
 from tests.ports import free_port
+from tests.waits import wait_until_sent
 
 
 @pytest.fixture

@@ -47,7 +47,7 @@ def test_recovery_codes_are_read_however_they_are_typed():
 
 
 def test_the_secret_is_stored_encrypted_and_read_back():
-    stored = two_factor._encrypt(SECRET)
+    stored = two_factor.encrypt_secret(SECRET)
     assert SECRET not in stored
     assert two_factor._decrypt(stored) == SECRET
     assert two_factor._decrypt("not-a-token") == ""  # unreadable (SECRET_KEY changed): matches no code

@@ -77,3 +77,29 @@ class AuditTableState(StaffTableState, rx.State):
             for row in found.rows
         ]
         return rows, found.total
+
+    # --- handlers (marked from the spec by StaffTableState) ---
+
+    async def open_admin(self):
+        return await self._load()
+
+    async def search(self, form_data: dict):
+        return await self._search(form_data)
+
+    async def sort(self, key: str):
+        return await self._sort(key)
+
+    async def set_filter(self, key: str, value: str):
+        return await self._set_filter(key, value)
+
+    async def next_page(self):
+        return await self._next_page()
+
+    async def prev_page(self):
+        return await self._prev_page()
+
+    def close_dialog(self, is_open: bool):
+        return self._close_dialog(is_open)
+
+    async def export_csv(self):
+        return await self._export_csv()

@@ -122,12 +122,94 @@ class TiersTableState(CatalogueTableState, rx.State):
         """Show this tier one place later on the city pages (every listing's rank follows)."""
         return await self._move(uid, 1)
 
+    # --- handlers (marked from the spec by StaffTableState) ---
+
+    async def open_admin(self):
+        return await self._load()
+
+    async def search(self, form_data: dict):
+        return await self._search(form_data)
+
+    async def sort(self, key: str):
+        return await self._sort(key)
+
+    async def set_filter(self, key: str, value: str):
+        return await self._set_filter(key, value)
+
+    async def next_page(self):
+        return await self._next_page()
+
+    async def prev_page(self):
+        return await self._prev_page()
+
+    def close_dialog(self, is_open: bool):
+        return self._close_dialog(is_open)
+
+    async def open_create(self):
+        return await self._open_create()
+
+    async def open_edit(self, uid: str):
+        return await self._open_edit(uid)
+
+    async def save(self, form_data: dict):
+        return await self._save(form_data)
+
+    async def ask_delete(self, uid: str):
+        return await self._ask_delete(uid)
+
+    async def confirm_delete(self):
+        return await self._confirm_delete()
+
+    async def export_csv(self):
+        return await self._export_csv()
+
 
 class AgencyCategoriesTableState(CatalogueTableState, rx.State):
     """categoriaAgencia."""
 
     _spec: ClassVar[TableSpec] = AGENCY_CATEGORIES_SPEC
     _catalogue: ClassVar[str] = catalogues.AGENCY_CATEGORIES
+
+    # --- handlers (marked from the spec by StaffTableState) ---
+
+    async def open_admin(self):
+        return await self._load()
+
+    async def search(self, form_data: dict):
+        return await self._search(form_data)
+
+    async def sort(self, key: str):
+        return await self._sort(key)
+
+    async def set_filter(self, key: str, value: str):
+        return await self._set_filter(key, value)
+
+    async def next_page(self):
+        return await self._next_page()
+
+    async def prev_page(self):
+        return await self._prev_page()
+
+    def close_dialog(self, is_open: bool):
+        return self._close_dialog(is_open)
+
+    async def open_create(self):
+        return await self._open_create()
+
+    async def open_edit(self, uid: str):
+        return await self._open_edit(uid)
+
+    async def save(self, form_data: dict):
+        return await self._save(form_data)
+
+    async def ask_delete(self, uid: str):
+        return await self._ask_delete(uid)
+
+    async def confirm_delete(self):
+        return await self._confirm_delete()
+
+    async def export_csv(self):
+        return await self._export_csv()
 
 
 class AdvertiserTypesTableState(CatalogueTableState, rx.State):
@@ -136,12 +218,94 @@ class AdvertiserTypesTableState(CatalogueTableState, rx.State):
     _spec: ClassVar[TableSpec] = ADVERTISER_TYPES_SPEC
     _catalogue: ClassVar[str] = catalogues.ADVERTISER_TYPES
 
+    # --- handlers (marked from the spec by StaffTableState) ---
+
+    async def open_admin(self):
+        return await self._load()
+
+    async def search(self, form_data: dict):
+        return await self._search(form_data)
+
+    async def sort(self, key: str):
+        return await self._sort(key)
+
+    async def set_filter(self, key: str, value: str):
+        return await self._set_filter(key, value)
+
+    async def next_page(self):
+        return await self._next_page()
+
+    async def prev_page(self):
+        return await self._prev_page()
+
+    def close_dialog(self, is_open: bool):
+        return self._close_dialog(is_open)
+
+    async def open_create(self):
+        return await self._open_create()
+
+    async def open_edit(self, uid: str):
+        return await self._open_edit(uid)
+
+    async def save(self, form_data: dict):
+        return await self._save(form_data)
+
+    async def ask_delete(self, uid: str):
+        return await self._ask_delete(uid)
+
+    async def confirm_delete(self):
+        return await self._confirm_delete()
+
+    async def export_csv(self):
+        return await self._export_csv()
+
 
 class AdvertiserServicesTableState(CatalogueTableState, rx.State):
     """servicioProfesor."""
 
     _spec: ClassVar[TableSpec] = ADVERTISER_SERVICES_SPEC
     _catalogue: ClassVar[str] = catalogues.ADVERTISER_SERVICES
+
+    # --- handlers (marked from the spec by StaffTableState) ---
+
+    async def open_admin(self):
+        return await self._load()
+
+    async def search(self, form_data: dict):
+        return await self._search(form_data)
+
+    async def sort(self, key: str):
+        return await self._sort(key)
+
+    async def set_filter(self, key: str, value: str):
+        return await self._set_filter(key, value)
+
+    async def next_page(self):
+        return await self._next_page()
+
+    async def prev_page(self):
+        return await self._prev_page()
+
+    def close_dialog(self, is_open: bool):
+        return self._close_dialog(is_open)
+
+    async def open_create(self):
+        return await self._open_create()
+
+    async def open_edit(self, uid: str):
+        return await self._open_edit(uid)
+
+    async def save(self, form_data: dict):
+        return await self._save(form_data)
+
+    async def ask_delete(self, uid: str):
+        return await self._ask_delete(uid)
+
+    async def confirm_delete(self):
+        return await self._confirm_delete()
+
+    async def export_csv(self):
+        return await self._export_csv()
 
 
 class AppServicesTableState(CatalogueTableState, rx.State):
@@ -159,12 +323,94 @@ class AppServicesTableState(CatalogueTableState, rx.State):
         "effect": lambda value: dict(EFFECT_OPTIONS).get(value, "A mano"),
     }
 
+    # --- handlers (marked from the spec by StaffTableState) ---
+
+    async def open_admin(self):
+        return await self._load()
+
+    async def search(self, form_data: dict):
+        return await self._search(form_data)
+
+    async def sort(self, key: str):
+        return await self._sort(key)
+
+    async def set_filter(self, key: str, value: str):
+        return await self._set_filter(key, value)
+
+    async def next_page(self):
+        return await self._next_page()
+
+    async def prev_page(self):
+        return await self._prev_page()
+
+    def close_dialog(self, is_open: bool):
+        return self._close_dialog(is_open)
+
+    async def open_create(self):
+        return await self._open_create()
+
+    async def open_edit(self, uid: str):
+        return await self._open_edit(uid)
+
+    async def save(self, form_data: dict):
+        return await self._save(form_data)
+
+    async def ask_delete(self, uid: str):
+        return await self._ask_delete(uid)
+
+    async def confirm_delete(self):
+        return await self._confirm_delete()
+
+    async def export_csv(self):
+        return await self._export_csv()
+
 
 class ProfilesTableState(CatalogueTableState, rx.State):
     """perfilUsuario (the four fixed profiles cannot be deleted)."""
 
     _spec: ClassVar[TableSpec] = PROFILES_SPEC
     _catalogue: ClassVar[str] = catalogues.PROFILES
+
+    # --- handlers (marked from the spec by StaffTableState) ---
+
+    async def open_admin(self):
+        return await self._load()
+
+    async def search(self, form_data: dict):
+        return await self._search(form_data)
+
+    async def sort(self, key: str):
+        return await self._sort(key)
+
+    async def set_filter(self, key: str, value: str):
+        return await self._set_filter(key, value)
+
+    async def next_page(self):
+        return await self._next_page()
+
+    async def prev_page(self):
+        return await self._prev_page()
+
+    def close_dialog(self, is_open: bool):
+        return self._close_dialog(is_open)
+
+    async def open_create(self):
+        return await self._open_create()
+
+    async def open_edit(self, uid: str):
+        return await self._open_edit(uid)
+
+    async def save(self, form_data: dict):
+        return await self._save(form_data)
+
+    async def ask_delete(self, uid: str):
+        return await self._ask_delete(uid)
+
+    async def confirm_delete(self):
+        return await self._confirm_delete()
+
+    async def export_csv(self):
+        return await self._export_csv()
 
 
 CATALOGUE_STATES: dict[str, type[CatalogueTableState]] = {

@@ -132,3 +132,44 @@ class StaffListingsState(StaffTableState, rx.State):
         finally:
             await self._refresh()
         return notify_success("La publicación está publicada otra vez.")
+
+    # --- handlers (marked from the spec by StaffTableState) ---
+
+    async def open_admin(self):
+        return await self._load()
+
+    async def open_secretary(self):
+        return await self._load()
+
+    async def search(self, form_data: dict):
+        return await self._search(form_data)
+
+    async def sort(self, key: str):
+        return await self._sort(key)
+
+    async def set_filter(self, key: str, value: str):
+        return await self._set_filter(key, value)
+
+    async def next_page(self):
+        return await self._next_page()
+
+    async def prev_page(self):
+        return await self._prev_page()
+
+    def close_dialog(self, is_open: bool):
+        return self._close_dialog(is_open)
+
+    async def open_edit(self, uid: str):
+        return await self._open_edit(uid)
+
+    async def save(self, form_data: dict):
+        return await self._save(form_data)
+
+    async def ask_delete(self, uid: str):
+        return await self._ask_delete(uid)
+
+    async def confirm_delete(self):
+        return await self._confirm_delete()
+
+    async def export_csv(self):
+        return await self._export_csv()

@@ -61,3 +61,29 @@ class StaffReportsState(StaffTableState, rx.State):
             self.filters = {STATUS_FILTER: staff_reports.OPEN_FILTER}
             await self._refresh()
         return events
+
+    # --- handlers (marked from the spec by StaffTableState) ---
+
+    async def search(self, form_data: dict):
+        return await self._search(form_data)
+
+    async def sort(self, key: str):
+        return await self._sort(key)
+
+    async def set_filter(self, key: str, value: str):
+        return await self._set_filter(key, value)
+
+    async def next_page(self):
+        return await self._next_page()
+
+    async def prev_page(self):
+        return await self._prev_page()
+
+    def close_dialog(self, is_open: bool):
+        return self._close_dialog(is_open)
+
+    async def open_edit(self, uid: str):
+        return await self._open_edit(uid)
+
+    async def save(self, form_data: dict):
+        return await self._save(form_data)

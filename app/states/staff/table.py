@@ -16,10 +16,10 @@ and optionally the hooks ``_options`` (the choices of the ``from_data`` filters 
 ``(session, *, actor, ...)``, calling one staff-checked, audited service).
 Hooks run off the event loop with their own database session.
 
-The event handlers (``open_admin``/``open_secretary``, ``search``, ``sort``…) are not inherited: a mixin's handlers
-would carry one access mark for every table. ``__init_subclass__`` writes them into each
-concrete (non-mixin) class, each marked ``@requires`` with the profiles the spec allows for its action
-(:meth:`TableSpec.profiles_for`). A class may define any of them itself (marked) instead.
+The event handlers (``open_admin``/``open_secretary``, ``search``, ``sort``…, see ``TABLE_HANDLERS``) are not
+inherited: a mixin's handlers would carry one access mark for every table. Each concrete (non-mixin) class
+defines them, one line each, and ``__init_subclass__`` marks each ``@requires`` with the profiles the spec
+allows for its action (:meth:`TableSpec.profiles_for`). A class may mark one itself instead.
 The state holds one page (at most 50 rows); sort keys, filters and the search text are
 checked against the spec before a query sees them.
 """
@@ -29,9 +29,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable
 from dataclasses import replace
-from types import FunctionType
 from typing import Any, ClassVar
 
 import reflex as rx
@@ -43,7 +41,7 @@ from app.models import ProfileId
 from app.services.staff.shared import MAX_QUERY_ROWS, TableQuery
 from app.services.staff.table_spec import ADMIN, CREATE, EDIT, SECRETARY, TableSpec
 from app.states.areas import AreaState
-from app.states.auth import current_actor, requires
+from app.states.auth import ACCESS_ATTR, current_actor, requires
 from app.states.forms import FormState
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
@@ -92,7 +90,7 @@ class StaffTableState(FormState, mixin=True):
     def __init_subclass__(cls, **kwargs):
         # Reflex's metaclass takes the ``mixin`` keyword and records it as ``_mixin`` on the class.
         if not cls.__dict__.get("_mixin", False):
-            _install_handlers(cls)
+            _mark_handlers(cls)
         super().__init_subclass__(**kwargs)
 
     # --- hooks (static; each takes the session and the actor) ---------------
@@ -320,98 +318,26 @@ def _csv_of(*, session: Session, cls: type[StaffTableState], actor: Actor, first
     return out.getvalue()
 
 
-# --- the handlers each concrete table gets ----------------------------------
+# --- the handlers each concrete table defines -------------------------------
 
-
-async def open_admin(self):
-    """Enter the table's page of /admin (administrators) and show its first page."""
-    return await self._load()
-
-
-async def open_secretary(self):
-    """Enter the table's page of /bbitamia (secretaries) and show its first page."""
-    return await self._load()
-
-
-async def search(self, form_data: dict):
-    """Search (the form's ``q``) from the first page."""
-    return await self._search(form_data)
-
-
-async def sort(self, key: str):
-    """Sort by a column (again: the other way); a key outside the spec's sortable columns sorts by default."""
-    return await self._sort(key)
-
-
-async def set_filter(self, key: str, value: str):
-    """Set one filter of the spec (a value it does not offer clears it)."""
-    return await self._set_filter(key, value)
-
-
-async def next_page(self):
-    """The next page of rows."""
-    return await self._next_page()
-
-
-async def prev_page(self):
-    """The previous page of rows."""
-    return await self._prev_page()
-
-
-def close_dialog(self, is_open: bool):
-    """Close the dialog (its open state changed to closed)."""
-    return self._close_dialog(is_open)
-
-
-async def open_create(self):
-    """Open the empty create dialog."""
-    return await self._open_create()
-
-
-async def open_edit(self, uid: str):
-    """Open the edit dialog of a row on the page."""
-    return await self._open_edit(uid)
-
-
-async def save(self, form_data: dict):
-    """Validate the dialog's form and create or update through the service."""
-    return await self._save(form_data)
-
-
-async def ask_delete(self, uid: str):
-    """Ask to confirm the deletion of a row on the page."""
-    return await self._ask_delete(uid)
-
-
-async def confirm_delete(self):
-    """Delete the row the confirmation asked about."""
-    return await self._confirm_delete()
-
-
-async def export_csv(self):
-    """Download every row of the current search and filters as CSV (administrators)."""
-    return await self._export_csv()
-
-
-# name -> (action whose profiles may call it, template). Each area's page opens with its own
-# opener, marked for that area's profile only (the route table checks it).
-_OPENERS: dict[str, tuple[ProfileId, Callable]] = {
-    "open_admin": (ADMIN, open_admin),
-    "open_secretary": (SECRETARY, open_secretary),
-}
-_HANDLERS: dict[str, tuple[str, Callable]] = {
-    "search": ("view", search),
-    "sort": ("view", sort),
-    "set_filter": ("view", set_filter),
-    "next_page": ("view", next_page),
-    "prev_page": ("view", prev_page),
-    "close_dialog": ("view", close_dialog),
-    "open_create": ("create", open_create),
-    "open_edit": ("edit", open_edit),
-    "save": ("save", save),
-    "ask_delete": ("delete", ask_delete),
-    "confirm_delete": ("delete", confirm_delete),
-    "export_csv": ("export", export_csv),
+# Handler name -> the action whose profiles may call it; an opener (the page's on_load) is called by its
+# area's profile only. Each concrete table defines exactly the handlers its spec lets someone call, each a
+# one-line method over the ``_`` method of the same name (``search`` -> ``_search``; the openers -> ``_load``).
+TABLE_HANDLERS: dict[str, ProfileId | str] = {
+    "open_admin": ADMIN,
+    "open_secretary": SECRETARY,
+    "search": "view",
+    "sort": "view",
+    "set_filter": "view",
+    "next_page": "view",
+    "prev_page": "view",
+    "close_dialog": "view",
+    "open_create": "create",
+    "open_edit": "edit",
+    "save": "save",
+    "ask_delete": "delete",
+    "confirm_delete": "delete",
+    "export_csv": "export",
 }
 
 
@@ -424,21 +350,25 @@ def handler_profiles(spec: TableSpec, action: str) -> tuple[ProfileId, ...]:
     return spec.profiles_for(action) if spec.offers(action) else ()
 
 
-def _install_handlers(cls: type) -> None:
-    """Write a fresh, ``@requires``-marked copy of each handler the spec offers into ``cls``."""
-    spec: TableSpec | None = cls.__dict__.get("_spec") or getattr(cls, "_spec", None)
+def _handler_profiles(spec: TableSpec, name: str) -> tuple[ProfileId, ...]:
+    action = TABLE_HANDLERS[name]
+    if isinstance(action, ProfileId):
+        return (action,) if action in spec.profiles else ()
+    return handler_profiles(spec, action)
+
+
+def _mark_handlers(cls: type) -> None:
+    """Mark each table handler ``cls`` defines ``@requires`` the profiles its spec allows (one marked by hand
+    stays as it is); a handler the spec lets nobody call, or one it offers that ``cls`` lacks, is a TypeError."""
+    spec: TableSpec | None = getattr(cls, "_spec", None)
     if spec is None:
         raise TypeError(f"{cls.__name__} needs a _spec")
-    marked: dict[str, tuple[ProfileId, ...]] = {
-        name: ((profile,) if profile in spec.profiles else ()) for name, (profile, _) in _OPENERS.items()
-    }
-    marked |= {name: handler_profiles(spec, action) for name, (action, _) in _HANDLERS.items()}
-    templates = {name: template for name, (_, template) in (_OPENERS | _HANDLERS).items()}
-    for name, profiles in marked.items():
-        if name in cls.__dict__ or not profiles:
-            continue
-        template = templates[name]
-        fn = FunctionType(template.__code__, template.__globals__, name, template.__defaults__, template.__closure__)
-        fn.__doc__, fn.__annotations__ = template.__doc__, dict(template.__annotations__)
-        fn.__qualname__, fn.__module__ = f"{cls.__name__}.{name}", cls.__module__
-        type.__setattr__(cls, name, requires(*profiles)(fn))
+    for name in TABLE_HANDLERS:
+        profiles, fn = _handler_profiles(spec, name), cls.__dict__.get(name)
+        if fn is None:
+            if profiles:
+                raise TypeError(f"{cls.__name__} lacks the handler {name}, which its spec offers")
+        elif not profiles:
+            raise TypeError(f"{cls.__name__}.{name}: its spec lets nobody call it")
+        elif not hasattr(fn, ACCESS_ATTR):
+            type.__setattr__(cls, name, requires(*profiles)(fn))
