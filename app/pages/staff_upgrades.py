@@ -8,6 +8,7 @@ from app.components.forms import date_field, form_alert, text_field, textarea_fi
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
+from app.models.listings import REASON_MAX
 from app.states.staff.upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
 
 S = StaffUpgradesState
@@ -84,7 +85,7 @@ def _approve_form() -> rx.Component:
 def _deny_form() -> rx.Component:
     return rx.el.form(
         textarea_field(
-            DENY_FORM, "Motivo (lo verá el anunciante)", "reason", errors=S.field_errors, max_length=1000, rows=4
+            DENY_FORM, "Motivo (lo verá el anunciante)", "reason", errors=S.field_errors, max_length=REASON_MAX, rows=4
         ),
         form_alert(S.error),
         _actions("Rechazar"),

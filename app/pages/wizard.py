@@ -18,6 +18,7 @@ from app.components.forms import (
     upload_hint,
 )
 from app.components.layout import guarded_content, page_frame
+from app.models.listings import DISPLAY_NAME_MAX, MAX_AGE
 from app.routes import ADVERTISER_HOME
 from app.services.listing_drafts import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.listing_form import STEP_BY_NUMBER, STEPS
@@ -226,8 +227,9 @@ def _category() -> rx.Component:
 def _about() -> rx.Component:
     return _step_form(
         4,
-        _text("Nombre del aviso", "display_name", max_length=60),
-        _text("Edad", "age", input_mode="numeric", max_length=3),
+        _text("Nombre del aviso", "display_name", max_length=DISPLAY_NAME_MAX),
+        # One digit more than the oldest age, so "100" reaches the rule that says why it is refused.
+        _text("Edad", "age", input_mode="numeric", max_length=len(str(MAX_AGE)) + 1),
         textarea_field(
             FORM,
             "Descripción",

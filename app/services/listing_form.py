@@ -27,6 +27,7 @@ from app.core.phone import normalize_chilean_mobile
 from app.core.rut import format_rut, is_valid_rut
 from app.core.text import slugify
 from app.models import Section
+from app.models.listings import ADULT_AGE, DESCRIPTION_MAX, DISPLAY_NAME_MAX, MAX_AGE
 
 
 @dataclass(frozen=True)
@@ -51,15 +52,11 @@ STEP_BY_NUMBER = {step.number: step for step in STEPS}
 PHOTO_STEP = 7
 SEND_STEP = 9
 
-ADULT_AGE = 18
-MAX_AGE = 99
 MAX_SERVICES = 20
 MIN_PRICE = 1_000
 MAX_PRICE = 10_000_000
 MAX_VISIT_DAYS = 60
-DISPLAY_NAME_MAX = 60
 DESCRIPTION_MIN = 30
-DESCRIPTION_MAX = 4000
 PASSPORT = re.compile(r"[A-Z0-9]{5,20}")
 HOUR_RANGE = re.compile(r"([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]|24):([0-5]\d)")
 WEEKDAYS: tuple[tuple[str, str], ...] = (

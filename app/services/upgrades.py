@@ -40,6 +40,7 @@ from app.models import (
     User,
     utc_now,
 )
+from app.models.listings import REASON_MAX
 from app.services import notices
 from app.services.listing_lifecycle import owner_statuses
 from app.services.listings import clock
@@ -400,8 +401,8 @@ def approve_upgrade(
 def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reason: str) -> None:
     """An administrator denies a requested upgrade; ``reason`` is required and shown to the owner; audited."""
     ensure_upgrade_reviewer(session, reviewer_uid)
-    if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > 1000:
-        raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
+    if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > REASON_MAX:
+        raise InvalidInputError(f"Indica el motivo del rechazo (hasta {REASON_MAX} caracteres).", field="reason")
     upgrade = _pending_upgrade(session, upgrade_uid)
     before = audit.snapshot(upgrade)
     upgrade.status = UpgradeStatus.RECHAZADA
