@@ -157,6 +157,8 @@ MAX_AGE = 99
 PHONE_MAX = 30
 REASON_MAX = 1000
 """The reason staff give the owner when they reject a listing, an edit, a badge or an upgrade."""
+PAYMENT_REFERENCE_MAX = 80
+"""The reference of the payment staff confirmed for an upgrade."""
 
 
 class ListingBase(SQLModel):
@@ -498,7 +500,9 @@ class ListingUpgrade(EnumColumns, ListingUpgradeBase, table=True):
     )
     amount_clp: int = Field(ge=0)
     reviewer_uid: str | None = Field(default=None, foreign_key="usuarios.uid", max_length=40)
-    payment_reference: str = Field(default="", max_length=80, description="The payment staff confirmed.")
+    payment_reference: str = Field(
+        default="", max_length=PAYMENT_REFERENCE_MAX, description="The payment staff confirmed."
+    )
     payment_code: str = Field(
         default_factory=new_payment_code,
         max_length=9,

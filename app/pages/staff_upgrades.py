@@ -8,7 +8,7 @@ from app.components.forms import date_field, form_alert, text_field, textarea_fi
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
-from app.models.listings import REASON_MAX
+from app.models.listings import PAYMENT_REFERENCE_MAX, REASON_MAX
 from app.states.staff.upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
 
 S = StaffUpgradesState
@@ -71,7 +71,13 @@ def _approve_form() -> rx.Component:
         ),
         _day("Primer día", "starts_on", S.starts_on),
         _day("Último día", "ends_on", S.ends_on),
-        text_field(APPROVE_FORM, "Referencia del pago", "payment_reference", errors=S.field_errors, max_length=80),
+        text_field(
+            APPROVE_FORM,
+            "Referencia del pago",
+            "payment_reference",
+            errors=S.field_errors,
+            max_length=PAYMENT_REFERENCE_MAX,
+        ),
         form_alert(S.error),
         _actions("Aprobar"),
         on_submit=S.approve,

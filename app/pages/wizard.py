@@ -18,6 +18,7 @@ from app.components.forms import (
     upload_hint,
 )
 from app.components.layout import guarded_content, page_frame
+from app.models.advertisers import PASSPORT_MAX, RUT_MAX
 from app.models.listings import DISPLAY_NAME_MAX, MAX_AGE
 from app.routes import ADVERTISER_HOME
 from app.services.listing_drafts import IDENTITY_PENDING, IDENTITY_REVIEWED
@@ -200,8 +201,8 @@ def _identity() -> rx.Component:
             rx.fragment(),
         ),
         _choices("Documento", "document", [["rut", "RUT chileno"], ["pasaporte", "Pasaporte"]]),
-        _text("RUT", "rut", placeholder="12.345.678-5", max_length=12),
-        _text("Número de pasaporte", "passport", max_length=20),
+        _text("RUT", "rut", placeholder="12.345.678-5", max_length=RUT_MAX),
+        _text("Número de pasaporte", "passport", max_length=PASSPORT_MAX),
         _date("Fecha de nacimiento", "birth_date"),
         _select("Nacionalidad", "nationality", WizardState.nationalities),
     )

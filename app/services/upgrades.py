@@ -40,7 +40,7 @@ from app.models import (
     User,
     utc_now,
 )
-from app.models.listings import REASON_MAX
+from app.models.listings import PAYMENT_REFERENCE_MAX, REASON_MAX
 from app.services import notices
 from app.services.listing_lifecycle import owner_statuses
 from app.services.listings import clock
@@ -349,9 +349,14 @@ def approve_upgrade(
     period started. ``payment_reference`` (the receipt checked) is required and kept with the reviewer; audited.
     """
     ensure_upgrade_reviewer(session, reviewer_uid)
-    if not isinstance(payment_reference, str) or not payment_reference.strip() or len(payment_reference.strip()) > 80:
+    if (
+        not isinstance(payment_reference, str)
+        or not payment_reference.strip()
+        or len(payment_reference.strip()) > PAYMENT_REFERENCE_MAX
+    ):
         raise InvalidInputError(
-            "Indica la referencia del pago que confirmaste (hasta 80 caracteres).", field="payment_reference"
+            f"Indica la referencia del pago que confirmaste (hasta {PAYMENT_REFERENCE_MAX} caracteres).",
+            field="payment_reference",
         )
     for name, value in (("starts_at", starts_at), ("ends_at", ends_at)):
         if not isinstance(value, datetime) or value.utcoffset() is None:

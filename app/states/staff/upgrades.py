@@ -13,7 +13,7 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.core.dates import typed_day
+from app.core.dates import CALENDAR_DAY_CHARS, typed_day
 from app.models import UpgradeStatus
 from app.services import upgrades
 from app.services.staff import upgrades as staff_upgrades
@@ -103,7 +103,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
     def pick_day(self, field: str, value: str):
         """Write a day chosen in the calendar (YYYY-MM-DD) into its field as día-mes-año."""
         if field in ("starts_on", "ends_on") and isinstance(value, str):
-            setattr(self, field, typed_day(value[:10]))
+            setattr(self, field, typed_day(value[:CALENDAR_DAY_CHARS]))
 
     async def _decide(self, fn, fields: tuple[str, ...], success: str, **kwargs):
         if not self.decision_uid:
