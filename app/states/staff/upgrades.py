@@ -15,7 +15,9 @@ from sqlmodel import Session
 from app.core.actor import Actor
 from app.core.dates import CALENDAR_DAY_CHARS, typed_day
 from app.models import UpgradeStatus
+from app.models.listings import PAYMENT_REFERENCE_MAX, REASON_MAX
 from app.services import upgrades
+from app.services.listing_form import DAY_TYPED_MAX
 from app.services.staff import upgrades as staff_upgrades
 from app.services.staff.shared import TableQuery
 from app.services.staff.table_spec import ADMIN, TableSpec
@@ -122,14 +124,17 @@ class StaffUpgradesState(StaffTableState, rx.State):
     async def approve(self, form_data: dict):
         """Approve the open request for the days typed (día-mes-año, both included) and the payment checked."""
         data = form_data if isinstance(form_data, dict) else {}
-        self.starts_on, self.ends_on = _text(data.get("starts_on"), 20), _text(data.get("ends_on"), 20)
+        self.starts_on, self.ends_on = (
+            _text(data.get("starts_on"), DAY_TYPED_MAX),
+            _text(data.get("ends_on"), DAY_TYPED_MAX),
+        )
         return await self._decide(
             staff_upgrades.approve_request,
             APPROVE_FIELDS,
             "Aprobaste la mejora.",
             starts_on=self.starts_on,
             ends_on=self.ends_on,
-            payment_reference=_text(data.get("payment_reference"), 200),
+            payment_reference=_text(data.get("payment_reference"), PAYMENT_REFERENCE_MAX + 1),
         )
 
     @requires(ADMIN)
@@ -137,5 +142,8 @@ class StaffUpgradesState(StaffTableState, rx.State):
         """Deny the open request with the reason the advertiser will read."""
         data = form_data if isinstance(form_data, dict) else {}
         return await self._decide(
-            upgrades.deny_upgrade, DENY_FIELDS, "Rechazaste la mejora.", reason=_text(data.get("reason"), 2000)
+            upgrades.deny_upgrade,
+            DENY_FIELDS,
+            "Rechazaste la mejora.",
+            reason=_text(data.get("reason"), REASON_MAX + 1),
         )
