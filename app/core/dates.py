@@ -99,6 +99,7 @@ def _render(token: re.Match[str], moment: datetime) -> str:
 # ``parse_date`` reads it back, and year first ("1996/04/12") as well.
 TYPED_DAY_PATTERN = "DD-MM-YYYY"
 TYPED_DAY_MASK = "dd-mm-aaaa"
+CALENDAR_DAY_CHARS = len("1996-04-12")  # a day as a date picker sends it
 
 
 def typed_day(value: object) -> str:

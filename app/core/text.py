@@ -6,6 +6,7 @@ import math
 import re
 import unicodedata
 
+EMAIL_MAX = 254  # characters of an e-mail address (RFC 5321): every column and field that holds one
 _EMAIL = re.compile(r"[^\s@]+@[^\s@]+\.[^\s@]+")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 

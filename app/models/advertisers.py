@@ -21,7 +21,11 @@ from datetime import date, datetime
 
 from sqlmodel import Field, SQLModel
 
+from app.core.text import EMAIL_MAX
 from app.models.base import new_uid, utc_now
+
+RUT_MAX = 12  # a formatted RUT, "12.345.678-5"
+PASSPORT_MAX = 20
 
 
 class Agency(SQLModel, table=True):
@@ -32,7 +36,7 @@ class Agency(SQLModel, table=True):
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
     name: str = Field(max_length=120)
     category_uid: str | None = Field(default=None, foreign_key="categoria_agencia.uid", max_length=40)
-    email: str = Field(default="", max_length=254)
+    email: str = Field(default="", max_length=EMAIL_MAX)
     phone: str = Field(default="", max_length=30)
     activo: bool = True
     created_at: datetime = Field(default_factory=utc_now)
@@ -49,16 +53,18 @@ class Advertiser(SQLModel, table=True):
     agency_uid: str | None = Field(default=None, foreign_key="agencia.uid", max_length=40)
     type_uid: str | None = Field(default=None, foreign_key="tipo_profesor.uid", max_length=40)
     display_name: str = Field(max_length=80)
-    rut: str | None = Field(default=None, max_length=12, description="Formatted RUT, checked.")
-    passport: str | None = Field(default=None, max_length=20, description="Foreign advertisers, instead of a RUT.")
+    rut: str | None = Field(default=None, max_length=RUT_MAX, description="Formatted RUT, checked.")
+    passport: str | None = Field(
+        default=None, max_length=PASSPORT_MAX, description="Foreign advertisers, instead of a RUT."
+    )
     nationality: str = Field(default="", max_length=60)
     birth_date: date = Field(description="Must make the advertiser 18 or older.")
     phone: str = Field(default="", max_length=30)
     consent_at: datetime | None = Field(default=None, description="Agreement accepted at.")
     verified: bool = False
     identity_reviewed_at: datetime | None = Field(default=None, description="Staff approved the identity at.")
-    pending_rut: str | None = Field(default=None, max_length=12)
-    pending_passport: str | None = Field(default=None, max_length=20)
+    pending_rut: str | None = Field(default=None, max_length=RUT_MAX)
+    pending_passport: str | None = Field(default=None, max_length=PASSPORT_MAX)
     pending_nationality: str | None = Field(default=None, max_length=60)
     pending_birth_date: date | None = None
     identity_pending_at: datetime | None = Field(default=None, description="A change of a reviewed identity waits.")

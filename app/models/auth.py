@@ -11,6 +11,7 @@ from enum import StrEnum
 
 from sqlmodel import Field, SQLModel
 
+from app.core.text import EMAIL_MAX
 from app.models.base import new_uid, utc_now
 
 
@@ -53,7 +54,7 @@ class LocalCredential(SQLModel, table=True):
     __tablename__ = "credencial_local"
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
-    email: str = Field(max_length=254, unique=True, index=True)
+    email: str = Field(max_length=EMAIL_MAX, unique=True, index=True)
     password_hash: str = Field(max_length=255)
     email_verified: bool = False
     disabled: bool = False
@@ -77,7 +78,9 @@ class ActionCode(SQLModel, table=True):
     code_hash: str = Field(primary_key=True, max_length=64, description="SHA-256 hex of the code.")
     credential_uid: str = Field(foreign_key="credencial_local.uid", ondelete="CASCADE", index=True, max_length=40)
     purpose: str = Field(max_length=20)
-    new_email: str | None = Field(default=None, max_length=254, description="CHANGE_EMAIL: the address to change to.")
+    new_email: str | None = Field(
+        default=None, max_length=EMAIL_MAX, description="CHANGE_EMAIL: the address to change to."
+    )
     created_at: datetime = Field(default_factory=utc_now)
     expires_at: datetime
     used_at: datetime | None = None

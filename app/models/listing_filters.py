@@ -29,7 +29,7 @@ from sqlmodel import col
 
 from app.core.geo import Commune, city_communes
 from app.core.money import format_currency, parse_clp
-from app.models.listings import Listing, offers_service
+from app.models.listings import ADULT_AGE, MAX_AGE, Listing, offers_service
 
 COMMUNE_PARAM = "comuna"
 PRICE_MIN_PARAM = "precio_min"
@@ -40,8 +40,8 @@ SERVICE_PARAM = "servicio"
 FILTER_PARAMS = (COMMUNE_PARAM, PRICE_MIN_PARAM, PRICE_MAX_PARAM, AGE_MIN_PARAM, AGE_MAX_PARAM, SERVICE_PARAM)
 
 MAX_PRICE_CLP = 99_999_999
-MIN_AGE, MAX_AGE = 18, 99
 MAX_SERVICES = 8
+MAX_FILTER_VALUE = 12  # characters of one typed value; longer is not a price, an age or a commune
 # Longer query strings are not ours: only this much of one is read.
 MAX_QUERY_CHARS = 1024
 # An age as typed: ASCII digits (str.isdigit() and int() would also take "١٢" or "1_000"), perhaps "años".
@@ -50,7 +50,7 @@ _SLUG = TypeAdapter(Annotated[str, Field(pattern=r"^[a-z0-9-]{1,60}$")])
 
 PRICE_MESSAGE = "Escribe la tarifa en pesos, por ejemplo 130.000 o 130 mil."
 PRICE_TOO_HIGH_MESSAGE = f"La tarifa puede ser de hasta {format_currency(MAX_PRICE_CLP)}."
-AGE_MESSAGE = f"Escribe la edad en años, entre {MIN_AGE} y {MAX_AGE}."
+AGE_MESSAGE = f"Escribe la edad en años, entre {ADULT_AGE} y {MAX_AGE}."
 RANGE_MESSAGE = "«Hasta» no puede ser menos que «Desde»."
 
 
@@ -68,7 +68,7 @@ def read_price(text: str) -> int:
 def read_age(text: str) -> int:
     """An age in years as typed ("25", "25 años"); ValueError with a Spanish message."""
     match = _AGE_TEXT.fullmatch(text.strip())
-    if match is None or not MIN_AGE <= int(match[1]) <= MAX_AGE:
+    if match is None or not ADULT_AGE <= int(match[1]) <= MAX_AGE:
         raise ValueError(AGE_MESSAGE)
     return int(match[1])
 

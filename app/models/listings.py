@@ -147,22 +147,36 @@ OWNER_ACTIONS: dict[str, frozenset[ListingStatus]] = {
 }
 
 
+# A listing's limits, in one place: the columns below, the wizard's rules (services/listing_form.py), the staff
+# form and the pages' ``max_length`` all read these.
+DISPLAY_NAME_MAX = 60
+COMMUNE_MAX = 60
+DESCRIPTION_MAX = 4000
+ADULT_AGE = 18
+MAX_AGE = 99
+PHONE_MAX = 30
+REASON_MAX = 1000
+"""The reason staff give the owner when they reject a listing, an edit, a badge or an upgrade."""
+PAYMENT_REFERENCE_MAX = 80
+"""The reference of the payment staff confirmed for an upgrade."""
+
+
 class ListingBase(SQLModel):
     """What an advertiser writes about a listing (the wizard's fields)."""
 
     section: Section = Section.MUJERES
     city_slug: str = Field(max_length=40)
-    commune: str = Field(default="", max_length=60)
+    commune: str = Field(default="", max_length=COMMUNE_MAX)
     tier_uid: str = Field(max_length=40)
-    display_name: str = Field(max_length=60)
-    age: int = Field(ge=18, le=99)
-    description: str = Field(default="", max_length=4000)
+    display_name: str = Field(max_length=DISPLAY_NAME_MAX)
+    age: int = Field(ge=ADULT_AGE, le=MAX_AGE)
+    description: str = Field(default="", max_length=DESCRIPTION_MAX)
     price_hour_clp: int = Field(ge=0)
     price_half_hour_clp: int | None = Field(default=None, ge=0)
     price_two_hours_clp: int | None = Field(default=None, ge=0)
     price_night_clp: int | None = Field(default=None, ge=0)
-    phone: str = Field(default="", max_length=30)
-    whatsapp: str = Field(default="", max_length=30)
+    phone: str = Field(default="", max_length=PHONE_MAX)
+    whatsapp: str = Field(default="", max_length=PHONE_MAX)
     has_video: bool = False
     porn_actress: bool = False
     curvy: bool = False
@@ -263,9 +277,9 @@ class Listing(EnumColumns, ListingBase, table=True):
     base_tier_uid: str | None = Field(
         default=None, foreign_key="categoria_profesor.uid", max_length=40, description="The advertiser's own tier."
     )
-    display_name: str | None = Field(default=None, max_length=60)  # type: ignore[assignment]
+    display_name: str | None = Field(default=None, max_length=DISPLAY_NAME_MAX)  # type: ignore[assignment]
     name_slug: str | None = Field(default=None, max_length=60)
-    age: int | None = Field(default=None, ge=18, le=99)  # type: ignore[assignment]
+    age: int | None = Field(default=None, ge=ADULT_AGE, le=MAX_AGE)  # type: ignore[assignment]
     price_hour_clp: int | None = Field(default=None, ge=0)  # type: ignore[assignment]
     description: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     schedule: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
@@ -307,17 +321,17 @@ class ListingUpdate(SQLModel):
 
     section: Section | None = None
     city_slug: str | None = Field(default=None, max_length=40)
-    commune: str | None = Field(default=None, max_length=60)
+    commune: str | None = Field(default=None, max_length=COMMUNE_MAX)
     tier_uid: str | None = Field(default=None, max_length=40)
-    display_name: str | None = Field(default=None, max_length=60)
-    age: int | None = Field(default=None, ge=18, le=99)
-    description: str | None = Field(default=None, max_length=4000)
+    display_name: str | None = Field(default=None, max_length=DISPLAY_NAME_MAX)
+    age: int | None = Field(default=None, ge=ADULT_AGE, le=MAX_AGE)
+    description: str | None = Field(default=None, max_length=DESCRIPTION_MAX)
     price_hour_clp: int | None = Field(default=None, ge=0)
     price_half_hour_clp: int | None = Field(default=None, ge=0)
     price_two_hours_clp: int | None = Field(default=None, ge=0)
     price_night_clp: int | None = Field(default=None, ge=0)
-    phone: str | None = Field(default=None, max_length=30)
-    whatsapp: str | None = Field(default=None, max_length=30)
+    phone: str | None = Field(default=None, max_length=PHONE_MAX)
+    whatsapp: str | None = Field(default=None, max_length=PHONE_MAX)
     has_video: bool | None = None
     porn_actress: bool | None = None
     curvy: bool | None = None
@@ -438,7 +452,7 @@ class ListingReview(EnumColumns, SQLModel, table=True):
     decision: ReviewDecision = Field(
         default=ReviewDecision.PENDIENTE, sa_type=EnumString(ReviewDecision, 12), nullable=False
     )
-    reason: str = Field(default="", max_length=1000)
+    reason: str = Field(default="", max_length=REASON_MAX)
     created_at: datetime = Field(default_factory=utc_now)
     decided_at: datetime | None = None
 
@@ -486,14 +500,16 @@ class ListingUpgrade(EnumColumns, ListingUpgradeBase, table=True):
     )
     amount_clp: int = Field(ge=0)
     reviewer_uid: str | None = Field(default=None, foreign_key="usuarios.uid", max_length=40)
-    payment_reference: str = Field(default="", max_length=80, description="The payment staff confirmed.")
+    payment_reference: str = Field(
+        default="", max_length=PAYMENT_REFERENCE_MAX, description="The payment staff confirmed."
+    )
     payment_code: str = Field(
         default_factory=new_payment_code,
         max_length=9,
         unique=True,
         description="The reference the advertiser pays with (K7QM-4RTX); staff match payments by it.",
     )
-    reason: str = Field(default="", max_length=1000, description="Why staff denied it (shown to the owner).")
+    reason: str = Field(default="", max_length=REASON_MAX, description="Why staff denied it (shown to the owner).")
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
 
@@ -579,7 +595,7 @@ class ListingVerification(EnumColumns, SQLModel, table=True):
     status: VerificationStatus = Field(
         default=VerificationStatus.SOLICITADA, sa_type=EnumString(VerificationStatus, 12), nullable=False
     )
-    reason: str = Field(default="", max_length=1000)
+    reason: str = Field(default="", max_length=REASON_MAX)
     reviewer_uid: str | None = Field(default=None, foreign_key="usuarios.uid", max_length=40)
     created_at: datetime = Field(default_factory=utc_now)
     decided_at: datetime | None = None

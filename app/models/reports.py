@@ -12,6 +12,7 @@ from enum import StrEnum
 from sqlalchemy import Column, Text
 from sqlmodel import Field, SQLModel
 
+from app.core.text import EMAIL_MAX
 from app.models.base import new_uid, utc_now
 
 
@@ -45,7 +46,7 @@ class Report(SQLModel, table=True):
     kind: str = Field(max_length=30)
     listing_uid: str | None = Field(default=None, foreign_key="publicacion.uid", max_length=40)
     message: str = Field(sa_column=Column(Text, nullable=False))
-    contact: str = Field(default="", max_length=254)
+    contact: str = Field(default="", max_length=EMAIL_MAX)  # an e-mail address or a phone number
     status: str = Field(default=ReportStatus.NUEVO, max_length=12, index=True)
     client_hash: str = Field(default="", max_length=64, index=True)
     staff_notes: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))

@@ -14,8 +14,11 @@ from enum import StrEnum
 from pydantic import field_validator
 from sqlmodel import Field, SQLModel
 
-from app.core.text import is_valid_email
+from app.core.text import EMAIL_MAX, is_valid_email
 from app.models.base import new_uid, utc_now
+
+USER_NAME_MAX = 80
+"""A user's display name ("Nombre o apodo"): its columns and the sign-up form."""
 
 
 class ProfileId(StrEnum):
@@ -78,8 +81,8 @@ def _checked_email(value: str | None) -> str | None:
 
 
 class UserBase(SQLModel):
-    email: str = Field(max_length=254, description="Stored lower-cased; unique.")
-    display_name: str = Field(default="", max_length=80)
+    email: str = Field(max_length=EMAIL_MAX, description="Stored lower-cased; unique.")
+    display_name: str = Field(default="", max_length=USER_NAME_MAX)
     profile_uid: str = Field(foreign_key="perfil_usuario.uid", max_length=40, index=True)
     activo: bool = True
 
@@ -90,7 +93,7 @@ class User(UserBase, table=True):
     __tablename__ = "usuarios"
 
     uid: str = Field(default_factory=new_uid, primary_key=True, max_length=40)
-    email: str = Field(max_length=254, unique=True, index=True)
+    email: str = Field(max_length=EMAIL_MAX, unique=True, index=True)
     ban: bool = Field(
         default=False, description="Banned: signed out, listings hidden (publicacion.owner_hidden, by trigger)."
     )
@@ -111,8 +114,8 @@ class UserCreate(UserBase):
 class UserUpdate(SQLModel):
     """Merge-update: only the fields that are set are written."""
 
-    email: str | None = Field(default=None, max_length=254)
-    display_name: str | None = Field(default=None, max_length=80)
+    email: str | None = Field(default=None, max_length=EMAIL_MAX)
+    display_name: str | None = Field(default=None, max_length=USER_NAME_MAX)
     profile_uid: str | None = Field(default=None, max_length=40)
     activo: bool | None = None
     ban: bool | None = None

@@ -7,6 +7,7 @@ import reflex as rx
 from app.components.forms import form_alert, password_field, text_field
 from app.components.layout import page_frame
 from app.identity.provider import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
+from app.models.users import USER_NAME_MAX
 from app.routes import LOGIN
 from app.states.account import AccountActionState, LoginState
 from app.states.forms import FormState
@@ -83,7 +84,7 @@ def sign_up_form() -> rx.Component:
             "Nombre o apodo (opcional)",
             "display_name",
             auto_complete="nickname",
-            max_length=80,
+            max_length=USER_NAME_MAX,
             errors=LoginState.field_errors,
             on_clear=LoginState.clear_field_error,
         ),

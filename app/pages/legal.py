@@ -7,6 +7,7 @@ import reflex as rx
 from app.components.forms import form_alert, select_field, text_field, textarea_field
 from app.components.layout import page_frame
 from app.content.legal import LegalPage
+from app.core.text import EMAIL_MAX
 from app.routes import REPORT_SLUG
 from app.services.reports import MESSAGE_MAX
 from app.states.report import KIND_OPTIONS, ReportState
@@ -65,7 +66,7 @@ def report_form() -> rx.Component:
                 "contact",
                 errors=errors,
                 on_clear=clear,
-                max_length=254,
+                max_length=EMAIL_MAX,
                 auto_complete="on",  # an e-mail address or a phone number: no one token names both
             ),
             rx.el.div(

@@ -6,6 +6,7 @@ import reflex as rx
 
 from app.components.forms import form_alert, password_field, text_field
 from app.components.layout import guarded_content, page_frame
+from app.core.text import EMAIL_MAX
 from app.identity.provider import MAX_PASSWORD_LENGTH
 from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES, FAVOURITES
 from app.states.account import PasswordDialogState
@@ -100,7 +101,7 @@ def _email_form() -> rx.Component:
             type_="email",
             auto_complete="email",
             required=True,
-            max_length=254,
+            max_length=EMAIL_MAX,
             errors=EmailChangeState.field_errors,
             on_clear=EmailChangeState.clear_field_error,
         ),

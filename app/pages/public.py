@@ -17,12 +17,13 @@ from app.models.listing_filters import (
     AGE_MAX_PARAM,
     AGE_MIN_PARAM,
     COMMUNE_PARAM,
+    MAX_FILTER_VALUE,
     PRICE_MAX_PARAM,
     PRICE_MIN_PARAM,
     SERVICE_PARAM,
 )
 from app.routes import ALL_SEGMENT, REPORT_LISTING_PARAM, REPORT_PATH
-from app.states.public import FILTER_FORM, MAX_FILTER_VALUE, AgeGateState, DirectoryState, TierGroup
+from app.states.public import FILTER_FORM, AgeGateState, DirectoryState, TierGroup
 
 # The tab of a city's every listing, and the hidden h2 over its cards, whose names are h3 (no tier headings
 # there); the first screen in the document (app.web.preview) shows the same.

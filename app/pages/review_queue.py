@@ -9,9 +9,9 @@ import reflex as rx
 from app.components.forms import form_alert
 from app.components.staff_layout import staff_frame
 from app.models import ProfileId
+from app.models.listings import REASON_MAX
 from app.services.identity_review import STATUS_CHANGED as IDENTITY_CHANGED
 from app.services.identity_review import STATUS_NEW as IDENTITY_NEW
-from app.services.staff.reviews import REASON_MAX
 from app.states.areas import AreaState
 from app.states.staff.review_queue import ReviewQueueState
 

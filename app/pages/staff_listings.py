@@ -11,6 +11,7 @@ from app.components.forms import form_alert
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
+from app.models.listings import REASON_MAX
 from app.states.staff.listings import StaffListingsState
 
 REASON_ID = "despublicar-motivo"
@@ -42,7 +43,7 @@ def _unpublish_dialog() -> rx.Component:
             rx.el.form(
                 rx.el.div(
                     rx.el.label("Motivo", html_for=REASON_ID),
-                    rx.el.textarea(id=REASON_ID, name="reason", required=True, max_length=1000),
+                    rx.el.textarea(id=REASON_ID, name="reason", required=True, max_length=REASON_MAX),
                     class_name="field",
                 ),
                 form_alert(state.unpublish_error),

@@ -8,6 +8,7 @@ from app.components.forms import date_field, form_alert, text_field, textarea_fi
 from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import ProfileId
+from app.models.listings import PAYMENT_REFERENCE_MAX, REASON_MAX
 from app.states.staff.upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
 
 S = StaffUpgradesState
@@ -70,7 +71,13 @@ def _approve_form() -> rx.Component:
         ),
         _day("Primer día", "starts_on", S.starts_on),
         _day("Último día", "ends_on", S.ends_on),
-        text_field(APPROVE_FORM, "Referencia del pago", "payment_reference", errors=S.field_errors, max_length=80),
+        text_field(
+            APPROVE_FORM,
+            "Referencia del pago",
+            "payment_reference",
+            errors=S.field_errors,
+            max_length=PAYMENT_REFERENCE_MAX,
+        ),
         form_alert(S.error),
         _actions("Aprobar"),
         on_submit=S.approve,
@@ -84,7 +91,7 @@ def _approve_form() -> rx.Component:
 def _deny_form() -> rx.Component:
     return rx.el.form(
         textarea_field(
-            DENY_FORM, "Motivo (lo verá el anunciante)", "reason", errors=S.field_errors, max_length=1000, rows=4
+            DENY_FORM, "Motivo (lo verá el anunciante)", "reason", errors=S.field_errors, max_length=REASON_MAX, rows=4
         ),
         form_alert(S.error),
         _actions("Rechazar"),

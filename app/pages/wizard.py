@@ -18,6 +18,8 @@ from app.components.forms import (
     upload_hint,
 )
 from app.components.layout import guarded_content, page_frame
+from app.models.advertisers import PASSPORT_MAX, RUT_MAX
+from app.models.listings import DISPLAY_NAME_MAX, MAX_AGE
 from app.routes import ADVERTISER_HOME
 from app.services.listing_drafts import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.listing_form import STEP_BY_NUMBER, STEPS
@@ -199,8 +201,8 @@ def _identity() -> rx.Component:
             rx.fragment(),
         ),
         _choices("Documento", "document", [["rut", "RUT chileno"], ["pasaporte", "Pasaporte"]]),
-        _text("RUT", "rut", placeholder="12.345.678-5", max_length=12),
-        _text("Número de pasaporte", "passport", max_length=20),
+        _text("RUT", "rut", placeholder="12.345.678-5", max_length=RUT_MAX),
+        _text("Número de pasaporte", "passport", max_length=PASSPORT_MAX),
         _date("Fecha de nacimiento", "birth_date"),
         _select("Nacionalidad", "nationality", WizardState.nationalities),
     )
@@ -226,8 +228,9 @@ def _category() -> rx.Component:
 def _about() -> rx.Component:
     return _step_form(
         4,
-        _text("Nombre del aviso", "display_name", max_length=60),
-        _text("Edad", "age", input_mode="numeric", max_length=3),
+        _text("Nombre del aviso", "display_name", max_length=DISPLAY_NAME_MAX),
+        # One digit more than the oldest age, so "100" reaches the rule that says why it is refused.
+        _text("Edad", "age", input_mode="numeric", max_length=len(str(MAX_AGE)) + 1),
         textarea_field(
             FORM,
             "Descripción",

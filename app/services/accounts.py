@@ -38,12 +38,13 @@ from app.core.errors import (
     NotFoundError,
     validated_input,
 )
-from app.core.text import is_valid_email, mask_email
+from app.core.text import EMAIL_MAX, is_valid_email, mask_email
 from app.db import Transaction, commit, transaction
 from app.identity import sessions, throttle
 from app.identity.errors import AuthError
 from app.identity.provider import Identity, IdentityProvider, check_password_rules, normalized_email
 from app.models import STAFF_PROFILES, ProfileId, User, UserPublic, utc_now
+from app.models.users import USER_NAME_MAX
 from app.services import users
 from app.services.mail import MailError, queue_email
 from app.settings import Settings, get_settings
@@ -56,8 +57,8 @@ SELF_SERVICE_PROFILES = (ProfileId.CLIENTE, ProfileId.PROFESOR)
 class SignUpInput(BaseModel):
     """The sign-up form."""
 
-    email: str = Field(max_length=254)
-    display_name: str = Field(default="", max_length=80)
+    email: str = Field(max_length=EMAIL_MAX)
+    display_name: str = Field(default="", max_length=USER_NAME_MAX)
     password: str  # length and strength: check_password_rules (weak-password)
     password_confirm: str
     profile: str
@@ -329,7 +330,7 @@ def request_email_change(
     if user is None:
         raise AuthError("user-not-found")
     wanted = (new_email or "").strip().lower() if isinstance(new_email, str) else ""
-    if not is_valid_email(wanted) or len(wanted) > 254:
+    if not is_valid_email(wanted) or len(wanted) > EMAIL_MAX:
         raise InvalidInputError("El correo electrónico no es válido.", field="new_email")
     if wanted == user.email:
         raise InvalidInputError("Ese ya es tu correo.", field="new_email")

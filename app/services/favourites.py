@@ -28,8 +28,8 @@ from app.core.actor import Actor
 from app.core.errors import ConflictError, InvalidInputError
 from app.db import transaction
 from app.models import Favourite, FavouritesInAccount, Listing, ListingCard, utc_now
+from app.models.listings import DISPLAY_NAME_MAX
 from app.services import listings
-from app.services.listing_form import DISPLAY_NAME_MAX
 
 # How many favourites one list holds (device or account): far more than anyone keeps, small enough for one query.
 MAX_FAVOURITES = 200

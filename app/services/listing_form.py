@@ -27,6 +27,8 @@ from app.core.phone import normalize_chilean_mobile
 from app.core.rut import format_rut, is_valid_rut
 from app.core.text import slugify
 from app.models import Section
+from app.models.advertisers import PASSPORT_MAX
+from app.models.listings import ADULT_AGE, DESCRIPTION_MAX, DISPLAY_NAME_MAX, MAX_AGE
 
 
 @dataclass(frozen=True)
@@ -51,16 +53,16 @@ STEP_BY_NUMBER = {step.number: step for step in STEPS}
 PHOTO_STEP = 7
 SEND_STEP = 9
 
-ADULT_AGE = 18
-MAX_AGE = 99
 MAX_SERVICES = 20
 MIN_PRICE = 1_000
 MAX_PRICE = 10_000_000
 MAX_VISIT_DAYS = 60
-DISPLAY_NAME_MAX = 60
 DESCRIPTION_MIN = 30
-DESCRIPTION_MAX = 4000
-PASSPORT = re.compile(r"[A-Z0-9]{5,20}")
+PASSPORT = re.compile(rf"[A-Z0-9]{{5,{PASSPORT_MAX}}}")
+# Characters of a typed RUT, passport or day the rules read: room for the dots, dashes and spaces people type.
+RUT_TYPED_MAX = 20
+PASSPORT_TYPED_MAX = 40
+DAY_TYPED_MAX = 20
 HOUR_RANGE = re.compile(r"([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]|24):([0-5]\d)")
 WEEKDAYS: tuple[tuple[str, str], ...] = (
     ("lun", "Lunes"),
@@ -138,7 +140,7 @@ def _unreadable_date(text: str) -> str:
 
 
 def _day(values: Mapping[str, Any], field: str, required: bool) -> date | None:
-    text = _text(values, field, 20)
+    text = _text(values, field, DAY_TYPED_MAX)
     if not text:
         if required:
             raise _fail(field, "Indica la fecha, por ejemplo 12-04-1996.")
@@ -185,7 +187,7 @@ class CleanStep:
 
 
 def _rut(values: Mapping[str, Any]) -> str:
-    rut = _text(values, "rut", 20)
+    rut = _text(values, "rut", RUT_TYPED_MAX)
     if not rut:
         raise _fail("rut", "Escribe tu RUT.")
     if not is_valid_rut(rut):
@@ -194,7 +196,7 @@ def _rut(values: Mapping[str, Any]) -> str:
 
 
 def _passport(values: Mapping[str, Any]) -> str:
-    passport = re.sub(r"[\s.-]", "", _text(values, "passport", 40)).upper()
+    passport = re.sub(r"[\s.-]", "", _text(values, "passport", PASSPORT_TYPED_MAX)).upper()
     if not passport:
         raise _fail("passport", "Escribe tu número de pasaporte.")
     if not passport.isascii() or not passport.isalnum():

@@ -41,6 +41,7 @@ from app.models import (
     User,
     utc_now,
 )
+from app.models.listings import PAYMENT_REFERENCE_MAX, REASON_MAX
 from app.services import notices
 from app.services.listing_lifecycle import owner_statuses
 from app.services.listings import clock
@@ -349,9 +350,14 @@ def approve_upgrade(
     period started. ``payment_reference`` (the receipt checked) is required and kept with the reviewer; audited.
     """
     ensure_upgrade_reviewer(session, reviewer_uid)
-    if not isinstance(payment_reference, str) or not payment_reference.strip() or len(payment_reference.strip()) > 80:
+    if (
+        not isinstance(payment_reference, str)
+        or not payment_reference.strip()
+        or len(payment_reference.strip()) > PAYMENT_REFERENCE_MAX
+    ):
         raise InvalidInputError(
-            "Indica la referencia del pago que confirmaste (hasta 80 caracteres).", field="payment_reference"
+            f"Indica la referencia del pago que confirmaste (hasta {PAYMENT_REFERENCE_MAX} caracteres).",
+            field="payment_reference",
         )
     for name, value in (("starts_at", starts_at), ("ends_at", ends_at)):
         if not isinstance(value, datetime) or value.utcoffset() is None:
@@ -401,8 +407,8 @@ def approve_upgrade(
 def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reason: str) -> None:
     """An administrator denies a requested upgrade; ``reason`` is required and shown to the owner; audited."""
     ensure_upgrade_reviewer(session, reviewer_uid)
-    if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > 1000:
-        raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
+    if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > REASON_MAX:
+        raise InvalidInputError(f"Indica el motivo del rechazo (hasta {REASON_MAX} caracteres).", field="reason")
     upgrade = _pending_upgrade(session, upgrade_uid)
     before = audit.snapshot(upgrade)
     upgrade.status = UpgradeStatus.RECHAZADA

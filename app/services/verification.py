@@ -26,7 +26,7 @@ from app.models import (
     new_uid,
     utc_now,
 )
-from app.models.listings import Listing
+from app.models.listings import REASON_MAX, Listing
 from app.services import notices
 from app.services.listing_lifecycle import owner_may
 from app.services.ownership import owned_listing
@@ -213,7 +213,7 @@ def reject_verification(
     reason = reason.strip() if isinstance(reason, str) else ""
     if not reason:
         raise InvalidInputError("Indica el motivo del rechazo.", field="reason")
-    if len(reason) > 1000:
+    if len(reason) > REASON_MAX:
         raise InvalidInputError("El motivo puede tener hasta 1.000 caracteres.", field="reason")
     verification = _pending(session, verification_uid)
     _decide(

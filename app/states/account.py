@@ -16,7 +16,9 @@ from app.core.errors import ServiceError
 from app.identity.errors import AuthError, ProofRequired
 from app.identity.factory import get_provider
 from app.identity.guards import ALL_PROFILES, landing_path
+from app.identity.provider import MAX_PASSWORD_LENGTH
 from app.identity.sessions import needs_second_factor
+from app.models.users import USER_NAME_MAX
 from app.routes import LOGIN_RETURN_PARAM, SECOND_FACTOR, safe_return_path
 from app.services import accounts
 from app.services.abuse import client_key
@@ -152,9 +154,9 @@ class LoginState(ClearingFormState, rx.State):
             return None
         data: dict[str, Any] = {
             "email": form_field(form_data, "email"),
-            "display_name": form_field(form_data, "display_name", 80),
-            "password": form_field(form_data, "password", 129),
-            "password_confirm": form_field(form_data, "password_confirm", 129),
+            "display_name": form_field(form_data, "display_name", USER_NAME_MAX),
+            "password": form_field(form_data, "password", MAX_PASSWORD_LENGTH + 1),
+            "password_confirm": form_field(form_data, "password_confirm", MAX_PASSWORD_LENGTH + 1),
             "profile": form_field(form_data, "profile"),
             "adult": form_data.get("adult") in (True, "on", "true"),
         }
@@ -252,8 +254,8 @@ class AccountActionState(ClearingFormState, rx.State):
             _off_loop(
                 accounts.reset_password,
                 code=self._code,
-                new_password=form_field(form_data, "password", 129),
-                confirm_password=form_field(form_data, "password_confirm", 129),
+                new_password=form_field(form_data, "password", MAX_PASSWORD_LENGTH + 1),
+                confirm_password=form_field(form_data, "password_confirm", MAX_PASSWORD_LENGTH + 1),
             ),
             fields=RESET_FIELDS,
         )
@@ -289,9 +291,9 @@ class PasswordDialogState(ClearingFormState, rx.State):
             _off_loop(
                 accounts.change_password,
                 actor=actor,
-                current_password=form_field(form_data, "current_password", 129),
-                new_password=form_field(form_data, "new_password", 129),
-                confirm_password=form_field(form_data, "new_password_confirm", 129),
+                current_password=form_field(form_data, "current_password", MAX_PASSWORD_LENGTH + 1),
+                new_password=form_field(form_data, "new_password", MAX_PASSWORD_LENGTH + 1),
+                confirm_password=form_field(form_data, "new_password_confirm", MAX_PASSWORD_LENGTH + 1),
                 client_hash=connection_client_key(self),
             ),
             fields=PASSWORD_CHANGE_FIELDS,

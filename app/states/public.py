@@ -35,6 +35,7 @@ from app.models.listing_filters import (
     AGE_MAX_PARAM,
     AGE_MIN_PARAM,
     COMMUNE_PARAM,
+    MAX_FILTER_VALUE,
     PRICE_MAX_PARAM,
     PRICE_MIN_PARAM,
     SERVICE_PARAM,
@@ -59,7 +60,6 @@ FILTER_FIELDS = {
     AGE_MIN_PARAM: "draft_age_min",
     AGE_MAX_PARAM: "draft_age_max",
 }
-MAX_FILTER_VALUE = 12  # characters of one typed value; longer is not a price, an age or a commune
 FILTER_FORM = "filtros"  # the filter form: its fields' ids are "filtros-{URL parameter}"
 AGE_COOKIE_MAX_AGE = 365 * 24 * 3600
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.core.errors import InvalidInputError
+from app.models.listings import DISPLAY_NAME_MAX
 from app.services.favourites import MAX_FAVOURITES, clean_names, clean_uids
-from app.services.listing_form import DISPLAY_NAME_MAX
 from app.web.rendering import render
 from tests.factories import card_view
 

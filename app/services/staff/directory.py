@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from app.core.dates import TYPED_DAY_MASK
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.phone import normalize_chilean_mobile
-from app.core.text import is_valid_email
+from app.core.text import EMAIL_MAX, is_valid_email
 from app.db import commit
 from app.models import (
     Advertiser,
@@ -32,7 +32,16 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services.listing_form import DOCUMENT_PASSPORT, DOCUMENT_RUT, Catalogues, clean_step, nationalities
+from app.services.listing_form import (
+    DAY_TYPED_MAX,
+    DOCUMENT_PASSPORT,
+    DOCUMENT_RUT,
+    PASSPORT_TYPED_MAX,
+    RUT_TYPED_MAX,
+    Catalogues,
+    clean_step,
+    nationalities,
+)
 from app.services.listings import clock
 from app.services.staff import audit
 from app.services.staff.shared import (
@@ -157,7 +166,7 @@ ADVERTISERS_SPEC = TableSpec(
     filters=(Filter("verified", "Verificación", tuple((key, label) for key, (label, _) in VERIFIED_FILTERS.items())),),
     form_fields=form_fields(
         AdvertiserForm,
-        FormField("email", "Correo de la cuenta del anunciante", required=True, max_length=254, on_edit=False),
+        FormField("email", "Correo de la cuenta del anunciante", required=True, max_length=EMAIL_MAX, on_edit=False),
         FormField("display_name", "Nombre"),
         FormField(
             "document",
@@ -166,9 +175,9 @@ ADVERTISERS_SPEC = TableSpec(
             options=((DOCUMENT_RUT, "RUT"), (DOCUMENT_PASSPORT, "Pasaporte")),
             required=True,
         ),
-        FormField("rut", "RUT", max_length=20),
-        FormField("passport", "Pasaporte", max_length=40),
-        FormField("birth_date", f"Fecha de nacimiento ({TYPED_DAY_MASK})", required=True, max_length=20),
+        FormField("rut", "RUT", max_length=RUT_TYPED_MAX),
+        FormField("passport", "Pasaporte", max_length=PASSPORT_TYPED_MAX),
+        FormField("birth_date", f"Fecha de nacimiento ({TYPED_DAY_MASK})", required=True, max_length=DAY_TYPED_MAX),
         FormField(
             "nationality",
             "Nacionalidad",
@@ -295,7 +304,7 @@ class AgencyForm(StaffForm):
 
     name: str = Field(min_length=1, max_length=120)
     category_uid: str = Field(default="", max_length=40, description="The agency category's uid; empty: none.")
-    email: str = Field(default="", max_length=254)
+    email: str = Field(default="", max_length=EMAIL_MAX)
     phone: str = Field(default="", max_length=30)
     activo: bool = True
 

@@ -38,6 +38,7 @@ from app.models import (
     User,
     utc_now,
 )
+from app.models.listings import COMMUNE_MAX, DESCRIPTION_MAX, DISPLAY_NAME_MAX, PHONE_MAX, REASON_MAX
 from app.services import listing_revisions, my_listings, notices
 from app.services.listing_form import Catalogues, clean_step
 from app.services.listing_lifecycle import ensure_transition
@@ -48,7 +49,6 @@ from app.services.staff.table_spec import ADMIN, SECRETARY, Column, Filter, Form
 from app.storage import Storage
 
 LISTINGS = "publicacion"
-REASON_MAX = 1000
 TAKE_DOWN_STATUSES = frozenset({ListingStatus.PUBLICADA, ListingStatus.PAUSADA})
 EDIT_STEPS = (2, 4, 5, 8)
 """Wizard steps whose fields staff edit (location, the ad, rates, contact), checked by the wizard's rules."""
@@ -90,19 +90,21 @@ LISTINGS_SPEC = TableSpec(
         Filter("tier", "Categoría", from_data=True),
     ),
     form_fields=(
-        FormField("display_name", "Nombre", required=True, max_length=60, on_create=False),
+        FormField("display_name", "Nombre", required=True, max_length=DISPLAY_NAME_MAX, on_create=False),
         _number("age", "Edad", required=True),
-        FormField("description", "Descripción", kind="textarea", required=True, max_length=4000, on_create=False),
+        FormField(
+            "description", "Descripción", kind="textarea", required=True, max_length=DESCRIPTION_MAX, on_create=False
+        ),
         FormField("section", "Sección", kind="select", options=SECTION_OPTIONS, required=True, on_create=False),
         FormField("city_slug", "Ciudad", kind="select", options=CITY_OPTIONS, required=True, on_create=False),
-        FormField("commune", "Comuna", required=True, max_length=60, on_create=False),
+        FormField("commune", "Comuna", required=True, max_length=COMMUNE_MAX, on_create=False),
         FormField("tier_uid", "Categoría", kind="select", from_data=True, required=True, on_create=False),
         _number("price_hour_clp", "Tarifa por hora", required=True),
         _number("price_half_hour_clp", "Tarifa por 30 minutos"),
         _number("price_two_hours_clp", "Tarifa por 2 horas"),
         _number("price_night_clp", "Tarifa por noche"),
-        FormField("phone", "Celular", required=True, max_length=40, on_create=False),
-        FormField("whatsapp", "WhatsApp", max_length=40, on_create=False),
+        FormField("phone", "Celular", required=True, max_length=PHONE_MAX, on_create=False),
+        FormField("whatsapp", "WhatsApp", max_length=PHONE_MAX, on_create=False),
         _flag("porn_actress", "Actriz porno"),
         _flag("curvy", "Culona"),
         _flag("has_video", "Tiene video"),
@@ -299,7 +301,7 @@ def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str
     ensure_staff(session, actor_uid)
     reason = reason.strip() if isinstance(reason, str) else ""
     if not reason or len(reason) > REASON_MAX:
-        raise InvalidInputError("Indica el motivo (hasta 1000 caracteres).", field="reason")
+        raise InvalidInputError(f"Indica el motivo (hasta {REASON_MAX} caracteres).", field="reason")
     listing = _listing(session, uid)
     before = audit.snapshot(listing)
     if listing.status not in TAKE_DOWN_STATUSES:

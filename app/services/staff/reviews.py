@@ -34,7 +34,7 @@ from app.models import (
     Tier,
     utc_now,
 )
-from app.models.listings import ListingBase
+from app.models.listings import REASON_MAX, ListingBase
 from app.services import identity_review, listing_photos, notices, verification
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listing_revisions import REVISED_STATUSES, revision_changes, set_base_tier, set_services
@@ -55,7 +55,6 @@ CONTENT_COLUMNS: tuple[str, ...] = (
     "revision",
     "revision_at",
 )
-REASON_MAX = 1000
 OTHER_REASON = "Otro"
 # The reasons a reviewer picks from; the free text after it is shown to the advertiser too.
 REJECTION_REASONS: tuple[str, ...] = (
@@ -271,7 +270,7 @@ def reject_listing(
     ensure_staff(session, reviewer_uid)
     reason = (reason or "").strip() if isinstance(reason, str) else ""
     if not reason or len(reason) > REASON_MAX:
-        raise InvalidInputError("Indica el motivo del rechazo (hasta 1000 caracteres).", field="reason")
+        raise InvalidInputError(f"Indica el motivo del rechazo (hasta {REASON_MAX} caracteres).", field="reason")
     listing = _listing(session, listing_uid)
     _check_version(expected_version, _current_version(session, listing))
     before = audit.snapshot(listing)

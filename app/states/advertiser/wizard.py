@@ -14,7 +14,7 @@ from typing import Any
 
 import reflex as rx
 
-from app.core.dates import typed_day
+from app.core.dates import CALENDAR_DAY_CHARS, typed_day
 from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import ProfileId
@@ -283,7 +283,7 @@ class WizardState(ClearingFormState, rx.State):
     def pick_date(self, field: str, value: str):
         """Write the date chosen in the picker (YYYY-MM-DD) into its field as día-mes-año."""
         if field in ("birth_date", "visiting_from", "visiting_until") and isinstance(value, str):
-            self.values = {**self.values, field: typed_day(value[:10])}
+            self.values = {**self.values, field: typed_day(value[:CALENDAR_DAY_CHARS])}
             self._forget_field_error(field)
 
     @requires(ProfileId.PROFESOR)

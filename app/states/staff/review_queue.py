@@ -14,6 +14,7 @@ import reflex as rx
 
 from app.core.errors import ConflictError, ServiceError
 from app.models import ProfileId
+from app.models.listings import REASON_MAX
 from app.services.staff import review_queue, reviews
 from app.services.staff.review_queue import KIND_VERIFICATION, VERIFICATION_REJECTION_REASONS, QueueItem
 from app.services.staff.reviews import REJECTION_REASONS
@@ -163,7 +164,9 @@ class ReviewQueueState(rx.State):
         reviewer = current_actor().uid
         self.busy = True
         try:
-            reason = reviews.rejection_text(_text(data.get("reason"), 120), _text(data.get("detail"), 1200), choices)
+            reason = reviews.rejection_text(
+                _text(data.get("reason"), 120), _text(data.get("detail"), REASON_MAX + 1), choices
+            )
             if item.kind == KIND_VERIFICATION:
                 await run_service(
                     reviews.reject_verification,

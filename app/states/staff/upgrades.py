@@ -13,9 +13,11 @@ import reflex as rx
 from sqlmodel import Session
 
 from app.core.actor import Actor
-from app.core.dates import typed_day
+from app.core.dates import CALENDAR_DAY_CHARS, typed_day
 from app.models import UpgradeStatus
+from app.models.listings import PAYMENT_REFERENCE_MAX, REASON_MAX
 from app.services import upgrades
+from app.services.listing_form import DAY_TYPED_MAX
 from app.services.staff import upgrades as staff_upgrades
 from app.services.staff.shared import TableQuery
 from app.services.staff.table_spec import ADMIN, TableSpec
@@ -103,7 +105,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
     def pick_day(self, field: str, value: str):
         """Write a day chosen in the calendar (YYYY-MM-DD) into its field as día-mes-año."""
         if field in ("starts_on", "ends_on") and isinstance(value, str):
-            setattr(self, field, typed_day(value[:10]))
+            setattr(self, field, typed_day(value[:CALENDAR_DAY_CHARS]))
 
     async def _decide(self, fn, fields: tuple[str, ...], success: str, **kwargs):
         if not self.decision_uid:
@@ -122,14 +124,17 @@ class StaffUpgradesState(StaffTableState, rx.State):
     async def approve(self, form_data: dict):
         """Approve the open request for the days typed (día-mes-año, both included) and the payment checked."""
         data = form_data if isinstance(form_data, dict) else {}
-        self.starts_on, self.ends_on = _text(data.get("starts_on"), 20), _text(data.get("ends_on"), 20)
+        self.starts_on, self.ends_on = (
+            _text(data.get("starts_on"), DAY_TYPED_MAX),
+            _text(data.get("ends_on"), DAY_TYPED_MAX),
+        )
         return await self._decide(
             staff_upgrades.approve_request,
             APPROVE_FIELDS,
             "Aprobaste la mejora.",
             starts_on=self.starts_on,
             ends_on=self.ends_on,
-            payment_reference=_text(data.get("payment_reference"), 200),
+            payment_reference=_text(data.get("payment_reference"), PAYMENT_REFERENCE_MAX + 1),
         )
 
     @requires(ADMIN)
@@ -137,7 +142,10 @@ class StaffUpgradesState(StaffTableState, rx.State):
         """Deny the open request with the reason the advertiser will read."""
         data = form_data if isinstance(form_data, dict) else {}
         return await self._decide(
-            upgrades.deny_upgrade, DENY_FIELDS, "Rechazaste la mejora.", reason=_text(data.get("reason"), 2000)
+            upgrades.deny_upgrade,
+            DENY_FIELDS,
+            "Rechazaste la mejora.",
+            reason=_text(data.get("reason"), REASON_MAX + 1),
         )
 
     # --- handlers (marked from the spec by StaffTableState) ---
