@@ -7,7 +7,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from app.models import (
@@ -24,7 +23,7 @@ from app.services import listing_jobs, my_listings
 from app.services.staff import review_queue
 from app.services.users import create_user
 from tests.factories import make_listing, make_owner
-from tests.handlers import run_async
+from tests.job_loops import first_run
 
 
 @pytest.fixture
@@ -143,39 +142,15 @@ def test_an_expired_listing_still_holding_a_pending_review_is_cleaned_up_without
     assert _status(db, waiting.uid) == ListingStatus.PENDIENTE
 
 
-class _Stop(Exception):
-    """Ends the lifespan loop after its first run."""
-
-
 def test_the_lifespan_task_runs_the_jobs_then_waits_a_minute(db, monkeypatch):
     owner = make_owner(db, "duena@example.cl")
     listing = make_listing(db, owner, expires_at=utc_now() - timedelta(minutes=1))
-    waits = []
-
-    async def stop_after_first_run(seconds):
-        waits.append(seconds)
-        raise _Stop
-
-    monkeypatch.setattr(listing_jobs.asyncio, "sleep", stop_after_first_run)
-    with pytest.raises(_Stop):
-        run_async(listing_jobs.listing_clock())
-    assert waits == [60] and _status(db, listing.uid) == ListingStatus.EXPIRADA
+    assert first_run(listing_jobs.listing_clock, listing_jobs, monkeypatch) == [60]
+    assert _status(db, listing.uid) == ListingStatus.EXPIRADA
 
 
 def test_a_refused_commit_is_logged_and_the_lifespan_task_tries_again(db, monkeypatch, caplog):
     listing = make_listing(db, make_owner(db, "duena@example.cl"), expires_at=utc_now() - timedelta(minutes=1))
-    waits = []
-
-    def refused(self):
-        raise OperationalError("COMMIT", {}, Exception("conexión perdida"))
-
-    async def stop_after_first_run(seconds):
-        waits.append(seconds)
-        raise _Stop
-
-    monkeypatch.setattr(Session, "commit", refused)
-    monkeypatch.setattr(listing_jobs.asyncio, "sleep", stop_after_first_run)
-    with pytest.raises(_Stop):
-        run_async(listing_jobs.listing_clock())
-    assert waits == [60] and "clock jobs failed" in caplog.text
+    assert first_run(listing_jobs.listing_clock, listing_jobs, monkeypatch, commits_refused=True) == [60]
+    assert "clock jobs failed" in caplog.text
     assert _status(db, listing.uid) == ListingStatus.PUBLICADA

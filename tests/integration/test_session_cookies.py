@@ -14,8 +14,7 @@ from datetime import timedelta
 import pytest
 from reflex_base.constants import Endpoint, RouteVar
 from sqlalchemy import update
-from sqlalchemy.exc import OperationalError
-from sqlmodel import Session, select
+from sqlmodel import select
 from starlette.testclient import TestClient
 
 from app.app import app as reflex_app
@@ -34,7 +33,8 @@ from app.states.staff.overview import StaffOverviewState
 from app.web.api import build_api
 from app.web.cookies import EVENT_PATH
 from tests.factories import actor_of, check_session, make_account, make_staff, open_session
-from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke, run_async, script_of
+from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke, script_of
+from tests.job_loops import first_run
 
 PASSWORD = "archipielago-de-juan-fernandez"
 SAME_ORIGIN = {"Origin": "http://testserver"}
@@ -247,24 +247,8 @@ def test_idle_and_expired_sessions_end_and_are_purged(db, advertiser, client):
     assert db.exec(select(ActionCode).where(ActionCode.code_hash == "x" * 64)).all() == []
 
 
-class _Stop(Exception):
-    """Ends the purge loop after its first run."""
-
-
 def test_a_refused_purge_is_logged_and_tried_again_an_hour_later(db, monkeypatch, caplog):
-    waits = []
-
-    def refused(self):
-        raise OperationalError("COMMIT", {}, Exception("conexión perdida"))
-
-    async def stop_after_first_run(seconds):
-        waits.append(seconds)
-        raise _Stop
-
-    monkeypatch.setattr(Session, "commit", refused)
-    monkeypatch.setattr(jobs.asyncio, "sleep", stop_after_first_run)
-    with pytest.raises(_Stop):
-        run_async(jobs.purge_sign_in_tables())
+    waits = first_run(jobs.purge_sign_in_tables, jobs, monkeypatch, commits_refused=True)
     assert waits == [jobs.PURGE_EVERY_SECONDS] and "purging ended sessions failed" in caplog.text
 
 
