@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.components.staff_layout import staff_frame
-from app.models import ProfileId
 from app.routes import ADMIN_REPORTS
 from app.services.staff.overview import RECENT_REPORTS, TOP_CITIES
 from app.states.areas import AreaState
@@ -126,12 +124,9 @@ def _overview() -> rx.Component:
 
 def staff_overview_page() -> rx.Component:
     """The overview in the administrator's frame, shown once the server accepted the caller."""
-    return staff_frame(
-        rx.el.section(
-            rx.el.h1(TITLE),
-            rx.el.p(AreaState.greeting, class_name="lead"),
-            rx.cond(StaffOverviewState.loaded, _overview(), rx.el.p("Cargando el resumen…", class_name="loading")),
-            class_name="area overview",
-        ),
-        ProfileId.ADMINISTRADOR,
+    return rx.el.section(
+        rx.el.h1(TITLE),
+        rx.el.p(AreaState.greeting, class_name="lead"),
+        rx.cond(StaffOverviewState.loaded, _overview(), rx.el.p("Cargando el resumen…", class_name="loading")),
+        class_name="area overview",
     )

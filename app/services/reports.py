@@ -137,7 +137,7 @@ def _alert_mail(report: Report, listing: Listing | None, name: str) -> tuple[str
         name=name,
         kind=REPORT_KIND_LABELS[ReportKind(report.kind)],
         received=f"{received:%Y/%m/%d %H:%M}",
-        listing=listing.display_name if listing is not None else "",
+        listing=(listing.display_name or "") if listing is not None else "",
         listing_path=path,
         desk_path=ADMIN_REPORTS,
     )
