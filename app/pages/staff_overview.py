@@ -123,7 +123,7 @@ def _overview() -> rx.Component:
 
 
 def staff_overview_page() -> rx.Component:
-    """The overview in the administrator's frame, shown once the server accepted the caller."""
+    """The administrator's overview (the route table puts it in the staff frame, shown once the caller is accepted)."""
     return rx.el.section(
         rx.el.h1(TITLE),
         rx.el.p(AreaState.greeting, class_name="lead"),
