@@ -58,6 +58,8 @@ def create_admin(args: argparse.Namespace) -> int:
 
 
 def _backup_key() -> str | None:
+    # Not a Settings field on purpose: the operator gives the key to these commands alone, and the site
+    # never holds it (docs/deployment.md, "Backups").
     return os.environ.get("BACKUP_KEY", "").strip() or None
 
 

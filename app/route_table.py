@@ -5,7 +5,8 @@ title, the profiles allowed in (empty = public) and the on_load handlers.
 ``app.app`` registers every entry in one loop. The guarded entries are built
 from ``app.routes.AREAS``, the same data ``app.identity.guards`` derives the
 area guards and landing pages from; ``tests/unit/test_route_table.py`` checks
-that they agree.
+that they agree. A staff page is framed here with its area's menu (:func:`staff_nav`): the area's
+entries of this table in order, each under its title, so a page added here is in the menu.
 
 This module imports the pages and states, so only ``app.app`` and the tests
 import it; anything that needs a path imports the constants of ``app.routes``.
@@ -13,6 +14,11 @@ import it; anything that needs a path imports the constants of ``app.routes``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import reflex as rx
+
+from app.components.staff_layout import Nav, staff_frame
 from app.content.legal import LEGAL_PAGES
 from app.models import ProfileId
 from app.pages.account import account_action_page, login_page, signup_successful_page
@@ -24,13 +30,16 @@ from app.pages.my_account import my_account_page
 from app.pages.my_listings import my_listings_page
 from app.pages.notice_preferences import notice_preferences_page
 from app.pages.public import directory_page
+from app.pages.review_queue import TITLE as REVIEW_QUEUE_TITLE
 from app.pages.review_queue import review_queue_page
 from app.pages.second_factor import second_factor_page
 from app.pages.staff_catalogues import CATALOGUE_PAGES
-from app.pages.staff_directory import admin_advertisers_page, agencies_page, secretary_advertisers_page
-from app.pages.staff_listings import admin_listings_page, secretary_listings_page
+from app.pages.staff_directory import advertisers_page, agencies_page
+from app.pages.staff_listings import staff_listings_page
+from app.pages.staff_overview import TITLE as OVERVIEW_TITLE
 from app.pages.staff_overview import staff_overview_page
 from app.pages.staff_reports import staff_reports_page
+from app.pages.staff_settings import TITLE as SETTINGS_TITLE
 from app.pages.staff_settings import staff_settings_page
 from app.pages.staff_upgrades import staff_upgrades_page
 from app.pages.staff_users import admin_users_page, secretary_users_page
@@ -114,16 +123,31 @@ def _advertiser_route(path: str, page, title: str, opener) -> PageRoute:
     )
 
 
-def _staff_table_route(path: str, page, title: str, state, profile: ProfileId) -> PageRoute:
-    """A staff page: it opens with its state's guarded opener for ``profile`` (``open_admin``/``open_secretary``)."""
-    opener = state.open_admin if profile == ProfileId.ADMINISTRADOR else state.open_secretary
+def _framed(content: Callable[[], rx.Component], area: ProfileId) -> Callable[[], rx.Component]:
+    """``content`` in the staff frame of ``area``, with the area's menu as this table lists it."""
+
+    def page() -> rx.Component:
+        return staff_frame(content(), area, staff_nav(area))
+
+    return page
+
+
+def _staff_route(path: str, content: Callable[[], rx.Component], title: str, opener, area: ProfileId) -> PageRoute:
+    """A page of a staff area, in its frame and menu under ``title``; ``opener`` is its guarded loader."""
     return PageRoute(
         path=path,
-        page=page,
+        page=_framed(content, area),
         title=_titled(title),
-        profiles=frozenset({profile.value}),
+        profiles=frozenset({area.value}),
         on_load=(AreaState.close, opener),
+        label=title,
     )
+
+
+def _staff_table_route(path: str, content: Callable[[], rx.Component], state, area: ProfileId) -> PageRoute:
+    """A staff table's page: titled as its spec heads the table, opened by its state's opener for ``area``."""
+    opener = state.open_admin if area == ProfileId.ADMINISTRADOR else state.open_secretary
+    return _staff_route(path, content, state._spec.title, opener, area)
 
 
 PAGE_ROUTES: tuple[PageRoute, ...] = (
@@ -181,64 +205,43 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
     _advertiser_route(
         ADVERTISER_NOTICES, notice_preferences_page, "Avisos por correo", NoticePreferencesState.open_page
     ),
-    PageRoute(
-        ADMIN_HOME,
-        staff_overview_page,
-        _titled("Administración"),
-        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
-        on_load=(AreaState.close, StaffOverviewState.open_page),
+    # The staff areas, each page in its area's menu in this order (staff_nav).
+    _staff_route(
+        ADMIN_HOME, staff_overview_page, OVERVIEW_TITLE, StaffOverviewState.open_page, ProfileId.ADMINISTRADOR
     ),
-    # The review queue: both staff areas, each page opened by its own profile's guarded loader.
-    _staff_table_route(
-        ADMIN_REVIEW_QUEUE,
-        review_queue_page(ProfileId.ADMINISTRADOR),
-        "Revisión de publicaciones",
-        ReviewQueueState,
-        ProfileId.ADMINISTRADOR,
-    ),
-    _staff_table_route(
-        SECRETARY_REVIEW_QUEUE,
-        review_queue_page(ProfileId.SECRETARIA),
-        "Revisión de publicaciones",
-        ReviewQueueState,
-        ProfileId.SECRETARIA,
-    ),
-    # Staff tables: each page opens with its area's opener (app.states.staff.table).
-    _staff_table_route(ADMIN_USERS, admin_users_page, "Usuarios", UsersTableState, ProfileId.ADMINISTRADOR),
-    _staff_table_route(SECRETARY_USERS, secretary_users_page, "Usuarios", UsersTableState, ProfileId.SECRETARIA),
-    _staff_table_route(ADMIN_AUDIT, audit_page, "Auditoría", AuditTableState, ProfileId.ADMINISTRADOR),
-    # The administrator's upgrade and reports desks.
-    _staff_table_route(
-        ADMIN_UPGRADES, staff_upgrades_page, "Mejoras de publicación", StaffUpgradesState, ProfileId.ADMINISTRADOR
-    ),
-    _staff_table_route(ADMIN_REPORTS, staff_reports_page, "Denuncias", StaffReportsState, ProfileId.ADMINISTRADOR),
-    PageRoute(
-        ADMIN_SETTINGS,
-        staff_settings_page,
-        _titled("Ajustes"),
-        profiles=frozenset({ProfileId.ADMINISTRADOR.value}),
-        on_load=(AreaState.close, SiteSettingsState.open_page),
-    ),
-    # Catalogues, advertisers, agencies and listings (issue 9).
+    _staff_table_route(ADMIN_USERS, admin_users_page, UsersTableState, ProfileId.ADMINISTRADOR),
+    _staff_table_route(ADMIN_ADVERTISERS, advertisers_page, AdvertisersTableState, ProfileId.ADMINISTRADOR),
+    _staff_table_route(ADMIN_AGENCIES, agencies_page, AgenciesTableState, ProfileId.ADMINISTRADOR),
     *(
-        _staff_table_route(
-            admin_catalogue_path(key), CATALOGUE_PAGES[key], state._spec.title, state, ProfileId.ADMINISTRADOR
-        )
+        _staff_table_route(admin_catalogue_path(key), CATALOGUE_PAGES[key], state, ProfileId.ADMINISTRADOR)
         for key, state in CATALOGUE_STATES.items()
     ),
-    _staff_table_route(
-        ADMIN_ADVERTISERS, admin_advertisers_page, "Anunciantes", AdvertisersTableState, ProfileId.ADMINISTRADOR
+    _staff_table_route(ADMIN_LISTINGS, staff_listings_page, StaffListingsState, ProfileId.ADMINISTRADOR),
+    # The review queue: both staff areas, each page opened by its own profile's guarded loader.
+    _staff_route(
+        ADMIN_REVIEW_QUEUE, review_queue_page, REVIEW_QUEUE_TITLE, ReviewQueueState.open_admin, ProfileId.ADMINISTRADOR
     ),
-    _staff_table_route(
-        SECRETARY_ADVERTISERS, secretary_advertisers_page, "Anunciantes", AdvertisersTableState, ProfileId.SECRETARIA
+    _staff_table_route(ADMIN_UPGRADES, staff_upgrades_page, StaffUpgradesState, ProfileId.ADMINISTRADOR),
+    _staff_table_route(ADMIN_REPORTS, staff_reports_page, StaffReportsState, ProfileId.ADMINISTRADOR),
+    _staff_table_route(ADMIN_AUDIT, audit_page, AuditTableState, ProfileId.ADMINISTRADOR),
+    _staff_route(
+        ADMIN_SETTINGS, staff_settings_page, SETTINGS_TITLE, SiteSettingsState.open_page, ProfileId.ADMINISTRADOR
     ),
-    _staff_table_route(ADMIN_AGENCIES, agencies_page, "Agencias", AgenciesTableState, ProfileId.ADMINISTRADOR),
-    _staff_table_route(
-        ADMIN_LISTINGS, admin_listings_page, "Publicaciones", StaffListingsState, ProfileId.ADMINISTRADOR
-    ),
-    _staff_table_route(
-        SECRETARY_LISTINGS, secretary_listings_page, "Publicaciones", StaffListingsState, ProfileId.SECRETARIA
+    _staff_table_route(SECRETARY_USERS, secretary_users_page, UsersTableState, ProfileId.SECRETARIA),
+    _staff_table_route(SECRETARY_ADVERTISERS, advertisers_page, AdvertisersTableState, ProfileId.SECRETARIA),
+    _staff_table_route(SECRETARY_LISTINGS, staff_listings_page, StaffListingsState, ProfileId.SECRETARIA),
+    _staff_route(
+        SECRETARY_REVIEW_QUEUE,
+        review_queue_page,
+        REVIEW_QUEUE_TITLE,
+        ReviewQueueState.open_secretary,
+        ProfileId.SECRETARIA,
     ),
     # Any path no page matches goes to the public home (SPEC §2).
     PageRoute(NOT_FOUND, directory_page, get_settings().site_name, on_load=_DIRECTORY_LOAD),
 )
+
+
+def staff_nav(area: ProfileId) -> Nav:
+    """The menu of a staff area: its pages in this table's order, each (path, title)."""
+    return tuple((route.path, route.label) for route in PAGE_ROUTES if route.label and route.profiles == {area.value})

@@ -68,7 +68,7 @@ ADVERTISER_NOTICES = "/my/cuenta/avisos"
 # ?id=<uid> on the wizard continues or edits that listing of the advertiser.
 WIZARD_LISTING_PARAM = "id"
 
-# The staff areas' pages, as their navigation lists them: (path, label). Issue 9.
+# The staff areas' pages (issue 9); their menus are derived from the route table (app.route_table.staff_nav).
 ADMIN_USERS = "/admin/usuarios"
 SECRETARY_USERS = "/bbitamia/usuarios"
 ADMIN_AUDIT = "/admin/auditoria"
@@ -82,32 +82,6 @@ SECRETARY_LISTINGS = SECRETARY_HOME
 def admin_catalogue_path(catalogue: str) -> str:
     """The administrator's page of a catalogue (categoriaProfesor, servicioApp…)."""
     return f"/admin/{catalogue}"
-
-
-ADMIN_PAGES: tuple[tuple[str, str], ...] = (
-    (ADMIN_HOME, "Resumen"),
-    (ADMIN_USERS, "Usuarios"),
-    ("/admin/perfilUsuario", "Perfiles"),
-    ("/admin/profesor", "Anunciantes"),
-    ("/admin/agencia", "Agencias"),
-    ("/admin/categoriaProfesor", "Categorías de anunciantes"),
-    ("/admin/categoriaAgencia", "Categorías de agencias"),
-    ("/admin/tipoProfesor", "Tipos de anunciante"),
-    ("/admin/servicioProfesor", "Servicios"),
-    ("/admin/servicioApp", "Servicios del sitio"),
-    ("/admin/publicacion", "Publicaciones"),
-    (ADMIN_REVIEW_QUEUE, "Revisión"),
-    (ADMIN_UPGRADES, "Mejoras"),
-    (ADMIN_REPORTS, "Denuncias"),
-    (ADMIN_AUDIT, "Auditoría"),
-    (ADMIN_SETTINGS, "Ajustes"),
-)
-SECRETARY_PAGES: tuple[tuple[str, str], ...] = (
-    (SECRETARY_USERS, "Usuarios"),
-    ("/bbitamia/profesor", "Anunciantes"),
-    (SECRETARY_HOME, "Publicaciones"),
-    (SECRETARY_REVIEW_QUEUE, "Revisión"),
-)
 
 
 def wizard_path(uid: str = "") -> str:
@@ -148,7 +122,8 @@ class PageRoute:
 
     ``profiles`` empty means public; otherwise the profile uids allowed in, and
     ``on_load`` starts with the area guard. ``description`` is the meta
-    description (None: none).
+    description (None: none). ``label`` is a staff page's own title, without the
+    site's name: its link in the area's menu ("" for a page in no menu).
     """
 
     path: str
@@ -159,6 +134,7 @@ class PageRoute:
     profiles: frozenset[str] = frozenset()
     on_load: tuple[Any, ...] = ()
     description: str | None = None
+    label: str = ""
 
 
 @dataclass(frozen=True)

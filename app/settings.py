@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     site_name: str = "Escorts Chile"
     timezone: str = "America/Santiago"
     page_size: int = 24
+    # Seconds a server-rendered public page stays in the cache at most (app.services.page_cache): the bound on
+    # staleness for writes the cache's listener cannot see; 0 turns the cache off.
+    page_cache_seconds: float = Field(default=30, ge=0)
     secret_key: str = _DEV_SECRET
 
     # Identity: "local" (passwords hashed here, the embedded default) or

@@ -1,6 +1,7 @@
 """The frame of every staff page: the site frame, the area's navigation, and the area check.
 
-The navigation comes from ``app.routes.ADMIN_PAGES`` / ``SECRETARY_PAGES``. The content shows
+The route table frames every staff page (``app.route_table``): it hands in the area's menu, its
+pages with their titles (``staff_nav``), so a page added there is in the menu. The content shows
 only once the page's guarded loader accepted the caller (``AreaState.ready``).
 """
 
@@ -10,18 +11,15 @@ import reflex as rx
 
 from app.components.layout import guarded_content, page_frame
 from app.models import ProfileId
-from app.routes import ADMIN_PAGES, SECRETARY_PAGES
 from app.states.areas import AreaState
 
-STAFF_NAV: dict[ProfileId, tuple[tuple[str, str], ...]] = {
-    ProfileId.ADMINISTRADOR: ADMIN_PAGES,
-    ProfileId.SECRETARIA: SECRETARY_PAGES,
-}
+# An area's menu: (path, title) of each of its pages, in order.
+Nav = tuple[tuple[str, str], ...]
 NAV_LABELS = {ProfileId.ADMINISTRADOR: "Administración", ProfileId.SECRETARIA: "Secretaría"}
 
 
-def staff_nav(area: ProfileId) -> rx.Component:
-    """The links to the area's pages; the current one is marked for screen readers."""
+def staff_menu(area: ProfileId, nav: Nav) -> rx.Component:
+    """The links to the area's pages (``nav``); the current one is marked for screen readers."""
     path = rx.State.router.url.path
     return rx.el.nav(
         rx.el.ul(
@@ -35,7 +33,7 @@ def staff_nav(area: ProfileId) -> rx.Component:
                         custom_attrs={"aria-current": rx.cond((path == href) | (path == href + "/"), "page", "false")},
                     )
                 )
-                for href, label in STAFF_NAV[area]
+                for href, label in nav
             ],
         ),
         class_name="staff-nav",
@@ -43,11 +41,11 @@ def staff_nav(area: ProfileId) -> rx.Component:
     )
 
 
-def staff_frame(content: rx.Component, area: ProfileId) -> rx.Component:
-    """A staff page of ``area`` (administrador or secretaria): its navigation, then ``content`` once accepted."""
+def staff_frame(content: rx.Component, area: ProfileId, nav: Nav) -> rx.Component:
+    """A staff page of ``area`` (administrador or secretaria): its menu ``nav``, then ``content`` once accepted."""
     return page_frame(
         rx.el.div(
-            staff_nav(area),
+            staff_menu(area, nav),
             rx.el.div(
                 guarded_content(AreaState.ready, content),
                 class_name="staff-content",

@@ -78,6 +78,7 @@ _apps_lock = threading.Lock()
 
 def rest_base() -> str:
     """The Identity Toolkit base URL: the emulator's when FIREBASE_AUTH_EMULATOR_HOST is set."""
+    # Firebase's own variable, which firebase-admin reads too (tests and local runs), not a setting of the site.
     emulator = os.environ.get("FIREBASE_AUTH_EMULATOR_HOST")
     if emulator:
         return f"http://{emulator}/identitytoolkit.googleapis.com/v1"

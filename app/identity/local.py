@@ -28,6 +28,7 @@ from sqlalchemy import Engine, delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.content import mail
 from app.db import Transaction, transaction
 from app.identity.errors import AuthError
 from app.identity.provider import Identity, check_password_rules, normalized_email
@@ -40,6 +41,12 @@ CODE_LIFETIME = {
     ActionPurpose.VERIFY_EMAIL: timedelta(hours=24),
     ActionPurpose.RESET_PASSWORD: timedelta(hours=1),
     ActionPurpose.CHANGE_EMAIL: timedelta(hours=24),
+}
+# The e-mail carrying each kind of one-time link (app.content.mail).
+ACTION_MAILS = {
+    ActionPurpose.VERIFY_EMAIL: mail.verify_email,
+    ActionPurpose.RESET_PASSWORD: mail.reset_password,
+    ActionPurpose.CHANGE_EMAIL: mail.confirm_new_email,
 }
 
 ARGON2_WORKERS = 2
@@ -299,7 +306,7 @@ class LocalProvider:
             )
         )
         tx.session.flush()
-        subject, body = _email_text(purpose, action_link(mode=purpose, code=code))
+        subject, body = ACTION_MAILS[purpose](action_link(mode=purpose, code=code))
         send_after_commit(tx, to=new_email or credential.email, subject=subject, body=body)
 
     def _redeem(self, session: Session, code: str, purpose: ActionPurpose) -> LocalCredential:
@@ -334,29 +341,4 @@ def _void_codes(session: Session, credential_uid: str, purpose: ActionPurpose, n
             col(ActionCode.used_at).is_(None),
         )
         .values(used_at=now)
-    )
-
-
-def _email_text(purpose: ActionPurpose, link: str) -> tuple[str, str]:
-    """Subject and body of the e-mail carrying a one-time link."""
-    site = get_settings().site_name
-    if purpose is ActionPurpose.VERIFY_EMAIL:
-        return (
-            f"Confirma tu correo en {site}",
-            f"Hola:\n\nPara activar tu cuenta en {site}, confirma tu correo abriendo este enlace "
-            f"(vale por 24 horas y se puede usar una sola vez):\n\n{link}\n\n"
-            "Si no creaste una cuenta, ignora este mensaje.\n",
-        )
-    if purpose is ActionPurpose.CHANGE_EMAIL:
-        return (
-            f"Confirma tu nuevo correo en {site}",
-            f"Hola:\n\nPediste usar este correo en tu cuenta de {site}. Confírmalo abriendo este enlace "
-            f"(vale por 24 horas y se puede usar una sola vez):\n\n{link}\n\n"
-            "Si no lo pediste, ignora este mensaje: nada cambia.\n",
-        )
-    return (
-        f"Restablece tu contraseña de {site}",
-        f"Hola:\n\nPediste restablecer tu contraseña en {site}. Abre este enlace para elegir una nueva "
-        f"(vale por 1 hora y se puede usar una sola vez):\n\n{link}\n\n"
-        "Si no lo pediste, ignora este mensaje: tu contraseña no cambia.\n",
     )

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
-from app.models import ProfileId
 from app.states.staff.audit import AuditTableState
 
 
 def audit_page() -> rx.Component:
     """The audit log on the staff table."""
-    return staff_frame(staff_table(AuditTableState), ProfileId.ADMINISTRADOR)
+    return staff_table(AuditTableState)

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import reflex as rx
 
 from app.components.forms import form_alert
-from app.components.staff_layout import staff_frame
-from app.models import ProfileId
 from app.models.listings import REASON_MAX
 from app.services.identity_review import STATUS_CHANGED as IDENTITY_CHANGED
 from app.services.identity_review import STATUS_NEW as IDENTITY_NEW
@@ -280,12 +276,6 @@ def _queue() -> rx.Component:
     )
 
 
-def review_queue_page(area: ProfileId) -> Callable[[], rx.Component]:
-    """The queue page of ``area`` (administrador or secretaria) in the staff frame, shown once the first page is read."""
-
-    def component() -> rx.Component:
-        return staff_frame(
-            rx.cond(ReviewQueueState.loaded, _queue(), rx.el.p("Leyendo la cola…", class_name="loading")), area
-        )
-
-    return component
+def review_queue_page() -> rx.Component:
+    """The queue (of the administrator's or the secretary's area), shown once the first page is read."""
+    return rx.cond(ReviewQueueState.loaded, _queue(), rx.el.p("Leyendo la cola…", class_name="loading"))

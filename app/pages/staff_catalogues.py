@@ -7,9 +7,7 @@ from collections.abc import Callable
 
 import reflex as rx
 
-from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
-from app.models import ProfileId
 from app.states.staff.catalogues import CATALOGUE_STATES, TiersTableState
 from app.states.staff.table import StaffTableState
 
@@ -37,7 +35,7 @@ def _catalogue_page(state: type[StaffTableState]) -> Callable[[], rx.Component]:
     row_actions = _tier_moves if state is TiersTableState else None
 
     def component() -> rx.Component:
-        return staff_frame(staff_table(state, row_actions=row_actions), ProfileId.ADMINISTRADOR)
+        return staff_table(state, row_actions=row_actions)
 
     return component
 

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import reflex as rx
 
-from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
-from app.models import ProfileId
 from app.states.staff.directory import AdvertisersTableState, AgenciesTableState
 
 
-def _advertisers_page(area: ProfileId) -> Callable[[], rx.Component]:
-    def component() -> rx.Component:
-        return staff_frame(staff_table(AdvertisersTableState), area)
-
-    return component
-
-
-admin_advertisers_page = _advertisers_page(ProfileId.ADMINISTRADOR)
-secretary_advertisers_page = _advertisers_page(ProfileId.SECRETARIA)
+def advertisers_page() -> rx.Component:
+    """The advertisers (of either staff area)."""
+    return staff_table(AdvertisersTableState)
 
 
 def agencies_page() -> rx.Component:
     """The administrator's agencies."""
-    return staff_frame(staff_table(AgenciesTableState), ProfileId.ADMINISTRADOR)
+    return staff_table(AgenciesTableState)

@@ -3,14 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import reflex as rx
 
 from app.components.forms import form_alert
-from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
-from app.models import ProfileId
 from app.models.listings import REASON_MAX
 from app.states.staff.listings import StaffListingsState
 
@@ -64,14 +60,6 @@ def _unpublish_dialog() -> rx.Component:
     )
 
 
-def _listings_page(area: ProfileId) -> Callable[[], rx.Component]:
-    def component() -> rx.Component:
-        return staff_frame(
-            rx.fragment(staff_table(StaffListingsState, row_actions=_row_actions), _unpublish_dialog()), area
-        )
-
-    return component
-
-
-admin_listings_page = _listings_page(ProfileId.ADMINISTRADOR)
-secretary_listings_page = _listings_page(ProfileId.SECRETARIA)
+def staff_listings_page() -> rx.Component:
+    """The listings table (of either staff area) with its unpublish dialog."""
+    return rx.fragment(staff_table(StaffListingsState, row_actions=_row_actions), _unpublish_dialog())

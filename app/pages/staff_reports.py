@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
-from app.models import ProfileId
 from app.states.staff.reports import StaffReportsState
 
 
 def staff_reports_page() -> rx.Component:
     """The administrator's reports desk."""
-    return staff_frame(staff_table(StaffReportsState), ProfileId.ADMINISTRADOR)
+    return staff_table(StaffReportsState)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from app.components.forms import date_field, form_alert, text_field, textarea_field
-from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
-from app.models import ProfileId
 from app.models.listings import PAYMENT_REFERENCE_MAX, REASON_MAX
 from app.states.staff.upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
 
@@ -118,6 +116,4 @@ def _decision_dialog() -> rx.Component:
 
 def staff_upgrades_page() -> rx.Component:
     """The administrator's upgrade desk."""
-    return staff_frame(
-        rx.fragment(staff_table(S, row_actions=_row_actions), _decision_dialog()), ProfileId.ADMINISTRADOR
-    )
+    return rx.fragment(staff_table(S, row_actions=_row_actions), _decision_dialog())

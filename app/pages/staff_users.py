@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import reflex as rx
 
-from app.components.staff_layout import staff_frame
 from app.components.staff_table import staff_table
 from app.models import STAFF_PROFILES, ProfileId
 from app.states.staff.users import UsersTableState
@@ -61,7 +60,7 @@ def _users_page(area: ProfileId):
     actions = _admin_row_actions if area == ProfileId.ADMINISTRADOR else _row_actions
 
     def component() -> rx.Component:
-        return staff_frame(staff_table(UsersTableState, row_actions=actions), area)
+        return staff_table(UsersTableState, row_actions=actions)
 
     return component
 

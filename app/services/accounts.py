@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field, field_validator, model_validator
 from sqlmodel import Session, select
 
+from app.content import mail
 from app.core.actor import Actor
 from app.core.errors import (
     ConflictError,
@@ -145,7 +146,7 @@ def sign_up(
         provider.mimic_sign_up(email=form.email)
     log.warning("sign-up for %s, which has an account, from client %s", mask_email(form.email), client_hash)
     if throttle.take_address_mail(form.email, secret):
-        _e_mail_owner(form.email, *_sign_up_attempt_text())
+        _e_mail_owner(form.email, *mail.sign_up_attempt())
     return None
 
 
@@ -266,7 +267,7 @@ def change_password(
         # The caller's session passed the second factor (a guarded handler let them in): the new one keeps it.
         ticket = sessions.issue_ticket(session=session, user_uid=user.uid, second_factor_at=utc_now())
     log.info("password changed: user %s from client %s", user.uid, client_hash)
-    _e_mail_owner(user.email, *_password_changed_text(), required=False)
+    _e_mail_owner(user.email, *mail.password_changed(), required=False)
     return ticket
 
 
@@ -291,7 +292,7 @@ def reset_password(
             sessions.revoke_user_sessions(session=session, user_uid=user.uid)
     if user is not None:
         log.info("password reset: user %s", user.uid)
-        _e_mail_owner(user.email, *_password_changed_text(), required=False)
+        _e_mail_owner(user.email, *mail.password_changed(), required=False)
 
 
 WRONG_PASSWORD = "La contraseña no es correcta."
@@ -341,7 +342,7 @@ def request_email_change(
     elif throttle.take_address_mail(wanted, secret):
         provider.send_email_change(identity=identity, new_email=wanted)
         log.info("e-mail change requested by user %s", user.uid)
-    _e_mail_owner(user.email, *_email_change_requested_text(wanted), required=False)
+    _e_mail_owner(user.email, *mail.email_change_requested(wanted), required=False)
     return EMAIL_CHANGE_SENT
 
 
@@ -355,27 +356,8 @@ def confirm_email_change(*, session: Session, provider: IdentityProvider, code: 
         old_email = user.email
         users.update_user(session=session, uid=user.uid, data={"email": new_email}, commit=False)
     log.warning("user %s changed their e-mail address", user.uid)
-    _e_mail_owner(old_email, *_email_changed_text(new_email), required=False)
+    _e_mail_owner(old_email, *mail.email_changed(new_email), required=False)
     return new_email
-
-
-def _email_change_requested_text(new_email: str) -> tuple[str, str]:
-    settings = get_settings()
-    return (
-        f"Pediste cambiar tu correo en {settings.site_name}",
-        f"Hola:\n\nPediste cambiar el correo de tu cuenta en {settings.site_name} a {mask_email(new_email)}. "
-        "El cambio se hace cuando abras el enlace que enviamos a esa dirección.\n\nSi no fuiste tú, cambia tu "
-        f"contraseña ahora en {settings.site_url}/login?modo=recuperar.\n",
-    )
-
-
-def _email_changed_text(new_email: str) -> tuple[str, str]:
-    settings = get_settings()
-    return (
-        f"Tu correo de {settings.site_name} cambió",
-        f"Hola:\n\nEl correo de tu cuenta en {settings.site_name} ahora es {mask_email(new_email)}; desde hoy "
-        "ingresas con esa dirección.\n\nSi no fuiste tú, escríbenos desde la página de contacto.\n",
-    )
 
 
 def _log_failure(session: Session, event: str, email: str, client_hash: str) -> None:
@@ -392,29 +374,6 @@ def _e_mail_owner(email: str, subject: str, body: str, *, required: bool = True)
         if required:
             raise
         log.error("notice to %s not sent: the mail queue is full", mask_email(email))
-
-
-def _sign_up_attempt_text() -> tuple[str, str]:
-    settings = get_settings()
-    site = settings.site_name
-    return (
-        f"Intento de registro en {site}",
-        f"Hola:\n\nAlguien intentó crear una cuenta en {site} con este correo, pero ya tienes una. "
-        "No cambiamos nada en tu cuenta.\n\n"
-        f"Si fuiste tú y no recuerdas tu contraseña, elige una nueva aquí:\n\n{settings.site_url}/login?modo=recuperar\n\n"
-        "Si no fuiste tú, ignora este mensaje.\n",
-    )
-
-
-def _password_changed_text() -> tuple[str, str]:
-    settings = get_settings()
-    site = settings.site_name
-    return (
-        f"Tu contraseña de {site} cambió",
-        f"Hola:\n\nLa contraseña de tu cuenta en {site} acaba de cambiar y cerramos tus sesiones en otros "
-        "dispositivos.\n\nSi fuiste tú, no tienes que hacer nada. Si no fuiste tú, elige una nueva contraseña "
-        f"ahora mismo en {settings.site_url}/login?modo=recuperar y escríbenos desde la página de contacto.\n",
-    )
 
 
 # --- staff ------------------------------------------------------------------------

@@ -286,6 +286,7 @@ def _sqlite_path(url: str) -> Path:
 def _libpq(url: str) -> tuple[str, dict[str, str]]:
     """The libpq address of a SQLAlchemy URL (without the password) and the environment carrying the password."""
     parsed = make_url(url)
+    # The child (pg_dump, psql) inherits this process's environment (PATH, locale), not a setting read here.
     env = {**os.environ, "PGCONNECT_TIMEOUT": "10"}
     if parsed.password:
         env["PGPASSWORD"] = str(parsed.password)

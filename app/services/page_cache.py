@@ -41,7 +41,6 @@ import asyncio
 import contextvars
 import hashlib
 import logging
-import os
 import re
 import threading
 import time
@@ -69,9 +68,6 @@ WATCHED_TABLES = frozenset(
     {"publicacion", "publicacion_foto", "usuarios", "categoria_profesor", "publicacion_servicio", "servicio_profesor"}
 )
 MAX_ENTRIES = 1024  # ~15 KB a document, ~50 KB a page of 24 cards: at most ~50 MB per process
-# The bound on staleness for writes the listener cannot see; 0 turns the cache off.
-# Read here rather than in Settings: it is an operator's knob of this module alone.
-MAX_AGE_SECONDS = float(os.environ.get("PAGE_CACHE_SECONDS", "30"))
 REDIS_TIMEOUT_S = 0.5
 REDIS_KEY = "ssg:version:{database}"
 _WRITE = re.compile(r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"?\w+"?\.)?"?(\w+)"?', re.IGNORECASE)
@@ -165,11 +161,12 @@ class PageCache:
         self,
         *,
         max_entries: int = MAX_ENTRIES,
-        max_age: float = MAX_AGE_SECONDS,
+        max_age: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.max_entries = max_entries
-        self.max_age = max_age
+        # The bound on staleness for writes the listener cannot see (Settings.page_cache_seconds); 0: no cache.
+        self.max_age = get_settings().page_cache_seconds if max_age is None else max_age
         self.clock = clock
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self.hits = 0

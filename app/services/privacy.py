@@ -36,6 +36,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import delete, func, or_, update
 from sqlmodel import Session, SQLModel, col, select
 
+from app.content import mail
 from app.content.notices import NoticeKind
 from app.core.actor import Actor
 from app.core.dates import format_date
@@ -295,17 +296,6 @@ def _add_file(archive: zipfile.ZipFile, name: str, storage: Storage, key: str) -
 # --- download my data: the job's side ---------------------------------------------------------------
 
 
-def _export_mail(link: str, expires: datetime) -> tuple[str, str]:
-    settings = get_settings()
-    return (
-        f"Tus datos de {settings.site_name} están listos",
-        f"Hola:\n\nPreparamos el archivo con los datos de tu cuenta en {settings.site_name}. Descárgalo aquí, "
-        f"con la sesión de tu cuenta iniciada:\n\n{link}\n\nEl enlace vale hasta el {_local_date(expires)} "
-        "(48 horas); después eliminamos el archivo. Si no pediste tus datos, cambia tu contraseña.\n\n"
-        f"Equipo de {settings.site_name}",
-    )
-
-
 def build_next_export(
     *, session: Session, storage: Storage, private_storage: Storage, now: datetime | None = None
 ) -> bool:
@@ -337,7 +327,7 @@ def build_next_export(
         export.expires_at = now + EXPORT_LINK_LIFETIME
         session.add(export)
         outbox = Outbox()
-        subject, body = _export_mail(export_link(token), export.expires_at)
+        subject, body = mail.data_export_ready(export_link(token), _local_date(export.expires_at))
         outbox.add(to=user.email, subject=subject, body=body)
         after_session_commit(session, outbox.send, undo=outbox.discard)
         commit(session)
@@ -471,17 +461,6 @@ def _erase_rows(session: Session, user: User, now: datetime) -> RemovedFiles:
     return files
 
 
-def _farewell_text() -> tuple[str, str]:
-    settings = get_settings()
-    return (
-        f"Eliminamos tu cuenta de {settings.site_name}",
-        f"Hola:\n\nEliminamos tu cuenta de {settings.site_name} como pediste: tus datos, publicaciones y fotos "
-        "ya no están en el sitio. Si quieres volver, puedes crear una cuenta nueva con este correo cuando quieras.\n\n"
-        "Si no fuiste tú, escríbenos desde la página de contacto.\n\n"
-        f"Equipo de {settings.site_name}",
-    )
-
-
 def delete_account(
     *,
     session: Session,
@@ -512,7 +491,7 @@ def delete_account(
         files = _erase_rows(session, user, now)
         if identity_uid:
             provider.bound(tx).delete_account(uid=identity_uid)
-        subject, body = _farewell_text()
+        subject, body = mail.account_deleted()
         send_after_commit(tx, to=email, subject=subject, body=body)
     log.warning("account %s deleted by its owner", actor.uid)
     files.remove(storage=storage, private=private_storage)

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, field_validator
 from sqlmodel import Session, select
 
+from app.content import mail
 from app.core.errors import InvalidInputError, RateLimitedError, validated_input
 from app.core.text import is_valid_email, spanish_duration
 from app.db import commit
@@ -124,24 +125,21 @@ def create_report(
     return report
 
 
-def _alert_body(report: Report, listing: Listing | None, name: str) -> str:
-    site = get_settings().site_url.rstrip("/")
-    zone = ZoneInfo(get_settings().timezone)
-    if listing is not None:
-        path = listing_path(
-            section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
-        )
-        about = f"{listing.display_name}: {site}{path}"
-    else:
-        about = "no indica una publicación"
-    return (
-        f"Hola, {name}:\n\n"
-        "Llegó un reporte que necesita atención pronto.\n\n"
-        f"Tipo: {REPORT_KIND_LABELS[ReportKind(report.kind)]}\n"
-        f"Recibido: {report.created_at.astimezone(zone):%Y/%m/%d %H:%M}\n"
-        f"Publicación: {about}\n\n"
-        f"Revísalo en {site}{ADMIN_REPORTS} (ingresa con tu cuenta de administrador).\n"
-        "El mensaje y el contacto de quien reportó están solo en ese panel.\n"
+def _alert_mail(report: Report, listing: Listing | None, name: str) -> tuple[str, str]:
+    """The urgent-report e-mail to administrator ``name`` (app.content.mail)."""
+    received = report.created_at.astimezone(ZoneInfo(get_settings().timezone))
+    path = (
+        listing_path(section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid)
+        if listing is not None
+        else ""
+    )
+    return mail.urgent_report(
+        name=name,
+        kind=REPORT_KIND_LABELS[ReportKind(report.kind)],
+        received=f"{received:%Y/%m/%d %H:%M}",
+        listing=(listing.display_name or "") if listing is not None else "",
+        listing_path=path,
+        desk_path=ADMIN_REPORTS,
     )
 
 
@@ -155,10 +153,10 @@ def _alert_administrators(session: Session, report: Report) -> None:
         )
     ).all()
     listing = session.get(Listing, report.listing_uid) if report.listing_uid else None
-    subject = f"Reporte urgente: {REPORT_KIND_LABELS[ReportKind(report.kind)]}"
     for admin in admins:
+        subject, body = _alert_mail(report, listing, admin.display_name)
         try:
-            queue_email(to=admin.email, subject=subject, body=_alert_body(report, listing, admin.display_name))
+            queue_email(to=admin.email, subject=subject, body=body)
         except MailError:
             # The report is stored and first on the desk; the mail module logged the refusal.
             log.error("urgent report %s: an administrator could not be e-mailed", report.uid)

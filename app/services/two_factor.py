@@ -42,6 +42,7 @@ from cryptography.fernet import Fernet, InvalidToken
 from sqlalchemy import delete, or_, update
 from sqlmodel import Session, col, select
 
+from app.content import mail
 from app.core.actor import Actor
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.db import commit, transaction
@@ -311,7 +312,7 @@ def reset_own_with_recovery_code(
         _delete_factor(session, actor.uid)
         sessions.restart_second_factor(session=session, user_uid=actor.uid, token_hash=token_hash)
         _audit(session, actor_uid=actor.uid, user_uid=actor.uid)
-        subject, body = _reset_text()
+        subject, body = mail.second_factor_reset()
         send_after_commit(tx, to=actor.email, subject=subject, body=body)
     log.warning("second factor reset by its owner with a recovery code: user %s from client %s", actor.uid, client_hash)
 
@@ -333,7 +334,7 @@ def reset_second_factor(*, session: Session, actor: Actor, user_uid: str) -> Non
         _delete_factor(session, user.uid)
         sessions.revoke_user_sessions(session=session, user_uid=user.uid)
         _audit(session, actor_uid=actor.uid, user_uid=user.uid)
-        subject, body = _reset_text()
+        subject, body = mail.second_factor_reset()
         send_after_commit(tx, to=user.email, subject=subject, body=body)
     log.warning("second factor of user %s reset by %s", user.uid, actor.uid)
 
@@ -352,17 +353,6 @@ def _audit(session: Session, *, actor_uid: str, user_uid: str) -> None:
         entity_uid=user_uid,
         before={"segundo_factor": "configurado"},
         after={"segundo_factor": "sin configurar"},
-    )
-
-
-def _reset_text() -> tuple[str, str]:
-    settings = get_settings()
-    site = settings.site_name
-    return (
-        f"Se restableció tu segundo factor en {site}",
-        f"Hola:\n\nSe restableció el segundo factor de tu cuenta del equipo de {site} y cerramos tus sesiones. "
-        "La próxima vez que ingreses, configúralo de nuevo con tu app de autenticación.\n\n"
-        f"Si no lo pediste, escríbele a un administrador del sitio de inmediato.\n\n{settings.site_url}/login\n",
     )
 
 

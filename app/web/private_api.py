@@ -31,12 +31,12 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from app import seo
-from app.components.staff_layout import NAV_LABELS, STAFF_NAV
+from app.components.staff_layout import NAV_LABELS
 from app.core.errors import ForbiddenError, NotFoundError
 from app.db import session_scope
 from app.models import ProfileId
 from app.pages import my_listings, wizard
-from app.route_table import PAGE_ROUTES
+from app.route_table import PAGE_ROUTES, staff_nav
 from app.routes import (
     ADMIN_LISTINGS,
     ADVERTISER_HOME,
@@ -195,7 +195,7 @@ def _staff_listings(area: ProfileId) -> GuardedScreen:
         heading=LISTINGS_SPEC.title,
         intro=LISTINGS_SPEC.intro,
         css="staff-table-section",
-        nav=STAFF_NAV[area],
+        nav=staff_nav(area),
         nav_label=NAV_LABELS[area],
     )
 

@@ -39,7 +39,9 @@ def test_a_catalogue_entry_in_use_refuses_deletion(page: Page, site: Site, db: S
     sign_in(page, "jefa-catalogos@correo.cl")
     pass_second_factor(page, db, "jefa-catalogos@correo.cl")
     page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/escorts") + "/?$"))
-    page.get_by_role("navigation", name="Administración").get_by_role("link", name="Servicios", exact=True).click()
+    page.get_by_role("navigation", name="Administración").get_by_role(
+        "link", name="Servicios de los anunciantes", exact=True
+    ).click()
     page.wait_for_url(re.compile(re.escape(f"{site.url}/admin/servicioProfesor") + "/?$"))
     expect(page.get_by_role("heading", name="Servicios de los anunciantes", level=1)).to_be_visible()
     page.get_by_label("Buscar").fill("e2e")
