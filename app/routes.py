@@ -153,7 +153,8 @@ class PublicView:
     redirect_to: str = ""
 
 
-def _home(section: str) -> str:
+def section_home(section: str) -> str:
+    """The home of a section: /escorts, or /escorts/trans for the trans section (every other public path starts there)."""
     return TRANS_HOME if section == Section.TRANS else PUBLIC_HOME
 
 
@@ -163,7 +164,7 @@ def _redirect(target: str) -> PublicView:
 
 def _city_view(section: str, raw_city: str, rest: list[str]) -> PublicView:
     """Resolve /{prefix}/{city}/... once the section is known."""
-    prefix = _home(section)
+    prefix = section_home(section)
     city = normalize_city_slug(raw_city)
     if city is None:
         return _redirect(prefix)
@@ -213,7 +214,7 @@ def resolve_public_path(path: str) -> PublicView:
         if len(rest) == 4:
             city = normalize_city_slug(rest[2]) or ""
             return PublicView(kind="detail", section=section, city_slug=city, uid=rest[3])
-        return _redirect(_home(section))
+        return _redirect(section_home(section))
     return _city_view(section, rest[0], rest[1:])
 
 
@@ -322,7 +323,7 @@ def login_path(return_to: str = "") -> str:
 
 def city_path(section: str, city_slug: str, tab_slug: str = "todas") -> str:
     """The URL of a city page (with a filter tab other than Todas)."""
-    base = f"{_home(section)}/{city_slug}"
+    base = f"{section_home(section)}/{city_slug}"
     return base if tab_slug == "todas" else f"{base}/{tab_slug}"
 
 

@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 from markupsafe import Markup
 
-from app.core.geo import city_by_slug
+from app.core.geo import city_by_slug, place_name
 from app.models import ListingDetail, Section
 from app.models.filter_tabs import FILTER_TABS, TABS_BY_SLUG
 from app.models.listing_filters import COMMUNE_PARAM, NO_FILTERS, ListingFilters
@@ -38,6 +38,7 @@ from app.routes import (
     PublicView,
     city_path,
     resolve_public_path,
+    section_home,
 )
 
 DESCRIPTION_MAX = 160
@@ -127,12 +128,14 @@ def _section_words(section: str) -> str:
     return "Escorts trans" if section == Section.TRANS else "Escorts"
 
 
-def _home_path(section: str) -> str:
-    return TRANS_HOME if section == Section.TRANS else PUBLIC_HOME
+def place_heading(section: str, place: str) -> str:
+    """The heading (and title) of a section's listings in ``place``: "Escorts en Talca", "Escorts trans en Talca"."""
+    return f"{_section_words(section)} en {place}"
 
 
-def _home_name(section: str) -> str:
-    return f"{_section_words(section)} en Chile"
+def home_heading(section: str) -> str:
+    """The heading (and title) of a section's home: "Escorts en Chile", "Escorts trans en Chile"."""
+    return place_heading(section, "Chile")
 
 
 def shorten(text: str, limit: int = DESCRIPTION_MAX) -> str:
@@ -146,12 +149,12 @@ def shorten(text: str, limit: int = DESCRIPTION_MAX) -> str:
 
 def home_tags(*, section: str, site_url: str, site_name: str) -> HeadTags:
     """The home of a section (/escorts, /escorts/trans)."""
-    name = _home_name(section)
+    name = home_heading(section)
     words = "escorts trans" if section == Section.TRANS else "escorts"
     return HeadTags(
         title=f"{name} | {site_name}",
         description=f"Avisos de {words} en las principales ciudades de Chile, revisados antes de publicarse.",
-        canonical=site_url + _home_path(section),
+        canonical=site_url + section_home(section),
     )
 
 
@@ -164,9 +167,9 @@ def city_tags(*, view: PublicView, site_url: str, site_name: str, filters: Listi
     """
     city = city_by_slug(view.city_slug)
     city_name = city.name if city else view.city_slug
-    base = f"{_section_words(view.section)} en {city_name}"
+    base = place_heading(view.section, city_name)
     city_url = site_url + city_path(view.section, view.city_slug)
-    crumbs = [(_home_name(view.section), site_url + _home_path(view.section)), (base, city_url)]
+    crumbs = [(home_heading(view.section), site_url + section_home(view.section)), (base, city_url)]
     words = "escorts trans" if view.section == Section.TRANS else "escorts"
     if filters.active:
         return _filtered_city_tags(
@@ -219,8 +222,7 @@ def _filtered_city_tags(
     commune = filters.commune
     if commune is None:
         return HeadTags(title=unfiltered.title, description=unfiltered.description, canonical=canonical, noindex=True)
-    place = city_name if commune.name == city_name else f"{commune.name}, {city_name}"
-    heading = f"{_section_words(view.section)} en {place}"
+    heading = place_heading(view.section, place_name(city_name, commune))
     indexable = filters.commune_only and view.kind == "city" and view.tab_slug == "todas"
     if not indexable:
         return HeadTags(
@@ -250,8 +252,8 @@ def detail_tags(*, detail: ListingDetail, site_url: str, site_name: str) -> Head
         image=site_url + detail.photos[0] if detail.photos else "",
         image_alt=f"Foto de {detail.display_name}" if detail.photos else "",
         breadcrumbs=(
-            (_home_name(detail.section), site_url + _home_path(detail.section)),
-            (f"{_section_words(detail.section)} en {detail.city_name}", city_url),
+            (home_heading(detail.section), site_url + section_home(detail.section)),
+            (place_heading(detail.section, detail.city_name), city_url),
             (detail.display_name, canonical),
         ),
     )

@@ -6,6 +6,7 @@ import reflex as rx
 from reflex.vars import Var
 
 from app.components.favourites import favourite_button
+from app.core.photo_urls import has_srcset, srcset_of
 from app.models import ListingCard
 
 # The badges after the tier's, in order: the flag of the card (or detail) that shows it, its label, its class.
@@ -32,10 +33,6 @@ def badges(card) -> rx.Component:
     )
 
 
-# The photo pipeline (app.services.photos.WIDTHS) stores a WebP 400, 800 and 1600 px wide, none wider than
-# the upload; a card's URL is the 800 one (listing_photos.DEFAULT_WIDTH) whenever the upload was at least
-# that wide, and then the 400 one exists too. Demo and narrower photos have no srcset: their one file.
-PIPELINE_DEFAULT, PIPELINE_NARROW = "-800.webp", "-400.webp"
 # A card's width: the grid's columns (assets/styles.css .grid) across the viewport.
 CARD_SIZES = (
     "(min-width: 1920px) 17vw, (min-width: 1440px) 20vw, (min-width: 1024px) 25vw, (min-width: 600px) 33vw, 50vw"
@@ -43,17 +40,13 @@ CARD_SIZES = (
 
 
 def photo_srcset(src) -> Var:
-    """The srcset of a card photo: its 400 and 800 px widths when the pipeline made both, else none."""
-    return rx.cond(
-        src.endswith(PIPELINE_DEFAULT),
-        src.replace(PIPELINE_DEFAULT, PIPELINE_NARROW) + " 400w, " + src + " 800w",
-        None,
-    ).to(str)
+    """The srcset of a card photo (app.core.photo_urls, the server-rendered cards' rule too), else none."""
+    return rx.cond(has_srcset(src), srcset_of(src), None).to(str)
 
 
 def photo_sizes(src, sizes: str) -> Var:
     """``sizes`` for a photo that has a srcset; none otherwise (HTML allows sizes only with a srcset)."""
-    return rx.cond(src.endswith(PIPELINE_DEFAULT), sizes, None).to(str)
+    return rx.cond(has_srcset(src), sizes, None).to(str)
 
 
 def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:

@@ -605,6 +605,14 @@ def commune_names_for_city(slug: object) -> list[str]:
     return [commune.name for commune in _REGION_BY_ID[_CITY_BY_SLUG[key].region_id].communes]
 
 
+def place_name(city_name: str, commune: Commune | None = None) -> str:
+    """Where a page's listings are, as its heading and title name it: the city, or "Providencia, Santiago" for one
+    of its communes (a commune named as its city, such as Talca's, is the city)."""
+    if commune is None or commune.name == city_name:
+        return city_name
+    return f"{commune.name}, {city_name}"
+
+
 def city_communes(slug: object) -> tuple[Commune, ...]:
     """The communes of the city's area, the city's own first: all the directory offers (filters, commune pages,
     sitemaps). The slug is normalized with ``normalize_city_slug``; an unknown city gives ()."""

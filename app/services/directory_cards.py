@@ -1,7 +1,9 @@
 """The directory's cards and listing details from the versioned page cache (app.services.page_cache).
 
-One place for both readers: the interactive pages' state (app.states.public)
-and the preview of their first screen in the served document (app.web.seo_api).
+One place for every reader: the view of a public page (app.services.public_view),
+which the interactive pages' state (app.states.public) and the served document
+with the preview of their first screen (app.web.seo_api) both show, and the
+state's filter form.
 A query runs once per page or listing after each change of the listings, not
 on every load, paging event or document.
 """

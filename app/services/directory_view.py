@@ -11,11 +11,13 @@ from dataclasses import replace
 
 from pydantic import BaseModel
 
+from app.core.geo import place_name
 from app.core.money import format_currency
-from app.models import ListingCard, Section
+from app.models import ListingCard
 from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
 from app.models.listing_filters import NO_FILTERS, ListingFilters
 from app.routes import city_path
+from app.seo import place_heading
 from app.services.listings import CardPage
 
 
@@ -36,11 +38,6 @@ class TabLink(BaseModel):
     active: bool
 
 
-def home_heading(section: str) -> str:
-    """The h1 of a section's home."""
-    return "Escorts trans en Chile" if section == Section.TRANS.value else "Escorts en Chile"
-
-
 class FilterChoice(BaseModel):
     """One choice of a filter (a commune, a service): its value in the URL and its label."""
 
@@ -55,14 +52,12 @@ def city_heading(
 
     Filtered by a commune, the commune comes first: "Escorts en Providencia, Santiago".
     """
-    prefix = "Escorts trans" if section == Section.TRANS.value else "Escorts"
-    if filters.commune is not None and filters.commune.name != city_name:
-        city_name = f"{filters.commune.name}, {city_name}"
+    heading = place_heading(section, place_name(city_name, filters.commune))
     if kind == "all":
-        return f"Todas las {prefix.lower()} en {city_name}"
+        return f"Todas las {heading[0].lower()}{heading[1:]}"
     if tab.slug == DEFAULT_TAB.slug:
-        return f"{prefix} en {city_name}"
-    return f"{prefix} en {city_name}: {tab.label}"
+        return heading
+    return f"{heading}: {tab.label}"
 
 
 def tab_links(*, section: str, city_slug: str, active_slug: str, filters: ListingFilters = NO_FILTERS) -> list[TabLink]:

@@ -24,8 +24,6 @@ from urllib.parse import urlencode
 
 import reflex as rx
 
-from app import seo
-from app.core.geo import city_by_slug
 from app.core.money import format_currency
 from app.db import session_scope
 from app.identity.sessions import cookie_value, resolve_session
@@ -42,10 +40,11 @@ from app.models.listing_filters import (
     ListingFilters,
     read_typed_filters,
 )
-from app.routes import PublicView, is_pretty_detail_path, resolve_public_path
+from app.routes import section_home
 from app.services import directory_cards, directory_view, listings, stats
 from app.services.abuse import client_key
 from app.services.directory_view import FilterChip, FilterChoice, TabLink, TierGroup
+from app.services.public_view import NotFound, PublicPageView, Redirect, build_public_view
 from app.settings import get_settings
 from app.states.auth import AuthState, connection_session_hash, public
 
@@ -194,7 +193,7 @@ class DirectoryState(rx.State):
     @rx.var
     def section_home(self) -> str:
         """URL of the current section's home."""
-        return "/escorts/trans" if self.section == Section.TRANS else "/escorts"
+        return section_home(self.section)
 
     @rx.var
     def is_trans(self) -> bool:
@@ -212,51 +211,64 @@ class DirectoryState(rx.State):
         return events if shown is None else [*events, shown]
 
     async def _load_path(self):
-        """Resolve the browser path: redirect, or load what the page shows (queries off the event loop)."""
-        view = resolve_public_path(self.router.url.path)
-        if view.kind == "redirect":
-            return rx.redirect(view.redirect_to, replace=True)
-        self.section = view.section
-        self.city_slug = view.city_slug
-        city = city_by_slug(view.city_slug)
-        self.city_name = city.name if city else ""
-        self.tab_slug = view.tab_slug
+        """Show the browser path's view (app.services.public_view), or redirect to its canonical path."""
+        built = await build_public_view(path=self.router.url.path, query=self.router.url.query)
+        if isinstance(built, Redirect):
+            return rx.redirect(built.location, replace=True)
         self.page = 1
-        self.detail = None
-        self.featured, self.groups, self.cards, self.tabs = [], [], [], []
-        if view.kind == "home":
-            await self._load_home()
-        elif view.kind == "detail":
-            redirect = await self._load_detail(view.uid)
-            if redirect is not None:
-                return redirect
+        self.featured, self.groups, self.cards, self.tabs, self.detail = [], [], [], [], None
+        if isinstance(built, NotFound):
+            self.view, self.section, self.city_slug, self.city_name = "missing", built.section, "", ""
+            self.tab_slug = DEFAULT_TAB.slug
+            self.heading = built.heading
+            self.page_title = built.tags.title
         else:
-            await self._load_city(view)
+            self._show(built)
+            if built.listings is not None:
+                await self._show_filters(built, built.listings)
         self.shown_path = self.router.url.path
         return None
 
-    async def _load_city(self, view: PublicView):
-        self.view = view.kind
-        filters = await directory_cards.filters_from_query(self.city_slug, self.router.url.query)
-        self.tabs = directory_view.tab_links(
-            section=self.section, city_slug=self.city_slug, active_slug=self.tab_slug, filters=filters
-        )
-        settings = get_settings()
-        self.page_title = seo.city_tags(
-            view=view, site_url=settings.site_url, site_name=settings.site_name, filters=filters
-        ).title
-        self.filtered = filters.active
-        self.filter_query = filters.query_string()
+    def _show(self, built: PublicPageView) -> None:
+        """Put the view's fields into the vars; a detail's view is counted."""
+        self.view = built.kind
+        self.section = built.section
+        self.city_slug = built.city_slug
+        self.city_name = built.city_name
+        self.tab_slug = built.tab.slug
+        self.heading = built.heading
+        self.page_title = built.tags.title
+        self.featured = built.featured or []
+        self.tabs = built.tabs
+        self.detail = built.detail
+        if built.listings is not None:
+            self._show_listings(built, built.listings)
+        if built.kind == "detail":
+            self._count(stats.VIEW)
+
+    def _show_listings(self, built: PublicPageView, result: listings.CardPage) -> None:
+        """One page of a city's cards, with its count, pager and heading."""
+        self.total = result.total
+        self.page_count = result.page_count
+        self.total_label = built.total_label
+        self.page_label = built.page_label
+        self.heading = built.heading
+        self.groups = built.groups or []
+        self.cards = [] if built.groups is not None else result.cards
+
+    async def _show_filters(self, built: PublicPageView, result: listings.CardPage) -> None:
+        """The city page's filters: those applied, as chips, and the form showing them with its choices."""
+        self.filtered = built.filters.active
+        self.filter_query = built.filters.query_string()
         self.unfiltered_url = self.router.url.path
-        self.chips = directory_view.filter_chips(filters, self.router.url.path)
-        self._show_draft(filters)
+        self.chips = built.chips
+        self._show_draft(built.filters)
         communes = await directory_cards.commune_counts(self.section, self.city_slug)
         self.commune_options = [[found.commune.id, found.commune.name] for found in communes]
         self.services = [
             FilterChoice(value=option.slug, label=option.name) for option in await directory_cards.service_options()
         ]
-        result = await self._load_cards(filters)
-        self.draft_total = self.total
+        self.draft_total = result.total
         self.draft_label = directory_view.apply_label(result)
 
     def _show_draft(self, filters: ListingFilters) -> None:
@@ -315,37 +327,6 @@ class DirectoryState(rx.State):
             return rx.set_focus(f"{FILTER_FORM}-{next(name for name in FILTER_FIELDS if name in self.filter_errors)}")
         return rx.redirect(filters.url(self.unfiltered_url))
 
-    async def _load_home(self):
-        settings = get_settings()
-        self.page_title = seo.home_tags(
-            section=self.section, site_url=settings.site_url, site_name=settings.site_name
-        ).title
-        self.featured = await directory_cards.featured(self.section)
-        self.heading = directory_view.home_heading(self.section)
-        self.view = "home"
-
-    async def _load_detail(self, uid: str):
-        detail = await directory_cards.detail(uid)
-        settings = get_settings()
-        if detail is None:
-            self.view = "missing"
-            self.heading = "Publicación no disponible"
-            self.page_title = seo.not_found_tags(site_name=settings.site_name).title
-            return None
-        path = self.router.url.path.rstrip("/")
-        if is_pretty_detail_path(path) and path != detail.url:
-            # A stale city or name in a pretty URL: move to the canonical one.
-            return rx.redirect(detail.url, replace=True)
-        self.detail = detail
-        self.section = detail.section
-        self.city_slug = detail.city_slug
-        self.city_name = detail.city_name
-        self.heading = detail.display_name
-        self.page_title = seo.detail_tags(detail=detail, site_url=settings.site_url, site_name=settings.site_name).title
-        self.view = "detail"
-        self._count(stats.VIEW)
-        return None
-
     def _count(self, kind: str) -> None:
         """Count a view or contact click of the detail shown (its uid was resolved here, never sent)."""
         if self.view == "detail" and self.detail is not None:
@@ -361,41 +342,24 @@ class DirectoryState(rx.State):
         """The visitor pressed the call button of the listing shown (counted at most once a day)."""
         self._count(stats.CALL)
 
-    async def _load_cards(self, filters: ListingFilters | None = None) -> listings.CardPage:
-        tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
-        grouped = self.view == "city"
-        if filters is None:  # another page of the filters shown: the URL's
-            filters = await directory_cards.filters_from_query(self.city_slug, self.router.url.query)
-        result = await directory_cards.city_page(self.section, self.city_slug, tab, self.page, grouped, filters)
-        self.total = result.total
-        self.page_count = result.page_count
-        self.total_label = directory_view.count_label(result)
-        self.page_label = directory_view.page_label(result)
-        self.heading = directory_view.city_heading(
-            section=self.section, city_name=self.city_name, kind=self.view, tab=tab, filters=filters
-        )
-        if grouped:
-            self.groups = directory_view.tier_groups(result.cards)
-            self.cards = []
-        else:
-            self.cards = result.cards
-            self.groups = []
-        return result
+    async def _turn_page(self, page: int):
+        """Show page ``page`` of the cards of the path shown, with the URL's filters, and scroll to the top."""
+        built = await build_public_view(path=self.router.url.path, query=self.router.url.query, page=page)
+        if isinstance(built, PublicPageView) and built.listings is not None:
+            self.page = page
+            self._show_listings(built, built.listings)
+        return rx.call_script("window.scrollTo(0, 0)")
 
     @public
     async def next_page(self):
         """Show the next page of cards."""
         if self.view in ("city", "all") and self.page < self.page_count:
-            self.page += 1
-            await self._load_cards()
-            return rx.call_script("window.scrollTo(0, 0)")
+            return await self._turn_page(self.page + 1)
         return None
 
     @public
     async def previous_page(self):
         """Show the previous page of cards."""
         if self.view in ("city", "all") and self.page > 1:
-            self.page -= 1
-            await self._load_cards()
-            return rx.call_script("window.scrollTo(0, 0)")
+            return await self._turn_page(self.page - 1)
         return None

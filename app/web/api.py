@@ -22,8 +22,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from app import seo
 from app.core.errors import InvalidInputError, NotFoundError
-from app.core.geo import City, Commune, city_by_slug, city_communes
+from app.core.geo import City, Commune, city_by_slug, city_communes, place_name
 from app.db import get_engine, session_scope
 from app.models import Section
 from app.models.filter_tabs import DEFAULT_TAB
@@ -65,7 +66,6 @@ CROSS_SITE_FORM = "Solicitud rechazada: este formulario solo se puede enviar des
 # quoted and separated, with room to spare.
 FAVOURITES_MAX_BYTES = 80 * 1024
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
-HOME_PLACE = "Chile"
 
 
 def _adult(request: Request) -> bool:
@@ -92,17 +92,18 @@ def _page_inputs() -> tuple:
 
 
 def _heading(place: str) -> str:
-    """The heading of an SSG page (and its breadcrumb's label): "Escorts en Viña del Mar"."""
-    return f"Escorts en {place}"
+    """The heading of an SSG page (and its breadcrumb's label): "Escorts en Viña del Mar" (the SSG pages are the
+    women's section's)."""
+    return seo.place_heading(Section.MUJERES.value, place)
 
 
 def _home_document(adult_ok: bool) -> str:
     site = get_settings().site_url
     return ssg.render_page(
-        title=f"{_heading(HOME_PLACE)} | {get_settings().site_name}",
+        title=f"{seo.home_heading(Section.MUJERES.value)} | {get_settings().site_name}",
         description="Avisos de escorts en las principales ciudades de Chile, revisados antes de publicarse.",
         canonical=f"{site}{SSG_HOME}",
-        heading=_heading(HOME_PLACE),
+        heading=seo.home_heading(Section.MUJERES.value),
         body=ssg.home_body(_featured_cards()),
         adult_ok=adult_ok,
         path=SSG_HOME,
@@ -189,11 +190,15 @@ def _city_document(city_slug: str, page: int, adult_ok: bool, commune: Commune |
         )
     if result.page > result.page_count or (commune is not None and result.total == 0):
         return None
-    place = city.name if commune is None or commune.name == city.name else f"{commune.name}, {city.name}"
+    place = place_name(city.name, commune)
     url = ssg_page_url(path, result.page)
     links = [(_ssg_path(city_slug, each.commune), each.commune.name) for each in communes]
     # A commune's page leads back to its city (a city's page has the header's link to the home).
-    breadcrumbs = [] if commune is None else [(SSG_HOME, _heading(HOME_PLACE)), (city_path, _heading(city.name))]
+    breadcrumbs = (
+        []
+        if commune is None
+        else [(SSG_HOME, seo.home_heading(Section.MUJERES.value)), (city_path, _heading(city.name))]
+    )
     return ssg.render_page(
         title=f"{_heading(place)} | {get_settings().site_name}",
         description=f"Avisos de escorts en {place}: fotos, tarifas y contacto. {published_label(result)}.",

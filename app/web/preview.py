@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from app.core.geo import cities_by_region
-from app.models import ListingCard, ListingDetail, Section
+from app.models import ListingCard, ListingDetail
 from app.pages.public import (
     ALL_HEADING,
     ALL_TAB_LABEL,
@@ -38,15 +38,11 @@ from app.pages.public import (
     NO_MATCH,
     REMOVE_FILTER,
 )
-from app.routes import PUBLIC_HOME, REPORT_LISTING_PARAM, REPORT_PATH, TRANS_HOME
+from app.routes import REPORT_LISTING_PARAM, REPORT_PATH, section_home
 from app.services.directory_view import FilterChip, TabLink, TierGroup
 from app.web.rendering import render
 
 PREVIEW_ID = "vista-previa"
-
-
-def _section_home(section: str) -> str:
-    return TRANS_HOME if section == Section.TRANS.value else PUBLIC_HOME
 
 
 def _render(template: str, theme_attributes: str, *, signed_in: bool = False, **context: object) -> str:
@@ -87,7 +83,7 @@ def city_preview(
     return _render(
         "preview/city.html",
         theme_attributes,
-        home=_section_home(section),
+        home=section_home(section),
         city_slug=city_slug,
         heading=heading,
         tabs=tabs,
@@ -113,7 +109,7 @@ def home_preview(
     return _render(
         "preview/home.html",
         theme_attributes,
-        home=_section_home(section),
+        home=section_home(section),
         heading=heading,
         featured=featured,
         path=path,
@@ -126,7 +122,7 @@ def detail_preview(detail: ListingDetail, *, adult: bool, path: str, theme_attri
     return _render(
         "preview/detail.html",
         theme_attributes,
-        home=_section_home(detail.section),
+        home=section_home(detail.section),
         detail=detail,
         adult=adult,
         path=path,

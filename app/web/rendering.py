@@ -19,10 +19,11 @@ from jinja2.ext import Extension
 
 from app import routes
 from app.components.age_gate import AGE_ACCEPT, AGE_LEAVE_URL, AGE_TEXT, AGE_TITLE
-from app.components.cards import CARD_SIZES, FLAG_BADGES, PIPELINE_DEFAULT, PIPELINE_NARROW, PRICE_UNIT
+from app.components.cards import CARD_SIZES, FLAG_BADGES, PRICE_UNIT
 from app.components.carousel import SLIDE_SIZES
 from app.components.favourites import HEART_ATTRIBUTE, HEART_CLASS, HEART_LABEL, HEART_NAME_ATTRIBUTE
 from app.components.layout import ACCESS_CHECK
+from app.core.photo_urls import photo_srcset
 from app.settings import get_settings
 
 _LINE_BREAK = re.compile(r"\n[ \t]*")
@@ -34,13 +35,6 @@ class JoinLines(Extension):
     def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
         """The template's source as one line."""
         return _LINE_BREAK.sub("", source)
-
-
-def photo_srcset(src: str) -> str:
-    """As app.components.cards.photo_srcset: the 400 and 800 px files when the pipeline made both, else ""."""
-    if src.endswith(PIPELINE_DEFAULT):
-        return f"{src.replace(PIPELINE_DEFAULT, PIPELINE_NARROW)} 400w, {src} 800w"
-    return ""
 
 
 ENVIRONMENT = Environment(

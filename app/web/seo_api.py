@@ -39,8 +39,6 @@ from app import seo
 from app.content.legal import LEGAL_PAGES
 from app.core.geo import city_by_slug
 from app.db import session_scope
-from app.models.filter_tabs import DEFAULT_TAB, tab_by_slug
-from app.models.listing_filters import NO_FILTERS, ListingFilters
 from app.routes import (
     AREAS,
     FAVOURITES,
@@ -51,12 +49,10 @@ from app.routes import (
     PUBLIC_HOME,
     SSG_HOME,
     TRANS_HOME,
-    PublicView,
-    city_name,
-    is_pretty_detail_path,
     legal_path,
 )
-from app.services import directory_cards, directory_view, sitemap
+from app.services import sitemap
+from app.services.public_view import NotFound, PublicPageView, Redirect, build_public_view
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
 from app.web import preview
@@ -298,52 +294,42 @@ def _returning_visitor(request: Request) -> bool:
     return request.cookies.get(AGE_COOKIE) == "1"
 
 
-async def _first_screen(
-    request: Request, view: PublicView, path: str, shell: seo.Shell, filters: ListingFilters = NO_FILTERS
-) -> str:
-    """The preview of a home or city page (app.web.preview): its first cards, or the 18+ notice on a first visit.
-
-    The cards come from the same cache as the running page's (app.services.directory_cards), with the
-    page's filters.
-    """
-    adult = _returning_visitor(request)
-    if view.kind == "home":
+def _first_screen(built: PublicPageView, path: str, shell: seo.Shell, adult: bool) -> str:
+    """The preview of a public page (app.web.preview) from its view: the first cards of a home or city page,
+    or the 18+ notice on a first visit (``built`` has no cards then), or a detail's first screen."""
+    theme = shell.theme_attributes
+    if built.detail is not None:
+        return preview.detail_preview(built.detail, adult=adult, path=built.detail.url, theme_attributes=theme)
+    if built.kind == "home":
         return preview.home_preview(
-            section=view.section,
-            heading=directory_view.home_heading(view.section),
-            featured=await directory_cards.featured(view.section) if adult else None,
-            path=path,
-            theme_attributes=shell.theme_attributes,
+            section=built.section, heading=built.heading, featured=built.featured, path=path, theme_attributes=theme
         )
-    tab = tab_by_slug(view.tab_slug) or DEFAULT_TAB
     shown = None
-    if adult:
-        grouped = view.kind == "city"
-        result = await directory_cards.city_page(view.section, view.city_slug, tab, 1, grouped, filters)
-        groups = directory_view.tier_groups(result.cards) if grouped else None
+    if built.listings is not None:
         shown = preview.CityListings(
-            total=result.total, cards=result.cards, groups=groups, total_label=directory_view.count_label(result)
+            total=built.listings.total, cards=built.listings.cards, groups=built.groups, total_label=built.total_label
         )
     return preview.city_preview(
-        section=view.section,
-        city_slug=view.city_slug,
-        heading=directory_view.city_heading(
-            section=view.section, city_name=city_name(view.city_slug), kind=view.kind, tab=tab, filters=filters
-        ),
-        tabs=directory_view.tab_links(
-            section=view.section, city_slug=view.city_slug, active_slug=tab.slug, filters=filters
-        ),
+        section=built.section,
+        city_slug=built.city_slug,
+        heading=built.heading,
+        tabs=built.tabs,
         path=path,
-        filtered=filters.active,
-        chips=directory_view.filter_chips(filters, path),
-        return_to=filters.url(path),
+        filtered=built.filters.active,
+        chips=built.chips,
+        return_to=built.filters.url(path),
         listings=shown,
-        theme_attributes=shell.theme_attributes,
+        theme_attributes=theme,
     )
 
 
 async def public_document(request: Request) -> Response:
-    """A public page's HTML: its own head tags and first screen, 301 to its canonical spelling, or 404."""
+    """A public page's HTML: its own head tags and first screen, 301 to its canonical spelling, or 404.
+
+    Which URLs are pages, redirects or not found is :func:`app.seo.resolve_document`'s; what a page shows is
+    its view (app.services.public_view), the one the running page's state shows too. Listings come first
+    only to a returning visitor (18+ notice accepted on this device).
+    """
     path = request.url.path
     outcome = seo.resolve_document(path)
     if outcome.status == 301:
@@ -351,31 +337,14 @@ async def public_document(request: Request) -> Response:
         return RedirectResponse(outcome.location + (f"?{query}" if query else ""), status_code=301)
     if outcome.status == 404 or outcome.view is None:
         return _not_found(request)
-    settings = get_settings()
-    view = outcome.view
-    if view.kind == "detail":
-        detail = await directory_cards.detail(view.uid)  # the running page's cache
-        if detail is None:
-            return _not_found(request)
-        bare = path.rstrip("/")
-        if is_pretty_detail_path(bare) and bare != detail.url:
-            return RedirectResponse(detail.url, status_code=301)
-        tags = seo.detail_tags(detail=detail, site_url=settings.site_url, site_name=settings.site_name)
-        shell = shell_for(path)
-        first_screen = preview.detail_preview(
-            detail, adult=_returning_visitor(request), path=detail.url, theme_attributes=shell.theme_attributes
-        )
-        return document_response(request, shell, tags, preview=first_screen)
-    if view.kind == "home":
-        path = path.rstrip("/") or "/"
-        tags = seo.home_tags(section=view.section, site_url=settings.site_url, site_name=settings.site_name)
-        filters = NO_FILTERS
-    else:
-        filters = await directory_cards.filters_from_query(view.city_slug, request.url.query)
-        tags = seo.city_tags(view=view, site_url=settings.site_url, site_name=settings.site_name, filters=filters)
+    adult = _returning_visitor(request)
+    built = await build_public_view(path=path, query=request.url.query, with_listings=adult)
+    if isinstance(built, NotFound):
+        return _not_found(request)
+    if isinstance(built, Redirect):
+        return RedirectResponse(built.location, status_code=301)
     shell = shell_for(path)
-    first_screen = await _first_screen(request, view, path, shell, filters)
-    return document_response(request, shell, tags, preview=first_screen)
+    return document_response(request, shell, built.tags, preview=_first_screen(built, path, shell, adult))
 
 
 # --- robots.txt and sitemaps ---------------------------------------------------------------------

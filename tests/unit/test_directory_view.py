@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from app.core.geo import Commune, place_name
 from app.models import ListingCard
 from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, TABS_BY_SLUG
+from app.models.listing_filters import ListingFilters
+from app.routes import section_home
+from app.seo import home_heading, place_heading
 from app.services.directory_view import (
     apply_label,
     city_heading,
@@ -69,3 +73,16 @@ def test_count_and_pager_labels_in_spanish_exact_and_past_the_cap():
         cards=[], total=FILTERED_COUNT_CAP + 1, page=1, page_size=24, exact=False, cap=FILTERED_COUNT_CAP
     )
     assert (count_label(filtered), apply_label(filtered)) == ("Más de 200 avisos", "Ver más de 200 avisos")
+
+
+def test_a_commune_page_names_the_commune_then_its_city_in_app_head_and_ssg_alike():
+    providencia, talca = Commune("providencia", "Providencia"), Commune("talca", "Talca")
+    filtered = ListingFilters(commune=providencia)
+    assert city_heading(section="mujeres", city_name="Santiago", kind="city", tab=DEFAULT_TAB, filters=filtered) == (
+        "Escorts en Providencia, Santiago"
+    )
+    # One rule for the heading, the head's title and the SSG page's heading: a commune named as its city is the city.
+    assert place_name("Santiago", providencia) == "Providencia, Santiago"
+    assert place_name("Talca", talca) == place_name("Talca") == "Talca"
+    assert place_heading("trans", "Talca") == "Escorts trans en Talca" and home_heading("mujeres") == "Escorts en Chile"
+    assert section_home("trans") == "/escorts/trans" and section_home("mujeres") == "/escorts"
