@@ -27,7 +27,7 @@ from app.services.staff import review_queue, review_signals, reviews
 from app.services.staff.review_queue import KIND_EDIT, KIND_NEW, KIND_VERIFICATION
 from app.states.staff.review_queue import ReviewQueueState
 from app.storage.local import LocalStorage, PrivateLocalStorage
-from tests.factories import make_account, make_listing, make_owner, open_session
+from tests.factories import actor_of, make_account, make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
@@ -186,7 +186,7 @@ def test_the_owners_rejections_bans_and_reports_are_signals(db, staff, tmp_path)
     owner = make_owner(db, "duena@example.cl")
     earlier = _pending(db, owner, "Rechazada antes", minutes_ago=50)
     reviews.reject_listing(
-        session=db, storage=LocalStorage(tmp_path), reviewer_uid=staff.uid, listing_uid=earlier.uid, reason="Fotos"
+        session=db, storage=LocalStorage(tmp_path), actor=actor_of(staff), listing_uid=earlier.uid, reason="Fotos"
     )
     db.add(AuditEntry(actor_uid=staff.uid, action="banear", entity="usuarios", entity_uid=owner.uid))
     db.add(Report(kind="menor", listing_uid=earlier.uid, message="Parece menor"))
@@ -212,7 +212,7 @@ def test_a_rejection_reason_from_the_list_reaches_the_advertisers_list(db, staff
     listing = _pending(db, owner, "Por rechazar", minutes_ago=5)
     reason = reviews.rejection_text("Fotos que no corresponden", "  La segunda foto es de otra persona. ")
     reviews.reject_listing(
-        session=db, storage=LocalStorage(tmp_path), reviewer_uid=staff.uid, listing_uid=listing.uid, reason=reason
+        session=db, storage=LocalStorage(tmp_path), actor=actor_of(staff), listing_uid=listing.uid, reason=reason
     )
     (row,) = my_listings.list_my_listings(session=db, owner_uid=owner.uid)
     assert row.status == "rechazada"
@@ -244,12 +244,12 @@ def test_a_verification_decision_deletes_the_private_photo_and_is_audited(db, st
     assert private.get(key)
     if decision == "approve":
         verification.approve_verification(
-            session=db, storage=private, reviewer_uid=staff.uid, verification_uid=request.uid
+            session=db, storage=private, actor=actor_of(staff), verification_uid=request.uid
         )
     else:
         reason = reviews.rejection_text("La foto no se ve bien", "", review_queue.VERIFICATION_REJECTION_REASONS)
         verification.reject_verification(
-            session=db, storage=private, reviewer_uid=staff.uid, verification_uid=request.uid, reason=reason
+            session=db, storage=private, actor=actor_of(staff), verification_uid=request.uid, reason=reason
         )
     assert not list((tmp_path / "private").rglob("*.webp"))
     db.refresh(request)
