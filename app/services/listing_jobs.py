@@ -79,8 +79,8 @@ def expire(*, session: Session, listing: Listing, now: datetime) -> None:
 def expire_listings(*, session: Session, now: datetime | None = None) -> int:
     """Move published and paused listings whose time ran out to expirada; return how many.
 
-    Expired listings still holding an edit or a pending review (a paused one that expired as its owner
-    resumed it, or rows from before this rule) are cleaned up too, without being counted.
+    Expired listings still holding an edit or a pending review (rows from before every expiry went through
+    :func:`expire`) are cleaned up too, without being counted.
     """
     now = now or utc_now()
     due = session.exec(

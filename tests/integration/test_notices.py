@@ -15,10 +15,12 @@ import pytest
 from sqlmodel import Session, select
 
 from app.content.notices import NoticeKind
-from app.core.errors import InvalidInputError
+from app.core.errors import ConflictError, InvalidInputError
 from app.db import get_engine
 from app.models import (
     Listing,
+    ListingReview,
+    ListingStatus,
     ListingUpgrade,
     ListingVerification,
     Notice,
@@ -27,9 +29,9 @@ from app.models import (
     utc_now,
 )
 from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES
-from app.services import listing_jobs, notices, upgrades
+from app.services import listing_jobs, my_listings, notices, upgrades
 from app.services.staff import listings as staff_listings
-from app.services.staff import reviews
+from app.services.staff import review_queue, reviews
 from app.settings import get_settings
 from tests.factories import actor_of, make_listing, make_owner, make_staff, tier_upgrade
 from tests.waits import wait_until_sent
@@ -232,6 +234,43 @@ def test_expiring_in_three_days_then_expired_tells_the_owner_once_each(db, mailb
     assert _subjects(mailbox, owner)[1:] == ["Tu publicación «Julieta» venció"]
     assert "«Renovar»" in _mails(mailbox, owner)[1].get_payload(decode=True).decode()
     assert db.get(Listing, listing.uid) is not None
+
+
+def _paused_with_pending_edit(db: Session, owner, name: str, expires_at) -> Listing:
+    listing = make_listing(db, owner, name=name, status="pausada", expires_at=expires_at)
+    listing.revision = json.dumps({"listing": {"description": "Cambio que nadie revisó."}})
+    listing.revision_at = expires_at - timedelta(days=1)
+    db.add(listing)
+    db.add(ListingReview(listing_uid=listing.uid, created_at=listing.revision_at))
+    db.commit()
+    return listing
+
+
+def test_the_owner_resuming_a_listing_whose_time_ran_out_expires_it_as_the_clock_does(db, mailbox, owner, staff):
+    now = utc_now()
+    by_owner = _paused_with_pending_edit(db, owner, "Olga", now - timedelta(minutes=5))
+    with pytest.raises(ConflictError):
+        my_listings.resume_listing(session=db, owner_uid=owner.uid, uid=by_owner.uid, now=now)
+    subject, by_owner_body = _only_mail(mailbox, owner)
+    assert subject == "Tu publicación «Olga» venció"
+
+    by_clock = _paused_with_pending_edit(db, owner, "Rita", now - timedelta(minutes=5))
+    assert listing_jobs.expire_listings(session=db, now=now) == 1  # Olga's expiry is done: only Rita's is left
+    assert _subjects(mailbox, owner)[1:] == ["Tu publicación «Rita» venció"]
+    by_clock_body = _mails(mailbox, owner)[1].get_payload(decode=True).decode()
+    assert by_owner_body.replace("Olga", "Rita") == by_clock_body  # one notice, whichever way it expired
+
+    db.expire_all()
+    for listing in (by_owner, by_clock):
+        stored = db.get(Listing, listing.uid)
+        assert stored.status == ListingStatus.EXPIRADA and stored.revision is None and stored.revision_at is None
+        review = db.exec(select(ListingReview).where(ListingReview.listing_uid == listing.uid)).one()
+        assert (review.decision, review.reason, review.reviewer_uid) == (
+            ReviewDecision.RECHAZADA,
+            listing_jobs.EXPIRED_BEFORE_REVIEW,
+            None,
+        )
+    assert review_queue.list_queue(session=db, viewer_uid=staff.uid).total == 0
 
 
 def test_the_same_notice_twice_is_sent_once(db, mailbox, owner):
