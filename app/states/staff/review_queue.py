@@ -97,6 +97,19 @@ class ReviewQueueState(rx.State):
         uid = _text(uid)
         return next((item for item in self.items if item.uid == uid), None) if uid else None
 
+    async def _decide(self, item: QueueItem, decision: ReviewDecision, reason: str = "") -> None:
+        """The caller's decision on an item of this page, with the version of it they were shown."""
+        await run_service(
+            reviews.decide_review,
+            storage=get_storage(),
+            private=get_private_storage(),
+            actor=current_actor(),
+            item_uid=item.uid,
+            decision=decision,
+            reason=reason,
+            expected_version=item.version,
+        )
+
     async def _decided(self, message: str) -> list:
         await self._reload()
         return [notify_success(message)]
@@ -109,15 +122,7 @@ class ReviewQueueState(rx.State):
             await self._reload()
             return notify_error(GONE)
         try:
-            await run_service(
-                reviews.decide_review,
-                storage=get_storage(),
-                private=get_private_storage(),
-                actor=current_actor(),
-                item_uid=item.uid,
-                decision=ReviewDecision.APROBADA,
-                expected_version=item.version,
-            )
+            await self._decide(item, ReviewDecision.APROBADA)
         except ServiceError as exc:
             await self._reload()
             return notify_error(exc.message)
@@ -158,16 +163,7 @@ class ReviewQueueState(rx.State):
                 _text(data.get("detail"), REASON_MAX + 1),
                 review_queue.rejection_reasons(item.kind),
             )
-            await run_service(
-                reviews.decide_review,
-                storage=get_storage(),
-                private=get_private_storage(),
-                actor=current_actor(),
-                item_uid=item.uid,
-                decision=ReviewDecision.RECHAZADA,
-                reason=reason,
-                expected_version=item.version,
-            )
+            await self._decide(item, ReviewDecision.RECHAZADA, reason)
         except ConflictError as exc:
             # Changed or decided meanwhile: close the dialog and show the queue as it is now.
             self._close_reject()
