@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reflex_base.constants.base import Reflex
 
+from app.core.actor import Actor
 from app.core.rut import rut_check_digit
 from app.db import make_engine
 from app.identity.errors import AUTH_MESSAGES
@@ -120,8 +121,10 @@ def approve_demo_queue(reviewer_uid: str, keep: str) -> int:
             .join(ListingReview, ListingReview.listing_uid == Listing.uid)
             .where(Listing.display_name != keep, ListingReview.decision == ReviewDecision.PENDIENTE)
         ).all()
+        user = session.get_one(User, reviewer_uid)
+        reviewer = Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
         for uid in set(waiting):
-            approve_listing(session=session, reviewer_uid=reviewer_uid, listing_uid=uid)
+            approve_listing(session=session, actor=reviewer, listing_uid=uid)
         return len(set(waiting))
 
 

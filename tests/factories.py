@@ -192,6 +192,11 @@ def actor_of(user: User) -> Actor:
     return Actor(uid=user.uid, email=user.email, display_name=user.display_name, profile_uid=user.profile_uid)
 
 
+def claiming_staff(uid: str | None) -> Actor:
+    """An Actor with this uid (or none) claiming a secretary's profile: services must believe the database instead."""
+    return Actor(uid=uid or "", email="", display_name="", profile_uid=ProfileId.SECRETARIA)
+
+
 def make_wizard_catalogue(session: Session) -> dict:
     """An advertiser type and three services the wizard offers: {"type", "services", "tier"} uids."""
     kind = AdvertiserType(name="Independiente")

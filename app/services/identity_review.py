@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from app.core.actor import Actor
 from app.models import Advertiser, ListingReview, ReviewDecision
 from app.services.staff import audit
 
@@ -128,12 +129,12 @@ def advertiser_of(session: Session, owner_uid: str, *, for_update: bool = False)
     return session.exec(query.with_for_update() if for_update else query).first()
 
 
-def _decided(session: Session, advertiser: Advertiser, reviewer_uid: str, action: str, before: dict, now) -> None:
+def _decided(session: Session, advertiser: Advertiser, reviewer: Actor, action: str, before: dict, now) -> None:
     advertiser.updated_at = now
     session.add(advertiser)
     audit.record(
         session,
-        actor_uid=reviewer_uid,
+        actor_uid=reviewer.uid,
         action=action,
         entity=Advertiser.__tablename__,
         entity_uid=advertiser.uid,
@@ -143,7 +144,7 @@ def _decided(session: Session, advertiser: Advertiser, reviewer_uid: str, action
     )
 
 
-def on_approved(session: Session, owner_uid: str, listing_uid: str, reviewer_uid: str, now: datetime) -> None:
+def on_approved(session: Session, owner_uid: str, listing_uid: str, reviewer: Actor, now: datetime) -> None:
     """Staff approved ``listing_uid``: the first identity is now reviewed; a change it carries applies."""
     advertiser = advertiser_of(session, owner_uid, for_update=True)
     if advertiser is None:
@@ -159,14 +160,14 @@ def on_approved(session: Session, owner_uid: str, listing_uid: str, reviewer_uid
         advertiser.identity_reviewed_at = now
     else:
         return
-    _decided(session, advertiser, reviewer_uid, "aprobar identidad", before, now)
+    _decided(session, advertiser, reviewer, "aprobar identidad", before, now)
 
 
-def on_rejected(session: Session, owner_uid: str, listing_uid: str, reviewer_uid: str, now: datetime) -> None:
+def on_rejected(session: Session, owner_uid: str, listing_uid: str, reviewer: Actor, now: datetime) -> None:
     """Staff rejected ``listing_uid``: a change of the identity it carries is discarded."""
     advertiser = advertiser_of(session, owner_uid, for_update=True)
     if advertiser is None or status(advertiser, listing_uid) != STATUS_CHANGED:
         return
     before = audit.snapshot(advertiser) or {}
     _clear_pending(advertiser)
-    _decided(session, advertiser, reviewer_uid, "descartar identidad", before, now)
+    _decided(session, advertiser, reviewer, "descartar identidad", before, now)

@@ -1,8 +1,7 @@
 """The listings' clock: expiry and upgrades, run every minute by every app process while it lives.
 
-- :func:`expire_listings`: a publicada or pausada listing whose ``expires_at`` passed becomes expirada
-  (the lifecycle's ``system`` move); an edit waiting for review is dropped and its review closed with
-  a reason the owner reads (they renew it, and the whole listing is reviewed then);
+- :func:`expire_listings`: a publicada or pausada listing whose ``expires_at`` passed expires (:func:`expire`,
+  which the owner resuming a paused listing whose time ran out uses too);
 - :func:`app.services.upgrades.apply_upgrades`: approved upgrades start and end on their dates;
 - :func:`warn_expiring`: owners of listings expiring within 3 days are told by e-mail (once per period);
 - :func:`app.services.upgrades.expire_unpaid_upgrades`: upgrade requests unpaid for 7 days expire.
@@ -33,6 +32,7 @@ from app.db import commit, session_scope
 from app.models import ActorKind, Listing, ListingReview, ListingStatus, ReviewDecision, utc_now
 from app.services import notices
 from app.services.listing_lifecycle import ensure_transition
+from app.services.staff import reviews
 from app.services.upgrades import apply_upgrades, expire_unpaid_upgrades
 from app.settings import get_settings
 
@@ -50,22 +50,37 @@ def _drop_pending_review(session: Session, listing: Listing, now: datetime) -> N
     """An expired listing waits for nothing: its edit is dropped and its pending reviews closed (no reviewer)."""
     listing.revision = None
     listing.revision_at = None
-    for review in session.exec(
-        select(ListingReview).where(
-            ListingReview.listing_uid == listing.uid, ListingReview.decision == ReviewDecision.PENDIENTE
-        )
-    ):
-        review.decision = ReviewDecision.RECHAZADA
-        review.reason = EXPIRED_BEFORE_REVIEW
-        review.decided_at = now
-        session.add(review)
+    reviews.close_reviews(
+        session,
+        listing.uid,
+        decision=ReviewDecision.RECHAZADA,
+        reason=EXPIRED_BEFORE_REVIEW,
+        reviewer=None,
+        now=now,
+        record=False,
+    )
+
+
+def expire(*, session: Session, listing: Listing, now: datetime) -> None:
+    """End a publicada or pausada listing's period (the lifecycle's ``system`` move to expirada); commits nothing.
+
+    An edit waiting for review is dropped and its review closed with a reason the owner reads (they renew it,
+    and the whole listing is reviewed then), and the owner is told, once per period.
+    """
+    listing.status = ensure_transition(listing.status, ListingStatus.EXPIRADA, ActorKind.SYSTEM)
+    listing.updated_at = now
+    _drop_pending_review(session, listing, now)
+    session.add(listing)
+    notices.notify_owner(
+        session=session, listing=listing, kind=NoticeKind.LISTING_EXPIRED, key=_expiry_key(listing), now=now
+    )
 
 
 def expire_listings(*, session: Session, now: datetime | None = None) -> int:
     """Move published and paused listings whose time ran out to expirada; return how many.
 
-    Expired listings still holding an edit or a pending review (a paused one that expired as its owner
-    resumed it, or rows from before this rule) are cleaned up too, without being counted.
+    Expired listings still holding an edit or a pending review (rows from before every expiry went through
+    :func:`expire`) are cleaned up too, without being counted.
     """
     now = now or utc_now()
     due = session.exec(
@@ -79,13 +94,7 @@ def expire_listings(*, session: Session, now: datetime | None = None) -> int:
         .with_for_update(skip_locked=True)
     ).all()
     for listing in due:
-        listing.status = ensure_transition(listing.status, ListingStatus.EXPIRADA, ActorKind.SYSTEM)
-        listing.updated_at = now
-        _drop_pending_review(session, listing, now)
-        session.add(listing)
-        notices.notify_owner(
-            session=session, listing=listing, kind=NoticeKind.LISTING_EXPIRED, key=_expiry_key(listing), now=now
-        )
+        expire(session=session, listing=listing, now=now)
     waiting = select(ListingReview.listing_uid).where(ListingReview.decision == ReviewDecision.PENDIENTE)
     stale = session.exec(
         select(Listing)

@@ -42,6 +42,7 @@ from app.models import (
 from app.services import (
     favourites,
     listing_drafts,
+    listing_jobs,
     listing_photos,
     listing_revisions,
     stats,
@@ -255,13 +256,12 @@ def pause_listing(*, session: Session, owner_uid: str, uid: str, now: datetime |
 
 
 def resume_listing(*, session: Session, owner_uid: str, uid: str, now: datetime | None = None) -> None:
-    """Show a paused listing again, unless its time ran out while it was paused (then it expires)."""
+    """Show a paused listing again, unless its time ran out while it was paused: then it expires as the clock
+    expires it (``listing_jobs.expire``: the edit waiting for review dropped, the owner told)."""
     now = now or utc_now()
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
     if listing.status == ListingStatus.PAUSADA and listing.expires_at and listing.expires_at <= now:
-        listing.status = ensure_transition(listing.status, ListingStatus.EXPIRADA, ActorKind.SYSTEM)
-        listing.updated_at = now
-        session.add(listing)
+        listing_jobs.expire(session=session, listing=listing, now=now)
         commit(session)
         raise ConflictError("Tu publicación venció mientras estaba pausada: renuévala para volver a publicarla.")
     _move(session, owner_uid, uid, ListingStatus.PUBLICADA, now)

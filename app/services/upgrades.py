@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
+from app.core.actor import Actor
 from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.money import format_currency
@@ -339,7 +340,7 @@ def _pending_upgrade(session: Session, upgrade_uid: str) -> ListingUpgrade:
 def approve_upgrade(
     *,
     session: Session,
-    reviewer_uid: str,
+    actor: Actor,
     upgrade_uid: str,
     starts_at: datetime,
     ends_at: datetime,
@@ -349,7 +350,7 @@ def approve_upgrade(
     """An administrator approves a requested upgrade for the period paid for; it takes effect at once if that
     period started. ``payment_reference`` (the receipt checked) is required and kept with the reviewer; audited.
     """
-    ensure_upgrade_reviewer(session, reviewer_uid)
+    ensure_upgrade_reviewer(session, actor.uid)
     if (
         not isinstance(payment_reference, str)
         or not payment_reference.strip()
@@ -373,7 +374,7 @@ def approve_upgrade(
     before = audit.snapshot(upgrade)
     now = now or utc_now()
     upgrade.status = UpgradeStatus.ACTIVA
-    upgrade.reviewer_uid = reviewer_uid
+    upgrade.reviewer_uid = actor.uid
     upgrade.payment_reference = payment_reference.strip()
     upgrade.starts_at = starts_at.astimezone(UTC)
     upgrade.ends_at = ends_at.astimezone(UTC)
@@ -393,7 +394,7 @@ def approve_upgrade(
     _apply(session, now, listing_uids=[upgrade.listing_uid])
     audit.record(
         session,
-        actor_uid=reviewer_uid,
+        actor_uid=actor.uid,
         action="aprobar",
         entity=AUDIT_ENTITY,
         entity_uid=upgrade.uid,
@@ -404,15 +405,15 @@ def approve_upgrade(
     commit(session)
 
 
-def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reason: str) -> None:
+def deny_upgrade(*, session: Session, actor: Actor, upgrade_uid: str, reason: str) -> None:
     """An administrator denies a requested upgrade; ``reason`` is required and shown to the owner; audited."""
-    ensure_upgrade_reviewer(session, reviewer_uid)
+    ensure_upgrade_reviewer(session, actor.uid)
     if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > REASON_MAX:
         raise InvalidInputError(f"Indica el motivo del rechazo (hasta {REASON_MAX} caracteres).", field="reason")
     upgrade = _pending_upgrade(session, upgrade_uid)
     before = audit.snapshot(upgrade)
     upgrade.status = UpgradeStatus.RECHAZADA
-    upgrade.reviewer_uid = reviewer_uid
+    upgrade.reviewer_uid = actor.uid
     upgrade.reason = reason.strip()
     upgrade.updated_at = utc_now()
     session.add(upgrade)
@@ -427,7 +428,7 @@ def deny_upgrade(*, session: Session, reviewer_uid: str, upgrade_uid: str, reaso
     )
     audit.record(
         session,
-        actor_uid=reviewer_uid,
+        actor_uid=actor.uid,
         action="rechazar",
         entity=AUDIT_ENTITY,
         entity_uid=upgrade.uid,

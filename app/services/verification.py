@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
+from app.core.actor import Actor
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.db import commit
 from app.models import (
@@ -133,7 +134,7 @@ def _decide(
     verification: ListingVerification,
     *,
     status: VerificationStatus,
-    reviewer_uid: str,
+    actor: Actor,
     reason: str,
     now: datetime,
 ) -> None:
@@ -146,13 +147,13 @@ def _decide(
     before = _audited(verification)
     verification.status = status
     verification.reason = reason
-    verification.reviewer_uid = reviewer_uid
+    verification.reviewer_uid = actor.uid
     verification.decided_at = now
     verification.storage_key = None
     session.add(verification)
     audit.record(
         session,
-        actor_uid=reviewer_uid,
+        actor_uid=actor.uid,
         action="aprobar" if status == VerificationStatus.APROBADA else "rechazar",
         entity=ListingVerification.__tablename__,
         entity_uid=verification.uid,
@@ -178,10 +179,10 @@ def _decide(
 
 
 def approve_verification(
-    *, session: Session, storage: Storage, reviewer_uid: str, verification_uid: str, now: datetime | None = None
+    *, session: Session, storage: Storage, actor: Actor, verification_uid: str, now: datetime | None = None
 ) -> None:
     """Staff grant the badge: the listing is verified from now on, and the private photo is deleted."""
-    ensure_staff(session, reviewer_uid, VERIFICATION_STAFF_ONLY)
+    ensure_staff(session, actor.uid, VERIFICATION_STAFF_ONLY)
     verification = _pending(session, verification_uid)
     now = now or utc_now()
     listing = session.get_one(Listing, verification.listing_uid)
@@ -193,7 +194,7 @@ def approve_verification(
         storage,
         verification,
         status=VerificationStatus.APROBADA,
-        reviewer_uid=reviewer_uid,
+        actor=actor,
         reason="",
         now=now,
     )
@@ -203,13 +204,13 @@ def reject_verification(
     *,
     session: Session,
     storage: Storage,
-    reviewer_uid: str,
+    actor: Actor,
     verification_uid: str,
     reason: str,
     now: datetime | None = None,
 ) -> None:
     """Staff refuse the badge with a reason the owner sees; the private photo is deleted."""
-    ensure_staff(session, reviewer_uid, VERIFICATION_STAFF_ONLY)
+    ensure_staff(session, actor.uid, VERIFICATION_STAFF_ONLY)
     reason = reason.strip() if isinstance(reason, str) else ""
     if not reason:
         raise InvalidInputError("Indica el motivo del rechazo.", field="reason")
@@ -221,7 +222,7 @@ def reject_verification(
         storage,
         verification,
         status=VerificationStatus.RECHAZADA,
-        reviewer_uid=reviewer_uid,
+        actor=actor,
         reason=reason,
         now=now or utc_now(),
     )

@@ -29,7 +29,7 @@ from app.seed import _ensure_catalogues
 from app.services.staff.reviews import approve_listing
 from app.services.users import create_user
 from tests.e2e.conftest import Site, accept_age
-from tests.factories import make_account, make_listing, open_session
+from tests.factories import actor_of, make_account, make_listing, open_session
 
 pytestmark = pytest.mark.e2e
 LOW_TIER = "chicas-del-dia"  # below the seeded tiers, so the home's featured listings stay the seeded ones
@@ -212,7 +212,7 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
         session=db,
         data={"email": "revisora@correo.cl", "display_name": "Revisora", "profile_uid": ProfileId.SECRETARIA.value},
     )
-    approve_listing(session=db, reviewer_uid=reviewer.uid, listing_uid=listing.uid)
+    approve_listing(session=db, actor=actor_of(reviewer), listing_uid=listing.uid)
 
     page.goto(f"/escorts/{WIZARD_CITY}")
     accept_age(page)

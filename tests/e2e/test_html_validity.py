@@ -48,7 +48,7 @@ from app.storage.local import LocalStorage
 from app.web.private_api import PENDING_EXPORT_COOKIE
 from tests.e2e.conftest import AREA_CITY, CITY, PAGED_CITY, Site
 from tests.e2e.nu import nu_errors
-from tests.factories import make_account, make_listing, open_session, tier_upgrade, wizard_draft
+from tests.factories import actor_of, make_account, make_listing, open_session, tier_upgrade, wizard_draft
 
 pytestmark = pytest.mark.e2e
 
@@ -181,7 +181,7 @@ def _signed_in(page: Page, site: Site, db: Session) -> dict[str, str]:
         db, media, advertiser, name="Nu Primera", city="constitucion", phone="+56 9 6300 0001", photo=_photo()
     )
     listing_drafts.send_to_review(session=db, owner_uid=advertiser.uid, uid=first)
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=first)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=first)
     second = wizard_draft(
         db,
         media,

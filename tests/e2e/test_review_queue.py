@@ -25,7 +25,7 @@ from app.services import listing_drafts
 from app.services.staff import reviews
 from app.storage.local import LocalStorage
 from tests.e2e.conftest import Site, accept_age
-from tests.factories import make_account, open_session, wizard_draft
+from tests.factories import actor_of, make_account, open_session, wizard_draft
 
 pytestmark = pytest.mark.e2e
 
@@ -172,7 +172,7 @@ def test_a_changed_identity_is_shown_beside_the_approved_one_and_applied_with_it
     first = _sent_listing(
         db, media, owner, name="Ignacia Primera", city="chillan", phone="+56 9 6100 0006", photo=_photo(8)
     )
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=first)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=first)
     born = f"{date.today().year - 35}/03/02"
     _sent_listing(
         db,

@@ -15,7 +15,7 @@ from app.services.staff import audit, reviews
 from app.services.staff.shared import TableQuery
 from app.services.users import create_user
 from app.storage.local import LocalStorage
-from tests.factories import make_listing, make_owner, make_staff
+from tests.factories import actor_of, make_listing, make_owner, make_staff
 
 
 @pytest.fixture
@@ -29,9 +29,9 @@ def test_a_review_decision_is_recorded_with_the_values_before_and_after(db, tmp_
     staff = make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
     approved = make_listing(db, owner, status="pendiente", name="Una")
     refused = make_listing(db, owner, status="pendiente", name="Dos")
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=approved.uid)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=approved.uid)
     reviews.reject_listing(
-        session=db, storage=LocalStorage(tmp_path), reviewer_uid=staff.uid, listing_uid=refused.uid, reason="Fotos"
+        session=db, storage=LocalStorage(tmp_path), actor=actor_of(staff), listing_uid=refused.uid, reason="Fotos"
     )
     entries = {entry.entity_uid: entry for entry in db.exec(select(AuditEntry)).all()}
     assert entries[approved.uid].action == "aprobar" and entries[approved.uid].actor_uid == staff.uid
@@ -45,7 +45,7 @@ def test_a_failed_write_leaves_no_entry(db):
     staff = make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
     listing = make_listing(db, owner, status="publicada")
     with pytest.raises(Exception, match="no está esperando revisión"):
-        reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=listing.uid)
+        reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=listing.uid)
     db.rollback()
     assert db.exec(select(AuditEntry)).all() == []
     assert db.get(Listing, listing.uid).status == "publicada"

@@ -34,7 +34,7 @@ from app.settings import get_settings
 from app.storage.factory import get_private_storage, get_storage
 from app.storage.s3 import S3Storage
 from tests.conftest import create_pg_database, drop_pg_database
-from tests.factories import make_listing, make_owner, make_staff, open_session
+from tests.factories import actor_of, make_listing, make_owner, make_staff, open_session
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import jpeg_with_gps
 from tests.ports import free_port
@@ -187,7 +187,7 @@ def _seed() -> Seeded:
             )
         requests = {row.listing_uid: row for row in db.exec(select(ListingVerification)).scalars()}
         verification.approve_verification(
-            session=db, storage=private, reviewer_uid=staff.uid, verification_uid=requests[made[1].uid].uid
+            session=db, storage=private, actor=actor_of(staff), verification_uid=requests[made[1].uid].uid
         )
         return Seeded(
             listing_uids=[listing.uid for listing in made],

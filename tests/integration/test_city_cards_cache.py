@@ -122,7 +122,7 @@ def test_a_published_listing_shows_at_the_next_load(site):
     assert _names(_cards()) == ["Antonia", "Camila", "Bernarda"]
     assert "Fernanda" not in [card.display_name for card in run_async(directory_cards.featured(MUJERES))]
     with Session(get_engine()) as session:
-        reviews.approve_listing(session=session, reviewer_uid=staff.uid, listing_uid=pending.uid)
+        reviews.approve_listing(session=session, actor=actor_of(staff), listing_uid=pending.uid)
     assert "Fernanda" in _names(_cards())
     assert "Fernanda" in [card.display_name for card in run_async(directory_cards.featured(MUJERES))]
 
@@ -160,7 +160,7 @@ def test_a_tier_upgrade_shows_at_the_next_load(site):
     with Session(get_engine()) as session:
         upgrades.approve_upgrade(
             session=session,
-            reviewer_uid=admin.uid,
+            actor=actor_of(admin),
             upgrade_uid=asked.uid,
             starts_at=now - timedelta(hours=1),
             ends_at=now + timedelta(days=30),
@@ -294,7 +294,7 @@ def test_a_paused_taken_down_or_banned_listing_is_missing_at_the_next_detail_loa
         my_listings.resume_listing(session=session, owner_uid=owner.uid, uid=antonia)
     assert _detail(antonia).display_name == "Antonia"
     with Session(get_engine()) as session:
-        staff_listings.unpublish_listing(session=session, actor_uid=staff.uid, uid=antonia, reason="Fotos ajenas")
+        staff_listings.unpublish_listing(session=session, actor=actor_of(staff), uid=antonia, reason="Fotos ajenas")
     assert _detail(antonia) is None
     assert _detail(shown["Bernarda"].uid).display_name == "Bernarda"
     with Session(get_engine()) as session:
@@ -325,7 +325,7 @@ def test_an_approved_edit_shows_at_the_next_detail_load_and_a_pending_one_does_n
         listing_drafts.send_to_review(session=session, owner_uid=owner.uid, uid=antonia)
     assert _detail(antonia) == before
     with Session(get_engine()) as session:
-        reviews.approve_listing(session=session, reviewer_uid=staff.uid, listing_uid=antonia)
+        reviews.approve_listing(session=session, actor=actor_of(staff), listing_uid=antonia)
     after = _detail(antonia)
     assert (after.display_name, after.description, after.services) == (
         "Antonia Nueva",

@@ -19,7 +19,7 @@ from app.services.listings import public_listing
 from app.services.staff import directory as staff_directory
 from app.services.staff import review_queue, reviews
 from app.services.staff.shared import TableQuery
-from tests.factories import make_owner, save_wizard_step
+from tests.factories import actor_of, make_owner, save_wizard_step
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
 
@@ -56,7 +56,7 @@ def _item(db, staff, listing_uid):
 
 def _approve(db, staff, uid) -> None:
     reviews.approve_listing(
-        session=db, reviewer_uid=staff.uid, listing_uid=uid, expected_version=_item(db, staff, uid).version
+        session=db, actor=actor_of(staff), listing_uid=uid, expected_version=_item(db, staff, uid).version
     )
     assert_every_listing_in_review_is_queued(db)
 
@@ -65,7 +65,7 @@ def _reject(db, staff, storage, uid) -> None:
     reviews.reject_listing(
         session=db,
         storage=storage,
-        reviewer_uid=staff.uid,
+        actor=actor_of(staff),
         listing_uid=uid,
         reason="Datos de contacto inválidos",
         expected_version=_item(db, staff, uid).version,
@@ -217,7 +217,7 @@ def test_changing_the_identity_while_its_listing_waits_changes_the_items_version
     shown = _item(db, staff, second)
     save_wizard_step(db, owner, second, catalogue, 1, **{**NEW_IDENTITY, "nationality": "Bolivia"})
     with pytest.raises(ConflictError):
-        reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=second, expected_version=shown.version)
+        reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=second, expected_version=shown.version)
     db.rollback()
     assert _approved_identity(db, owner)[0] == FIRST_RUT
 

@@ -127,7 +127,7 @@ def test_an_expiring_listing_drops_its_pending_edit_and_leaves_the_queue_with_a_
 def test_an_expired_listing_still_holding_a_pending_review_is_cleaned_up_without_being_counted(db):
     now = utc_now()
     owner = make_owner(db, "duena@example.cl")
-    # Left like this by a path that expires a listing outside the clock (resuming one whose time ran out).
+    # Rows left like this before every expiry went through listing_jobs.expire.
     stale = make_listing(db, owner, name="Vencida antes", status="expirada")
     _with_pending_edit(db, stale, now - timedelta(days=1))
     waiting = make_listing(db, owner, name="En revisión", status="pendiente")

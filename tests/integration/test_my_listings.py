@@ -34,7 +34,7 @@ from app.services import listing_drafts, listing_photos, my_listings
 from app.services.listings import city_cards, public_listing
 from app.services.staff import reviews
 from app.services.users import create_user
-from tests.factories import make_listing, make_owner, services_disagreeing, wizard_steps
+from tests.factories import actor_of, claiming_staff, make_listing, make_owner, services_disagreeing, wizard_steps
 from tests.photo_samples import jpeg_with_gps
 
 CITY = "talca"
@@ -136,7 +136,7 @@ def test_sent_listing_waits_for_review_and_appears_on_its_city_page_once_approve
     row = my_listings.list_my_listings(session=db, owner_uid=owner.uid)[0]
     assert (row.status, row.status_label) == ("pendiente", "En revisión")
     assert [c.uid for c in city_cards(session=db, section="mujeres", city_slug=CITY, tab=DEFAULT_TAB).cards] == []
-    reviews.approve_listing(session=db, reviewer_uid=_staff(db).uid, listing_uid=uid)
+    reviews.approve_listing(session=db, actor=actor_of(_staff(db)), listing_uid=uid)
     cards = city_cards(session=db, section="mujeres", city_slug=CITY, tab=DEFAULT_TAB).cards
     assert [c.uid for c in cards] == [uid]
     detail = public_listing(session=db, uid=uid)
@@ -150,7 +150,7 @@ def test_a_rejection_reason_reaches_the_owner_and_the_edited_listing_can_be_sent
     uid = _fill(db, owner.uid, catalogue, storage)
     listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     reviews.reject_listing(
-        session=db, storage=storage, reviewer_uid=_staff(db).uid, listing_uid=uid, reason="Fotos borrosas"
+        session=db, storage=storage, actor=actor_of(_staff(db)), listing_uid=uid, reason="Fotos borrosas"
     )
     row = my_listings.list_my_listings(session=db, owner_uid=owner.uid)[0]
     assert (row.status, row.rejection_reason, row.can_edit) == ("rechazada", "Fotos borrosas", True)
@@ -164,7 +164,7 @@ def test_editing_a_published_listing_keeps_the_public_version_until_staff_approv
     uid = _fill(db, owner.uid, catalogue, storage)
     listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     staff = _staff(db)
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=uid)
     values = dict(wizard_steps(catalogue, CITY)[4], display_name="Camila Nueva")
     listing_drafts.save_step(
         session=db, owner_uid=owner.uid, uid=uid, step=4, values=values, services=catalogue["services"]
@@ -175,7 +175,7 @@ def test_editing_a_published_listing_keeps_the_public_version_until_staff_approv
     listing = db.get(Listing, uid)
     assert listing.status == ListingStatus.PUBLICADA and listing.revision_at is not None
     assert public_listing(session=db, uid=uid).display_name == "Camila Rosa"
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=uid)
     assert public_listing(session=db, uid=uid).display_name == "Camila Nueva"
     services = db.exec(select(ListingService.service_uid).where(ListingService.listing_uid == uid)).all()
     assert sorted(services) == sorted(catalogue["services"])
@@ -326,7 +326,7 @@ def test_photos_added_to_a_published_listing_wait_for_review_and_a_refused_edit_
     uid = _fill(db, owner.uid, catalogue, storage)
     listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     staff = _staff(db)
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=uid)
     public_before = public_listing(session=db, uid=uid).photos
     added = listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
     assert added.approved is False and public_listing(session=db, uid=uid).photos == public_before
@@ -334,7 +334,7 @@ def test_photos_added_to_a_published_listing_wait_for_review_and_a_refused_edit_
     files = [storage.root / key for key in listing_photos.photo_variant_keys(stored)]
     assert files and all(path.is_file() for path in files)
     listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
-    reviews.reject_listing(session=db, storage=storage, reviewer_uid=staff.uid, listing_uid=uid, reason="Foto ajena")
+    reviews.reject_listing(session=db, storage=storage, actor=actor_of(staff), listing_uid=uid, reason="Foto ajena")
     assert db.get(ListingPhoto, added.uid) is None and not any(path.exists() for path in files)
     listing = db.get(Listing, uid)
     assert listing.status == ListingStatus.PUBLICADA and listing.revision_at is None
@@ -346,9 +346,11 @@ def test_only_staff_decide_a_review(db, catalogue, storage):
     owner = make_owner(db, "duena@example.cl")
     uid = _fill(db, owner.uid, catalogue, storage)
     listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
-    for reviewer in (owner.uid, "", None, "no-existe"):
+    for reviewer in (owner.uid, "", "no-existe"):
         with pytest.raises(ForbiddenError):
-            reviews.approve_listing(session=db, reviewer_uid=reviewer, listing_uid=uid)
+            reviews.approve_listing(session=db, actor=claiming_staff(reviewer), listing_uid=uid)
         with pytest.raises(ForbiddenError):
-            reviews.reject_listing(session=db, storage=storage, reviewer_uid=reviewer, listing_uid=uid, reason="No")
+            reviews.reject_listing(
+                session=db, storage=storage, actor=claiming_staff(reviewer), listing_uid=uid, reason="No"
+            )
     assert db.get(Listing, uid).status == ListingStatus.PENDIENTE

@@ -15,22 +15,25 @@ import pytest
 from sqlmodel import Session, select
 
 from app.content.notices import NoticeKind
-from app.core.errors import InvalidInputError
+from app.core.errors import ConflictError, InvalidInputError
 from app.db import get_engine
 from app.models import (
     Listing,
+    ListingReview,
+    ListingStatus,
     ListingUpgrade,
     ListingVerification,
     Notice,
     ProfileId,
+    ReviewDecision,
     utc_now,
 )
 from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES
-from app.services import listing_jobs, notices, upgrades
+from app.services import listing_jobs, my_listings, notices, upgrades
 from app.services.staff import listings as staff_listings
-from app.services.staff import reviews
+from app.services.staff import review_queue, reviews
 from app.settings import get_settings
-from tests.factories import make_listing, make_owner, make_staff, tier_upgrade
+from tests.factories import actor_of, make_listing, make_owner, make_staff, tier_upgrade
 from tests.waits import wait_until_sent
 
 
@@ -80,7 +83,7 @@ def _statuses(db: Session) -> list[tuple[str, str]]:
 
 def test_a_listing_approved_and_rejected_tells_the_owner_with_the_reason(db, mailbox, owner, staff, storage):
     listing = make_listing(db, owner, name="Catalina", status="pendiente")
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=listing.uid)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=listing.uid)
     subject, body = _only_mail(mailbox, owner)
     assert subject == "Tu publicación «Catalina» fue aprobada"
     assert "ya está publicada" in body and _home_link() in body
@@ -89,7 +92,7 @@ def test_a_listing_approved_and_rejected_tells_the_owner_with_the_reason(db, mai
     _forget(mailbox, owner)
     other = make_listing(db, owner, name="Rocío", status="pendiente")
     reviews.reject_listing(
-        session=db, storage=storage, reviewer_uid=staff.uid, listing_uid=other.uid, reason="Fotos borrosas"
+        session=db, storage=storage, actor=actor_of(staff), listing_uid=other.uid, reason="Fotos borrosas"
     )
     subject, body = _only_mail(mailbox, owner)
     assert subject == "Tu publicación «Rocío» no fue aprobada"
@@ -102,7 +105,7 @@ def _edited(db: Session, owner, name: str) -> Listing:
 
 
 def test_an_edit_approved_and_rejected_tells_the_owner(db, mailbox, owner, staff, storage):
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=_edited(db, owner, "Inés").uid)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=_edited(db, owner, "Inés").uid)
     subject, body = _only_mail(mailbox, owner)
     assert subject == "Aprobamos los cambios de «Inés»"
     assert _home_link() in body
@@ -111,7 +114,7 @@ def test_an_edit_approved_and_rejected_tells_the_owner(db, mailbox, owner, staff
     reviews.reject_listing(
         session=db,
         storage=storage,
-        reviewer_uid=staff.uid,
+        actor=actor_of(staff),
         listing_uid=_edited(db, owner, "Luz").uid,
         reason="Teléfono inválido",
     )
@@ -122,7 +125,7 @@ def test_an_edit_approved_and_rejected_tells_the_owner(db, mailbox, owner, staff
 
 def test_a_listing_taken_down_tells_the_owner_the_reason(db, mailbox, owner, staff):
     listing = make_listing(db, owner, name="Maite", expires_at=utc_now() + timedelta(days=20))
-    staff_listings.unpublish_listing(session=db, actor_uid=staff.uid, uid=listing.uid, reason="Datos falsos")
+    staff_listings.unpublish_listing(session=db, actor=actor_of(staff), uid=listing.uid, reason="Datos falsos")
     subject, body = _only_mail(mailbox, owner)
     assert subject == "Despublicamos tu publicación «Maite»"
     assert "Motivo: Datos falsos" in body and _home_link() in body
@@ -137,11 +140,13 @@ def _verification_request(db: Session, listing: Listing) -> ListingVerification:
 
 def test_a_verification_decided_tells_the_owner(db, mailbox, owner, staff, storage):
     listing = make_listing(db, owner, name="Sofía")
-    reviews.approve_verification(
+    reviews.decide_review(
         session=db,
         storage=storage,
-        reviewer_uid=staff.uid,
-        verification_uid=_verification_request(db, listing).uid,
+        private=storage,
+        actor=actor_of(staff),
+        decision=ReviewDecision.APROBADA,
+        item_uid=_verification_request(db, listing).uid,
         expected_version=None,
     )
     subject, body = _only_mail(mailbox, owner)
@@ -149,11 +154,13 @@ def test_a_verification_decided_tells_the_owner(db, mailbox, owner, staff, stora
     assert _home_link() in body
 
     _forget(mailbox, owner)
-    reviews.reject_verification(
+    reviews.decide_review(
         session=db,
         storage=storage,
-        reviewer_uid=staff.uid,
-        verification_uid=_verification_request(db, listing).uid,
+        private=storage,
+        actor=actor_of(staff),
+        decision=ReviewDecision.RECHAZADA,
+        item_uid=_verification_request(db, listing).uid,
         reason="No se ve el papel",
         expected_version=None,
     )
@@ -185,7 +192,7 @@ def test_an_upgrade_approved_starting_and_ending_tells_the_owner(db, mailbox, ow
     starts, ends = now + timedelta(hours=1), now + timedelta(days=2)
     upgrades.approve_upgrade(
         session=db,
-        reviewer_uid=admin.uid,
+        actor=actor_of(admin),
         upgrade_uid=upgrade.uid,
         starts_at=starts,
         ends_at=ends,
@@ -207,7 +214,7 @@ def test_an_upgrade_approved_starting_and_ending_tells_the_owner(db, mailbox, ow
 
 def test_an_upgrade_denied_tells_the_owner_the_reason(db, mailbox, owner, admin):
     upgrade = _upgrade(db, make_listing(db, owner, name="Alma", tier="platino"))
-    upgrades.deny_upgrade(session=db, reviewer_uid=admin.uid, upgrade_uid=upgrade.uid, reason="No llegó el pago")
+    upgrades.deny_upgrade(session=db, actor=actor_of(admin), upgrade_uid=upgrade.uid, reason="No llegó el pago")
     subject, body = _only_mail(mailbox, owner)
     assert subject == "No aprobamos la mejora «Subir a Diamante» de «Alma»"
     assert "Motivo: No llegó el pago" in body
@@ -227,6 +234,43 @@ def test_expiring_in_three_days_then_expired_tells_the_owner_once_each(db, mailb
     assert _subjects(mailbox, owner)[1:] == ["Tu publicación «Julieta» venció"]
     assert "«Renovar»" in _mails(mailbox, owner)[1].get_payload(decode=True).decode()
     assert db.get(Listing, listing.uid) is not None
+
+
+def _paused_with_pending_edit(db: Session, owner, name: str, expires_at) -> Listing:
+    listing = make_listing(db, owner, name=name, status="pausada", expires_at=expires_at)
+    listing.revision = json.dumps({"listing": {"description": "Cambio que nadie revisó."}})
+    listing.revision_at = expires_at - timedelta(days=1)
+    db.add(listing)
+    db.add(ListingReview(listing_uid=listing.uid, created_at=listing.revision_at))
+    db.commit()
+    return listing
+
+
+def test_the_owner_resuming_a_listing_whose_time_ran_out_expires_it_as_the_clock_does(db, mailbox, owner, staff):
+    now = utc_now()
+    by_owner = _paused_with_pending_edit(db, owner, "Olga", now - timedelta(minutes=5))
+    with pytest.raises(ConflictError):
+        my_listings.resume_listing(session=db, owner_uid=owner.uid, uid=by_owner.uid, now=now)
+    subject, by_owner_body = _only_mail(mailbox, owner)
+    assert subject == "Tu publicación «Olga» venció"
+
+    by_clock = _paused_with_pending_edit(db, owner, "Rita", now - timedelta(minutes=5))
+    assert listing_jobs.expire_listings(session=db, now=now) == 1  # Olga's expiry is done: only Rita's is left
+    assert _subjects(mailbox, owner)[1:] == ["Tu publicación «Rita» venció"]
+    by_clock_body = _mails(mailbox, owner)[1].get_payload(decode=True).decode()
+    assert by_owner_body.replace("Olga", "Rita") == by_clock_body  # one notice, whichever way it expired
+
+    db.expire_all()
+    for listing in (by_owner, by_clock):
+        stored = db.get(Listing, listing.uid)
+        assert stored.status == ListingStatus.EXPIRADA and stored.revision is None and stored.revision_at is None
+        review = db.exec(select(ListingReview).where(ListingReview.listing_uid == listing.uid)).one()
+        assert (review.decision, review.reason, review.reviewer_uid) == (
+            ReviewDecision.RECHAZADA,
+            listing_jobs.EXPIRED_BEFORE_REVIEW,
+            None,
+        )
+    assert review_queue.list_queue(session=db, viewer_uid=staff.uid).total == 0
 
 
 def test_the_same_notice_twice_is_sent_once(db, mailbox, owner):
@@ -285,7 +329,7 @@ def test_an_advertiser_turns_off_reminders_but_still_gets_decisions(db, mailbox,
     make_listing(db, owner, name="Callada", expires_at=now + timedelta(days=1))
     listing_jobs.warn_expiring(session=db, now=now)
     pending = make_listing(db, owner, name="Decidida", status="pendiente")
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=pending.uid)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=pending.uid)
     assert _subjects(mailbox, owner) == ["Tu publicación «Decidida» fue aprobada"]
     assert _statuses(db) == [("publicacion_por_vencer", "desactivado"), ("publicacion_aprobada", "enviado")]
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
-from app.core.errors import ForbiddenError, InvalidInputError
+from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from app.identity.local import LocalProvider
 from app.models import (
     AuditEntry,
@@ -18,6 +18,7 @@ from app.models import (
     ListingReview,
     ListingVerification,
     ProfileId,
+    ReviewDecision,
     VerificationStatus,
     utc_now,
 )
@@ -27,7 +28,7 @@ from app.services.staff import review_queue, review_signals, reviews
 from app.services.staff.review_queue import KIND_EDIT, KIND_NEW, KIND_VERIFICATION
 from app.states.staff.review_queue import ReviewQueueState
 from app.storage.local import LocalStorage, PrivateLocalStorage
-from tests.factories import make_account, make_listing, make_owner, open_session
+from tests.factories import actor_of, make_account, make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
@@ -186,7 +187,7 @@ def test_the_owners_rejections_bans_and_reports_are_signals(db, staff, tmp_path)
     owner = make_owner(db, "duena@example.cl")
     earlier = _pending(db, owner, "Rechazada antes", minutes_ago=50)
     reviews.reject_listing(
-        session=db, storage=LocalStorage(tmp_path), reviewer_uid=staff.uid, listing_uid=earlier.uid, reason="Fotos"
+        session=db, storage=LocalStorage(tmp_path), actor=actor_of(staff), listing_uid=earlier.uid, reason="Fotos"
     )
     db.add(AuditEntry(actor_uid=staff.uid, action="banear", entity="usuarios", entity_uid=owner.uid))
     db.add(Report(kind="menor", listing_uid=earlier.uid, message="Parece menor"))
@@ -212,7 +213,7 @@ def test_a_rejection_reason_from_the_list_reaches_the_advertisers_list(db, staff
     listing = _pending(db, owner, "Por rechazar", minutes_ago=5)
     reason = reviews.rejection_text("Fotos que no corresponden", "  La segunda foto es de otra persona. ")
     reviews.reject_listing(
-        session=db, storage=LocalStorage(tmp_path), reviewer_uid=staff.uid, listing_uid=listing.uid, reason=reason
+        session=db, storage=LocalStorage(tmp_path), actor=actor_of(staff), listing_uid=listing.uid, reason=reason
     )
     (row,) = my_listings.list_my_listings(session=db, owner_uid=owner.uid)
     assert row.status == "rechazada"
@@ -244,12 +245,12 @@ def test_a_verification_decision_deletes_the_private_photo_and_is_audited(db, st
     assert private.get(key)
     if decision == "approve":
         verification.approve_verification(
-            session=db, storage=private, reviewer_uid=staff.uid, verification_uid=request.uid
+            session=db, storage=private, actor=actor_of(staff), verification_uid=request.uid
         )
     else:
         reason = reviews.rejection_text("La foto no se ve bien", "", review_queue.VERIFICATION_REJECTION_REASONS)
         verification.reject_verification(
-            session=db, storage=private, reviewer_uid=staff.uid, verification_uid=request.uid, reason=reason
+            session=db, storage=private, actor=actor_of(staff), verification_uid=request.uid, reason=reason
         )
     assert not list((tmp_path / "private").rglob("*.webp"))
     db.refresh(request)
@@ -259,6 +260,67 @@ def test_a_verification_decision_deletes_the_private_photo_and_is_audited(db, st
     assert entry.actor_uid == staff.uid and entry.entity_uid == request.uid
     assert key not in entry.before_json + entry.after_json and "storage_key" not in entry.before_json
     assert _queue(db, staff).items == []
+
+
+def _decide(db, staff, tmp_path, item, decision: ReviewDecision, reason: str = "") -> None:
+    reviews.decide_review(
+        session=db,
+        storage=LocalStorage(tmp_path / "media"),
+        private=PrivateLocalStorage(tmp_path / "private"),
+        actor=actor_of(staff),
+        item_uid=item.uid,
+        decision=decision,
+        reason=reason,
+        expected_version=item.version,
+    )
+
+
+@pytest.mark.parametrize("decision", [ReviewDecision.APROBADA, ReviewDecision.RECHAZADA])
+def test_one_entry_point_decides_a_listing_and_a_verification_by_their_queue_uid(db, staff, tmp_path, decision):
+    owner = make_owner(db, "duena@example.cl")
+    listing = _pending(db, owner, "Nueva", minutes_ago=10)
+    verified = make_listing(db, owner, name="Verificable")
+    verification.request_verification(
+        session=db,
+        storage=PrivateLocalStorage(tmp_path / "private"),
+        owner_uid=owner.uid,
+        listing_uid=verified.uid,
+        data=jpeg_with_gps(),
+    )
+    page = _queue(db, staff)
+    assert {item.kind for item in page.items} == {KIND_NEW, KIND_VERIFICATION}
+    for item in page.items:  # the caller names neither the kind nor the listing
+        _decide(db, staff, tmp_path, item, decision, reason="" if decision == ReviewDecision.APROBADA else "Fotos")
+
+    approved = decision == ReviewDecision.APROBADA
+    db.expire_all()
+    assert db.get(Listing, listing.uid).status == ("publicada" if approved else "rechazada")
+    review = db.exec(select(ListingReview).where(ListingReview.listing_uid == listing.uid)).one()
+    assert (review.decision, review.reviewer_uid) == (decision, staff.uid)
+    request = db.exec(select(ListingVerification)).one()
+    assert request.status == (VerificationStatus.APROBADA if approved else VerificationStatus.RECHAZADA)
+    assert (request.reviewer_uid, db.get(Listing, verified.uid).verified) == (staff.uid, approved)
+    assert _queue(db, staff).items == []
+
+
+def test_an_unknown_or_decided_queue_uid_is_refused_in_spanish_and_changes_nothing(db, staff, tmp_path):
+    owner = make_owner(db, "duena@example.cl")
+    listing = _pending(db, owner, "Nueva", minutes_ago=10)
+    (item,) = _queue(db, staff).items
+    gone = item.model_copy(update={"uid": "no-existe"})
+    with pytest.raises(NotFoundError) as refused:
+        _decide(db, staff, tmp_path, gone, ReviewDecision.APROBADA)
+    assert refused.value.message == "No encontramos ese elemento en la cola de revisión."
+    with pytest.raises(ForbiddenError):  # a caller who is not staff learns nothing about the uid
+        _decide(db, owner, tmp_path, gone, ReviewDecision.APROBADA)
+    db.rollback()
+    assert db.get(Listing, listing.uid).status == "pendiente"
+
+    _decide(db, staff, tmp_path, item, ReviewDecision.RECHAZADA, reason="Fotos")
+    with pytest.raises(ConflictError):  # decided meanwhile by someone else
+        _decide(db, staff, tmp_path, item, ReviewDecision.APROBADA)
+    db.rollback()
+    assert db.get(Listing, listing.uid).status == "rechazada"
 
 
 def test_a_pending_review_left_on_a_listing_that_waits_for_nothing_is_not_in_the_queue(db, staff):

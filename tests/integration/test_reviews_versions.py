@@ -25,6 +25,7 @@ from app.services import listing_drafts, listing_photos, verification
 from app.services.staff import review_queue, reviews
 from app.storage.local import PrivateLocalStorage
 from tests.factories import (
+    actor_of,
     make_listing,
     make_owner,
     save_wizard_step,
@@ -98,14 +99,14 @@ def test_a_pending_listing_changed_after_the_reviewer_saw_it_is_neither_approved
     _change(change, db, owner, uid, catalogue, storage)
 
     with pytest.raises(ConflictError) as refused:
-        reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid, expected_version=shown.version)
+        reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=uid, expected_version=shown.version)
     assert refused.value.message == "La publicación cambió mientras la revisabas. Revísala otra vez."
     db.rollback()
     with pytest.raises(ConflictError):
         reviews.reject_listing(
             session=db,
             storage=storage,
-            reviewer_uid=staff.uid,
+            actor=actor_of(staff),
             listing_uid=uid,
             reason="Fotos que no corresponden",
             expected_version=shown.version,
@@ -117,7 +118,7 @@ def test_a_pending_listing_changed_after_the_reviewer_saw_it_is_neither_approved
 
     again = _item(db, staff, uid)  # the reviewer sees the new content, and decides on it
     assert again.version != shown.version
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid, expected_version=again.version)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=uid, expected_version=again.version)
     db.refresh(listing)
     assert listing.status == ListingStatus.PUBLICADA
 
@@ -128,7 +129,7 @@ def test_an_unchanged_item_is_approved_and_its_version_does_not_depend_on_the_se
     shown = _item(db, staff, uid)
     db.expire_all()  # read everything again, as the decision's own session does
     assert _item(db, staff, uid).version == shown.version
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid, expected_version=shown.version)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=uid, expected_version=shown.version)
     assert db.get(Listing, uid).status == ListingStatus.PUBLICADA
 
 
@@ -136,7 +137,7 @@ def test_an_unchanged_item_is_approved_and_its_version_does_not_depend_on_the_se
 def test_an_edit_changed_again_after_the_reviewer_saw_it_is_not_applied(db, staff, catalogue, storage, change):
     owner = make_owner(db, "duena@example.cl")
     uid = _sent(db, owner, catalogue, storage)
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=uid)
     save_wizard_step(db, owner, uid, catalogue, 4, display_name="Camila Nueva")
     listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     shown = _item(db, staff, uid)
@@ -144,7 +145,7 @@ def test_an_edit_changed_again_after_the_reviewer_saw_it_is_not_applied(db, staf
     _change(change, db, owner, uid, catalogue, storage)  # written into the revision (or a photo awaiting review)
 
     with pytest.raises(ConflictError):
-        reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=uid, expected_version=shown.version)
+        reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=uid, expected_version=shown.version)
     db.rollback()
     listing = db.get(Listing, uid)
     db.refresh(listing)
@@ -167,20 +168,24 @@ def test_a_verification_whose_listing_photos_changed_is_not_decided(db, staff, t
     listing_photos.set_cover(session=db, owner_uid=owner.uid, photo_uid=photos[2].uid)
 
     with pytest.raises(ConflictError):
-        reviews.approve_verification(
+        reviews.decide_review(
             session=db,
             storage=private,
-            reviewer_uid=staff.uid,
-            verification_uid=shown.uid,
+            private=private,
+            actor=actor_of(staff),
+            decision=ReviewDecision.APROBADA,
+            item_uid=shown.uid,
             expected_version=shown.version,
         )
     db.rollback()
     with pytest.raises(ConflictError):
-        reviews.reject_verification(
+        reviews.decide_review(
             session=db,
             storage=private,
-            reviewer_uid=staff.uid,
-            verification_uid=shown.uid,
+            private=private,
+            actor=actor_of(staff),
+            decision=ReviewDecision.RECHAZADA,
+            item_uid=shown.uid,
             reason="La foto no se ve bien",
             expected_version=shown.version,
         )
@@ -189,8 +194,14 @@ def test_a_verification_whose_listing_photos_changed_is_not_decided(db, staff, t
     db.refresh(request)
     assert request.status == VerificationStatus.SOLICITADA and request.storage_key
     again = _item(db, staff, listing.uid)
-    reviews.approve_verification(
-        session=db, storage=private, reviewer_uid=staff.uid, verification_uid=again.uid, expected_version=again.version
+    reviews.decide_review(
+        session=db,
+        storage=private,
+        private=private,
+        actor=actor_of(staff),
+        decision=ReviewDecision.APROBADA,
+        item_uid=again.uid,
+        expected_version=again.version,
     )
     db.refresh(request)
     assert request.status == VerificationStatus.APROBADA
@@ -213,7 +224,7 @@ def test_a_pending_edit_naming_a_deleted_service_or_tier_is_approved_without_the
     db.commit()
 
     shown = _item(db, staff, listing.uid)
-    reviews.approve_listing(session=db, reviewer_uid=staff.uid, listing_uid=listing.uid, expected_version=shown.version)
+    reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=listing.uid, expected_version=shown.version)
     db.refresh(listing)
     assert listing.description == "Nueva descripción" and listing.revision is None
     assert listing.base_tier_uid == platino and listing.tier_uid == platino

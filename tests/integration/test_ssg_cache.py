@@ -125,7 +125,7 @@ def test_a_listing_taken_down_by_staff_leaves_at_once(site):
     assert "Bernarda" in _cached(client)
     with Session(get_engine()) as session:
         staff_listings.unpublish_listing(
-            session=session, actor_uid=people["admin"].uid, uid=shown["Bernarda"].uid, reason="Fotos ajenas."
+            session=session, actor=actor_of(people["admin"]), uid=shown["Bernarda"].uid, reason="Fotos ajenas."
         )
     assert "Bernarda" not in _city(client)
 

@@ -29,7 +29,7 @@ from app.services.staff import reports as staff_reports
 from app.services.staff import reviews
 from app.services.staff.shared import TableQuery
 from app.storage.local import LocalStorage
-from tests.factories import make_listing, make_owner, make_staff, tier_of
+from tests.factories import actor_of, claiming_staff, make_listing, make_owner, make_staff, tier_of
 from tests.photo_samples import jpeg_with_gps
 
 DESCRIPTION = "Una descripción suficientemente larga para pasar la revisión de staff."
@@ -114,7 +114,7 @@ def test_non_staff_are_refused_and_the_secretary_cannot_delete(db, secretary, tm
         with pytest.raises(ForbiddenError):
             staff_listings.list_listings(session=db, actor_uid=caller, query=TableQuery())
         with pytest.raises(ForbiddenError):
-            staff_listings.unpublish_listing(session=db, actor_uid=caller, uid=listing.uid, reason="x")
+            staff_listings.unpublish_listing(session=db, actor=claiming_staff(caller), uid=listing.uid, reason="x")
         with pytest.raises(ForbiddenError):
             staff_directory.list_advertisers(session=db, actor_uid=caller, query=TableQuery())
     with pytest.raises(ForbiddenError):
@@ -129,17 +129,17 @@ def test_a_take_down_reaches_the_owner_and_republishing_brings_it_back(db, secre
     owner = make_owner(db, "duena@example.cl")
     listing = _published(db, owner)
     with pytest.raises(InvalidInputError) as missing:
-        staff_listings.unpublish_listing(session=db, actor_uid=secretary.uid, uid=listing.uid, reason="  ")
+        staff_listings.unpublish_listing(session=db, actor=actor_of(secretary), uid=listing.uid, reason="  ")
     assert missing.value.field == "reason"
     staff_listings.unpublish_listing(
-        session=db, actor_uid=secretary.uid, uid=listing.uid, reason="Fotos de otra persona"
+        session=db, actor=actor_of(secretary), uid=listing.uid, reason="Fotos de otra persona"
     )
     assert db.get(Listing, listing.uid).status == ListingStatus.RECHAZADA
     row = next(r for r in my_listings.list_my_listings(session=db, owner_uid=owner.uid) if r.uid == listing.uid)
     assert row.rejection_reason == "Fotos de otra persona"
     [taken] = _entries(db, "despublicar")
     assert json.loads(taken.after_json)["motivo"] == "Fotos de otra persona" and taken.actor_uid == secretary.uid
-    staff_listings.republish_listing(session=db, actor_uid=secretary.uid, uid=listing.uid)
+    staff_listings.republish_listing(session=db, actor=actor_of(secretary), uid=listing.uid)
     assert db.get(Listing, listing.uid).status == ListingStatus.PUBLICADA
     row = next(r for r in my_listings.list_my_listings(session=db, owner_uid=owner.uid) if r.uid == listing.uid)
     assert row.rejection_reason == ""
@@ -150,27 +150,27 @@ def test_only_what_the_lifecycle_allows_is_taken_down_or_republished(db, admin):
     owner = make_owner(db, "duena@example.cl")
     pending = make_listing(db, owner, status="pendiente")
     with pytest.raises(ConflictError, match="las pendientes se revisan en la cola"):
-        staff_listings.unpublish_listing(session=db, actor_uid=admin.uid, uid=pending.uid, reason="Motivo")
+        staff_listings.unpublish_listing(session=db, actor=actor_of(admin), uid=pending.uid, reason="Motivo")
     refused_at_review = make_listing(db, owner, status="rechazada")
     with pytest.raises(ConflictError, match="nunca se publicó"):
-        staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid=refused_at_review.uid)
+        staff_listings.republish_listing(session=db, actor=actor_of(admin), uid=refused_at_review.uid)
     old = _published(db, owner, name="Vieja")
-    staff_listings.unpublish_listing(session=db, actor_uid=admin.uid, uid=old.uid, reason="Motivo")
+    staff_listings.unpublish_listing(session=db, actor=actor_of(admin), uid=old.uid, reason="Motivo")
     with pytest.raises(ConflictError, match="ya venció"):
         staff_listings.republish_listing(
-            session=db, actor_uid=admin.uid, uid=old.uid, now=utc_now() + timedelta(days=40)
+            session=db, actor=actor_of(admin), uid=old.uid, now=utc_now() + timedelta(days=40)
         )
     with pytest.raises(ConflictError, match="Solo se republica una publicación que el equipo despublicó"):
-        staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid=_published(db, owner).uid)
+        staff_listings.republish_listing(session=db, actor=actor_of(admin), uid=_published(db, owner).uid)
     with pytest.raises(NotFoundError):
-        staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid="nada")
+        staff_listings.republish_listing(session=db, actor=actor_of(admin), uid="nada")
 
 
 def test_republishing_never_skips_the_review_queue(db, admin, tmp_path):
     owner = make_owner(db, "duena@example.cl")
     pending = make_listing(db, owner, status="pendiente")
     with pytest.raises(ConflictError, match="Solo se republica una publicación que el equipo despublicó"):
-        staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid=pending.uid)
+        staff_listings.republish_listing(session=db, actor=actor_of(admin), uid=pending.uid)
     db.rollback()
     db.expire_all()
     stored = db.get(Listing, pending.uid)
@@ -178,25 +178,25 @@ def test_republishing_never_skips_the_review_queue(db, admin, tmp_path):
     assert _entries(db, "republicar") == []
     # Taken down, sent again by the owner and refused at review: that refusal stands.
     resent = _published(db, owner, name="Reenviada")
-    staff_listings.unpublish_listing(session=db, actor_uid=admin.uid, uid=resent.uid, reason="Teléfono falso")
+    staff_listings.unpublish_listing(session=db, actor=actor_of(admin), uid=resent.uid, reason="Teléfono falso")
     db.get(Listing, resent.uid).status = ListingStatus.PENDIENTE  # the owner sent it again
     db.commit()
     reviews.reject_listing(
         session=db,
         storage=LocalStorage(tmp_path),
-        reviewer_uid=admin.uid,
+        actor=actor_of(admin),
         listing_uid=resent.uid,
         reason="Sigue el teléfono falso",
     )
     with pytest.raises(ConflictError, match="fue rechazada en la revisión"):
-        staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid=resent.uid)
+        staff_listings.republish_listing(session=db, actor=actor_of(admin), uid=resent.uid)
     db.rollback()
     assert db.get(Listing, resent.uid).status == ListingStatus.RECHAZADA
 
 
 def _taken_down(db, staff, owner, name: str) -> Listing:
     listing = _published(db, owner, name=name)
-    staff_listings.unpublish_listing(session=db, actor_uid=staff.uid, uid=listing.uid, reason="Teléfono falso")
+    staff_listings.unpublish_listing(session=db, actor=actor_of(staff), uid=listing.uid, reason="Teléfono falso")
     return listing
 
 
@@ -224,7 +224,7 @@ def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, a
     staff_listings.update_listing(session=db, actor_uid=admin.uid, uid=edited_then_fixed.uid, data=values)
     for listing in (edited, with_photo, new_cover, edited_then_fixed):
         with pytest.raises(ConflictError, match="El anunciante cambió la publicación después de despublicarla"):
-            staff_listings.republish_listing(session=db, actor_uid=admin.uid, uid=listing.uid)
+            staff_listings.republish_listing(session=db, actor=actor_of(admin), uid=listing.uid)
         db.rollback()
         assert db.get(Listing, listing.uid).status == ListingStatus.RECHAZADA, listing.display_name
     assert _entries(db, "republicar") == []
@@ -234,7 +234,7 @@ def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, a
     staff_listings.update_listing(
         session=db, actor_uid=admin.uid, uid=fixed.uid, data={**values, "phone": "+56 9 7777 6666"}
     )
-    staff_listings.republish_listing(session=db, actor_uid=secretary.uid, uid=fixed.uid)
+    staff_listings.republish_listing(session=db, actor=actor_of(secretary), uid=fixed.uid)
     db.expire_all()
     assert (db.get(Listing, fixed.uid).status, db.get(Listing, fixed.uid).phone) == (
         ListingStatus.PUBLICADA,

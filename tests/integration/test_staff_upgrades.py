@@ -15,7 +15,7 @@ from app.models import AppService, AuditEntry, Listing, ListingUpgrade, ProfileI
 from app.services import upgrades
 from app.services.staff import upgrades as staff_upgrades
 from app.services.staff.shared import TableQuery
-from tests.factories import make_listing, make_owner, make_staff, tier_of, tier_upgrade
+from tests.factories import actor_of, make_listing, make_owner, make_staff, tier_of, tier_upgrade
 
 SANTIAGO = ZoneInfo("America/Santiago")
 
@@ -62,7 +62,7 @@ def _approve(db, admin, upgrade_uid: str, first: date, last: date, reference: st
     """Approve as the administrator would from the form: Chilean days written as the date fields send them."""
     return staff_upgrades.approve_request(
         session=db,
-        reviewer_uid=admin.uid,
+        actor=actor_of(admin),
         upgrade_uid=upgrade_uid,
         starts_on=first.strftime("%Y/%m/%d"),
         ends_on=last.strftime("%Y/%m/%d"),
@@ -115,7 +115,7 @@ def test_the_filter_shows_approved_denied_and_ended_ones_apart(db, services, adm
     ):
         _approve(db, admin, row.uid, first, last, "Transferencia 77", now=approved_at)
     upgrades.apply_upgrades(session=db, now=now)
-    upgrades.deny_upgrade(session=db, reviewer_uid=admin.uid, upgrade_uid=denied.uid, reason="Pago no recibido")
+    upgrades.deny_upgrade(session=db, actor=actor_of(admin), upgrade_uid=denied.uid, reason="Pago no recibido")
 
     def uids(status: str) -> list[str]:
         return [row.uid for row in _upgrades(db, admin, estado=status).rows]
@@ -158,7 +158,7 @@ def test_approval_from_chilean_days_runs_from_the_first_midnight_to_the_one_afte
 def test_a_denial_is_audited(db, services, admin):
     owner = make_owner(db, "duena@example.cl")
     row = _request(db, owner, make_listing(db, owner), services["vip"], datetime.now(UTC))
-    upgrades.deny_upgrade(session=db, reviewer_uid=admin.uid, upgrade_uid=row.uid, reason="Sin pago")
+    upgrades.deny_upgrade(session=db, actor=actor_of(admin), upgrade_uid=row.uid, reason="Sin pago")
     entry = db.exec(select(AuditEntry).where(AuditEntry.entity_uid == row.uid)).one()
     assert (entry.action, entry.actor_uid) == ("rechazar", admin.uid)
     assert json.loads(entry.after_json)["reason"] == "Sin pago"
@@ -179,7 +179,7 @@ def test_wrong_days_are_refused_under_their_field(db, services, admin, starts_on
     with pytest.raises(InvalidInputError) as error:
         staff_upgrades.approve_request(
             session=db,
-            reviewer_uid=admin.uid,
+            actor=actor_of(admin),
             upgrade_uid=row.uid,
             starts_on=starts_on,
             ends_on=ends_on,
@@ -204,7 +204,7 @@ def test_a_secretary_cannot_list_approve_or_deny_upgrades(db, services, secretar
     with pytest.raises(ForbiddenError):
         staff_upgrades.approve_request(
             session=db,
-            reviewer_uid=secretary.uid,
+            actor=actor_of(secretary),
             upgrade_uid=row.uid,
             starts_on="2030/01/05",
             ends_on="2030/01/06",
@@ -213,14 +213,14 @@ def test_a_secretary_cannot_list_approve_or_deny_upgrades(db, services, secretar
     with pytest.raises(ForbiddenError):
         upgrades.approve_upgrade(
             session=db,
-            reviewer_uid=secretary.uid,
+            actor=actor_of(secretary),
             upgrade_uid=row.uid,
             starts_at=now,
             ends_at=now + timedelta(days=1),
             payment_reference="Transferencia 1",
         )
     with pytest.raises(ForbiddenError):
-        upgrades.deny_upgrade(session=db, reviewer_uid=secretary.uid, upgrade_uid=row.uid, reason="No")
+        upgrades.deny_upgrade(session=db, actor=actor_of(secretary), upgrade_uid=row.uid, reason="No")
     db.rollback()
     assert db.get(ListingUpgrade, row.uid).status == UpgradeStatus.SOLICITADA
     assert db.exec(select(AuditEntry)).all() == []

@@ -18,7 +18,7 @@ from app.services import listing_jobs, my_listings, upgrades
 from app.services.staff import site_settings
 from app.services.staff import upgrades as staff_upgrades
 from app.services.staff.shared import TableQuery
-from tests.factories import make_listing, make_owner, make_staff, tier_upgrade
+from tests.factories import actor_of, make_listing, make_owner, make_staff, tier_upgrade
 from tests.waits import wait_until_sent
 
 INSTRUCTIONS = "Transferencia al Banco Estado\nCuenta Vista 123456789\nRUT 76.123.456-7"
@@ -105,7 +105,7 @@ def test_a_request_gets_its_reference_shown_on_the_card_and_in_the_email(db, mai
     # The first one approved: the card says it is in force, and still lists the second until it is paid.
     staff_upgrades.approve_request(
         session=db,
-        reviewer_uid=admin.uid,
+        actor=actor_of(admin),
         upgrade_uid=row.uid,
         starts_on=utc_now().strftime("%Y/%m/%d"),
         ends_on=(utc_now() + timedelta(days=30)).strftime("%Y/%m/%d"),
@@ -133,7 +133,7 @@ def test_staff_find_a_request_by_its_reference_however_it_is_typed(db, admin, ow
     # Approved already: a whole reference still finds it, whatever the status filter.
     staff_upgrades.approve_request(
         session=db,
-        reviewer_uid=admin.uid,
+        actor=actor_of(admin),
         upgrade_uid=wanted.uid,
         starts_on=utc_now().strftime("%Y/%m/%d"),
         ends_on=(utc_now() + timedelta(days=30)).strftime("%Y/%m/%d"),

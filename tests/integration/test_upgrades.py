@@ -12,7 +12,7 @@ from app.core.errors import ConflictError, ForbiddenError, InvalidInputError, No
 from app.models import AppService, ListingUpgrade, ProfileId, Section, UpgradeStatus, utc_now
 from app.models.filter_tabs import TABS_BY_SLUG
 from app.services import listings, upgrades
-from tests.factories import make_listing, make_owner, make_staff, tier_of, tier_upgrade
+from tests.factories import actor_of, make_listing, make_owner, make_staff, tier_of, tier_upgrade
 
 CITY = "valparaiso"
 
@@ -65,7 +65,7 @@ def _request(db, owner, listing, service, **kwargs):
 def _approve(db, staff, row, starts_at, days, now=None):
     upgrades.approve_upgrade(
         session=db,
-        reviewer_uid=staff.uid,
+        actor=actor_of(staff),
         upgrade_uid=row.uid,
         starts_at=starts_at,
         ends_at=starts_at + timedelta(days=days),
@@ -145,7 +145,7 @@ def test_one_pending_request_per_listing_and_service(db, catalogue, owner, staff
     with pytest.raises(ConflictError, match="esperando aprobación"):
         _request(db, owner, listing, catalogue["vip"])
     _request(db, owner, listing, catalogue["subir"])  # another service is fine
-    upgrades.deny_upgrade(session=db, reviewer_uid=staff.uid, upgrade_uid=first.uid, reason="Pago no recibido")
+    upgrades.deny_upgrade(session=db, actor=actor_of(staff), upgrade_uid=first.uid, reason="Pago no recibido")
     assert _request(db, owner, listing, catalogue["vip"]).status == "solicitada"
 
 
@@ -226,9 +226,9 @@ def test_deny_keeps_the_listing_as_it_was(db, catalogue, owner, staff):
     listing = make_listing(db, owner, name="Mía", tier="platino", city=CITY)
     row = _request(db, owner, listing, catalogue["diamante"])
     with pytest.raises(InvalidInputError) as error:
-        upgrades.deny_upgrade(session=db, reviewer_uid=staff.uid, upgrade_uid=row.uid, reason="  ")
+        upgrades.deny_upgrade(session=db, actor=actor_of(staff), upgrade_uid=row.uid, reason="  ")
     assert error.value.field == "reason"
-    upgrades.deny_upgrade(session=db, reviewer_uid=staff.uid, upgrade_uid=row.uid, reason="Pago no recibido")
+    upgrades.deny_upgrade(session=db, actor=actor_of(staff), upgrade_uid=row.uid, reason="Pago no recibido")
     [shown] = upgrades.my_upgrades(session=db, owner_uid=owner.uid, listing_uid=listing.uid)
     assert (shown.status, shown.status_label, shown.reason) == ("rechazada", "Rechazada", "Pago no recibido")
     stored = db.get(ListingUpgrade, row.uid)
@@ -246,11 +246,11 @@ def test_only_staff_review_and_approval_needs_a_payment_and_a_period(db, catalog
     with pytest.raises(ForbiddenError):
         _approve(db, owner, row, now, 15)
     with pytest.raises(ForbiddenError):
-        upgrades.deny_upgrade(session=db, reviewer_uid=owner.uid, upgrade_uid=row.uid, reason="No")
+        upgrades.deny_upgrade(session=db, actor=actor_of(owner), upgrade_uid=row.uid, reason="No")
     with pytest.raises(InvalidInputError) as error:
         upgrades.approve_upgrade(
             session=db,
-            reviewer_uid=staff.uid,
+            actor=actor_of(staff),
             upgrade_uid=row.uid,
             starts_at=now,
             ends_at=now + timedelta(days=1),
@@ -260,7 +260,7 @@ def test_only_staff_review_and_approval_needs_a_payment_and_a_period(db, catalog
     with pytest.raises(InvalidInputError) as error:
         upgrades.approve_upgrade(
             session=db,
-            reviewer_uid=staff.uid,
+            actor=actor_of(staff),
             upgrade_uid=row.uid,
             starts_at=now,
             ends_at=now,

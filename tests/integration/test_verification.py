@@ -23,7 +23,7 @@ from app.storage.factory import get_private_storage
 from app.storage.local import PrivateLocalStorage
 from app.storage.s3 import PrivateS3Storage
 from app.web import private_api
-from tests.factories import make_listing, make_owner, make_staff, open_session
+from tests.factories import actor_of, make_listing, make_owner, make_staff, open_session
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import TEXT_AS_JPG, assert_no_metadata, heic_with_gps, jpeg_with_gps
 
@@ -118,7 +118,7 @@ def test_one_open_request_per_listing_and_never_for_a_draft(db, private, owner, 
         )
     assert stored_keys(private) == [first.storage_key]
     verification.reject_verification(
-        session=db, storage=private, reviewer_uid=staff.uid, verification_uid=first.uid, reason="No se lee la fecha"
+        session=db, storage=private, actor=actor_of(staff), verification_uid=first.uid, reason="No se lee la fecha"
     )
     verification.request_verification(
         session=db, storage=private, owner_uid=owner.uid, listing_uid=listing.uid, data=jpeg_with_gps()
@@ -146,7 +146,7 @@ def test_approval_verifies_the_listing_and_deletes_the_photo(db, private, owner,
     request = _send(db, private, owner, listing)
     now = utc_now()
     verification.approve_verification(
-        session=db, storage=private, reviewer_uid=staff.uid, verification_uid=request.uid, now=now
+        session=db, storage=private, actor=actor_of(staff), verification_uid=request.uid, now=now
     )
     assert stored_keys(private) == []
     stored = db.get(Listing, listing.uid)
@@ -163,7 +163,7 @@ def test_approval_verifies_the_listing_and_deletes_the_photo(db, private, owner,
     assert shown.status == VerificationStatus.APROBADA and shown.decided_at == now
     with pytest.raises(ConflictError, match="ya fue revisada"):
         verification.reject_verification(
-            session=db, storage=private, reviewer_uid=staff.uid, verification_uid=request.uid, reason="Tarde"
+            session=db, storage=private, actor=actor_of(staff), verification_uid=request.uid, reason="Tarde"
         )
 
 
@@ -172,11 +172,11 @@ def test_rejection_keeps_the_reason_and_deletes_the_photo(db, private, owner, st
     request = _send(db, private, owner, listing)
     with pytest.raises(InvalidInputError) as error:
         verification.reject_verification(
-            session=db, storage=private, reviewer_uid=staff.uid, verification_uid=request.uid, reason=" "
+            session=db, storage=private, actor=actor_of(staff), verification_uid=request.uid, reason=" "
         )
     assert error.value.field == "reason" and stored_keys(private) == [request.storage_key]
     verification.reject_verification(
-        session=db, storage=private, reviewer_uid=staff.uid, verification_uid=request.uid, reason="No se lee la fecha"
+        session=db, storage=private, actor=actor_of(staff), verification_uid=request.uid, reason="No se lee la fecha"
     )
     assert stored_keys(private) == []
     shown = verification.my_verification(session=db, owner_uid=owner.uid, listing_uid=listing.uid)
@@ -192,11 +192,11 @@ def test_only_staff_decide_and_see_the_photo(db, private, owner, staff):
     for outsider in (owner, client):
         with pytest.raises(ForbiddenError):
             verification.approve_verification(
-                session=db, storage=private, reviewer_uid=outsider.uid, verification_uid=request.uid
+                session=db, storage=private, actor=actor_of(outsider), verification_uid=request.uid
             )
         with pytest.raises(ForbiddenError):
             verification.reject_verification(
-                session=db, storage=private, reviewer_uid=outsider.uid, verification_uid=request.uid, reason="No"
+                session=db, storage=private, actor=actor_of(outsider), verification_uid=request.uid, reason="No"
             )
         with pytest.raises(ForbiddenError):
             verification.verification_photo(
@@ -237,7 +237,7 @@ def test_the_route_serves_the_photo_to_staff_only(db, private, owner, staff):
         assert http.get(url, cookies={SESSION_COOKIE: "inventada"}).status_code == 404
         assert get(staff, "/privado/verificacion/no-existe").status_code == 404
         verification.approve_verification(
-            session=db, storage=private, reviewer_uid=staff.uid, verification_uid=request.uid
+            session=db, storage=private, actor=actor_of(staff), verification_uid=request.uid
         )
         assert get(staff).status_code == 404  # deleted once decided
 

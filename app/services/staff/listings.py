@@ -20,6 +20,7 @@ from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
+from app.core.actor import Actor
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.geo import CITIES, city_by_slug
 from app.db import commit
@@ -30,7 +31,6 @@ from app.models import (
     AuditEntry,
     Listing,
     ListingPhoto,
-    ListingReview,
     ListingService,
     ListingStatus,
     ReviewDecision,
@@ -43,7 +43,7 @@ from app.services import listing_revisions, my_listings, notices
 from app.services.listing_form import Catalogues, clean_step
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listings import clock
-from app.services.staff import audit
+from app.services.staff import audit, reviews
 from app.services.staff.shared import StaffPage, TableQuery, ensure_may, ensure_staff, fetch_page, plain, sort_order
 from app.services.staff.table_spec import ADMIN, SECRETARY, Column, Filter, FormField, TableSpec, sort_columns
 from app.storage import Storage
@@ -275,30 +275,13 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
     commit(session)
 
 
-def _decide(session: Session, listing: Listing, actor_uid: str, decision: ReviewDecision, reason: str, now) -> str:
-    """Close the listing's pending reviews with this decision (or add a decided one) so the owner sees it;
-    the first one's uid."""
-    pending = session.exec(
-        select(ListingReview).where(
-            ListingReview.listing_uid == listing.uid, ListingReview.decision == ReviewDecision.PENDIENTE
-        )
-    ).all() or [ListingReview(listing_uid=listing.uid, created_at=now)]
-    for review in pending:
-        review.decision = decision
-        review.reviewer_uid = actor_uid
-        review.reason = reason
-        review.decided_at = now
-        session.add(review)
-    return pending[0].uid
-
-
-def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str, now: datetime | None = None) -> None:
+def unpublish_listing(*, session: Session, actor: Actor, uid: str, reason: str, now: datetime | None = None) -> None:
     """Take a published or paused listing down (rechazada) with a reason the owner sees (staff).
 
     An edit waiting for review is dropped with it: the owner edits the listing and sends it again.
     """
     now = now or utc_now()
-    ensure_staff(session, actor_uid)
+    ensure_staff(session, actor.uid)
     reason = reason.strip() if isinstance(reason, str) else ""
     if not reason or len(reason) > REASON_MAX:
         raise InvalidInputError(f"Indica el motivo (hasta {REASON_MAX} caracteres).", field="reason")
@@ -313,13 +296,15 @@ def unpublish_listing(*, session: Session, actor_uid: str, uid: str, reason: str
     listing.revision_at = None
     listing.updated_at = now
     session.add(listing)
-    review_uid = _decide(session, listing, actor_uid, ReviewDecision.RECHAZADA, reason, now)
+    review_uid = reviews.close_reviews(
+        session, listing.uid, decision=ReviewDecision.RECHAZADA, reason=reason, reviewer=actor, now=now
+    )[0]
     notices.notify_owner(
         session=session, listing=listing, kind=NoticeKind.LISTING_TAKEN_DOWN, key=review_uid, now=now, reason=reason
     )
     audit.record(
         session,
-        actor_uid=actor_uid,
+        actor_uid=actor.uid,
         action="despublicar",
         entity=LISTINGS,
         entity_uid=listing.uid,
@@ -380,11 +365,11 @@ def _changed_since_take_down(session: Session, listing: Listing) -> bool | None:
     return added is not None and _utc(added) > _utc(taken_down.created_at)
 
 
-def republish_listing(*, session: Session, actor_uid: str, uid: str, now: datetime | None = None) -> None:
+def republish_listing(*, session: Session, actor: Actor, uid: str, now: datetime | None = None) -> None:
     """Publish again, until its original expiry date, a listing staff took down that its owner has not
     changed since (staff); anything else goes through the review queue."""
     now = now or utc_now()
-    ensure_staff(session, actor_uid)
+    ensure_staff(session, actor.uid)
     listing = _listing(session, uid)
     before = audit.snapshot(listing)
     if listing.status != ListingStatus.RECHAZADA:
@@ -403,11 +388,13 @@ def republish_listing(*, session: Session, actor_uid: str, uid: str, now: dateti
     listing.status = ensure_transition(listing.status, ListingStatus.PUBLICADA, ActorKind.STAFF)
     listing.updated_at = now
     session.add(listing)
-    review_uid = _decide(session, listing, actor_uid, ReviewDecision.APROBADA, "", now)
+    review_uid = reviews.close_reviews(
+        session, listing.uid, decision=ReviewDecision.APROBADA, reason="", reviewer=actor, now=now
+    )[0]
     notices.notify_owner(session=session, listing=listing, kind=NoticeKind.LISTING_APPROVED, key=review_uid, now=now)
     audit.record(
         session,
-        actor_uid=actor_uid,
+        actor_uid=actor.uid,
         action="republicar",
         entity=LISTINGS,
         entity_uid=listing.uid,

@@ -51,7 +51,7 @@ from app.services.listing_revisions import REVISED_STATUSES, revision_changes
 from app.services.listings import clock, photo_url
 from app.services.staff import review_signals
 from app.services.staff.review_signals import QueueSignal
-from app.services.staff.reviews import listing_version, verification_version
+from app.services.staff.reviews import REJECTION_REASONS, listing_version, verification_version
 from app.services.staff.shared import ensure_staff
 from app.settings import get_settings
 
@@ -72,6 +72,11 @@ VERIFICATION_REJECTION_REASONS: tuple[str, ...] = (
     "Posible persona menor de edad",
     "Otro",
 )
+
+
+def rejection_reasons(kind: str) -> tuple[str, ...]:
+    """The reasons a reviewer picks from to reject an item of ``kind`` (a QueueItem's)."""
+    return VERIFICATION_REJECTION_REASONS if kind == KIND_VERIFICATION else REJECTION_REASONS
 
 
 def verification_photo_path(verification_uid: str) -> str:

@@ -5,7 +5,11 @@ The queue is made of the pending ``revisar_publicacion`` rows that
 renewed listing (status pendiente), or the edit of one that has been public
 (its ``revision``, and photos added since, waiting while the public version stays).
 The owner's identity is decided with it (``app.services.identity_review``).
-The staff screens of the next issue call these; until then the tests do.
+
+This module is THE place a review is decided: :func:`decide_review` is the queue's one entry point (it finds
+whether an item is a listing's review or a verification request), and :func:`close_reviews` is the one way a
+listing's pending reviews are closed with a decision, whoever decides: a reviewer here, staff taking a listing
+down or republishing it (``app.services.staff.listings``), the clock expiring it (``app.services.listing_jobs``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
+from app.core.actor import Actor
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.db import commit
 from app.models import (
@@ -44,6 +49,7 @@ from app.storage import Storage
 
 LISTING_DAYS = 60
 CHANGED_WHILE_REVIEWED = "La publicación cambió mientras la revisabas. Revísala otra vez."
+NOT_IN_QUEUE = "No encontramos ese elemento en la cola de revisión."
 # Every column a reviewer judges (the owner's fields, and what says which version waits); tier_uid and
 # tier_rank follow upgrades and are left out, like counters and dates that change without the owner.
 CONTENT_COLUMNS: tuple[str, ...] = (
@@ -152,24 +158,36 @@ def _listing(session: Session, listing_uid: str) -> Listing:
     return listing
 
 
-def _close_reviews(
-    session: Session, listing_uid: str, reviewer_uid: str, decision: ReviewDecision, reason: str, now
-) -> str:
-    """Close the listing's pending reviews with the decision (or record a decided one); the first one's uid."""
-    pending = session.exec(
-        select(ListingReview).where(
-            ListingReview.listing_uid == listing_uid, ListingReview.decision == ReviewDecision.PENDIENTE
+def close_reviews(
+    session: Session,
+    listing_uid: str,
+    *,
+    decision: ReviewDecision,
+    reason: str,
+    reviewer: Actor | None,
+    now: datetime,
+    record: bool = True,
+) -> list[str]:
+    """Close the listing's pending reviews with the decision, by ``reviewer`` (None: the clock); their uids.
+
+    With ``record``, a decided review is added when none was pending, so the owner sees the decision.
+    """
+    pending = list(
+        session.exec(
+            select(ListingReview).where(
+                ListingReview.listing_uid == listing_uid, ListingReview.decision == ReviewDecision.PENDIENTE
+            )
         )
-    ).all()
-    if not pending:
+    )
+    if not pending and record:
         pending = [ListingReview(listing_uid=listing_uid, created_at=now)]
     for review in pending:
         review.decision = decision
-        review.reviewer_uid = reviewer_uid
+        review.reviewer_uid = reviewer.uid if reviewer else None
         review.reason = reason
         review.decided_at = now
         session.add(review)
-    return pending[0].uid
+    return [review.uid for review in pending]
 
 
 def _apply_revision(session: Session, listing: Listing) -> None:
@@ -204,7 +222,7 @@ def _approve_photos(session: Session, listing: Listing) -> None:
 def approve_listing(
     *,
     session: Session,
-    reviewer_uid: str,
+    actor: Actor,
     listing_uid: str,
     expected_version: str | None = None,
     now: datetime | None = None,
@@ -216,7 +234,7 @@ def approve_listing(
     the listing changed since. None skips the check (scripts and tests that decide without a queue).
     """
     now = now or utc_now()
-    ensure_staff(session, reviewer_uid)
+    ensure_staff(session, actor.uid)
     listing = _listing(session, listing_uid)
     _check_version(expected_version, _current_version(session, listing))
     before = audit.snapshot(listing)
@@ -233,13 +251,15 @@ def approve_listing(
     else:
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
-    identity_review.on_approved(session, listing.owner_uid, listing.uid, reviewer_uid, now)
-    review_uid = _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.APROBADA, "", now)
+    identity_review.on_approved(session, listing.owner_uid, listing.uid, actor, now)
+    review_uid = close_reviews(
+        session, listing.uid, decision=ReviewDecision.APROBADA, reason="", reviewer=actor, now=now
+    )[0]
     session.add(listing)
     notices.notify_owner(session=session, listing=listing, kind=notice, key=review_uid, now=now)
     audit.record(
         session,
-        actor_uid=reviewer_uid,
+        actor_uid=actor.uid,
         action="aprobar",
         entity="publicacion",
         entity_uid=listing.uid,
@@ -254,7 +274,7 @@ def reject_listing(
     *,
     session: Session,
     storage: Storage,
-    reviewer_uid: str,
+    actor: Actor,
     listing_uid: str,
     reason: str,
     expected_version: str | None = None,
@@ -267,7 +287,7 @@ def reject_listing(
     ``expected_version`` as in :func:`approve_listing`.
     """
     now = now or utc_now()
-    ensure_staff(session, reviewer_uid)
+    ensure_staff(session, actor.uid)
     reason = (reason or "").strip() if isinstance(reason, str) else ""
     if not reason or len(reason) > REASON_MAX:
         raise InvalidInputError(f"Indica el motivo del rechazo (hasta {REASON_MAX} caracteres).", field="reason")
@@ -289,14 +309,16 @@ def reject_listing(
     else:
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
-    identity_review.on_rejected(session, listing.owner_uid, listing.uid, reviewer_uid, now)
-    review_uid = _close_reviews(session, listing.uid, reviewer_uid, ReviewDecision.RECHAZADA, reason, now)
+    identity_review.on_rejected(session, listing.owner_uid, listing.uid, actor, now)
+    review_uid = close_reviews(
+        session, listing.uid, decision=ReviewDecision.RECHAZADA, reason=reason, reviewer=actor, now=now
+    )[0]
     session.add(listing)
     notices.notify_owner(session=session, listing=listing, kind=notice, key=review_uid, now=now, reason=reason)
     after = {**(audit.snapshot(listing) or {}), "motivo": reason}
     audit.record(
         session,
-        actor_uid=reviewer_uid,
+        actor_uid=actor.uid,
         action="rechazar",
         entity="publicacion",
         entity_uid=listing.uid,
@@ -309,40 +331,59 @@ def reject_listing(
     listing_photos.delete_photo_files(storage=storage, photos=list(unapproved))
 
 
-def _check_verification(session: Session, verification_uid: object, expected_version: str | None) -> None:
+def _check_verification(session: Session, request: ListingVerification, expected_version: str | None) -> None:
     """Lock the request's listing and compare what the reviewer saw with what is stored now."""
-    if expected_version is None or not isinstance(verification_uid, str):
+    if expected_version is None:
         return
-    request = session.get(ListingVerification, verification_uid)
-    if request is None:
-        return  # the verification service says it is gone
     listing = _listing(session, request.listing_uid)
     _check_version(expected_version, verification_version(request.uid, listing, _photos(session, listing.uid)))
 
 
-def approve_verification(
-    *, session: Session, storage: Storage, reviewer_uid: str, verification_uid: str, expected_version: str | None
-) -> None:
-    """Grant the badge (app.services.verification) unless the listing's photos changed since the reviewer saw them."""
-    ensure_staff(session, reviewer_uid, verification.VERIFICATION_STAFF_ONLY)
-    _check_verification(session, verification_uid, expected_version)
-    verification.approve_verification(
-        session=session, storage=storage, reviewer_uid=reviewer_uid, verification_uid=verification_uid
-    )
-
-
-def reject_verification(
+def decide_review(
     *,
     session: Session,
     storage: Storage,
-    reviewer_uid: str,
-    verification_uid: str,
-    reason: str,
-    expected_version: str | None,
+    private: Storage,
+    actor: Actor,
+    item_uid: str,
+    decision: ReviewDecision,
+    reason: str = "",
+    expected_version: str | None = None,
 ) -> None:
-    """Refuse the badge (app.services.verification) unless the listing's photos changed since the reviewer saw them."""
-    ensure_staff(session, reviewer_uid, verification.VERIFICATION_STAFF_ONLY)
-    _check_verification(session, verification_uid, expected_version)
-    verification.reject_verification(
-        session=session, storage=storage, reviewer_uid=reviewer_uid, verification_uid=verification_uid, reason=reason
-    )
+    """Decide one item of the review queue (a ``QueueItem.uid``), approved or rejected (``reason`` shown to the owner).
+
+    The item is looked up here: a listing's pending review (:func:`approve_listing`, :func:`reject_listing`) or a
+    verification request (the badge, ``app.services.verification``); NotFoundError when it is neither. ``storage``
+    holds the listings' photos, ``private`` the verification photos. ``expected_version`` is the item's version the
+    reviewer was shown: ConflictError when the item changed since (None skips the check).
+    """
+    ensure_staff(session, actor.uid)
+    if decision not in (ReviewDecision.APROBADA, ReviewDecision.RECHAZADA):
+        raise InvalidInputError("Elige aprobar o rechazar.")
+    uid = item_uid if isinstance(item_uid, str) else ""
+    request = session.get(ListingVerification, uid) if uid else None
+    if request is not None:
+        _check_verification(session, request, expected_version)
+        if decision == ReviewDecision.APROBADA:
+            verification.approve_verification(session=session, storage=private, actor=actor, verification_uid=uid)
+        else:
+            verification.reject_verification(
+                session=session, storage=private, actor=actor, verification_uid=uid, reason=reason
+            )
+        return
+    review = session.get(ListingReview, uid) if uid else None
+    if review is None:
+        raise NotFoundError(NOT_IN_QUEUE)
+    if review.decision != ReviewDecision.PENDIENTE:
+        raise ConflictError("Esta publicación ya fue revisada.")
+    if decision == ReviewDecision.APROBADA:
+        approve_listing(session=session, actor=actor, listing_uid=review.listing_uid, expected_version=expected_version)
+    else:
+        reject_listing(
+            session=session,
+            storage=storage,
+            actor=actor,
+            listing_uid=review.listing_uid,
+            reason=reason,
+            expected_version=expected_version,
+        )

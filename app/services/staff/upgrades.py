@@ -12,6 +12,7 @@ from datetime import date, datetime, timedelta
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
+from app.core.actor import Actor
 from app.core.dates import parse_date, typed_day
 from app.core.errors import InvalidInputError
 from app.core.money import format_currency
@@ -168,7 +169,7 @@ def approval_period(starts_on: object, ends_on: object) -> tuple[datetime, datet
 def approve_request(
     *,
     session: Session,
-    reviewer_uid: str,
+    actor: Actor,
     upgrade_uid: str,
     starts_on: object,
     ends_on: object,
@@ -176,13 +177,13 @@ def approve_request(
     now: datetime | None = None,
 ) -> None:
     """Approve from the desk's form: the Chilean days typed, then :func:`upgrades.approve_upgrade`."""
-    upgrades.ensure_upgrade_reviewer(session, reviewer_uid)
+    upgrades.ensure_upgrade_reviewer(session, actor.uid)
     starts_at, ends_at = approval_period(starts_on, ends_on)
     if ends_at <= (now or utc_now()):
         raise InvalidInputError("Ese período ya terminó: el último día debe ser hoy o después.", field="ends_on")
     upgrades.approve_upgrade(
         session=session,
-        reviewer_uid=reviewer_uid,
+        actor=actor,
         upgrade_uid=upgrade_uid,
         starts_at=starts_at,
         ends_at=ends_at,

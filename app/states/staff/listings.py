@@ -107,7 +107,7 @@ class StaffListingsState(StaffTableState, rx.State):
             return notify_error(GONE_MESSAGE)
         reason = form_data.get("reason", "") if isinstance(form_data, dict) else ""
         try:
-            await run_service(staff_listings.unpublish_listing, actor_uid=current_actor().uid, uid=uid, reason=reason)
+            await run_service(staff_listings.unpublish_listing, actor=current_actor(), uid=uid, reason=reason)
         except InvalidInputError as exc:
             self.unpublish_error = exc.message
             return None
@@ -126,7 +126,7 @@ class StaffListingsState(StaffTableState, rx.State):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
         try:
-            await run_service(staff_listings.republish_listing, actor_uid=current_actor().uid, uid=uid)
+            await run_service(staff_listings.republish_listing, actor=current_actor(), uid=uid)
         except ServiceError as exc:
             return notify_error(exc.message)
         finally:

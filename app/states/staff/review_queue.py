@@ -3,8 +3,9 @@
 The state holds one page of the queue. Every handler is for staff
 (administrator or secretary); the services check staff again and audit each
 decision. A decision names a queue item by its uid, which must be on the page
-this client was shown: the kind of decision, the listing and the version of the
-content shown come from that item, never from the browser. If the content changed
+this client was shown: the uid and the version of the content shown come from
+that item, never from the browser, and one service (``reviews.decide_review``)
+finds whether it is a listing or a verification request. If the content changed
 since (the owner edited it), the service refuses and the page is read again.
 """
 
@@ -13,11 +14,10 @@ from __future__ import annotations
 import reflex as rx
 
 from app.core.errors import ConflictError, ServiceError
-from app.models import ProfileId
+from app.models import ProfileId, ReviewDecision
 from app.models.listings import REASON_MAX
 from app.services.staff import review_queue, reviews
-from app.services.staff.review_queue import KIND_VERIFICATION, VERIFICATION_REJECTION_REASONS, QueueItem
-from app.services.staff.reviews import REJECTION_REASONS
+from app.services.staff.review_queue import QueueItem
 from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
 from app.states.notify import notify_error, notify_success
@@ -97,6 +97,19 @@ class ReviewQueueState(rx.State):
         uid = _text(uid)
         return next((item for item in self.items if item.uid == uid), None) if uid else None
 
+    async def _decide(self, item: QueueItem, decision: ReviewDecision, reason: str = "") -> None:
+        """The caller's decision on an item of this page, with the version of it they were shown."""
+        await run_service(
+            reviews.decide_review,
+            storage=get_storage(),
+            private=get_private_storage(),
+            actor=current_actor(),
+            item_uid=item.uid,
+            decision=decision,
+            reason=reason,
+            expected_version=item.version,
+        )
+
     async def _decided(self, message: str) -> list:
         await self._reload()
         return [notify_success(message)]
@@ -108,23 +121,8 @@ class ReviewQueueState(rx.State):
         if item is None:
             await self._reload()
             return notify_error(GONE)
-        reviewer = current_actor().uid
         try:
-            if item.kind == KIND_VERIFICATION:
-                await run_service(
-                    reviews.approve_verification,
-                    storage=get_private_storage(),
-                    reviewer_uid=reviewer,
-                    verification_uid=item.uid,
-                    expected_version=item.version,
-                )
-            else:
-                await run_service(
-                    reviews.approve_listing,
-                    reviewer_uid=reviewer,
-                    listing_uid=item.listing_uid,
-                    expected_version=item.version,
-                )
+            await self._decide(item, ReviewDecision.APROBADA)
         except ServiceError as exc:
             await self._reload()
             return notify_error(exc.message)
@@ -141,9 +139,7 @@ class ReviewQueueState(rx.State):
         if item is None:
             return notify_error(GONE)
         self.reject_uid, self.reject_title, self.reject_error = item.uid, item.title, ""
-        self.reject_reasons = list(
-            VERIFICATION_REJECTION_REASONS if item.kind == KIND_VERIFICATION else REJECTION_REASONS
-        )
+        self.reject_reasons = list(review_queue.rejection_reasons(item.kind))
         return None
 
     @requires(*STAFF)
@@ -160,31 +156,14 @@ class ReviewQueueState(rx.State):
         if item is None:
             self._close_reject()
             return notify_error(GONE)
-        choices = VERIFICATION_REJECTION_REASONS if item.kind == KIND_VERIFICATION else REJECTION_REASONS
-        reviewer = current_actor().uid
         self.busy = True
         try:
             reason = reviews.rejection_text(
-                _text(data.get("reason"), 120), _text(data.get("detail"), REASON_MAX + 1), choices
+                _text(data.get("reason"), 120),
+                _text(data.get("detail"), REASON_MAX + 1),
+                review_queue.rejection_reasons(item.kind),
             )
-            if item.kind == KIND_VERIFICATION:
-                await run_service(
-                    reviews.reject_verification,
-                    storage=get_private_storage(),
-                    reviewer_uid=reviewer,
-                    verification_uid=item.uid,
-                    reason=reason,
-                    expected_version=item.version,
-                )
-            else:
-                await run_service(
-                    reviews.reject_listing,
-                    storage=get_storage(),
-                    reviewer_uid=reviewer,
-                    listing_uid=item.listing_uid,
-                    reason=reason,
-                    expected_version=item.version,
-                )
+            await self._decide(item, ReviewDecision.RECHAZADA, reason)
         except ConflictError as exc:
             # Changed or decided meanwhile: close the dialog and show the queue as it is now.
             self._close_reject()

@@ -111,7 +111,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
         if not self.decision_uid:
             return notify_error("Elige una mejora de la lista.")
         outcome = await self._submit(
-            run_service(fn, reviewer_uid=current_actor().uid, upgrade_uid=self.decision_uid, **kwargs),
+            run_service(fn, actor=current_actor(), upgrade_uid=self.decision_uid, **kwargs),
             fields=fields,
         )
         if not outcome.ok:
