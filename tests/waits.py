@@ -9,9 +9,15 @@ from app.states import public
 
 
 def wait_until_sent(timeout: float = 30.0) -> None:
-    """Block until every queued e-mail was sent or failed; TimeoutError past ``timeout``."""
-    if not mail._sender.wait_until_idle(timeout):
-        raise TimeoutError(f"e-mails still queued after {timeout} s")
+    """Block until every queued e-mail was sent or failed; TimeoutError past ``timeout``.
+
+    The sender marks each message done on its ``queue.Queue`` (``task_done``), which counts the
+    messages handed over and not yet finished in ``unfinished_tasks``, under ``all_tasks_done``.
+    """
+    messages = mail._sender._queue
+    with messages.all_tasks_done:
+        if not messages.all_tasks_done.wait_for(lambda: messages.unfinished_tasks == 0, timeout=timeout):
+            raise TimeoutError(f"e-mails still queued after {timeout} s")
 
 
 def wait_for_counts(timeout: float = 30.0) -> None:
