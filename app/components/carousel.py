@@ -30,7 +30,7 @@ def _arrow(symbol: str, direction: str, label: str) -> rx.Component:
     )
 
 
-def carousel(photos, name) -> rx.Component:
+def carousel(photos: rx.Var[list[str]] | list[str], name: rx.Var[str] | str) -> rx.Component:
     """A full-width carousel of the given photo URLs."""
     return rx.el.section(
         rx.el.div(

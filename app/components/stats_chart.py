@@ -6,33 +6,35 @@ visually hidden table of every day instead.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import reflex as rx
 
 
-def _field(day, name: str, kind: type) -> rx.Var:
+def _field(day: rx.Var[Any], name: str, kind: type) -> rx.Var[Any]:
     """A field of one day, whether the list var holds DayStat models or untyped dicts."""
     return day.to(dict)[name].to(kind)
 
 
-def _number(day, name: str) -> rx.Var:
+def _number(day: rx.Var[Any], name: str) -> rx.Var[Any]:
     return _field(day, name, int)
 
 
-def _larger(a, b) -> rx.Var:
-    return rx.cond(a > b, a, b)
+def _larger(a: rx.Var[Any] | int, b: rx.Var[Any]) -> rx.Var[Any]:
+    return cast(rx.Var[Any], rx.cond(a > b, a, b))
 
 
-def _count(number, one: str, many: str) -> rx.Var:
+def _count(number: rx.Var[Any], one: str, many: str) -> rx.Var[Any]:
     """A number and its noun, singular for exactly one ("1 visita", "3 visitas")."""
-    return number.to_string() + rx.cond(number == 1, " " + one, " " + many)
+    return cast(rx.Var[Any], number.to_string() + rx.cond(number == 1, " " + one, " " + many))
 
 
-def _height(value, peak) -> rx.Var:
+def _height(value: rx.Var[Any], peak: rx.Var[Any]) -> rx.Var[Any]:
     """A bar's height as a percentage of the tallest bar."""
-    return (value * 100 / peak).to_string() + "%"
+    return cast(rx.Var[Any], (value * 100 / peak).to_string() + "%")
 
 
-def _day_bars(day, peak) -> rx.Component:
+def _day_bars(day: rx.Var[Any], peak: rx.Var[Any]) -> rx.Component:
     views, clicks = _number(day, "views"), _number(day, "clicks")
     return rx.el.div(
         rx.el.span(class_name="stats-bar stats-bar-views", style={"height": _height(views, peak)}),
@@ -46,7 +48,7 @@ def _day_bars(day, peak) -> rx.Component:
     )
 
 
-def _day_row(day) -> rx.Component:
+def _day_row(day: rx.Var[Any]) -> rx.Component:
     return rx.el.tr(
         rx.el.th(_field(day, "day", str), scope="row"),
         rx.el.td(_number(day, "views")),
@@ -54,7 +56,7 @@ def _day_row(day) -> rx.Component:
     )
 
 
-def stats_chart(series: rx.Var | list) -> rx.Component:
+def stats_chart(series: rx.Var[Any] | list[Any]) -> rx.Component:
     """Bars of views and contact clicks per day, oldest first, from a list var of DayStat (day, views, clicks)."""
     peak = series.reduce(
         lambda tallest, day: _larger(tallest, _larger(_number(day, "views"), _number(day, "clicks"))), 1

@@ -4,6 +4,7 @@ perfilUsuario: each catalogue on the one staff table (the tiers with buttons to 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import reflex as rx
 
@@ -14,7 +15,7 @@ from app.states.staff.catalogues import CATALOGUE_STATES, TiersTableState
 from app.states.staff.table import StaffTableState
 
 
-def _tier_moves(row: rx.Var) -> list[rx.Component]:
+def _tier_moves(row: rx.Var[Any]) -> list[rx.Component]:
     return [
         rx.el.button(
             "Subir",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import reflex as rx
 
@@ -17,7 +18,7 @@ from app.states.staff.listings import StaffListingsState
 REASON_ID = "despublicar-motivo"
 
 
-def _row_actions(row: rx.Var) -> list[rx.Component]:
+def _row_actions(row: rx.Var[Any]) -> list[rx.Component]:
     return [
         rx.cond(
             row["can_unpublish"] == "true",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from app.components.forms import date_field, form_alert, text_field, textarea_field
@@ -16,7 +18,7 @@ APPROVE_FORM = "aprobar-mejora"
 DENY_FORM = "rechazar-mejora"
 
 
-def _row_actions(row: rx.Var) -> list[rx.Component]:
+def _row_actions(row: rx.Var[Any]) -> list[rx.Component]:
     return [
         rx.cond(
             row["status"] == PENDING,
@@ -40,7 +42,7 @@ def _row_actions(row: rx.Var) -> list[rx.Component]:
     ]
 
 
-def _day(label: str, name: str, value: rx.Var | str) -> rx.Component:
+def _day(label: str, name: str, value: rx.Var[Any] | str) -> rx.Component:
     return date_field(
         APPROVE_FORM,
         label,

@@ -5,6 +5,9 @@ The administrator's table also resets a staff member's second factor (issue 20 Â
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import reflex as rx
 
 from app.components.staff_layout import staff_frame
@@ -13,7 +16,7 @@ from app.models import STAFF_PROFILES, ProfileId
 from app.states.staff.users import UsersTableState
 
 
-def _row_actions(row: rx.Var) -> list[rx.Component]:
+def _row_actions(row: rx.Var[Any]) -> list[rx.Component]:
     """Ban and deactivation buttons, only where the viewer may press them (the row says: ``puede_*``)."""
     return [
         rx.cond(
@@ -41,7 +44,7 @@ def _row_actions(row: rx.Var) -> list[rx.Component]:
     ]
 
 
-def _admin_row_actions(row: rx.Var) -> list[rx.Component]:
+def _admin_row_actions(row: rx.Var[Any]) -> list[rx.Component]:
     staff = rx.Var.create(sorted(p.value for p in STAFF_PROFILES)).contains(row["perfil_uid"])
     return [
         *_row_actions(row),
@@ -57,7 +60,7 @@ def _admin_row_actions(row: rx.Var) -> list[rx.Component]:
     ]
 
 
-def _users_page(area: ProfileId):
+def _users_page(area: ProfileId) -> Callable[[], rx.Component]:
     actions = _admin_row_actions if area == ProfileId.ADMINISTRADOR else _row_actions
 
     def component() -> rx.Component:

@@ -36,7 +36,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from reflex._upload import upload  # type: ignore[attr-defined]  # re-exported with a wildcard from an untyped package
+from reflex._upload import upload
 from reflex.app import App
 from reflex_base.constants import RouteVar
 from reflex_base.event import Event
@@ -239,7 +239,9 @@ def upload_endpoint(reflex_app: App) -> Callable[[Request], Awaitable[Response]]
             name.decode("latin-1"): value.decode("latin-1")
             for name, value in session_hash_headers(list(request.scope.get("headers", [])))
         }
-        response: Response = await upload(_RoutedUploads(reflex_app.event_processor, headers))(request)
+        # _RoutedUploads stands in for the App: Reflex's upload endpoint reads only its event_processor.
+        routed = _RoutedUploads(reflex_app.event_processor, headers)
+        response: Response = await upload(routed)(request)  # type: ignore[arg-type]
         return response
 
     return upload_with_session
