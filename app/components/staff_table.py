@@ -12,12 +12,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import reflex as rx
+from reflex_base.vars.object import ObjectVar
 
 from app.components.forms import form_alert
 from app.services.staff.table_spec import CREATE, Filter, FormField
 from app.states.staff.table import StaffTableState
 
-RowActions = Callable[[rx.Var[Any]], Sequence[rx.Component]]
+# A row of the page shown: its cells by column key, all text.
+Row = ObjectVar[dict[str, str]]
+RowActions = Callable[[Row], Sequence[rx.Component]]
 
 
 def _has(state: type[StaffTableState], handler: str) -> bool:
@@ -140,7 +143,7 @@ def stacked_cell(content: rx.Component | rx.Var[Any] | str, label: str = "", *, 
     return rx.el.td(content, role="cell", custom_attrs={"data-label": label}, **extra)
 
 
-def _row(state: type[StaffTableState], row: rx.Var[Any], row_actions: RowActions | None) -> rx.Component:
+def _row(state: type[StaffTableState], row: Row, row_actions: RowActions | None) -> rx.Component:
     spec = state._spec
     buttons: list[rx.Component] = []
     if _has(state, "open_edit"):

@@ -4,18 +4,17 @@ perfilUsuario: each catalogue on the one staff table (the tiers with buttons to 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import reflex as rx
 
 from app.components.staff_layout import staff_frame
-from app.components.staff_table import staff_table
+from app.components.staff_table import Row, staff_table
 from app.models import ProfileId
 from app.states.staff.catalogues import CATALOGUE_STATES, TiersTableState
 from app.states.staff.table import StaffTableState
 
 
-def _tier_moves(row: rx.Var[Any]) -> list[rx.Component]:
+def _tier_moves(row: Row) -> list[rx.Component]:
     return [
         rx.el.button(
             "Subir",

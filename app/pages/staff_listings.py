@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import reflex as rx
 
 from app.components.forms import form_alert
 from app.components.staff_layout import staff_frame
-from app.components.staff_table import staff_table
+from app.components.staff_table import Row, staff_table
 from app.models import ProfileId
 from app.models.listings import REASON_MAX
 from app.states.staff.listings import StaffListingsState
@@ -18,7 +17,7 @@ from app.states.staff.listings import StaffListingsState
 REASON_ID = "despublicar-motivo"
 
 
-def _row_actions(row: rx.Var[Any]) -> list[rx.Component]:
+def _row_actions(row: Row) -> list[rx.Component]:
     return [
         rx.cond(
             row["can_unpublish"] == "true",

@@ -8,7 +8,7 @@ import reflex as rx
 
 from app.components.forms import date_field, form_alert, text_field, textarea_field
 from app.components.staff_layout import staff_frame
-from app.components.staff_table import staff_table
+from app.components.staff_table import Row, staff_table
 from app.models import ProfileId
 from app.models.listings import PAYMENT_REFERENCE_MAX, REASON_MAX
 from app.states.staff.upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
@@ -18,7 +18,7 @@ APPROVE_FORM = "aprobar-mejora"
 DENY_FORM = "rechazar-mejora"
 
 
-def _row_actions(row: rx.Var[Any]) -> list[rx.Component]:
+def _row_actions(row: Row) -> list[rx.Component]:
     return [
         rx.cond(
             row["status"] == PENDING,

@@ -6,17 +6,16 @@ The administrator's table also resets a staff member's second factor (issue 20 Â
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import reflex as rx
 
 from app.components.staff_layout import staff_frame
-from app.components.staff_table import staff_table
+from app.components.staff_table import Row, staff_table
 from app.models import STAFF_PROFILES, ProfileId
 from app.states.staff.users import UsersTableState
 
 
-def _row_actions(row: rx.Var[Any]) -> list[rx.Component]:
+def _row_actions(row: Row) -> list[rx.Component]:
     """Ban and deactivation buttons, only where the viewer may press them (the row says: ``puede_*``)."""
     return [
         rx.cond(
@@ -44,7 +43,7 @@ def _row_actions(row: rx.Var[Any]) -> list[rx.Component]:
     ]
 
 
-def _admin_row_actions(row: rx.Var[Any]) -> list[rx.Component]:
+def _admin_row_actions(row: Row) -> list[rx.Component]:
     staff = rx.Var.create(sorted(p.value for p in STAFF_PROFILES)).contains(row["perfil_uid"])
     return [
         *_row_actions(row),

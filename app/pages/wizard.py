@@ -6,6 +6,7 @@ from typing import Any, cast
 
 import reflex as rx
 from reflex_base.event import EventSpec
+from reflex_base.vars.sequence import ArrayVar, StringVar
 
 from app.components.forms import (
     checkbox_field,
@@ -286,7 +287,7 @@ def _rates() -> rx.Component:
     )
 
 
-def _schedule_time(word: str, name: rx.Var[Any], value: rx.Var[Any], day: rx.Var[Any]) -> rx.Component:
+def _schedule_time(word: str, name: StringVar[str], value: StringVar[str], day: StringVar[str]) -> rx.Component:
     """A time picker of a day ("Desde", "Hasta"), named for screen readers with its day."""
     return rx.el.label(
         word + " ",
@@ -301,7 +302,7 @@ def _schedule_time(word: str, name: rx.Var[Any], value: rx.Var[Any], day: rx.Var
     )
 
 
-def _schedule_row(row: rx.Var[Any]) -> rx.Component:
+def _schedule_row(row: ArrayVar[list[str]]) -> rx.Component:
     """One day: its name, from and to pickers, and "No atiendo"; wraps onto two lines on a phone."""
     key, label = row[0], row[1]
     forget = _forget("schedule")
@@ -397,7 +398,7 @@ def refused_in_browser(rejected: rx.Var[Any]) -> EventSpec:
     return rx.toast.error(REFUSED_IN_BROWSER + names, duration=8000, position="bottom-center")
 
 
-def _refused(item: rx.Var[Any]) -> rx.Component:
+def _refused(item: ArrayVar[list[str]]) -> rx.Component:
     """A file that was not added, with why, in the photo list."""
     return rx.el.li(
         rx.el.p(rx.el.strong(item[0]), class_name="refused-name"),
