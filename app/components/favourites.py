@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import cast
 
 import reflex as rx
+from reflex_base.vars.sequence import StringVar
 
 from app.states.auth import AuthState
 from app.states.favourites import FavouritesState
@@ -28,7 +29,7 @@ LIST_ATTRIBUTE = "data-favoritas-lista"
 ACCOUNT_ATTRIBUTE = "data-favoritas-cuenta"
 
 
-def favourite_button(uid: rx.Var[str] | str, name: rx.Var[str] | str) -> rx.Component:
+def favourite_button(uid: rx.Var[str] | str, name: StringVar[str] | str) -> rx.Component:
     """The heart of one listing (``uid``, ``name``: its uid and display name, vars or text)."""
     return rx.el.button(
         rx.el.span("♥", aria_hidden="true"),

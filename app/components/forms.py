@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import reflex as rx
 from reflex_base.event import EventSpec
+from reflex_base.vars.object import ObjectVar
 from reflex_components_core.el.elements.forms import HTMLInputTypeAttribute
 
 from app.core.dates import TYPED_DAY_MASK
@@ -20,7 +21,7 @@ from app.core.dates import TYPED_DAY_MASK
 # Called with a field's name, it gives the event that takes that field's message away.
 Clear = Callable[[str], EventSpec]
 # A form's messages by field name: a state var (a Var to Reflex, a dict to the type checker).
-Errors = rx.Var[Any] | dict[str, str]
+Errors = ObjectVar[dict[str, str]] | dict[str, str]
 
 
 def form_alert(text: rx.Var[Any] | str) -> rx.Component:

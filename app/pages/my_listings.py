@@ -6,6 +6,8 @@ from typing import Any, cast
 
 import reflex as rx
 from reflex_base.event import EventSpec
+from reflex_base.vars.number import NumberVar
+from reflex_base.vars.sequence import StringVar
 
 from app.components.forms import labelled_upload, upload_hint
 from app.components.layout import guarded_content, page_frame
@@ -31,7 +33,7 @@ VERIFY_INSTRUCTIONS = (
 )
 
 
-def _wizard_href(uid: rx.Var[Any]) -> rx.Var[Any] | str:
+def _wizard_href(uid: StringVar[str]) -> StringVar[str]:
     return f"{ADVERTISER_NEW_LISTING}?{WIZARD_LISTING_PARAM}=" + uid
 
 
@@ -162,7 +164,7 @@ def _upgrade_state(row: rx.Var[Any]) -> rx.Component:
 EAGER_COVERS = 2
 
 
-def _card(row: rx.Var[Any], index: rx.Var[Any]) -> rx.Component:
+def _card(row: rx.Var[Any], index: NumberVar[int]) -> rx.Component:
     first_screen = index < EAGER_COVERS
     return rx.el.article(
         rx.cond(

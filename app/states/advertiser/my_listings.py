@@ -60,7 +60,7 @@ class MyListingsState(rx.State):
     upgrades: list[UpgradeRow] = []
     verification_label: str = ""
     verification_reason: str = ""
-    stats_series: list[DayStat] = []
+    stats_series: rx.Field[list[DayStat]] = rx.field(default_factory=list)
     sending: bool = False
     # How to pay (set by the administrator), shown on the cards of requests waiting for payment.
     payment_instructions: str = ""
