@@ -17,6 +17,7 @@ import getpass
 import os
 import secrets
 import sys
+from collections.abc import Callable
 
 from app.core.errors import ServiceError
 from app.db import session_scope
@@ -125,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     keygen = commands.add_parser("backup-key", help="crea una clave para cifrar los respaldos (BACKUP_KEY)")
     keygen.set_defaults(run=make_backup_key)
     args = parser.parse_args(argv)
-    return args.run(args)
+    run: Callable[[argparse.Namespace], int] = args.run
+    return run(args)
 
 
 if __name__ == "__main__":

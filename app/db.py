@@ -17,8 +17,11 @@ from pathlib import Path
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from sqlalchemy.orm import SessionTransaction
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlmodel import Session, create_engine
 
 from app.core.errors import ConflictError, StorageError
@@ -50,7 +53,7 @@ def make_engine(url: str, *, settings: Settings | None = None, statement_timeout
         )
 
         @event.listens_for(engine, "connect")
-        def _sqlite_pragmas(dbapi_connection, _record):
+        def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA journal_mode=WAL")
@@ -130,7 +133,7 @@ def _run_after_commit(session: Session) -> None:
 
 
 @event.listens_for(Session, "after_transaction_end")
-def _undo_uncommitted(session: Session, transaction) -> None:
+def _undo_uncommitted(session: Session, transaction: SessionTransaction) -> None:
     """A transaction that ended without committing (rolled back, or its session closed): undo its side effects."""
     if transaction.parent is not None or _ON_ROLLBACK not in session.info:
         return

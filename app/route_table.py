@@ -15,6 +15,7 @@ import it; anything that needs a path imports the constants of ``app.routes``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import reflex as rx
 
@@ -95,6 +96,7 @@ from app.states.staff.overview import StaffOverviewState
 from app.states.staff.reports import StaffReportsState
 from app.states.staff.review_queue import ReviewQueueState
 from app.states.staff.site_settings import SiteSettingsState
+from app.states.staff.table import StaffTableState
 from app.states.staff.upgrades import StaffUpgradesState
 from app.states.staff.users import UsersTableState
 
@@ -109,7 +111,7 @@ def _titled(title: str) -> str:
     return f"{title} | {get_settings().site_name}"
 
 
-def _advertiser_route(path: str, page, title: str, opener) -> PageRoute:
+def _advertiser_route(path: str, page: Callable[[], rx.Component], title: str, opener: Callable[..., Any]) -> PageRoute:
     """A page of the advertiser area: ``opener`` is its guarded loader, which also opens the area.
 
     One guarded handler per load, so a refused caller gets one notice, not one per handler.
@@ -132,7 +134,9 @@ def _framed(content: Callable[[], rx.Component], area: ProfileId) -> Callable[[]
     return page
 
 
-def _staff_route(path: str, content: Callable[[], rx.Component], title: str, opener, area: ProfileId) -> PageRoute:
+def _staff_route(
+    path: str, content: Callable[[], rx.Component], title: str, opener: Callable[..., Any], area: ProfileId
+) -> PageRoute:
     """A page of a staff area, in its frame and menu under ``title``; ``opener`` is its guarded loader."""
     return PageRoute(
         path=path,
@@ -144,7 +148,9 @@ def _staff_route(path: str, content: Callable[[], rx.Component], title: str, ope
     )
 
 
-def _staff_table_route(path: str, content: Callable[[], rx.Component], state, area: ProfileId) -> PageRoute:
+def _staff_table_route(
+    path: str, content: Callable[[], rx.Component], state: type[StaffTableState], area: ProfileId
+) -> PageRoute:
     """A staff table's page: titled as its spec heads the table, opened by its state's opener for ``area``."""
     opener = state.open_admin if area == ProfileId.ADMINISTRADOR else state.open_secretary
     return _staff_route(path, content, state._spec.title, opener, area)

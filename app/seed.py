@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, insert
-from sqlmodel import Session, select
+from sqlmodel import Session, SQLModel, select
 
 from app.core.geo import CITIES, city_communes
 from app.core.rut import format_rut, rut_check_digit
@@ -138,11 +138,11 @@ def _ensure_catalogues(session: Session) -> dict[str, list[str]]:
     """Create the demo catalogues when empty; return uids by catalogue."""
     tiers: dict[str | None, str] = {tier.slug: tier.uid for tier in session.exec(select(Tier)).all()}
 
-    def ensure(model, rows: list[dict]) -> list[str]:
+    def ensure(model: type[SQLModel], rows: list[dict[str, Any]]) -> list[str]:
         if not session.exec(select(func.count()).select_from(model)).one():
             session.execute(insert(model), [{"uid": new_uid(), **row} for row in rows])
             commit(session)
-        return list(session.exec(select(model.uid)).all())
+        return list(session.exec(select(model.uid)).all())  # type: ignore[attr-defined]  # every catalogue has a uid
 
     return {
         "services": ensure(AdvertiserService, [{"name": name} for name in SERVICES]),
@@ -179,11 +179,12 @@ def _demo_rut(index: int) -> str:
     return format_rut(f"{body}-{rut_check_digit(body)}")
 
 
-def _bulk(session: Session, model, rows: list[dict]) -> None:
+def _bulk(session: Session, model: type[SQLModel], rows: list[dict[str, Any]]) -> None:
     """Core executemany (multi-row INSERTs), bypassing the ORM's per-row work."""
     connection = session.connection()
     for start in range(0, len(rows), BATCH):
-        connection.execute(insert(model.__table__), rows[start : start + BATCH])
+        # SQLModel declares __table__ only on its table classes, which mypy does not tell apart.
+        connection.execute(insert(model.__table__), rows[start : start + BATCH])  # type: ignore[attr-defined]
 
 
 def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7, now: datetime | None = None) -> int:

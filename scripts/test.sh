@@ -107,8 +107,7 @@ fi
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgresql+psycopg://postgres:postgres@127.0.0.1:5432/postgres}"
 
 # Lint, format and types first: cheap, and a failure says exactly what to fix.
-# mypy reads its settings from pyproject.toml (strict core, settings, routes, storage and
-# identity adapters; default level for the rest of app/).
+# mypy reads its settings from pyproject.toml (all of app/ strict).
 ruff check .
 ruff format --check .
 mypy

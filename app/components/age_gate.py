@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import reflex as rx
 
 from app.states.public import AgeGateState
@@ -37,13 +39,16 @@ def age_notice() -> rx.Component:
 
 def adults_only(content: rx.Component) -> rx.Component:
     """Render ``content`` only after the visitor confirmed being of age."""
-    return rx.cond(
-        rx.State.is_hydrated,
-        rx.cond(AgeGateState.accepted, content, age_notice()),
-        rx.el.p("Cargando…", class_name="loading"),
+    return cast(
+        rx.Component,
+        rx.cond(
+            rx.State.is_hydrated,
+            rx.cond(AgeGateState.accepted, content, age_notice()),
+            rx.el.p("Cargando…", class_name="loading"),
+        ),
     )
 
 
 def age_notice_first() -> rx.Component:
     """The notice alone, at the top of a page whose listings come further down, until confirmed."""
-    return rx.cond(rx.State.is_hydrated & ~AgeGateState.accepted, age_notice())
+    return cast(rx.Component, rx.cond(rx.State.is_hydrated & ~AgeGateState.accepted, age_notice()))

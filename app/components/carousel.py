@@ -10,6 +10,7 @@ the visitor asked for reduced motion (WCAG 2.2.2).
 from __future__ import annotations
 
 import reflex as rx
+from reflex_base.vars.sequence import StringVar
 
 from app.components.cards import photo_sizes, photo_srcset
 
@@ -30,7 +31,7 @@ def _arrow(symbol: str, direction: str, label: str) -> rx.Component:
     )
 
 
-def carousel(photos, name) -> rx.Component:
+def carousel(photos: rx.Var[list[str]] | list[str], name: StringVar[str] | str) -> rx.Component:
     """A full-width carousel of the given photo URLs."""
     return rx.el.section(
         rx.el.div(

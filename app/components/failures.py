@@ -8,6 +8,7 @@ and "ErrorBoundary" (the "An error occurred while rendering this page" screen).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 import reflex as rx
 from reflex_components_core.base.error_boundary import ErrorBoundary
@@ -20,20 +21,23 @@ RELOAD = "Recargar la página"
 
 def connection_notice() -> rx.Component:
     """A banner at the top while the websocket keeps failing (after two attempts, like Reflex's own toast)."""
-    return rx.cond(
-        has_too_many_connection_errors,
-        rx.el.div(
-            CONNECTION_LOST,
-            role="alert",
-            position="fixed",
-            top="0",
-            left="0",
-            right="0",
-            z_index="9999",
-            padding="8px 16px",
-            text_align="center",
-            background="#7a1030",
-            color="#fff",
+    return cast(
+        rx.Component,
+        rx.cond(
+            has_too_many_connection_errors,
+            rx.el.div(
+                CONNECTION_LOST,
+                role="alert",
+                position="fixed",
+                top="0",
+                left="0",
+                right="0",
+                z_index="9999",
+                padding="8px 16px",
+                text_align="center",
+                background="#7a1030",
+                color="#fff",
+            ),
         ),
     )
 
@@ -55,7 +59,8 @@ def _overlay(stateful: bool) -> rx.Component | None:
 
 def _error_boundary(stateful: bool) -> rx.Component:
     # Without state there is no backend to report the error to (as Reflex's default).
-    return ErrorBoundary.create(fallback_render=render_failed_notice(), **({} if stateful else {"on_error": rx.noop()}))
+    quiet: dict[str, Any] = {} if stateful else {"on_error": rx.noop()}
+    return ErrorBoundary.create(fallback_render=render_failed_notice(), **quiet)
 
 
 APP_WRAPS: dict[tuple[int, str], Callable[[bool], rx.Component | None]] = {

@@ -8,7 +8,10 @@ list of the Favoritas page (app/web/templates/favourites.html) draws the same bu
 
 from __future__ import annotations
 
+from typing import cast
+
 import reflex as rx
+from reflex_base.vars.sequence import StringVar
 
 from app.states.auth import AuthState
 from app.states.favourites import FavouritesState
@@ -26,7 +29,7 @@ LIST_ATTRIBUTE = "data-favoritas-lista"
 ACCOUNT_ATTRIBUTE = "data-favoritas-cuenta"
 
 
-def favourite_button(uid, name) -> rx.Component:
+def favourite_button(uid: rx.Var[str] | str, name: StringVar[str] | str) -> rx.Component:
     """The heart of one listing (``uid``, ``name``: its uid and display name, vars or text)."""
     return rx.el.button(
         rx.el.span("♥", aria_hidden="true"),
@@ -41,20 +44,23 @@ def favourite_button(uid, name) -> rx.Component:
 def favourites_account() -> rx.Component:
     """On every page of a signed-in visitor: the check whether the account keeps the favourites and, while it
     does, the hidden button a heart's press clicks to send the list there (assets/favourites.js)."""
-    return rx.cond(
-        AuthState.signed_in,
-        rx.fragment(
-            rx.el.span(hidden=True, on_mount=FavouritesState.load_account),
-            rx.cond(
-                FavouritesState.in_account,
-                rx.el.button(
-                    type="button",
-                    hidden=True,
-                    tab_index=-1,
-                    on_click=rx.call_script(
-                        "window.favoritas ? window.favoritas.list() : []", callback=FavouritesState.store
+    return cast(
+        rx.Component,
+        rx.cond(
+            AuthState.signed_in,
+            rx.fragment(
+                rx.el.span(hidden=True, on_mount=FavouritesState.load_account),
+                rx.cond(
+                    FavouritesState.in_account,
+                    rx.el.button(
+                        type="button",
+                        hidden=True,
+                        tab_index=-1,
+                        on_click=rx.call_script(
+                            "window.favoritas ? window.favoritas.list() : []", callback=FavouritesState.store
+                        ),
+                        custom_attrs={ACCOUNT_ATTRIBUTE: ""},
                     ),
-                    custom_attrs={ACCOUNT_ATTRIBUTE: ""},
                 ),
             ),
         ),

@@ -9,38 +9,43 @@ and, given ``on_clear``, a field's message goes away as soon as that field chang
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import reflex as rx
 from reflex_base.event import EventSpec
+from reflex_base.vars.object import ObjectVar
+from reflex_components_core.el.elements.forms import HTMLInputTypeAttribute
 
 from app.core.dates import TYPED_DAY_MASK
 
 # Called with a field's name, it gives the event that takes that field's message away.
 Clear = Callable[[str], EventSpec]
 # A form's messages by field name: a state var (a Var to Reflex, a dict to the type checker).
-Errors = rx.Var | dict[str, str]
+Errors = ObjectVar[dict[str, str]] | dict[str, str]
 
 
-def form_alert(text: rx.Var | str) -> rx.Component:
+def form_alert(text: rx.Var[Any] | str) -> rx.Component:
     """The form-level error, announced to screen readers (role="alert") when there is one.
 
     Not before this load's loaders have run: after a reload the tab's old state shows first, and an
     error of an earlier visit would be announced as if it were new."""
-    return rx.cond(rx.State.is_hydrated & (text != ""), rx.el.p(text, role="alert", class_name="form-error"))
+    return cast(
+        rx.Component,
+        rx.cond(rx.State.is_hydrated & (text != ""), rx.el.p(text, role="alert", class_name="form-error")),
+    )
 
 
-def _described_by(ids: list[str], message: rx.Var | None, error_id: str) -> rx.Var | str | None:
+def _described_by(ids: list[str], message: rx.Var[Any] | None, error_id: str) -> rx.Var[Any] | str | None:
     """The ids a control is described by (its hint, its error while shown), or None: never an empty attribute."""
     if message is None:
         return " ".join(ids) or None
     with_error = " ".join([*ids, error_id])
-    return rx.cond(message != "", with_error, " ".join(ids) or None)
+    return cast(rx.Var[Any], rx.cond(message != "", with_error, " ".join(ids) or None))
 
 
 def _control(
-    field_id: str, name: str, errors: Errors | None, on_clear: Clear | None, props: dict, hint_id: str = ""
-) -> tuple[dict, list[rx.Component]]:
+    field_id: str, name: str, errors: Errors | None, on_clear: Clear | None, props: dict[str, Any], hint_id: str = ""
+) -> tuple[dict[str, Any], list[rx.Component]]:
     """The props of a control (aria attributes, clearing its message on change) and its error paragraph."""
     message: Any = errors.get(name, "") if errors is not None else None
     error_id = f"{field_id}-error"
@@ -66,11 +71,11 @@ def text_field(
     label: str,
     name: str,
     *,
-    type_: str = "text",
+    type_: HTMLInputTypeAttribute = "text",
     auto_complete: str | None = None,
     errors: Errors | None = None,
     on_clear: Clear | None = None,
-    **props,
+    **props: Any,
 ) -> rx.Component:
     """A label, its input (id ``{form}-{name}``) and, when ``errors`` holds one under ``name``, its error."""
     field_id = f"{form}-{name}"
@@ -113,12 +118,12 @@ def select_field(
     form: str,
     label: str,
     name: str,
-    options: rx.Var | list[list[str]],
+    options: rx.Var[Any] | list[list[str]],
     *,
     placeholder: str = "Elige…",
     errors: Errors | None = None,
     on_clear: Clear | None = None,
-    **props,
+    **props: Any,
 ) -> rx.Component:
     """A label and its select; ``options`` is a list var of [value, text] pairs."""
     field_id = f"{form}-{name}"
@@ -138,7 +143,7 @@ def select_field(
 
 
 def textarea_field(
-    form: str, label: str, name: str, *, errors: Errors | None = None, on_clear: Clear | None = None, **props
+    form: str, label: str, name: str, *, errors: Errors | None = None, on_clear: Clear | None = None, **props: Any
 ) -> rx.Component:
     """A label and its text area."""
     field_id = f"{form}-{name}"
@@ -151,7 +156,7 @@ def textarea_field(
     )
 
 
-def labelled_upload(label: str, *children: rx.Component, **props) -> rx.Component:
+def labelled_upload(label: str, *children: rx.Component, **props: Any) -> rx.Component:
     """``rx.upload`` whose file input has an accessible name (Reflex renders that input with no props of ours)."""
     zone = rx.upload(*children, **props)
     file_input = zone.children[0].children[0]
@@ -169,7 +174,7 @@ def upload_hint(pointer: str, touch: str) -> rx.Component:
     )
 
 
-def checkbox_field(label: str, name: str, **props) -> rx.Component:
+def checkbox_field(label: str, name: str, **props: Any) -> rx.Component:
     """A checkbox with its label after it."""
     return rx.el.label(rx.el.input(type="checkbox", name=name, **props), " ", label, class_name="check")
 
@@ -183,10 +188,10 @@ def date_field(
     label: str,
     name: str,
     *,
-    on_pick,
+    on_pick: Callable[[rx.Var[str]], EventSpec],
     errors: Errors | None = None,
     on_clear: Clear | None = None,
-    **props,
+    **props: Any,
 ) -> rx.Component:
     """A date asked for as día-mes-año (año/mes/día and "/", "-" or "." are read too), with a calendar to pick it.
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import reflex as rx
 from reflex.experimental.client_state import ClientStateVar
 
@@ -63,18 +65,21 @@ def account_menu() -> rx.Component:
     the fold is a native <details>, so it opens with Enter or Space; assets/site.js closes it on
     Escape, on a click outside and once an action is chosen.
     """
-    return rx.cond(
-        AuthState.signed_in,
-        rx.fragment(
-            rx.el.div(*_account_actions(), class_name="account-menu account-inline"),
-            rx.el.details(
-                rx.el.summary("Cuenta", class_name="nav-link account-summary"),
-                rx.el.div(*_account_actions(), class_name="account-panel"),
-                class_name="account-folded",
-                custom_attrs={"data-account-menu": ""},
+    return cast(
+        rx.Component,
+        rx.cond(
+            AuthState.signed_in,
+            rx.fragment(
+                rx.el.div(*_account_actions(), class_name="account-menu account-inline"),
+                rx.el.details(
+                    rx.el.summary("Cuenta", class_name="nav-link account-summary"),
+                    rx.el.div(*_account_actions(), class_name="account-panel"),
+                    class_name="account-folded",
+                    custom_attrs={"data-account-menu": ""},
+                ),
             ),
+            rx.link("Ingresar", href=LOGIN, class_name="nav-link"),
         ),
-        rx.link("Ingresar", href=LOGIN, class_name="nav-link"),
     )
 
 
@@ -151,7 +156,7 @@ def page_frame(*children: rx.Component) -> rx.Component:
 _SHOWN_IN_DOCUMENT = ClientStateVar.create("guarded_shown_url", default="")
 
 
-def guarded_content(ready: rx.Var | bool, content: rx.Component) -> rx.Component:
+def guarded_content(ready: rx.Var[Any] | bool, content: rx.Component) -> rx.Component:
     """A guarded page's ``content`` once the server accepted the caller and read its data (``ready``)
     in this load; until then, the access check. The content is marked ready for the document's first screen.
 
@@ -170,13 +175,16 @@ def guarded_content(ready: rx.Var | bool, content: rx.Component) -> rx.Component
     url = rx.State.router.url
     address = url.path + "?" + url.query
     kept = ~rx.State.is_hydrated & (_SHOWN_IN_DOCUMENT.value == address)
-    return rx.cond(
-        shown | kept,
-        rx.el.div(
-            content,
-            class_name="area-ready",
-            custom_attrs={"inert": ~shown, READY_ATTRIBUTE: rx.cond(shown, url.path, "")},
-            on_mount=_SHOWN_IN_DOCUMENT.set_value(address),
+    return cast(
+        rx.Component,
+        rx.cond(
+            shown | kept,
+            rx.el.div(
+                content,
+                class_name="area-ready",
+                custom_attrs={"inert": ~shown, READY_ATTRIBUTE: rx.cond(shown, url.path, "")},
+                on_mount=_SHOWN_IN_DOCUMENT.set_value(address),
+            ),
+            rx.el.p(ACCESS_CHECK, class_name="loading"),
         ),
-        rx.el.p(ACCESS_CHECK, class_name="loading"),
     )

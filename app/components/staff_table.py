@@ -9,14 +9,18 @@ rows with their buttons, the pager, the create/edit dialog and the delete confir
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import reflex as rx
+from reflex_base.vars.object import ObjectVar
 
 from app.components.forms import form_alert
 from app.services.staff.table_spec import CREATE, Filter, FormField
 from app.states.staff.table import StaffTableState
 
-RowActions = Callable[[rx.Var], Sequence[rx.Component]]
+# A row of the page shown: its cells by column key, all text.
+Row = ObjectVar[dict[str, str]]
+RowActions = Callable[[Row], Sequence[rx.Component]]
 
 
 def _has(state: type[StaffTableState], handler: str) -> bool:
@@ -50,9 +54,10 @@ def _options(state: type[StaffTableState], control: Filter | FormField) -> rx.Co
 
 
 def _filters(state: type[StaffTableState]) -> list[rx.Component]:
-    controls = []
+    controls: list[rx.Component] = []
     for spec_filter in state._spec.filters:
         control_id = f"{_ids(state)}-f-{spec_filter.key}"
+        control: rx.Component
         if spec_filter.kind == "date":
             control = rx.el.input(
                 id=control_id,
@@ -110,6 +115,7 @@ def stacked_table(
     Nu checker refuses row and cell roles inside a ``<table>`` exposed as a table, so the wrapping ``<div>`` is
     the table and the ``<table>`` element only lays the rows out (role="none").
     """
+    wrap: dict[str, Any] = {"class_name": wrap_class} if wrap_class else {}
     return rx.el.div(
         rx.el.table(
             rx.el.thead(rx.el.tr(*head, role="row"), role="rowgroup"),
@@ -119,7 +125,7 @@ def stacked_table(
         ),
         role="table",
         aria_label=label,
-        **({"class_name": wrap_class} if wrap_class else {}),
+        **wrap,
     )
 
 
@@ -128,16 +134,16 @@ def stacked_row(*cells: rx.Component) -> rx.Component:
     return rx.el.tr(*cells, role="row")
 
 
-def stacked_cell(content, label: str = "", *, wrap: str = "anywhere") -> rx.Component:
+def stacked_cell(content: rx.Component | rx.Var[Any] | str, label: str = "", *, wrap: str = "anywhere") -> rx.Component:
     """A cell of a ``stacked_table``: below 600 px each row stacks its cells, each after its column's ``label``.
 
     ``wrap``: where the value may break across lines (``Column.wrap``).
     """
-    extra = {} if wrap == "anywhere" else {"class_name": f"cell-{wrap}"}
+    extra: dict[str, Any] = {} if wrap == "anywhere" else {"class_name": f"cell-{wrap}"}
     return rx.el.td(content, role="cell", custom_attrs={"data-label": label}, **extra)
 
 
-def _row(state: type[StaffTableState], row: rx.Var, row_actions: RowActions | None) -> rx.Component:
+def _row(state: type[StaffTableState], row: Row, row_actions: RowActions | None) -> rx.Component:
     spec = state._spec
     buttons: list[rx.Component] = []
     if _has(state, "open_edit"):
@@ -207,7 +213,8 @@ def _field(state: type[StaffTableState], field: FormField) -> rx.Component:
             error,
             class_name="field",
         )
-    common = {"id": field_id, "name": field.key, "required": field.required, "custom_attrs": attrs}
+    common: dict[str, Any] = {"id": field_id, "name": field.key, "required": field.required, "custom_attrs": attrs}
+    control: rx.Component
     if field.kind == "select":
         control = rx.el.select(
             rx.el.option("Elige…" if field.required else "Ninguno", value=""),

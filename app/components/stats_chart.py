@@ -6,55 +6,59 @@ visually hidden table of every day instead.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import reflex as rx
+from reflex_base.vars.number import NumberVar
+from reflex_base.vars.sequence import ArrayVar, StringVar
 
 
-def _field(day, name: str, kind: type) -> rx.Var:
+def _field(day: rx.Var[Any], name: str) -> rx.Var[Any]:
     """A field of one day, whether the list var holds DayStat models or untyped dicts."""
-    return day.to(dict)[name].to(kind)
+    return day.to(dict)[name]
 
 
-def _number(day, name: str) -> rx.Var:
-    return _field(day, name, int)
+def _number(day: rx.Var[Any], name: str) -> NumberVar[int]:
+    return _field(day, name).to(int)
 
 
-def _larger(a, b) -> rx.Var:
-    return rx.cond(a > b, a, b)
+def _day(day: rx.Var[Any]) -> StringVar[str]:
+    return _field(day, "day").to(str)
 
 
-def _count(number, one: str, many: str) -> rx.Var:
+def _larger(a: NumberVar[int] | int, b: NumberVar[int]) -> NumberVar[int]:
+    return cast(NumberVar[int], rx.cond(a > b, a, b))
+
+
+def _count(number: NumberVar[int], one: str, many: str) -> StringVar[str]:
     """A number and its noun, singular for exactly one ("1 visita", "3 visitas")."""
-    return number.to_string() + rx.cond(number == 1, " " + one, " " + many)
+    return cast(StringVar[str], number.to_string() + rx.cond(number == 1, " " + one, " " + many))
 
 
-def _height(value, peak) -> rx.Var:
+def _height(value: NumberVar[int], peak: NumberVar[int]) -> StringVar[str]:
     """A bar's height as a percentage of the tallest bar."""
     return (value * 100 / peak).to_string() + "%"
 
 
-def _day_bars(day, peak) -> rx.Component:
+def _day_bars(day: rx.Var[Any], peak: NumberVar[int]) -> rx.Component:
     views, clicks = _number(day, "views"), _number(day, "clicks")
     return rx.el.div(
         rx.el.span(class_name="stats-bar stats-bar-views", style={"height": _height(views, peak)}),
         rx.el.span(class_name="stats-bar stats-bar-clicks", style={"height": _height(clicks, peak)}),
         class_name="stats-day",
-        title=_field(day, "day", str)
-        + ": "
-        + _count(views, "visita", "visitas")
-        + ", "
-        + _count(clicks, "clic", "clics"),
+        title=_day(day) + ": " + _count(views, "visita", "visitas") + ", " + _count(clicks, "clic", "clics"),
     )
 
 
-def _day_row(day) -> rx.Component:
+def _day_row(day: rx.Var[Any]) -> rx.Component:
     return rx.el.tr(
-        rx.el.th(_field(day, "day", str), scope="row"),
+        rx.el.th(_day(day), scope="row"),
         rx.el.td(_number(day, "views")),
         rx.el.td(_number(day, "clicks")),
     )
 
 
-def stats_chart(series: rx.Var | list) -> rx.Component:
+def stats_chart(series: ArrayVar[Any]) -> rx.Component:
     """Bars of views and contact clicks per day, oldest first, from a list var of DayStat (day, views, clicks)."""
     peak = series.reduce(
         lambda tallest, day: _larger(tallest, _larger(_number(day, "views"), _number(day, "clicks"))), 1
@@ -77,8 +81,8 @@ def stats_chart(series: rx.Var | list) -> rx.Component:
             rx.cond(
                 series.length() > 0,
                 rx.el.div(
-                    rx.el.span(_field(series[0], "day", str)),
-                    rx.el.span(_field(series[last], "day", str)),
+                    rx.el.span(_day(series[0])),
+                    rx.el.span(_day(series[last])),
                     class_name="stats-axis",
                 ),
             ),

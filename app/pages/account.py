@@ -18,7 +18,8 @@ PASSWORD_HINT = f"Entre {MIN_PASSWORD_LENGTH} y {MAX_PASSWORD_LENGTH} caracteres
 # No sending until this load's loader has run (LoginState.busy starts true): after a reload or a
 # return to /login, the tab's old state shows first, busy false, and a press then would go before
 # the loader and be answered as of the old page.
-_LOCKED = LoginState.busy | ~rx.State.is_hydrated
+# State vars read on the class are Vars to Reflex, their declared Python types to mypy.
+_LOCKED: rx.Var[bool] = LoginState.busy | ~rx.State.is_hydrated  # type: ignore[assignment]
 
 
 def _password(form: str, label: str, name: str, auto_complete: str, state: type[FormState]) -> rx.Component:

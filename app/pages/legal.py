@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import reflex as rx
 
 from app.components.forms import form_alert, select_field, text_field, textarea_field
@@ -17,69 +19,72 @@ def report_form() -> rx.Component:
     """The public report form; stores a report for staff. A refusal shows under its field."""
     errors = ReportState.field_errors
     clear = ReportState.clear_field_error
-    return rx.cond(
-        ReportState.sent,
-        rx.el.div(
-            rx.el.h2("Reporte enviado"),
-            rx.el.p("Gracias. Nuestro equipo revisará tu reporte. Si hay un peligro inmediato, llama al 133."),
-            rx.el.button("Enviar otro reporte", on_click=ReportState.write_again, class_name="btn"),
-            class_name="report-sent",
-            role="status",
-        ),
-        rx.el.form(
-            rx.el.h2("Enviar un reporte"),
-            select_field(
-                "report",
-                "Tipo de problema",
-                "kind",
-                rx.Var.create(KIND_OPTIONS),
-                placeholder="Elige una opción",
-                errors=errors,
-                on_clear=clear,
-                required=True,
-            ),
-            text_field(
-                "report",
-                "Publicación (opcional)",
-                "listing_uid",
-                errors=errors,
-                on_clear=clear,
-                default_value=ReportState.listing_uid,
-                key=ReportState.listing_uid,
-                max_length=40,
-                placeholder="Código de la publicación",
-                auto_complete="off",
-            ),
-            textarea_field(
-                "report",
-                "¿Qué está pasando?",
-                "message",
-                errors=errors,
-                on_clear=clear,
-                rows=6,
-                max_length=MESSAGE_MAX,
-                placeholder="Describe la situación con el mayor detalle posible.",
-            ),
-            text_field(
-                "report",
-                "Contacto (opcional): correo o teléfono",
-                "contact",
-                errors=errors,
-                on_clear=clear,
-                max_length=EMAIL_MAX,
-                auto_complete="on",  # an e-mail address or a phone number: no one token names both
-            ),
+    return cast(
+        rx.Component,
+        rx.cond(
+            ReportState.sent,
             rx.el.div(
-                text_field("report", "No completes este campo", "website", tab_index=-1, auto_complete="off"),
-                class_name="hp",
-                custom_attrs={"aria-hidden": "true"},
+                rx.el.h2("Reporte enviado"),
+                rx.el.p("Gracias. Nuestro equipo revisará tu reporte. Si hay un peligro inmediato, llama al 133."),
+                rx.el.button("Enviar otro reporte", on_click=ReportState.write_again, class_name="btn"),
+                class_name="report-sent",
+                role="status",
             ),
-            form_alert(ReportState.error),
-            rx.el.button("Enviar reporte", type="submit", disabled=ReportState.busy, class_name="btn btn-primary"),
-            on_submit=ReportState.submit,
-            no_validate=True,
-            class_name="report-form",
-            aria_label="Formulario de reporte",
+            rx.el.form(
+                rx.el.h2("Enviar un reporte"),
+                select_field(
+                    "report",
+                    "Tipo de problema",
+                    "kind",
+                    rx.Var.create(KIND_OPTIONS),
+                    placeholder="Elige una opción",
+                    errors=errors,
+                    on_clear=clear,
+                    required=True,
+                ),
+                text_field(
+                    "report",
+                    "Publicación (opcional)",
+                    "listing_uid",
+                    errors=errors,
+                    on_clear=clear,
+                    default_value=ReportState.listing_uid,
+                    key=ReportState.listing_uid,
+                    max_length=40,
+                    placeholder="Código de la publicación",
+                    auto_complete="off",
+                ),
+                textarea_field(
+                    "report",
+                    "¿Qué está pasando?",
+                    "message",
+                    errors=errors,
+                    on_clear=clear,
+                    rows=6,
+                    max_length=MESSAGE_MAX,
+                    placeholder="Describe la situación con el mayor detalle posible.",
+                ),
+                text_field(
+                    "report",
+                    "Contacto (opcional): correo o teléfono",
+                    "contact",
+                    errors=errors,
+                    on_clear=clear,
+                    max_length=EMAIL_MAX,
+                    auto_complete="on",  # an e-mail address or a phone number: no one token names both
+                ),
+                rx.el.div(
+                    text_field("report", "No completes este campo", "website", tab_index=-1, auto_complete="off"),
+                    class_name="hp",
+                    custom_attrs={"aria-hidden": "true"},
+                ),
+                form_alert(ReportState.error),
+                rx.el.button("Enviar reporte", type="submit", disabled=ReportState.busy, class_name="btn btn-primary"),
+                on_submit=ReportState.submit,
+                no_validate=True,
+                class_name="report-form",
+                aria_label="Formulario de reporte",
+            ),
         ),
     )
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import reflex as rx
+from reflex_base.event import EventSpec
+from reflex_base.vars.number import NumberVar
+from reflex_base.vars.sequence import StringVar
 
 from app.components.forms import labelled_upload, upload_hint
 from app.components.layout import guarded_content, page_frame
@@ -28,11 +33,11 @@ VERIFY_INSTRUCTIONS = (
 )
 
 
-def _wizard_href(uid: rx.Var) -> rx.Var | str:
+def _wizard_href(uid: StringVar[str]) -> StringVar[str]:
     return f"{ADVERTISER_NEW_LISTING}?{WIZARD_LISTING_PARAM}=" + uid
 
 
-def _figures(row: rx.Var) -> rx.Component:
+def _figures(row: rx.Var[Any]) -> rx.Component:
     return rx.el.dl(
         rx.el.dt("Visitas"),
         rx.el.dd(row.views_7, " en 7 días · ", row.views_30, " en 30 días"),
@@ -44,7 +49,7 @@ def _figures(row: rx.Var) -> rx.Component:
     )
 
 
-def _available_now(row: rx.Var) -> rx.Component:
+def _available_now(row: rx.Var[Any]) -> rx.Component:
     return rx.el.form(
         rx.el.input(type="hidden", name="uid", value=row.uid),
         rx.el.label(
@@ -62,7 +67,7 @@ def _available_now(row: rx.Var) -> rx.Component:
     )
 
 
-def _copy(row: rx.Var) -> rx.Component:
+def _copy(row: rx.Var[Any]) -> rx.Component:
     return rx.el.form(
         rx.el.input(type="hidden", name="uid", value=row.uid),
         rx.el.label(
@@ -82,7 +87,7 @@ def _copy(row: rx.Var) -> rx.Component:
     )
 
 
-def _delete(row: rx.Var) -> rx.Component:
+def _delete(row: rx.Var[Any]) -> rx.Component:
     return rx.alert_dialog.root(
         rx.alert_dialog.trigger(rx.el.button("Eliminar", type="button", class_name="btn")),
         rx.alert_dialog.content(
@@ -106,11 +111,11 @@ def _delete(row: rx.Var) -> rx.Component:
     )
 
 
-def _action(label: str, shown: rx.Var, event) -> rx.Component:
-    return rx.cond(shown, rx.el.button(label, type="button", on_click=event, class_name="btn"))
+def _action(label: str, shown: rx.Var[Any], event: EventSpec) -> rx.Component:
+    return cast(rx.Component, rx.cond(shown, rx.el.button(label, type="button", on_click=event, class_name="btn")))
 
 
-def _payment_due(upgrade: rx.Var) -> rx.Component:
+def _payment_due(upgrade: rx.Var[Any]) -> rx.Component:
     return rx.el.li(
         rx.el.p("Mejora «", upgrade.name, "»: esperando tu pago"),
         rx.el.dl(
@@ -124,7 +129,7 @@ def _payment_due(upgrade: rx.Var) -> rx.Component:
     )
 
 
-def _upgrade_state(row: rx.Var) -> rx.Component:
+def _upgrade_state(row: rx.Var[Any]) -> rx.Component:
     """The card's upgrades: each request waiting for payment with its reference and amount, how to pay, and the
     state of the upgrade in force (or of the latest)."""
     return rx.fragment(
@@ -159,7 +164,7 @@ def _upgrade_state(row: rx.Var) -> rx.Component:
 EAGER_COVERS = 2
 
 
-def _card(row: rx.Var, index: rx.Var) -> rx.Component:
+def _card(row: rx.Var[Any], index: NumberVar[int]) -> rx.Component:
     first_screen = index < EAGER_COVERS
     return rx.el.article(
         rx.cond(
@@ -231,7 +236,7 @@ def _card(row: rx.Var, index: rx.Var) -> rx.Component:
     )
 
 
-def _upgrade_option(option: rx.Var) -> rx.Component:
+def _upgrade_option(option: rx.Var[Any]) -> rx.Component:
     return rx.el.li(
         rx.el.strong(option.name),
         " · ",
@@ -256,7 +261,7 @@ def _upgrade_option(option: rx.Var) -> rx.Component:
 UPGRADE_COLUMNS = ("Mejora", "Estado", "Desde", "Hasta", "Monto")
 
 
-def _upgrade_row(row: rx.Var) -> rx.Component:
+def _upgrade_row(row: rx.Var[Any]) -> rx.Component:
     values = (row.name, row.status_label, row.starts, row.ends, row.amount)
     return stacked_row(*[stacked_cell(value, label) for value, label in zip(values, UPGRADE_COLUMNS, strict=True)])
 

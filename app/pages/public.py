@@ -4,6 +4,8 @@ DirectoryState.load from the browser path (see app.routes)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import reflex as rx
 
 from app.components.age_gate import adults_only, age_notice_first
@@ -110,7 +112,9 @@ def _tabs() -> rx.Component:
     )
 
 
-def _range_fields(legend: str, low: str, high: str, low_var, high_var) -> rx.Component:
+def _range_fields(
+    legend: str, low: str, high: str, low_var: rx.Var[str] | str, high_var: rx.Var[str] | str
+) -> rx.Component:
     """A "desde / hasta" pair of the filter form; each keeps its value when the field is left, and says
     beside it what it could not read."""
     return rx.el.fieldset(
@@ -199,29 +203,32 @@ def _filters() -> rx.Component:
 
 def _filter_chips() -> rx.Component:
     """The applied filters, each a link to the page without it ("Quitar filtro: Tarifa hasta $130.000")."""
-    return rx.cond(
-        DirectoryState.chips.length() > 0,
-        rx.el.ul(
-            rx.foreach(
-                DirectoryState.chips,
-                lambda chip: rx.el.li(
-                    rx.link(
-                        rx.el.span(REMOVE_FILTER, class_name="visually-hidden"),
-                        chip.label,
-                        rx.el.span(" ×", custom_attrs={"aria-hidden": "true"}),
-                        href=chip.url,
-                        class_name="chip",
+    return cast(
+        rx.Component,
+        rx.cond(
+            DirectoryState.chips.length() > 0,
+            rx.el.ul(
+                rx.foreach(
+                    DirectoryState.chips,
+                    lambda chip: rx.el.li(
+                        rx.link(
+                            rx.el.span(REMOVE_FILTER, class_name="visually-hidden"),
+                            chip.label,
+                            rx.el.span(" ×", custom_attrs={"aria-hidden": "true"}),
+                            href=chip.url,
+                            class_name="chip",
+                        ),
+                        key=chip.url,
                     ),
-                    key=chip.url,
                 ),
+                class_name="filter-chips",
+                aria_label=FILTER_CHIPS,
             ),
-            class_name="filter-chips",
-            aria_label=FILTER_CHIPS,
         ),
     )
 
 
-def _group(group: TierGroup, index) -> rx.Component:
+def _group(group: TierGroup, index: rx.Var[int]) -> rx.Component:
     return rx.el.section(
         rx.el.h2(group.name, class_name="tier-heading tier-" + group.slug),
         card_grid(group.cards, lead=index == 0),
@@ -230,21 +237,27 @@ def _group(group: TierGroup, index) -> rx.Component:
 
 
 def _pager() -> rx.Component:
-    return rx.cond(
-        DirectoryState.page_count > 1,
-        rx.el.nav(
-            rx.el.button(
-                "Anterior", on_click=DirectoryState.previous_page, disabled=DirectoryState.page <= 1, class_name="btn"
+    return cast(
+        rx.Component,
+        rx.cond(
+            DirectoryState.page_count > 1,
+            rx.el.nav(
+                rx.el.button(
+                    "Anterior",
+                    on_click=DirectoryState.previous_page,
+                    disabled=DirectoryState.page <= 1,
+                    class_name="btn",
+                ),
+                rx.el.span(DirectoryState.page_label),
+                rx.el.button(
+                    "Siguiente",
+                    on_click=DirectoryState.next_page,
+                    disabled=DirectoryState.page >= DirectoryState.page_count,
+                    class_name="btn",
+                ),
+                class_name="pager",
+                aria_label="Páginas",
             ),
-            rx.el.span(DirectoryState.page_label),
-            rx.el.button(
-                "Siguiente",
-                on_click=DirectoryState.next_page,
-                disabled=DirectoryState.page >= DirectoryState.page_count,
-                class_name="btn",
-            ),
-            class_name="pager",
-            aria_label="Páginas",
         ),
     )
 
@@ -375,13 +388,16 @@ def _missing() -> rx.Component:
 def directory_page() -> rx.Component:
     """The one component behind every public route."""
     return page_frame(
-        rx.match(
-            DirectoryState.view,
-            ("home", _home()),
-            ("city", _city()),
-            ("all", _city()),
-            ("detail", rx.cond(DirectoryState.detail, _detail(), rx.fragment())),
-            ("missing", _missing()),
-            rx.el.p("Cargando…", class_name="loading"),
+        cast(
+            rx.Component,
+            rx.match(
+                DirectoryState.view,
+                ("home", _home()),
+                ("city", _city()),
+                ("all", _city()),
+                ("detail", rx.cond(DirectoryState.detail, _detail(), rx.fragment())),
+                ("missing", _missing()),
+                rx.el.p("Cargando…", class_name="loading"),
+            ),
         )
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import reflex as rx
 
 from app.components.forms import form_alert
@@ -14,11 +16,11 @@ from app.states.staff.review_queue import ReviewQueueState
 TITLE = "Revisión de publicaciones"
 
 
-def _signal(signal: rx.Var) -> rx.Component:
+def _signal(signal: rx.Var[Any]) -> rx.Component:
     return rx.el.li(signal.text, class_name=rx.cond(signal.alert, "queue-signal queue-alert", "queue-signal"))
 
 
-def _signals(item: rx.Var) -> rx.Component:
+def _signals(item: rx.Var[Any]) -> rx.Component:
     return rx.el.section(
         rx.el.h3("Señales"),
         rx.cond(
@@ -33,11 +35,11 @@ def _signals(item: rx.Var) -> rx.Component:
     )
 
 
-def _field(row: rx.Var) -> rx.Component:
+def _field(row: rx.Var[Any]) -> rx.Component:
     return rx.el.tr(rx.el.th(row.label, scope="row"), rx.el.td(row.published, class_name="queue-value"))
 
 
-def _change(row: rx.Var) -> rx.Component:
+def _change(row: rx.Var[Any]) -> rx.Component:
     """A field's two values; only a field that changed has its old value struck out and its new one marked."""
     return rx.el.tr(
         rx.el.th(row.label, scope="row"),
@@ -52,7 +54,7 @@ def _change(row: rx.Var) -> rx.Component:
     )
 
 
-def _comparison(rows: rx.Var, before: str, after: str, label: str) -> rx.Component:
+def _comparison(rows: rx.Var[Any], before: str, after: str, label: str) -> rx.Component:
     """A table of ``rows`` with each value as it stands (``before``) beside the one to decide (``after``)."""
     return rx.el.table(
         rx.el.thead(
@@ -64,76 +66,84 @@ def _comparison(rows: rx.Var, before: str, after: str, label: str) -> rx.Compone
     )
 
 
-def _identity(item: rx.Var) -> rx.Component:
+def _identity(item: rx.Var[Any]) -> rx.Component:
     """The owner's identity to check: as one column, or the approved values beside the new ones."""
     changed = item.identity_status == IDENTITY_CHANGED
-    return rx.cond(
-        item.identity.length() > 0,
-        rx.el.section(
-            rx.el.h3(item.identity_label),
-            rx.cond(
-                changed,
-                _comparison(item.identity, "Aprobada", "Nueva", "Identidad"),
-                rx.el.table(
-                    rx.el.tbody(rx.foreach(item.identity, _field)), class_name="queue-table", aria_label="Identidad"
+    return cast(
+        rx.Component,
+        rx.cond(
+            item.identity.length() > 0,
+            rx.el.section(
+                rx.el.h3(item.identity_label),
+                rx.cond(
+                    changed,
+                    _comparison(item.identity, "Aprobada", "Nueva", "Identidad"),
+                    rx.el.table(
+                        rx.el.tbody(rx.foreach(item.identity, _field)), class_name="queue-table", aria_label="Identidad"
+                    ),
                 ),
+                rx.match(
+                    item.identity_status,
+                    (
+                        IDENTITY_CHANGED,
+                        rx.el.p(
+                            "Si apruebas la publicación, se aplica la identidad nueva; si la rechazas, se descarta.",
+                            class_name="muted",
+                        ),
+                    ),
+                    (
+                        IDENTITY_NEW,
+                        rx.el.p("Primera identidad de la cuenta: se aprueba con esta publicación.", class_name="muted"),
+                    ),
+                    rx.fragment(),
+                ),
+                class_name="queue-section",
             ),
-            rx.match(
-                item.identity_status,
-                (
-                    IDENTITY_CHANGED,
+        ),
+    )
+
+
+def _content(item: rx.Var[Any]) -> rx.Component:
+    return cast(
+        rx.Component,
+        rx.match(
+            item.kind,
+            (
+                "edicion",
+                rx.cond(
+                    item.rows.length() > 0,
+                    _comparison(item.rows, "Publicado", "Propuesto", "Cambios propuestos"),
                     rx.el.p(
-                        "Si apruebas la publicación, se aplica la identidad nueva; si la rechazas, se descarta.",
+                        rx.cond(
+                            item.identity_status == IDENTITY_CHANGED,
+                            "Sin cambios en los datos de la publicación; revisa la identidad.",
+                            "Sin cambios en los datos; revisa las fotos nuevas.",
+                        ),
                         class_name="muted",
                     ),
                 ),
-                (
-                    IDENTITY_NEW,
-                    rx.el.p("Primera identidad de la cuenta: se aprueba con esta publicación.", class_name="muted"),
-                ),
-                rx.fragment(),
             ),
-            class_name="queue-section",
-        ),
-    )
-
-
-def _content(item: rx.Var) -> rx.Component:
-    return rx.match(
-        item.kind,
-        (
-            "edicion",
-            rx.cond(
-                item.rows.length() > 0,
-                _comparison(item.rows, "Publicado", "Propuesto", "Cambios propuestos"),
-                rx.el.p(
-                    rx.cond(
-                        item.identity_status == IDENTITY_CHANGED,
-                        "Sin cambios en los datos de la publicación; revisa la identidad.",
-                        "Sin cambios en los datos; revisa las fotos nuevas.",
+            (
+                "verificacion",
+                rx.el.figure(
+                    rx.el.img(
+                        src=item.verification_photo_url,
+                        alt="Foto de verificación de " + item.title,
+                        class_name="queue-verification-photo",
                     ),
-                    class_name="muted",
+                    rx.el.figcaption("Foto de verificación (privada: se borra al decidir)."),
                 ),
             ),
-        ),
-        (
-            "verificacion",
-            rx.el.figure(
-                rx.el.img(
-                    src=item.verification_photo_url,
-                    alt="Foto de verificación de " + item.title,
-                    class_name="queue-verification-photo",
-                ),
-                rx.el.figcaption("Foto de verificación (privada: se borra al decidir)."),
+            rx.el.table(
+                rx.el.tbody(rx.foreach(item.rows, _field)),
+                class_name="queue-table",
+                aria_label="Datos de la publicación",
             ),
-        ),
-        rx.el.table(
-            rx.el.tbody(rx.foreach(item.rows, _field)), class_name="queue-table", aria_label="Datos de la publicación"
         ),
     )
 
 
-def _photo(photo: rx.Var) -> rx.Component:
+def _photo(photo: rx.Var[Any]) -> rx.Component:
     return rx.el.li(
         rx.el.img(src=photo.url, alt="", loading="lazy"),
         rx.cond(photo.label != "", rx.el.span(photo.label, class_name="badge")),
@@ -142,7 +152,7 @@ def _photo(photo: rx.Var) -> rx.Component:
     )
 
 
-def _photos(item: rx.Var) -> rx.Component:
+def _photos(item: rx.Var[Any]) -> rx.Component:
     return rx.el.section(
         rx.el.h3("Fotos de la publicación"),
         rx.cond(
@@ -154,7 +164,7 @@ def _photos(item: rx.Var) -> rx.Component:
     )
 
 
-def _item(item: rx.Var) -> rx.Component:
+def _item(item: rx.Var[Any]) -> rx.Component:
     return rx.el.article(
         rx.el.header(
             rx.el.p(item.kind_label, class_name="badge queue-kind-" + item.kind),
@@ -224,26 +234,29 @@ def _reject_dialog() -> rx.Component:
 
 
 def _pager() -> rx.Component:
-    return rx.cond(
-        ReviewQueueState.page_count > 1,
-        rx.el.nav(
-            rx.el.button(
-                "Anterior",
-                type="button",
-                on_click=ReviewQueueState.previous_page,
-                disabled=ReviewQueueState.page <= 1,
-                class_name="btn",
+    return cast(
+        rx.Component,
+        rx.cond(
+            ReviewQueueState.page_count > 1,
+            rx.el.nav(
+                rx.el.button(
+                    "Anterior",
+                    type="button",
+                    on_click=ReviewQueueState.previous_page,
+                    disabled=ReviewQueueState.page <= 1,
+                    class_name="btn",
+                ),
+                rx.el.span("Página ", ReviewQueueState.page, " de ", ReviewQueueState.page_count),
+                rx.el.button(
+                    "Siguiente",
+                    type="button",
+                    on_click=ReviewQueueState.next_page,
+                    disabled=ReviewQueueState.page >= ReviewQueueState.page_count,
+                    class_name="btn",
+                ),
+                class_name="queue-pager",
+                aria_label="Páginas de la cola",
             ),
-            rx.el.span("Página ", ReviewQueueState.page, " de ", ReviewQueueState.page_count),
-            rx.el.button(
-                "Siguiente",
-                type="button",
-                on_click=ReviewQueueState.next_page,
-                disabled=ReviewQueueState.page >= ReviewQueueState.page_count,
-                class_name="btn",
-            ),
-            class_name="queue-pager",
-            aria_label="Páginas de la cola",
         ),
     )
 

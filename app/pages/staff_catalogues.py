@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import reflex as rx
 
-from app.components.staff_table import staff_table
+from app.components.staff_table import Row, staff_table
 from app.states.staff.catalogues import CATALOGUE_STATES, TiersTableState
 from app.states.staff.table import StaffTableState
 
 
-def _tier_moves(row: rx.Var) -> list[rx.Component]:
+def _tier_moves(row: Row) -> list[rx.Component]:
     return [
         rx.el.button(
             "Subir",

@@ -6,14 +6,14 @@ from __future__ import annotations
 import reflex as rx
 
 from app.components.forms import form_alert
-from app.components.staff_table import staff_table
+from app.components.staff_table import Row, staff_table
 from app.models.listings import REASON_MAX
 from app.states.staff.listings import StaffListingsState
 
 REASON_ID = "despublicar-motivo"
 
 
-def _row_actions(row: rx.Var) -> list[rx.Component]:
+def _row_actions(row: Row) -> list[rx.Component]:
     return [
         rx.cond(
             row["can_unpublish"] == "true",

@@ -9,6 +9,8 @@ readers, so nobody has to read a picture.
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from app.routes import ADMIN_REPORTS
@@ -20,7 +22,7 @@ TITLE = "Administración"
 OVERVIEW = StaffOverviewState.overview
 
 
-def _headline(item: rx.Var) -> rx.Component:
+def _headline(item: rx.Var[Any]) -> rx.Component:
     return rx.el.div(
         rx.el.dt(rx.cond(item.href != "", rx.link(item.label, href=item.href), item.label)),
         rx.el.dd(item.figure, class_name="overview-figure"),
@@ -29,7 +31,7 @@ def _headline(item: rx.Var) -> rx.Component:
     )
 
 
-def _bar_row(bar: rx.Var) -> rx.Component:
+def _bar_row(bar: rx.Var[Any]) -> rx.Component:
     return rx.el.tr(
         rx.el.th(bar.label, scope="row"),
         rx.el.td(bar.figure, class_name="overview-count"),
@@ -41,7 +43,7 @@ def _bar_row(bar: rx.Var) -> rx.Component:
     )
 
 
-def bar_chart(caption: str, label_header: str, bars: rx.Var | list, empty: str) -> rx.Component:
+def bar_chart(caption: str, label_header: str, bars: rx.Var[Any] | list[Any], empty: str) -> rx.Component:
     """A horizontal bar chart as a table: caption, then one row per bar (label, figure, bar)."""
     return rx.el.table(
         rx.el.caption(caption),
@@ -60,7 +62,7 @@ def bar_chart(caption: str, label_header: str, bars: rx.Var | list, empty: str) 
     )
 
 
-def _report_row(report: rx.Var) -> rx.Component:
+def _report_row(report: rx.Var[Any]) -> rx.Component:
     return rx.el.tr(
         rx.el.td(
             rx.cond(report.urgent, rx.el.strong("Urgente: ", class_name="overview-urgent-tag")),

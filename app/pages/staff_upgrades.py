@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from app.components.forms import date_field, form_alert, text_field, textarea_field
-from app.components.staff_table import staff_table
+from app.components.staff_table import Row, staff_table
 from app.models.listings import PAYMENT_REFERENCE_MAX, REASON_MAX
 from app.states.staff.upgrades import APPROVE, DENY, PENDING, StaffUpgradesState
 
@@ -14,7 +16,7 @@ APPROVE_FORM = "aprobar-mejora"
 DENY_FORM = "rechazar-mejora"
 
 
-def _row_actions(row: rx.Var) -> list[rx.Component]:
+def _row_actions(row: Row) -> list[rx.Component]:
     return [
         rx.cond(
             row["status"] == PENDING,
@@ -38,7 +40,7 @@ def _row_actions(row: rx.Var) -> list[rx.Component]:
     ]
 
 
-def _day(label: str, name: str, value: rx.Var | str) -> rx.Component:
+def _day(label: str, name: str, value: rx.Var[Any] | str) -> rx.Component:
     return date_field(
         APPROVE_FORM,
         label,

@@ -5,14 +5,16 @@ The administrator's table also resets a staff member's second factor (issue 20 Â
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import reflex as rx
 
-from app.components.staff_table import staff_table
+from app.components.staff_table import Row, staff_table
 from app.models import STAFF_PROFILES, ProfileId
 from app.states.staff.users import UsersTableState
 
 
-def _row_actions(row: rx.Var) -> list[rx.Component]:
+def _row_actions(row: Row) -> list[rx.Component]:
     """Ban and deactivation buttons, only where the viewer may press them (the row says: ``puede_*``)."""
     return [
         rx.cond(
@@ -40,7 +42,7 @@ def _row_actions(row: rx.Var) -> list[rx.Component]:
     ]
 
 
-def _admin_row_actions(row: rx.Var) -> list[rx.Component]:
+def _admin_row_actions(row: Row) -> list[rx.Component]:
     staff = rx.Var.create(sorted(p.value for p in STAFF_PROFILES)).contains(row["perfil_uid"])
     return [
         *_row_actions(row),
@@ -56,7 +58,7 @@ def _admin_row_actions(row: rx.Var) -> list[rx.Component]:
     ]
 
 
-def _users_page(area: ProfileId):
+def _users_page(area: ProfileId) -> Callable[[], rx.Component]:
     actions = _admin_row_actions if area == ProfileId.ADMINISTRADOR else _row_actions
 
     def component() -> rx.Component:

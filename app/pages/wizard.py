@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import reflex as rx
 from reflex_base.event import EventSpec
+from reflex_base.vars.sequence import ArrayVar, StringVar
 
 from app.components.forms import (
     checkbox_field,
@@ -48,18 +49,18 @@ WIZARD_INTRO = (
 REFUSED_IN_BROWSER = "No se aceptaron algunos archivos: sube fotos JPEG, PNG, WebP o HEIC de hasta 15 MB. "
 
 
-def _value(name: str) -> rx.Var | str:
+def _value(name: str) -> rx.Var[Any] | str:
     return WizardState.values.get(name, "")
 
 
 FIELD_MESSAGES: dict[str, Any] = {"errors": WizardState.field_errors, "on_clear": WizardState.clear_field_error}
 
 
-def _text(label: str, name: str, **props) -> rx.Component:
+def _text(label: str, name: str, **props: Any) -> rx.Component:
     return text_field(FORM, label, name, default_value=_value(name), **FIELD_MESSAGES, **props)
 
 
-def _select(label: str, name: str, options: rx.Var | list[list[str]], **props) -> rx.Component:
+def _select(label: str, name: str, options: rx.Var[Any] | list[list[str]], **props: Any) -> rx.Component:
     return select_field(FORM, label, name, options, default_value=_value(name), **FIELD_MESSAGES, **props)
 
 
@@ -76,7 +77,7 @@ def _date(label: str, name: str) -> rx.Component:
     )
 
 
-def _choices(legend: str, name: str, options: rx.Var | list[list[str]]) -> rx.Component:
+def _choices(legend: str, name: str, options: rx.Var[Any] | list[list[str]]) -> rx.Component:
     """Radio buttons from [value, text] pairs."""
     return rx.el.fieldset(
         rx.el.legend(legend),
@@ -99,14 +100,17 @@ def _choices(legend: str, name: str, options: rx.Var | list[list[str]]) -> rx.Co
     )
 
 
-def _forget(name: str) -> rx.Var:
+def _forget(name: str) -> rx.Var[Any]:
     """Take a message away when its field changes (no event at all while it has none)."""
-    return rx.cond(WizardState.field_errors.get(name, "") != "", WizardState.clear_field_error(name), rx.noop())
+    return cast(
+        rx.Var[Any],
+        rx.cond(WizardState.field_errors.get(name, "") != "", WizardState.clear_field_error(name), rx.noop()),
+    )
 
 
 def _field_error(name: str) -> rx.Component:
     message = WizardState.field_errors.get(name, "")
-    return rx.cond(message != "", rx.el.p(message, role="alert", class_name="field-error"))
+    return cast(rx.Component, rx.cond(message != "", rx.el.p(message, role="alert", class_name="field-error")))
 
 
 def _stepper() -> rx.Component:
@@ -154,7 +158,7 @@ def _nav(number: int) -> rx.Component:
     )
 
 
-def _step_form(number: int, *children: rx.Component) -> rx.Component:
+def _step_form(number: int, *children: rx.Component | rx.Var[Any]) -> rx.Component:
     step = STEP_BY_NUMBER[number]
     return rx.el.form(
         rx.el.h2(step.title),
@@ -283,7 +287,7 @@ def _rates() -> rx.Component:
     )
 
 
-def _schedule_time(word: str, name: rx.Var, value: rx.Var, day: rx.Var) -> rx.Component:
+def _schedule_time(word: str, name: StringVar[str], value: StringVar[str], day: StringVar[str]) -> rx.Component:
     """A time picker of a day ("Desde", "Hasta"), named for screen readers with its day."""
     return rx.el.label(
         word + " ",
@@ -298,7 +302,7 @@ def _schedule_time(word: str, name: rx.Var, value: rx.Var, day: rx.Var) -> rx.Co
     )
 
 
-def _schedule_row(row: rx.Var) -> rx.Component:
+def _schedule_row(row: ArrayVar[list[str]]) -> rx.Component:
     """One day: its name, from and to pickers, and "No atiendo"; wraps onto two lines on a phone."""
     key, label = row[0], row[1]
     forget = _forget("schedule")
@@ -342,7 +346,7 @@ def _availability() -> rx.Component:
     )
 
 
-def _photo(photo: rx.Var) -> rx.Component:
+def _photo(photo: rx.Var[Any]) -> rx.Component:
     return rx.el.li(
         rx.el.img(src=photo.url, alt="Foto " + (photo.position + 1).to_string(), loading="lazy"),
         rx.cond(photo.is_cover, rx.el.span("Portada", class_name="badge badge-cover")),
@@ -375,23 +379,26 @@ def _photo(photo: rx.Var) -> rx.Component:
     )
 
 
-def _rejected_files(rejected: rx.Var) -> rx.Var:
+def _rejected_files(rejected: rx.Var[Any]) -> rx.Var[Any]:
     """[file name, first reason code] of each file react-dropzone refused."""
-    return rejected.to(list).map(
-        lambda item: [
-            item.to(dict)["file"].to(dict)["name"].to(str),
-            item.to(dict)["errors"].to(list)[0].to(dict)["code"].to(str),
-        ]
+    return cast(
+        rx.Var[Any],
+        rejected.to(list).map(
+            lambda item: [
+                item.to(dict)["file"].to(dict)["name"].to(str),
+                item.to(dict)["errors"].to(list)[0].to(dict)["code"].to(str),
+            ]
+        ),
     )
 
 
-def refused_in_browser(rejected: rx.Var) -> EventSpec:
+def refused_in_browser(rejected: rx.Var[Any]) -> EventSpec:
     """The notice for files the browser refused before sending them (type or size), naming them."""
     names = rejected.to(list).map(lambda item: item.to(dict)["file"].to(dict)["name"].to(str)).join(", ")
     return rx.toast.error(REFUSED_IN_BROWSER + names, duration=8000, position="bottom-center")
 
 
-def _refused(item: rx.Var) -> rx.Component:
+def _refused(item: ArrayVar[list[str]]) -> rx.Component:
     """A file that was not added, with why, in the photo list."""
     return rx.el.li(
         rx.el.p(rx.el.strong(item[0]), class_name="refused-name"),
@@ -460,7 +467,7 @@ def _contact() -> rx.Component:
     )
 
 
-def _thumbnail(photo: rx.Var) -> rx.Component:
+def _thumbnail(photo: rx.Var[Any]) -> rx.Component:
     """A photo in the summary, named by its place (and as the cover)."""
     number = "Foto " + (photo.position + 1).to_string()
     return rx.el.li(rx.el.img(src=photo.url, alt=rx.cond(photo.is_cover, number + ", portada", number), loading="lazy"))

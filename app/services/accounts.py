@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 from sqlmodel import Session, select
@@ -112,7 +113,7 @@ def _user_by_identity(session: Session, identity_uid: str) -> User | None:
 
 
 def sign_up(
-    *, session: Session, provider: IdentityProvider, data: dict, client_hash: str, proof: str = ""
+    *, session: Session, provider: IdentityProvider, data: dict[str, Any], client_hash: str, proof: str = ""
 ) -> UserPublic | None:
     """Create a visitor or advertiser account and e-mail its verification link.
 

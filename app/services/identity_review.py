@@ -115,7 +115,7 @@ def status(advertiser: Advertiser | None, listing_uid: str) -> str:
     return STATUS_APPROVED
 
 
-def stamp(advertiser: Advertiser | None, listing_uid: str) -> list:
+def stamp(advertiser: Advertiser | None, listing_uid: str) -> list[object]:
     """What a reviewer of ``listing_uid`` is shown of the identity, for the item's version."""
     state = status(advertiser, listing_uid)
     if advertiser is None:
@@ -129,7 +129,9 @@ def advertiser_of(session: Session, owner_uid: str, *, for_update: bool = False)
     return session.exec(query.with_for_update() if for_update else query).first()
 
 
-def _decided(session: Session, advertiser: Advertiser, reviewer: Actor, action: str, before: dict, now) -> None:
+def _decided(
+    session: Session, advertiser: Advertiser, reviewer: Actor, action: str, before: dict[str, Any] | None, now: datetime
+) -> None:
     advertiser.updated_at = now
     session.add(advertiser)
     audit.record(

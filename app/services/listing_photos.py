@@ -35,7 +35,7 @@ from app.db import commit
 from app.models import STAFF_PROFILES, Listing, ListingPhoto, ListingStatus, new_uid, utc_now
 from app.services.listings import photo_url, public_conditions
 from app.services.ownership import owned_listing
-from app.services.photos import CONTENT_TYPE, StoredPhoto, delete_photo, store_photo
+from app.services.photos import CONTENT_TYPE, StoredPhoto, StoredVariant, delete_photo, store_photo
 from app.storage import Storage
 
 MAX_PHOTOS = 12
@@ -187,7 +187,7 @@ def list_photos(*, session: Session, owner_uid: str, uid: str) -> list[OwnerPhot
     return [_owner_photo(photo) for photo in _ordered(session, listing.uid)]
 
 
-def _default_variant(stored: StoredPhoto):
+def _default_variant(stored: StoredPhoto) -> StoredVariant:
     """The 800-wide variant, or the largest when the photo is narrower."""
     fitting = [variant for variant in stored.variants if variant.width <= DEFAULT_WIDTH]
     return fitting[-1] if fitting else stored.variants[0]

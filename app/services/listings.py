@@ -8,6 +8,7 @@ return at most one page of cards, never a whole city.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -108,7 +109,7 @@ def public_conditions(section: str | None) -> list[ColumnElement[bool]]:
     return conditions
 
 
-def _public_select(*columns):
+def _public_select(*columns: Any) -> Any:  # sqlmodel types a select of a column list as Any
     return select(*columns).join(Tier, Tier.uid == Listing.tier_uid)
 
 
@@ -149,7 +150,7 @@ _PHOTO_PAIRS = (
 _CARD_ROW: tuple[Any, ...] = (*_CARD_COLUMNS, _PHOTO_PAIRS)
 
 
-def _card_select(*columns):
+def _card_select(*columns: Any) -> Any:  # as _public_select
     """The public cards' columns (after ``columns``), from listings joined to their tier."""
     return select(*columns, *_CARD_ROW).select_from(Listing).join(Tier, col(Tier.uid) == col(Listing.tier_uid))
 
@@ -162,7 +163,7 @@ def _photo_urls(pairs: str | None) -> list[str]:
     return [photo_url(path) for _position, path in sorted((int(position), path) for position, _, path in found)]
 
 
-def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str], moment: Clock) -> dict:
+def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str], moment: Clock) -> dict[str, Any]:
     """A card's fields from ``listing``: a Listing, or a row of ``_CARD_COLUMNS``."""
     city = city_by_slug(listing.city_slug)
     return {
@@ -187,7 +188,7 @@ def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str]
     }
 
 
-def _cards(rows, moment: Clock) -> list[ListingCard]:
+def _cards(rows: Sequence[Any], moment: Clock) -> list[ListingCard]:
     """The cards of rows of ``_card_select``, with their photos."""
     return [
         ListingCard(**_card_fields(row, row.tier_name, row.tier_slug, _photo_urls(row.photo_pairs), moment))

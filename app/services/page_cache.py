@@ -52,8 +52,8 @@ from typing import TypeVar, cast
 import redis
 import redis.asyncio as aioredis
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
-from sqlalchemy.pool import Pool
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.pool import ConnectionPoolEntry, Pool
 from starlette.concurrency import run_in_threadpool
 
 from app.settings import get_settings
@@ -87,8 +87,8 @@ def written_table(statement: str) -> str | None:
 
 # The shared version the current task (one event, one request) read: (task, Redis URL, database, value).
 # Tasks it starts inherit the variable, not the task, so they read their own.
-_task_read: contextvars.ContextVar[tuple[asyncio.Task | None, str, str, bytes | None] | None] = contextvars.ContextVar(
-    "page_cache_task_read", default=None
+_task_read: contextvars.ContextVar[tuple[asyncio.Task[object] | None, str, str, bytes | None] | None] = (
+    contextvars.ContextVar("page_cache_task_read", default=None)
 )
 
 
@@ -208,7 +208,7 @@ def engine_database(engine: Engine) -> str:
 
 # Renders under way in this process, by (key, version): requests for the same page at the same
 # version wait for that one render instead of each running the queries (after every change).
-_flights: dict[tuple, asyncio.Future] = {}
+_flights: dict[tuple[Hashable, ...], asyncio.Future[object]] = {}
 
 
 async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
@@ -251,12 +251,14 @@ async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
     return value
 
 
-def _before_cursor_execute(conn, _cursor, statement, _parameters, _context, _executemany) -> None:
+def _before_cursor_execute(
+    conn: Connection, _cursor: object, statement: str, _parameters: object, _context: object, _executemany: bool
+) -> None:
     if written_table(statement) in WATCHED_TABLES:
         conn.info[_DIRTY] = engine_database(conn.engine)
 
 
-def _checkin(_dbapi_connection, record) -> None:
+def _checkin(_dbapi_connection: object, record: ConnectionPoolEntry | None) -> None:
     # Back in the pool means committed or rolled back; a rollback's bump is only a wasted render.
     if record is not None and _DIRTY in record.info:
         versions.bump(record.info.pop(_DIRTY))

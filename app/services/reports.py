@@ -13,6 +13,7 @@ listing and a link to /admin/reportes; never the reporter's message or contact.
 from __future__ import annotations
 
 import logging
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, field_validator
@@ -91,7 +92,7 @@ class ReportInput(BaseModel):
 def create_report(
     *,
     session: Session,
-    data: dict,
+    data: dict[str, Any],
     client_key: str,
     honeypot: str = "",
     seconds_on_form: float = 0.0,

@@ -41,7 +41,9 @@ def _newest(*moments: datetime | None) -> datetime | None:
     return max(present) if present else None
 
 
-def city_stats(*, session: Session, section: str | None = None, city_slug: str | None = None) -> dict:
+def city_stats(
+    *, session: Session, section: str | None = None, city_slug: str | None = None
+) -> dict[tuple[str, str], CityStats]:
     """{(section, city_slug): CityStats} of public listings, one GROUP BY over the status-led indexes."""
     conditions = public_conditions(section)
     if city_slug is not None:

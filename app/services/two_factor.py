@@ -39,6 +39,7 @@ from datetime import datetime
 import pyotp
 import segno
 from cryptography.fernet import Fernet, InvalidToken
+from pwdlib import PasswordHash
 from sqlalchemy import delete, or_, update
 from sqlmodel import Session, col, select
 
@@ -96,7 +97,7 @@ def _decrypt(token: str) -> str:
         return ""
 
 
-def _hasher():
+def _hasher() -> PasswordHash:
     return password_hasher(get_settings().password_hasher)
 
 

@@ -467,7 +467,7 @@ def _apply(session: Session, now: datetime, listing_uids: list[str] | None = Non
         by_listing.setdefault(upgrade.listing_uid, []).append((upgrade, service))
     if not by_listing:
         return 0
-    tiers = {tier.uid: tier for tier in session.exec(select(Tier)).all()}
+    tiers: dict[str | None, Tier] = {tier.uid: tier for tier in session.exec(select(Tier)).all()}
     listings = session.exec(
         select(Listing).where(col(Listing.uid).in_(list(by_listing))).order_by(col(Listing.uid)).with_for_update()
     ).all()
@@ -506,7 +506,9 @@ def _apply(session: Session, now: datetime, listing_uids: list[str] | None = Non
     return changed
 
 
-def _set_effective(listing: Listing, in_force: list[tuple[ListingUpgrade, AppService]], tiers: dict) -> bool:
+def _set_effective(
+    listing: Listing, in_force: list[tuple[ListingUpgrade, AppService]], tiers: dict[str | None, Tier]
+) -> bool:
     """Write the listing's effective tier, VIP end and rank time from the upgrades in force; True if any changed."""
     if listing.base_tier_uid is None:
         # Listings from before upgrades existed: their tier is their own.

@@ -9,7 +9,7 @@ the outermost operation commits once or rolls everything back.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -81,7 +81,7 @@ def list_profiles(*, session: Session) -> list[ProfilePublic]:
 # --- users ------------------------------------------------------------------
 
 
-def create_user(*, session: Session, data: UserCreate | dict, commit: bool = True) -> UserPublic:
+def create_user(*, session: Session, data: UserCreate | dict[str, Any], commit: bool = True) -> UserPublic:
     """Add a user, then write its uid and created_at (SPEC §4). ``commit=False``: flush only."""
     payload = _validated(UserCreate, data)
     if session.get(Profile, payload.profile_uid) is None:
@@ -95,7 +95,7 @@ def create_user(*, session: Session, data: UserCreate | dict, commit: bool = Tru
     return UserPublic.model_validate(row)
 
 
-def update_user(*, session: Session, uid: str, data: UserUpdate | dict, commit: bool = True) -> UserPublic:
+def update_user(*, session: Session, uid: str, data: UserUpdate | dict[str, Any], commit: bool = True) -> UserPublic:
     """Merge the given fields into the user and stamp updated_at. ``commit=False``: flush only."""
     payload = _validated(UserUpdate, data)
     row = session.get(User, uid)

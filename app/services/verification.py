@@ -12,6 +12,7 @@ The storage key never leaves this module and the route: the owner's view
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -121,7 +122,7 @@ def _pending(session: Session, verification_uid: str) -> ListingVerification:
     return found
 
 
-def _audited(verification: ListingVerification) -> dict:
+def _audited(verification: ListingVerification) -> dict[str, Any]:
     """The request's columns for the audit log, without the private photo's storage key."""
     values = audit.snapshot(verification) or {}
     values.pop("storage_key", None)

@@ -7,6 +7,7 @@ what the person typed. Sign-in never says whether an e-mail has an account.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import reflex as rx
@@ -31,7 +32,8 @@ from app.states.auth import (
     requires,
 )
 from app.states.forms import ClearingFormState
-from app.states.offload import ACCOUNT_POOL, run_service
+from app.states.notify import Events
+from app.states.offload import ACCOUNT_POOL, Result, run_service
 
 LOGIN_TABS = ("ingresar", "registro", "recuperar")
 RESET_SENT = (
@@ -48,17 +50,17 @@ FORM_UNREADABLE = "No pudimos leer el formulario. Inténtalo de nuevo."
 SESSION_NOT_OPENED = "No pudimos abrir tu sesión en este navegador. Vuelve a ingresar."
 
 
-def form_field(form_data: dict, name: str, limit: int = 256) -> str:
+def form_field(form_data: dict[str, Any], name: str, limit: int = 256) -> str:
     value = form_data.get(name, "")
     return value[:limit] if isinstance(value, str) else ""
 
 
-def _with_provider(operation, **kwargs):
+def _with_provider(operation: Callable[..., Result], **kwargs: Any) -> Result:
     """Call an app.services.accounts operation with the configured identity provider (on the worker thread)."""
     return operation(provider=get_provider(), **kwargs)
 
 
-async def _off_loop(operation, **kwargs):
+async def _off_loop(operation: Callable[..., Result], **kwargs: Any) -> Result:
     """An app.services.accounts operation with a session and the provider, on the accounts' own pool."""
     return await run_service(_with_provider, operation=operation, pool=ACCOUNT_POOL, **kwargs)
 
@@ -80,7 +82,7 @@ class LoginState(ClearingFormState, rx.State):
     proof_challenge: str = ""
 
     @public
-    def load(self):
+    def load(self) -> None:
         """Open the form named by ?modo= (ingresar, registro, recuperar) with no old messages."""
         wanted = self.router.url.query_parameters.get("modo", "")
         self.tab = wanted if wanted in LOGIN_TABS else LOGIN_TABS[0]
@@ -89,7 +91,7 @@ class LoginState(ClearingFormState, rx.State):
         self.busy = False
 
     @public
-    def select_tab(self, tab: str):
+    def select_tab(self, tab: str) -> None:
         """Switch between the forms."""
         if tab in LOGIN_TABS:
             self.tab = tab
@@ -97,7 +99,7 @@ class LoginState(ClearingFormState, rx.State):
             self.notice = ""
 
     @public
-    async def sign_in(self, form_data: dict):
+    async def sign_in(self, form_data: dict[str, Any]) -> Events:
         """E-mail + password sign-in (SPEC §4), then the page ?volver= names (a same-site path, such as a
         data-export link) or else the landing page of the user's profile (staff: the second factor's page first)."""
         if self.busy:
@@ -135,14 +137,14 @@ class LoginState(ClearingFormState, rx.State):
         return script
 
     @public
-    def session_opened(self, status: int):
+    def session_opened(self, status: int) -> None:
         """After the ticket exchange: on success the landing page is loading; otherwise say so."""
         if status != 204:
             self.busy = False
             self.error = SESSION_NOT_OPENED
 
     @public
-    async def sign_up(self, form_data: dict):
+    async def sign_up(self, form_data: dict[str, Any]) -> Events:
         """Create a visitor or advertiser account, then the "one more step" screen.
 
         An address that already has an account gets the same screen (its owner is e-mailed).
@@ -176,7 +178,7 @@ class LoginState(ClearingFormState, rx.State):
         return rx.redirect("/login/auth/signup-sucessful")
 
     @public
-    async def request_reset(self, form_data: dict):
+    async def request_reset(self, form_data: dict[str, Any]) -> None:
         """E-mail a reset link; the answer is the same whether or not the account exists."""
         if self.busy:
             return None
@@ -216,7 +218,7 @@ class AccountActionState(ClearingFormState, rx.State):
     _code: str = ""
 
     @public
-    async def load(self):
+    async def load(self) -> None:
         """Apply a verification link at once; show the new-password form for a reset link."""
         params = self.router.url.query_parameters
         mode, code = params.get("mode", ""), params.get("oobCode", "")
@@ -246,7 +248,7 @@ class AccountActionState(ClearingFormState, rx.State):
             self.status, self.message = "failed", "El enlace no es válido. Pide uno nuevo."
 
     @public
-    async def reset_password(self, form_data: dict):
+    async def reset_password(self, form_data: dict[str, Any]) -> None:
         """Set the new password chosen on the reset form."""
         if self.busy or self.status != "reset_form" or not self._code or not isinstance(form_data, dict):
             return None
@@ -275,13 +277,13 @@ class PasswordDialogState(ClearingFormState, rx.State):
     open: bool = False
 
     @public
-    def set_open(self, value: bool):
+    def set_open(self, value: bool) -> None:
         """Open or close the dialog (it holds no data until submitted)."""
         self.open = bool(value)
         self._clear_errors()
 
     @requires(*ALL_PROFILES)
-    async def change_password(self, form_data: dict):
+    async def change_password(self, form_data: dict[str, Any]) -> Events:
         """Change the signed-in user's password; their other sessions end."""
         if not isinstance(form_data, dict):
             self.error = FORM_UNREADABLE
@@ -308,7 +310,7 @@ class PasswordDialogState(ClearingFormState, rx.State):
         return open_session_script(ticket, "window.location.reload();", PasswordDialogState.session_renewed)
 
     @public
-    def session_renewed(self, status: int):
+    def session_renewed(self, status: int) -> None:
         """After the ticket exchange of a password change: on failure, say the user must sign in again."""
         if status != 204:
             self.open = True

@@ -10,6 +10,7 @@ own ``@requires`` check.
 from __future__ import annotations
 
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.states.auth import AuthState, current_actor, public
 
@@ -21,12 +22,12 @@ class AreaState(rx.State):
     greeting: str = ""
 
     @public
-    def close(self):
+    def close(self) -> None:
         """Hide area content until the next check passes."""
         self.ready = False
         self.greeting = ""
 
-    async def _accept(self) -> list:
+    async def _accept(self) -> list[EventSpec]:
         """Show the area; the guard already put the caller in the header. Any notice left for this load."""
         self.ready = True
         self.greeting = f"Hola, {current_actor().display_name}"
@@ -34,7 +35,7 @@ class AreaState(rx.State):
         return auth._take_flash()
 
 
-async def enter_area(state: rx.State) -> list:
+async def enter_area(state: rx.State) -> list[EventSpec]:
     """Show the area of ``state``'s page (the caller was just accepted by ``@requires``); its pending notices."""
     area = await state.get_state(AreaState)
     return await area._accept()

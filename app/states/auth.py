@@ -31,7 +31,8 @@ import functools
 import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
 import reflex as rx
 from reflex_base.constants import RouteVar
@@ -46,7 +47,7 @@ from app.models import PROFILE_LABELS, ProfileId
 from app.routes import SECOND_FACTOR
 from app.services.abuse import client_key
 from app.settings import get_settings
-from app.states.notify import notify_error, notify_success
+from app.states.notify import Events, notify_error, notify_success
 from app.states.offload import run_service
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,9 @@ _actor: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("actor", d
 _second_factor_passed: contextvars.ContextVar[bool] = contextvars.ContextVar("second_factor_passed", default=False)
 
 
-def _unfit_call(fn: Callable, signature: inspect.Signature, args: tuple, kwargs: dict) -> list | None:
+def _unfit_call(
+    fn: Callable[..., Any], signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[EventSpec] | None:
     """None when the arguments fit ``fn``; otherwise the refusal (logged once, without a traceback).
 
     Any client can send any arguments: a stale page after a deploy, or garbage. The handler
@@ -85,17 +88,17 @@ def _unfit_call(fn: Callable, signature: inspect.Signature, args: tuple, kwargs:
     return None
 
 
-def public(fn: Callable) -> Callable:
+def public(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Mark an event handler as open to anyone (it must touch only public data).
 
     A call whose arguments do not fit the handler is refused (:func:`_unfit_call`).
     """
     signature = inspect.signature(fn)
-    wrapper: Callable
+    wrapper: Callable[..., Any]
     if inspect.isasyncgenfunction(fn):
 
         @functools.wraps(fn)
-        async def wrapper(self, *args, **kwargs):
+        async def wrapper(self: rx.State, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
             refusal = _unfit_call(fn, signature, args, kwargs)
             if refusal is not None:
                 yield refusal
@@ -106,7 +109,7 @@ def public(fn: Callable) -> Callable:
     elif inspect.iscoroutinefunction(fn):
 
         @functools.wraps(fn)
-        async def wrapper(self, *args, **kwargs):
+        async def wrapper(self: rx.State, *args: Any, **kwargs: Any) -> Any:
             refusal = _unfit_call(fn, signature, args, kwargs)
             if refusal is not None:
                 return refusal
@@ -115,7 +118,7 @@ def public(fn: Callable) -> Callable:
     elif inspect.isgeneratorfunction(fn):
 
         @functools.wraps(fn)
-        def wrapper(self, *args, **kwargs):
+        def wrapper(self: rx.State, *args: Any, **kwargs: Any) -> Iterator[Any]:
             refusal = _unfit_call(fn, signature, args, kwargs)
             if refusal is not None:
                 yield refusal
@@ -125,7 +128,7 @@ def public(fn: Callable) -> Callable:
     else:
 
         @functools.wraps(fn)
-        def wrapper(self, *args, **kwargs):
+        def wrapper(self: rx.State, *args: Any, **kwargs: Any) -> Any:
             refusal = _unfit_call(fn, signature, args, kwargs)
             if refusal is not None:
                 return refusal
@@ -135,7 +138,7 @@ def public(fn: Callable) -> Callable:
     return wrapper
 
 
-def requires(*profiles: ProfileId) -> Callable[[Callable], Callable]:
+def requires(*profiles: ProfileId) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Allow an event handler only to signed-in users of these profiles; see :func:`current_actor`.
 
     A call whose arguments do not fit the handler is refused first (:func:`_unfit_call`).
@@ -144,7 +147,7 @@ def requires(*profiles: ProfileId) -> Callable[[Callable], Callable]:
     return _guarded(allowed, _authorize)
 
 
-def second_factor_step(fn: Callable) -> Callable:
+def second_factor_step(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Allow an event handler only to a staff member in the second step of sign-in (or past it).
 
     :func:`current_actor` is then that staff member, whether or not the session passed the factor yet.
@@ -154,13 +157,18 @@ def second_factor_step(fn: Callable) -> Callable:
     return wrapper
 
 
-def _guarded(allowed: frozenset[str], check: Callable) -> Callable[[Callable], Callable]:
-    def decorate(fn: Callable) -> Callable:
+# The server-side check of a guard: None lets the call through, otherwise the events that refuse it.
+_Check = Callable[[rx.State, frozenset[str], str], Awaitable[list[EventSpec] | None]]
+
+
+def _guarded(allowed: frozenset[str], check: _Check) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        wrapper: Callable[..., Any]
         signature = inspect.signature(fn)
         if inspect.isasyncgenfunction(fn):
 
             @functools.wraps(fn)
-            async def wrapper(self, *args, **kwargs):
+            async def wrapper(self: rx.State, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
                 refusal = _unfit_call(fn, signature, args, kwargs) or await check(self, allowed, fn.__qualname__)
                 if refusal is not None:
                     yield refusal
@@ -171,7 +179,7 @@ def _guarded(allowed: frozenset[str], check: Callable) -> Callable[[Callable], C
         else:
 
             @functools.wraps(fn)
-            async def wrapper(self, *args, **kwargs):
+            async def wrapper(self: rx.State, *args: Any, **kwargs: Any) -> Any:
                 refusal = _unfit_call(fn, signature, args, kwargs) or await check(self, allowed, fn.__qualname__)
                 if refusal is not None:
                     return refusal
@@ -221,7 +229,7 @@ def _connection_client() -> str:
     return client_key(str(address), get_settings().secret_key)[:12]
 
 
-async def _authorize(state: rx.State, allowed: frozenset[str], handler: str) -> list | None:
+async def _authorize(state: rx.State, allowed: frozenset[str], handler: str) -> list[EventSpec] | None:
     """None when the caller may go on (the actor is then set); otherwise the refusal events (logged)."""
     auth = state if isinstance(state, AuthState) else await state.get_state(AuthState)
     check = await _resolve(connection_session_hash())
@@ -250,7 +258,9 @@ async def _authorize(state: rx.State, allowed: frozenset[str], handler: str) -> 
     return None
 
 
-async def _authorize_second_factor_step(state: rx.State, allowed: frozenset[str], handler: str) -> list | None:
+async def _authorize_second_factor_step(
+    state: rx.State, allowed: frozenset[str], handler: str
+) -> list[EventSpec] | None:
     """Like :func:`_authorize`, for the staff member of a session in the second step of sign-in (or past it)."""
     auth = state if isinstance(state, AuthState) else await state.get_state(AuthState)
     check = await _resolve(connection_session_hash())
@@ -272,7 +282,7 @@ def second_factor_passed() -> bool:
     return _second_factor_passed.get()
 
 
-def open_session_script(ticket: str, then: str, callback: Callable) -> EventSpec:
+def open_session_script(ticket: str, then: str, callback: Callable[..., Any]) -> EventSpec:
     """Browser-side: exchange a sign-in ticket for the session cookie, then run ``then`` (JavaScript).
 
     ``then`` loads a page, so the websocket reconnects carrying the new cookie;
@@ -305,7 +315,7 @@ class AuthState(rx.State):
     user: str = rx.LocalStorage("", name="user")
     flash: str = rx.SessionStorage("", name="aviso")
 
-    def _record(self) -> dict:
+    def _record(self) -> dict[str, Any]:
         try:
             record = json.loads(self.user) if self.user else {}
         except ValueError:
@@ -342,7 +352,7 @@ class AuthState(rx.State):
         """Set the current-user record to empty (signed out)."""
         self.user = ""
 
-    def _forget_banned(self) -> list:
+    def _forget_banned(self) -> list[EventSpec]:
         """Sign a banned user out here and now: message, the dead cookie cleared, home."""
         self._forget()
         return [
@@ -351,14 +361,14 @@ class AuthState(rx.State):
             rx.redirect(HOME, replace=True),
         ]
 
-    def _take_flash(self) -> list:
+    def _take_flash(self) -> list[EventSpec]:
         """The one-shot notice left for this page load (as a toast), consumed."""
         message = FLASH_MESSAGES.get(self.flash)
         self.flash = ""
         return [notify_success(message)] if message else []
 
     @public
-    async def check_session(self):
+    async def check_session(self) -> list[EventSpec]:
         """On every page load: keep the record in step with the server's view of the session.
 
         SPEC §4 step 1: when the session's user is already the stored current
@@ -366,7 +376,7 @@ class AuthState(rx.State):
         """
         return await self._check_session()
 
-    async def _check_session(self) -> list:
+    async def _check_session(self) -> list[EventSpec]:
         """What ``check_session`` does, for a page loader that checks the session itself (the directory's, so
         that a public page loads in one event, not two); the events to send back."""
         events = self._take_flash()
@@ -384,12 +394,12 @@ class AuthState(rx.State):
         return events
 
     @public
-    def sign_out(self):
+    def sign_out(self) -> EventSpec:
         """End this browser's session in every tab: the HTTP route revokes it and clears the cookie."""
         return rx.call_script(SIGN_OUT_SCRIPT, callback=AuthState.signed_out)
 
     @public
-    def signed_out(self, status: int):
+    def signed_out(self, status: int) -> Events:
         """After the sign-out request: forget the record, or say it failed (the user stays signed in)."""
         if status != 204:
             return notify_error("No pudimos cerrar la sesión. Inténtalo de nuevo.")

@@ -17,21 +17,23 @@ writes the state to Redis or disk.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.core.errors import ServiceError
 from app.identity.guards import ALL_PROFILES
 from app.services import favourites
 from app.states.auth import current_actor, requires
-from app.states.notify import notify_error, notify_success
+from app.states.notify import Events, notify_error, notify_success
 from app.states.offload import run_service
 
 KEPT_MESSAGE = "Tus favoritas se guardan ahora en tu cuenta: las verás al ingresar en otro dispositivo."
 DELETED_MESSAGE = "Borramos tus favoritas de tu cuenta. Siguen guardadas en este dispositivo."
 
 
-def _adopt(uids: list[str], owner: str):
+def _adopt(uids: list[str], owner: str) -> EventSpec:
     """Browser-side: the account's list becomes this device's."""
     return rx.call_script(f"window.favoritas && window.favoritas.adopt({json.dumps(uids)}, {json.dumps(owner)})")
 
@@ -42,7 +44,7 @@ class FavouritesState(rx.State):
     in_account: bool = False
 
     @requires(*ALL_PROFILES)
-    async def load_account(self):
+    async def load_account(self) -> EventSpec:
         """On each page of a signed-in visitor: join this device to the account's list when it keeps one."""
         actor = current_actor()
         account = await run_service(favourites.account_favourites, actor=actor)
@@ -55,7 +57,7 @@ class FavouritesState(rx.State):
         )
 
     @requires(*ALL_PROFILES)
-    async def join_device(self, uids: list | None):
+    async def join_device(self, uids: list[Any] | None) -> EventSpec | None:
         """The device's list (None: already the account's copy) merged into the account's; the result back."""
         actor = current_actor()
         try:
@@ -72,7 +74,7 @@ class FavouritesState(rx.State):
         return _adopt(kept, actor.uid)
 
     @requires(*ALL_PROFILES)
-    async def store(self, uids: list):
+    async def store(self, uids: list[Any]) -> EventSpec | None:
         """A heart was pressed while the list is kept in the account: the device's list becomes the account's."""
         try:
             await run_service(favourites.replace_account_list, actor=current_actor(), uids=uids)
@@ -82,7 +84,7 @@ class FavouritesState(rx.State):
         return None
 
     @requires(*ALL_PROFILES)
-    async def toggle_in_account(self):
+    async def toggle_in_account(self) -> Events:
         """The switch: keep the favourites in the account (the device's list goes there), or stop (deleted)."""
         actor = current_actor()
         account = await run_service(favourites.account_favourites, actor=actor)
@@ -98,7 +100,7 @@ class FavouritesState(rx.State):
         )
 
     @requires(*ALL_PROFILES)
-    async def keep_in_account(self, uids: list):
+    async def keep_in_account(self, uids: list[Any]) -> Events:
         """After the switch was turned on: keep the device's list (merged with any already kept) in the account."""
         actor = current_actor()
         try:

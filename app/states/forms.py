@@ -77,6 +77,6 @@ class ClearingFormState(FormState, mixin=True):
     """A form state whose field messages go away as soon as their field changes."""
 
     @public
-    def clear_field_error(self, field: str):
+    def clear_field_error(self, field: str) -> None:
         """Take away the message under a field the user just changed (the caller's own display only)."""
         self._forget_field_error(field)

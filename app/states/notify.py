@@ -9,15 +9,21 @@ from __future__ import annotations
 import reflex as rx
 from reflex_base.event import EventSpec
 
+# What an event handler hands back to Reflex: nothing, one event, or several. Reflex reads a handler's
+# annotations at run time, so this name must be importable wherever a handler uses it.
+Events = EventSpec | list[EventSpec] | None
+
 TOAST_MS = 5000
 TOAST_POSITION = "bottom-center"
 
 
 def notify_success(message: str) -> EventSpec:
     """A success notification."""
-    return rx.toast.success(message, id=message, duration=TOAST_MS, position=TOAST_POSITION)
+    toast: EventSpec = rx.toast.success(message, id=message, duration=TOAST_MS, position=TOAST_POSITION)
+    return toast
 
 
 def notify_error(message: str) -> EventSpec:
     """An error notification."""
-    return rx.toast.error(message, id=message, duration=TOAST_MS, position=TOAST_POSITION)
+    toast: EventSpec = rx.toast.error(message, id=message, duration=TOAST_MS, position=TOAST_POSITION)
+    return toast

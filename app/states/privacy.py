@@ -6,6 +6,8 @@ no id comes from the browser. The services are ``app.services.privacy``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from app.core.text import mask_email
@@ -17,7 +19,7 @@ from app.services.abuse import client_key
 from app.settings import get_settings
 from app.states.auth import SIGN_OUT_SCRIPT, AuthState, current_actor, requires
 from app.states.forms import ClearingFormState
-from app.states.notify import notify_error, notify_success
+from app.states.notify import Events, notify_error, notify_success
 from app.states.offload import ACCOUNT_POOL, run_service
 from app.storage.factory import get_private_storage, get_storage
 
@@ -27,12 +29,12 @@ MUST_CONFIRM = "Marca la casilla para confirmar que quieres eliminar tu cuenta."
 ACCOUNT_DELETED = "cuenta-eliminada"
 
 
-def _change_email(**kwargs) -> str:
+def _change_email(**kwargs: Any) -> str:
     """app.services.accounts.request_email_change with the configured provider (on the worker thread)."""
     return accounts.request_email_change(provider=get_provider(), **kwargs)
 
 
-def _delete(**kwargs) -> None:
+def _delete(**kwargs: Any) -> None:
     """app.services.privacy.delete_account with the configured provider and storages (on the worker thread)."""
     privacy.delete_account(
         provider=get_provider(), storage=get_storage(), private_storage=get_private_storage(), **kwargs
@@ -50,7 +52,7 @@ class EmailChangeState(ClearingFormState, rx.State):
     notice: str = ""
 
     @requires(*ALL_PROFILES)
-    async def request_email_change(self, form_data: dict):
+    async def request_email_change(self, form_data: dict[str, Any]) -> Events:
         """E-mail a link to the caller's new address (after their password); the change waits for that link."""
         if self.busy:
             return None
@@ -83,7 +85,7 @@ class PrivacyState(ClearingFormState, rx.State):
     export_notice: str = ""
 
     @requires(*ALL_PROFILES)
-    async def open_page(self):
+    async def open_page(self) -> None:
         """Show the caller's page: their address (masked) and their latest export."""
         actor = current_actor()
         self.email_hint = mask_email(actor.email)
@@ -94,7 +96,7 @@ class PrivacyState(ClearingFormState, rx.State):
         self.loaded = True
 
     @requires(*ALL_PROFILES)
-    async def request_export(self):
+    async def request_export(self) -> Events:
         """Ask for the caller's data: the ZIP is made in the background and its link e-mailed."""
         if self.busy:
             return None
@@ -106,7 +108,7 @@ class PrivacyState(ClearingFormState, rx.State):
         return notify_success(outcome.value)
 
     @requires(*ALL_PROFILES)
-    async def delete_account(self, form_data: dict):
+    async def delete_account(self, form_data: dict[str, Any]) -> Events:
         """Delete the caller's account after their password (and code, for staff); then signed out, home."""
         if self.busy:
             return None

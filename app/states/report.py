@@ -9,6 +9,7 @@ the field it is about.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import reflex as rx
 
@@ -18,7 +19,7 @@ from app.services.reports import MESSAGE_MAX, create_report
 from app.settings import get_settings
 from app.states.auth import public
 from app.states.forms import ClearingFormState
-from app.states.notify import notify_success
+from app.states.notify import Events, notify_success
 from app.states.offload import run_service
 
 KIND_OPTIONS: list[list[str]] = [[kind.value, label] for kind, label in REPORT_KIND_LABELS.items()]
@@ -35,7 +36,7 @@ class ReportState(ClearingFormState, rx.State):
     _shown_at: float = 0.0
 
     @public
-    def load(self):
+    def load(self) -> None:
         """Start the form timer and take the listing from ?publicacion=."""
         self._shown_at = time.monotonic()
         self.sent = False
@@ -45,14 +46,14 @@ class ReportState(ClearingFormState, rx.State):
         self.listing_uid = uid if isinstance(uid, str) and uid.isalnum() and len(uid) <= 40 else ""
 
     @public
-    def write_again(self):
+    def write_again(self) -> None:
         """Show an empty form after a report was sent."""
         self._shown_at = time.monotonic()
         self.sent = False
         self._clear_errors()
 
     @public
-    async def submit(self, form_data: dict):
+    async def submit(self, form_data: dict[str, Any]) -> Events:
         """Validate and store the report, then thank the sender."""
         if self.busy:
             return None

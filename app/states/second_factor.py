@@ -14,6 +14,7 @@ that writes them into the page (``_fill_script``), and are gone when it is left.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import reflex as rx
 from reflex_base.event import EventSpec
@@ -23,6 +24,7 @@ from app.services import two_factor
 from app.states.account import FORM_UNREADABLE, connection_client_key, form_field
 from app.states.auth import connection_session_hash, current_actor, second_factor_passed, second_factor_step
 from app.states.forms import ClearingFormState
+from app.states.notify import Events
 from app.states.offload import run_service
 
 CODE_FIELDS = ("code",)
@@ -60,13 +62,13 @@ class SecondFactorState(ClearingFormState, rx.State):
     step: str = LOADING
     landing: str = ""
 
-    async def _start_setup(self) -> list:
+    async def _start_setup(self) -> list[EventSpec]:
         view = await run_service(two_factor.begin_setup, actor=current_actor())
         self.step = SETUP
         return [_fill_script(qr=view.qr_path, size=view.qr_size, secret=view.secret)]
 
     @second_factor_step
-    async def load(self):
+    async def load(self) -> Events:
         """Open the step this staff member is at: setup, or the code; past it, their landing page."""
         actor = current_actor()
         self._clear_errors()
@@ -81,7 +83,7 @@ class SecondFactorState(ClearingFormState, rx.State):
         return None
 
     @second_factor_step
-    async def confirm(self, form_data: dict):
+    async def confirm(self, form_data: dict[str, Any]) -> Events:
         """Confirm the setup with a first code; then show the recovery codes, once."""
         if self.busy or self.step != SETUP:
             return None
@@ -104,7 +106,7 @@ class SecondFactorState(ClearingFormState, rx.State):
         return _fill_script(codes=outcome.value)
 
     @second_factor_step
-    async def verify(self, form_data: dict):
+    async def verify(self, form_data: dict[str, Any]) -> Events:
         """Check a code of the app (or a recovery code); the session then grants staff rights."""
         if self.busy or self.step != VERIFY:
             return None
@@ -127,7 +129,7 @@ class SecondFactorState(ClearingFormState, rx.State):
         return rx.redirect(landing_path(current_actor().profile_uid), replace=True)
 
     @second_factor_step
-    async def recover(self, form_data: dict):
+    async def recover(self, form_data: dict[str, Any]) -> Events:
         """Set the factor up again (a lost phone): a recovery code ends the old one, then the setup starts."""
         if self.busy or self.step != VERIFY:
             return None

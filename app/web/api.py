@@ -26,7 +26,7 @@ from app import seo
 from app.core.errors import InvalidInputError, NotFoundError
 from app.core.geo import City, Commune, city_by_slug, city_communes, place_name
 from app.db import get_engine, session_scope
-from app.models import Section
+from app.models import ListingCard, Section
 from app.models.filter_tabs import DEFAULT_TAB
 from app.models.listing_filters import ListingFilters
 from app.routes import (
@@ -85,7 +85,7 @@ async def ssg_home(request: Request) -> Response:
     return _html(document)
 
 
-def _page_inputs() -> tuple:
+def _page_inputs() -> tuple[str, int]:
     """The settings a page's HTML depends on besides its own parameters (part of every cache key)."""
     settings = get_settings()
     return (settings.site_url, settings.page_size)
@@ -110,7 +110,7 @@ def _home_document(adult_ok: bool) -> str:
     )
 
 
-def _featured_cards() -> list:
+def _featured_cards() -> list[ListingCard]:
     with session_scope() as session:
         return listings.featured_cards(session=session, section=Section.MUJERES.value)
 

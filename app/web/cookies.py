@@ -32,18 +32,23 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
-from reflex._upload import upload  # type: ignore[attr-defined]  # re-exported with a wildcard from an untyped package
+from reflex._upload import upload
 from reflex.app import App
 from reflex_base.constants import RouteVar
+from reflex_base.event import Event
+from reflex_base.event.context import EventContext
+from reflex_base.event.processor.event_processor import EventProcessor
+from reflex_base.event.processor.future import EventFuture
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.core.actor import Actor
 from app.db import commit, session_scope
@@ -96,7 +101,7 @@ def session_hash_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes
 def handshake_middleware(app: ASGIApp) -> ASGIApp:
     """Wrap an ASGI app so the websocket path never sees the raw session cookie."""
 
-    async def wrapped(scope, receive, send):
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket") and scope.get("path", "").startswith(EVENT_PATH):
             scope = {**scope, "headers": session_hash_headers(list(scope.get("headers", [])))}
         await app(scope, receive, send)
@@ -168,7 +173,7 @@ async def close_session(request: Request) -> Response:
 class _RoutedUploads:
     """Reflex's app as its upload endpoint uses it: each event it queues carries one request's headers."""
 
-    def __init__(self, processor, headers: dict[str, str]) -> None:
+    def __init__(self, processor: EventProcessor, headers: dict[str, str]) -> None:
         self._processor = processor
         self._headers = headers
 
@@ -176,13 +181,13 @@ class _RoutedUploads:
     def event_processor(self) -> _RoutedUploads:
         return self
 
-    def _routed(self, event):
+    def _routed(self, event: Event) -> Event:
         return dataclasses.replace(event, router_data={**event.router_data, RouteVar.HEADERS: self._headers})
 
-    def enqueue_stream_delta(self, token: str, event):
+    def enqueue_stream_delta(self, token: str, event: Event) -> AsyncGenerator[Mapping[str, Any]]:
         return self._processor.enqueue_stream_delta(token, self._routed(event))
 
-    async def enqueue(self, token: str, event, ev_ctx=None):
+    async def enqueue(self, token: str, event: Event, ev_ctx: EventContext | None = None) -> EventFuture:
         return await self._processor.enqueue(token, self._routed(event), ev_ctx)
 
 
@@ -234,7 +239,10 @@ def upload_endpoint(reflex_app: App) -> Callable[[Request], Awaitable[Response]]
             name.decode("latin-1"): value.decode("latin-1")
             for name, value in session_hash_headers(list(request.scope.get("headers", [])))
         }
-        return await upload(_RoutedUploads(reflex_app.event_processor, headers))(request)
+        # _RoutedUploads stands in for the App: Reflex's upload endpoint reads only its event_processor.
+        routed = _RoutedUploads(reflex_app.event_processor, headers)
+        response: Response = await upload(routed)(request)  # type: ignore[arg-type]
+        return response
 
     return upload_with_session
 

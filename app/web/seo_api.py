@@ -87,7 +87,7 @@ RESERVED_SEGMENTS = frozenset(
 )
 
 
-class _OldCitySegment(Convertor):
+class _OldCitySegment(Convertor[str]):
     """One path segment that may be an old /{city} URL (never a reserved name, a file or a _endpoint)."""
 
     regex = "(?!(?:" + "|".join(sorted(RESERVED_SEGMENTS)) + ")$)[^/._][^/.]*"
@@ -102,7 +102,7 @@ class _OldCitySegment(Convertor):
 register_url_convertor("old_city", _OldCitySegment())
 
 
-class _SlashedPath(Convertor):
+class _SlashedPath(Convertor[str]):
     """A path before its trailing slash: non-empty segments, the first not a Reflex endpoint (``_event``…)."""
 
     regex = "[^_/][^/]*(?:/[^/]+)*"

@@ -400,8 +400,9 @@ def _catalogue(key: object) -> Catalogue:
     return found
 
 
-def _column(model: type[SQLModel], name: str) -> InstrumentedAttribute:
-    return getattr(model, name)
+def _column(model: type[SQLModel], name: str) -> InstrumentedAttribute[Any]:
+    column: InstrumentedAttribute[Any] = getattr(model, name)
+    return column
 
 
 def _row(session: Session, catalogue: Catalogue, entry: SQLModel) -> dict[str, Any]:

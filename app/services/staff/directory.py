@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field, field_validator
-from sqlalchemy import func
+from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select
 
 from app.core.dates import TYPED_DAY_MASK
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
@@ -98,7 +99,7 @@ def _advertiser_row(advertiser: Advertiser, email: str, agency: str | None, kind
     }
 
 
-def _advertisers():
+def _advertisers() -> Select[Advertiser, str, str, str]:
     return (
         select(Advertiser, User.email, Agency.name, AdvertiserType.name)
         .join(User, col(User.uid) == col(Advertiser.user_uid))
@@ -111,7 +112,7 @@ def list_advertisers(*, session: Session, actor_uid: str, query: TableQuery) -> 
     """One page of advertisers with their private fields (staff only); search by name, e-mail, RUT,
     passport or phone; filter ``verified`` "si" / "no"."""
     ensure_may(session, actor_uid, ADVERTISERS_SPEC, "view")
-    conditions = []
+    conditions: list[ColumnElement[bool]] = []
     found = search_condition(
         (Advertiser.display_name, User.email, Advertiser.rut, Advertiser.passport, Advertiser.phone), query
     )
@@ -119,7 +120,7 @@ def list_advertisers(*, session: Session, actor_uid: str, query: TableQuery) -> 
         conditions.append(found)
     verified = ADVERTISERS_SPEC.filter_value("verified", query.filter("verified"))
     if verified:
-        conditions.append(Advertiser.verified == VERIFIED_FILTERS[verified][1])
+        conditions.append(col(Advertiser.verified) == VERIFIED_FILTERS[verified][1])
     rows, total = fetch_page(
         session,
         _advertisers().where(*conditions),
@@ -361,13 +362,13 @@ def get_agency(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
 def list_agencies(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
     """One page of agencies with their category's name (administrators only); filter ``category`` by uid."""
     ensure_may(session, actor_uid, AGENCIES_SPEC, "view")
-    conditions = []
+    conditions: list[ColumnElement[bool]] = []
     found = search_condition((Agency.name, Agency.email, Agency.phone), query)
     if found is not None:
         conditions.append(found)
     category = AGENCIES_SPEC.filter_value("category", query.filter("category"))
     if category:
-        conditions.append(Agency.category_uid == category)
+        conditions.append(col(Agency.category_uid) == category)
     statement = (
         select(Agency, AgencyCategory.name)
         .outerjoin(AgencyCategory, col(AgencyCategory.uid) == col(Agency.category_uid))

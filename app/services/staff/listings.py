@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, overload
 
-from sqlalchemy import func, or_
+from sqlalchemy import ColumnElement, func, or_
 from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
@@ -130,7 +130,7 @@ LISTING_SORTS = sort_columns(
 )
 
 
-def _search(text: str):
+def _search(text: str) -> ColumnElement[bool] | None:
     if not text:
         return None
     matches = [func.lower(Listing.display_name).contains(text, autoescape=True)]
@@ -177,15 +177,15 @@ def list_listings(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
     """One page of listings in any status (staff), searched by name or phone; filters ``status``,
     ``city``, ``section`` and ``tier`` (a tier's uid)."""
     ensure_may(session, actor_uid, LISTINGS_SPEC, "view")
-    conditions = []
+    conditions: list[ColumnElement[bool]] = []
     found = _search(query.search)
     if found is not None:
         conditions.append(found)
     filters = {
-        "status": Listing.status,
-        "section": Listing.section,
-        "city": Listing.city_slug,
-        "tier": Listing.tier_uid,
+        "status": col(Listing.status),
+        "section": col(Listing.section),
+        "city": col(Listing.city_slug),
+        "tier": col(Listing.tier_uid),
     }
     for key, column in filters.items():
         value = LISTINGS_SPEC.filter_value(key, query.filter(key))

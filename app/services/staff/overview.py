@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
@@ -171,7 +172,7 @@ def bars(counts: Iterable[tuple[str, int]]) -> list[Bar]:
     ]
 
 
-def _count(session: Session, column, *conditions) -> int:
+def _count(session: Session, column: Any, *conditions: Any) -> int:
     return session.exec(select(func.count(column)).where(*conditions)).one()
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
-from sqlalchemy import case
+from sqlalchemy import ColumnElement, case
 from sqlmodel import Session, col, select
 
 from app.core.errors import InvalidInputError, NotFoundError
@@ -146,7 +146,7 @@ def list_reports(*, session: Session, actor_uid: str, query: TableQuery) -> Staf
     The search looks in the message, the contact and the staff notes.
     """
     ensure_report_reviewer(session, actor_uid)
-    conditions = []
+    conditions: list[ColumnElement[bool]] = []
     if query.filter(STATUS_FILTER) in STATUS_FILTERS:
         conditions.append(col(Report.status).in_(STATUS_FILTERS[query.filter(STATUS_FILTER)][1]))
     found = search_condition(_SEARCHED, query)

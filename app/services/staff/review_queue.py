@@ -17,14 +17,16 @@ approved one beside the change this listing carries (``app.services.identity_rev
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
-from sqlalchemy import and_, func, literal, or_, union_all
+from sqlalchemy import Subquery, and_, func, literal, or_, union_all
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select
 
 from app.core.dates import format_date
 from app.core.geo import city_by_slug
@@ -141,7 +143,7 @@ class QueuePage:
 # ---------------------------------------------------------------- the queue itself
 
 
-def _pending_reviews():
+def _pending_reviews() -> Select[datetime, str, str]:
     """Pending reviews of listings that really wait: pendiente, or public with an edit sent."""
     return (
         select(ListingReview.created_at, literal(KIND_NEW).label("kind"), ListingReview.uid)
@@ -156,13 +158,13 @@ def _pending_reviews():
     )
 
 
-def _pending_verifications():
+def _pending_verifications() -> Select[datetime, str, str]:
     return select(
         ListingVerification.created_at, literal(KIND_VERIFICATION).label("kind"), ListingVerification.uid
     ).where(ListingVerification.status == VerificationStatus.SOLICITADA)
 
 
-def _queue():
+def _queue() -> Subquery:
     return union_all(_pending_reviews(), _pending_verifications()).subquery()
 
 
@@ -304,7 +306,7 @@ def _context(session: Session, listing_uids: set[str]) -> _Context:
     )
 
 
-def _shown(ctx: _Context, column: str, value: Any, fmt) -> str:
+def _shown(ctx: _Context, column: str, value: Any, fmt: Callable[[Any], str]) -> str:
     if column == "base_tier_uid":
         return ctx.tier_names.get(value, "—") if value else "—"
     return fmt(value)

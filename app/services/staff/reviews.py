@@ -99,15 +99,17 @@ def _digest(parts: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _photo_stamp(photos: Iterable[ListingPhoto]) -> list:
+def _photo_stamp(photos: Iterable[ListingPhoto]) -> list[list[object]]:
     return [[photo.uid, bool(photo.approved), photo.position] for photo in sorted(photos, key=_photo_order)]
 
 
-def _photo_order(photo: ListingPhoto) -> tuple:
+def _photo_order(photo: ListingPhoto) -> tuple[int, str]:
     return (photo.position, photo.uid)
 
 
-def listing_version(listing: Listing, services: Iterable[str], photos: Iterable[ListingPhoto], identity: list) -> str:
+def listing_version(
+    listing: Listing, services: Iterable[str], photos: Iterable[ListingPhoto], identity: list[object]
+) -> str:
     """A short stamp of what a reviewer sees of a listing (with ``identity_review.stamp``): it changes
     whenever any of it changes."""
     columns = [_stamp_value(getattr(listing, column)) for column in CONTENT_COLUMNS]

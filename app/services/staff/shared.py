@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import func, or_
+from sqlalchemy import ColumnElement, func, or_
 from sqlmodel import Session, select
 from sqlmodel.sql.expression import Select, SelectOfScalar
 
@@ -88,7 +88,7 @@ class StaffPage:
     page_size: int
 
 
-def search_condition(columns: Sequence[Any], query: TableQuery):
+def search_condition(columns: Sequence[Any], query: TableQuery) -> ColumnElement[bool] | None:
     """Case-insensitive "contains" of the query's search over ``columns`` (None when there is nothing to search)."""
     if not query.search:
         return None
@@ -120,7 +120,7 @@ def fetch_page(
     statement: Select[*tuple[Any, ...]] | SelectOfScalar[Any],
     query: TableQuery,
     order_by: Sequence[Any],
-) -> tuple[list, int]:
+) -> tuple[list[Any], int]:
     """(the rows of the query's page of ``statement`` in ``order_by`` order, the total number of rows)."""
     total = session.exec(select(func.count()).select_from(statement.order_by(None).subquery())).one()
     rows = session.exec(

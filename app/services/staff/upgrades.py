@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 from pydantic import BaseModel
+from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
@@ -120,14 +121,14 @@ def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
     Administrators only (ForbiddenError otherwise).
     """
     upgrades.ensure_upgrade_reviewer(session, actor_uid)
-    conditions = []
+    conditions: list[ColumnElement[bool]] = []
     status = UPGRADES_SPEC.filter_value(STATUS_FILTER, query.filter(STATUS_FILTER))
     if status:
-        conditions.append(ListingUpgrade.status == UpgradeStatus(status))
+        conditions.append(col(ListingUpgrade.status) == UpgradeStatus(status))
     code = normalize_payment_code(query.search)
     if code is not None:
         # A payment reference, however it was typed, finds its request in any status.
-        conditions = [ListingUpgrade.payment_code == code]
+        conditions = [col(ListingUpgrade.payment_code) == code]
     else:
         found = search_condition((User.email, Listing.display_name, ListingUpgrade.payment_code), query)
         if found is not None:

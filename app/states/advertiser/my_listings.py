@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.core.errors import ServiceError
 from app.models import ProfileId, utc_now
@@ -26,7 +27,7 @@ from app.services.stats import DayStat, daily_series
 from app.services.upgrades import UpgradeOption, UpgradeRow
 from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
-from app.states.notify import notify_error, notify_success
+from app.states.notify import Events, notify_error, notify_success
 from app.states.offload import run_service
 from app.storage.factory import get_private_storage, get_storage
 
@@ -59,7 +60,7 @@ class MyListingsState(rx.State):
     upgrades: list[UpgradeRow] = []
     verification_label: str = ""
     verification_reason: str = ""
-    stats_series: list[DayStat] = []
+    stats_series: rx.Field[list[DayStat]] = rx.field(default_factory=list)
     sending: bool = False
     # How to pay (set by the administrator), shown on the cards of requests waiting for payment.
     payment_instructions: str = ""
@@ -71,7 +72,7 @@ class MyListingsState(rx.State):
             self.payment_instructions = await run_service(payment_instructions)
         self.loaded = True
 
-    async def _act(self, fn: Callable, success: str, **kwargs) -> list:
+    async def _act(self, fn: Callable[..., object], success: str, **kwargs: Any) -> list[EventSpec]:
         """Run one ownership-checked service call for the caller; a notice either way, then a fresh list."""
         try:
             await run_service(fn, owner_uid=current_actor().uid, **kwargs)
@@ -81,7 +82,7 @@ class MyListingsState(rx.State):
         return [notify_success(success)]
 
     @requires(ProfileId.PROFESOR)
-    async def open_page(self):
+    async def open_page(self) -> list[EventSpec]:
         """Enter the page: show the area, then the caller's listings."""
         events = await enter_area(self)
         self.dialog = ""
@@ -91,29 +92,29 @@ class MyListingsState(rx.State):
         return events
 
     @requires(ProfileId.PROFESOR)
-    async def pause(self, uid: str):
+    async def pause(self, uid: str) -> list[EventSpec]:
         """Take a published listing off the site for now."""
         return await self._act(my_listings.pause_listing, "Pausaste tu publicación.", uid=_text(uid))
 
     @requires(ProfileId.PROFESOR)
-    async def resume(self, uid: str):
+    async def resume(self, uid: str) -> list[EventSpec]:
         """Put a paused listing back on the site."""
         return await self._act(my_listings.resume_listing, "Tu publicación volvió a estar visible.", uid=_text(uid))
 
     @requires(ProfileId.PROFESOR)
-    async def renew(self, uid: str):
+    async def renew(self, uid: str) -> list[EventSpec]:
         """Renew an expired listing."""
         return await self._act(my_listings.renew_listing, "Renovaste tu publicación.", uid=_text(uid))
 
     @requires(ProfileId.PROFESOR)
-    async def delete(self, uid: str):
+    async def delete(self, uid: str) -> list[EventSpec]:
         """Delete a listing and its photo files (the page asked for confirmation first)."""
         return await self._act(
             my_listings.delete_listing, "Eliminaste la publicación.", uid=_text(uid), storage=get_storage()
         )
 
     @requires(ProfileId.PROFESOR)
-    async def make_available_now(self, form_data: dict):
+    async def make_available_now(self, form_data: dict[str, Any]) -> Events:
         """Switch "Disponible AHORA" on for the chosen number of hours (the form sends uid and hours)."""
         data = form_data if isinstance(form_data, dict) else {}
         hours = _text(data.get("hours"), 2)
@@ -127,7 +128,7 @@ class MyListingsState(rx.State):
         )
 
     @requires(ProfileId.PROFESOR)
-    async def copy_to_city(self, form_data: dict):
+    async def copy_to_city(self, form_data: dict[str, Any]) -> Events:
         """Copy a listing as a new draft in another city, then continue that draft in the wizard."""
         data = form_data if isinstance(form_data, dict) else {}
         try:
@@ -151,7 +152,7 @@ class MyListingsState(rx.State):
         self.dialog_title = row.title if row else ""
 
     @requires(ProfileId.PROFESOR)
-    async def open_upgrades(self, uid: str):
+    async def open_upgrades(self, uid: str) -> EventSpec | None:
         """The upgrades that can be asked for, with their prices, and this listing's upgrades."""
         uid = _text(uid)
         try:
@@ -164,7 +165,7 @@ class MyListingsState(rx.State):
         return None
 
     @requires(ProfileId.PROFESOR)
-    async def request_upgrade(self, service_uid: str):
+    async def request_upgrade(self, service_uid: str) -> EventSpec:
         """Ask for one upgrade of the listing whose dialog is open; the dialog closes on the card, which keeps
         the request's reference and amount until it is paid."""
         try:
@@ -189,7 +190,7 @@ class MyListingsState(rx.State):
         self.verification_reason = found.reason if found else ""
 
     @requires(ProfileId.PROFESOR)
-    async def open_verification(self, uid: str):
+    async def open_verification(self, uid: str) -> EventSpec | None:
         """The instructions for the verification photo and the state of this listing's request."""
         uid = _text(uid)
         try:
@@ -200,7 +201,7 @@ class MyListingsState(rx.State):
         return None
 
     @requires(ProfileId.PROFESOR)
-    async def send_verification(self, files: list[rx.UploadFile]):
+    async def send_verification(self, files: list[rx.UploadFile]) -> EventSpec:
         """Send the verification photo of the listing whose dialog is open (kept privately)."""
         uploads = files if isinstance(files, list) else []
         data = await run_service(read_upload, upload=uploads[0], with_session=False) if uploads else None
@@ -223,7 +224,7 @@ class MyListingsState(rx.State):
         return notify_success("Recibimos tu foto de verificación.")
 
     @requires(ProfileId.PROFESOR)
-    async def open_stats(self, uid: str):
+    async def open_stats(self, uid: str) -> EventSpec | None:
         """Daily views and contact clicks of the last 30 days of one listing."""
         uid = _text(uid)
         try:
@@ -241,7 +242,7 @@ class MyListingsState(rx.State):
         self.verification_label = self.verification_reason = ""
 
     @requires(ProfileId.PROFESOR)
-    def close_dialog(self, open_: bool = False):
+    def close_dialog(self, open_: bool = False) -> None:
         """Close the open dialog (its data goes with it)."""
         if not open_:
             self._clear_dialog()

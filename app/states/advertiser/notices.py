@@ -5,6 +5,8 @@ Both handlers are for advertisers only and act on the caller's own account: no i
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from app.core.errors import ServiceError
@@ -13,7 +15,7 @@ from app.services import notices
 from app.services.notices import NoticeChoice
 from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
-from app.states.notify import notify_error, notify_success
+from app.states.notify import Events, notify_error, notify_success
 from app.states.offload import run_service
 
 
@@ -24,7 +26,7 @@ class NoticePreferencesState(rx.State):
     choices: list[NoticeChoice] = []
 
     @requires(ProfileId.PROFESOR)
-    async def open_page(self):
+    async def open_page(self) -> Events:
         """Enter the page: show the area, then the caller's choices."""
         events = await enter_area(self)
         self.choices = await run_service(notices.notice_choices, user_uid=current_actor().uid)
@@ -32,7 +34,7 @@ class NoticePreferencesState(rx.State):
         return events
 
     @requires(ProfileId.PROFESOR)
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> Events:
         """Keep on the notices whose box is ticked (the form sends only those), turn the others off."""
         data = form_data if isinstance(form_data, dict) else {}
         try:

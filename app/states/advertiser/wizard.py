@@ -10,9 +10,11 @@ upload request's session (``app.web.cookies.upload_endpoint``).
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.core.dates import CALENDAR_DAY_CHARS, typed_day
 from app.core.errors import ServiceError
@@ -178,7 +180,7 @@ class WizardState(ClearingFormState, rx.State):
             self.summary = [[label, value] for label, value in rows]
 
     @requires(ProfileId.PROFESOR)
-    async def open_page(self):
+    async def open_page(self) -> list[EventSpec]:
         """Enter the page: the draft named by ?id= (or the newest unfinished one) at its first unsaved step."""
         events = await enter_area(self)
         self.loaded = False
@@ -208,7 +210,7 @@ class WizardState(ClearingFormState, rx.State):
         return events
 
     @requires(ProfileId.PROFESOR)
-    async def go_to(self, step: int):
+    async def go_to(self, step: int) -> EventSpec | None:
         """Show an earlier step (or any step up to the first unsaved one)."""
         if isinstance(step, int) and 1 <= step <= self.furthest:
             self.step = step
@@ -222,7 +224,7 @@ class WizardState(ClearingFormState, rx.State):
         return None
 
     @requires(ProfileId.PROFESOR)
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> AsyncIterator[EventSpec | None]:
         """Validate and save the step shown, then show the next one.
 
         A submit of another step (a double click landing after the step moved on) is ignored,
@@ -239,7 +241,7 @@ class WizardState(ClearingFormState, rx.State):
             return
         step = self.step
         self.busy = True
-        yield
+        yield None
         values, services, schedule = _form_values(form_data, step)
         owner = current_actor().uid
 
@@ -269,36 +271,36 @@ class WizardState(ClearingFormState, rx.State):
             yield notify_error(exc.message)
 
     @requires(ProfileId.PROFESOR)
-    def choose_city(self, city_slug: str):
+    def choose_city(self, city_slug: str) -> None:
         """List the communes of the city just chosen (step 2)."""
         self.communes = self._commune_pairs(city_slug) if isinstance(city_slug, str) else []
 
     @requires(ProfileId.PROFESOR)
-    def preview_rate(self, field: str, value: str):
+    def preview_rate(self, field: str, value: str) -> None:
         """Show a rate as money next to its input (step 5)."""
         if field in RATE_FIELDS and isinstance(value, str):
             self.rate_labels = {**self.rate_labels, field: _rate_label(value)}
 
     @requires(ProfileId.PROFESOR)
-    def pick_date(self, field: str, value: str):
+    def pick_date(self, field: str, value: str) -> None:
         """Write the date chosen in the picker (YYYY-MM-DD) into its field as día-mes-año."""
         if field in ("birth_date", "visiting_from", "visiting_until") and isinstance(value, str):
             self.values = {**self.values, field: typed_day(value[:CALENDAR_DAY_CHARS])}
             self._forget_field_error(field)
 
     @requires(ProfileId.PROFESOR)
-    def start_upload(self):
+    def start_upload(self) -> None:
         """Photos were chosen: until ``finish_upload``, after they are added, the step does not move on."""
         self.uploading, self.upload_percent = True, 0
 
     @public
-    def show_upload_progress(self, progress: dict):
+    def show_upload_progress(self, progress: dict[str, Any]) -> None:
         """How much of the upload has reached the server: display only, ``uploading`` holds the step."""
         share = progress.get("progress", 0) if isinstance(progress, dict) else 0
         if isinstance(share, int | float):
             self.upload_percent = max(0, min(100, int(share * 100)))
 
-    async def _photo_call(self, fn, **kwargs) -> list:
+    async def _photo_call(self, fn: Callable[..., object], **kwargs: Any) -> list[EventSpec]:
         try:
             await run_service(fn, owner_uid=current_actor().uid, **kwargs)
             self.photos = await run_service(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
@@ -307,7 +309,7 @@ class WizardState(ClearingFormState, rx.State):
         return []
 
     @requires(ProfileId.PROFESOR)
-    def refuse_files(self, files: list):
+    def refuse_files(self, files: list[Any]) -> None:
         """List the files the browser refused (type or size) with their reason, in the photo list."""
         rows = files if isinstance(files, list) else []
         self.browser_refused = [
@@ -317,14 +319,16 @@ class WizardState(ClearingFormState, rx.State):
         ]
 
     @requires(ProfileId.PROFESOR)
-    async def upload_photos(self, files: list[rx.UploadFile]):
+    async def upload_photos(
+        self, files: list[rx.UploadFile]
+    ) -> AsyncIterator[Callable[..., Any] | None]:  # None flushes the state; then the next handler
         """Add the uploaded photos to the draft one by one; each refused file keeps its own message."""
         uploads = files if isinstance(files, list) else []
         errors: list[list[str]] = []
         owner = current_actor().uid
         storage = get_storage()
         self.processing, self.server_refused = True, []
-        yield
+        yield None
         try:
             for upload in uploads:
                 name = _file_name(getattr(upload, "name", ""))
@@ -351,32 +355,32 @@ class WizardState(ClearingFormState, rx.State):
         yield WizardState.finish_upload
 
     @requires(ProfileId.PROFESOR)
-    async def finish_upload(self):
+    async def finish_upload(self) -> None:
         """The upload is over: the step may move on, with the photos the listing now has."""
         self.uploading = self.processing = False
         if self.uid:
             self.photos = await run_service(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
 
     @requires(ProfileId.PROFESOR)
-    async def move_photo(self, photo_uid: str, offset: int):
+    async def move_photo(self, photo_uid: str, offset: int) -> list[EventSpec]:
         """Move a photo one place before (-1) or after (+1)."""
         step = offset if isinstance(offset, int) and not isinstance(offset, bool) else 0
         return await self._photo_call(listing_photos.move_photo, photo_uid=str(photo_uid)[:64], offset=step)
 
     @requires(ProfileId.PROFESOR)
-    async def make_cover(self, photo_uid: str):
+    async def make_cover(self, photo_uid: str) -> list[EventSpec]:
         """Make a photo the cover."""
         return await self._photo_call(listing_photos.set_cover, photo_uid=str(photo_uid)[:64])
 
     @requires(ProfileId.PROFESOR)
-    async def delete_photo(self, photo_uid: str):
+    async def delete_photo(self, photo_uid: str) -> list[EventSpec]:
         """Delete a photo and its stored files."""
         return await self._photo_call(
             listing_photos.delete_listing_photo, storage=get_storage(), photo_uid=str(photo_uid)[:64]
         )
 
     @requires(ProfileId.PROFESOR)
-    async def send(self):
+    async def send(self) -> list[EventSpec] | None:
         """Send the listing to review (everything is validated again), then go to my listings."""
         if self.busy or not self.uid:
             return None

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import reflex as rx
+from reflex_base.event import EventSpec
 from sqlmodel import Session
 
 from app.core.actor import Actor
@@ -100,7 +101,7 @@ class TiersTableState(CatalogueTableState, rx.State):
     _spec: ClassVar[TableSpec] = TIERS_SPEC
     _catalogue: ClassVar[str] = catalogues.TIERS
 
-    async def _move(self, uid: str, step: int):
+    async def _move(self, uid: str, step: int) -> EventSpec | None:
         if not self._is_shown(uid):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
@@ -113,54 +114,54 @@ class TiersTableState(CatalogueTableState, rx.State):
         return None
 
     @requires(ProfileId.ADMINISTRADOR)
-    async def move_up(self, uid: str):
+    async def move_up(self, uid: str) -> EventSpec | None:
         """Show this tier one place earlier on the city pages (every listing's rank follows)."""
         return await self._move(uid, -1)
 
     @requires(ProfileId.ADMINISTRADOR)
-    async def move_down(self, uid: str):
+    async def move_down(self, uid: str) -> EventSpec | None:
         """Show this tier one place later on the city pages (every listing's rank follows)."""
         return await self._move(uid, 1)
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_create(self):
+    async def open_create(self) -> None:
         return await self._open_create()
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def ask_delete(self, uid: str):
+    async def ask_delete(self, uid: str) -> EventSpec | None:
         return await self._ask_delete(uid)
 
-    async def confirm_delete(self):
+    async def confirm_delete(self) -> EventSpec:
         return await self._confirm_delete()
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()
 
 
@@ -172,43 +173,43 @@ class AgencyCategoriesTableState(CatalogueTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_create(self):
+    async def open_create(self) -> None:
         return await self._open_create()
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def ask_delete(self, uid: str):
+    async def ask_delete(self, uid: str) -> EventSpec | None:
         return await self._ask_delete(uid)
 
-    async def confirm_delete(self):
+    async def confirm_delete(self) -> EventSpec:
         return await self._confirm_delete()
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()
 
 
@@ -220,43 +221,43 @@ class AdvertiserTypesTableState(CatalogueTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_create(self):
+    async def open_create(self) -> None:
         return await self._open_create()
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def ask_delete(self, uid: str):
+    async def ask_delete(self, uid: str) -> EventSpec | None:
         return await self._ask_delete(uid)
 
-    async def confirm_delete(self):
+    async def confirm_delete(self) -> EventSpec:
         return await self._confirm_delete()
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()
 
 
@@ -268,43 +269,43 @@ class AdvertiserServicesTableState(CatalogueTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_create(self):
+    async def open_create(self) -> None:
         return await self._open_create()
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def ask_delete(self, uid: str):
+    async def ask_delete(self, uid: str) -> EventSpec | None:
         return await self._ask_delete(uid)
 
-    async def confirm_delete(self):
+    async def confirm_delete(self) -> EventSpec:
         return await self._confirm_delete()
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()
 
 
@@ -325,43 +326,43 @@ class AppServicesTableState(CatalogueTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_create(self):
+    async def open_create(self) -> None:
         return await self._open_create()
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def ask_delete(self, uid: str):
+    async def ask_delete(self, uid: str) -> EventSpec | None:
         return await self._ask_delete(uid)
 
-    async def confirm_delete(self):
+    async def confirm_delete(self) -> EventSpec:
         return await self._confirm_delete()
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()
 
 
@@ -373,43 +374,43 @@ class ProfilesTableState(CatalogueTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_create(self):
+    async def open_create(self) -> None:
         return await self._open_create()
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def ask_delete(self, uid: str):
+    async def ask_delete(self, uid: str) -> EventSpec | None:
         return await self._ask_delete(uid)
 
-    async def confirm_delete(self):
+    async def confirm_delete(self) -> EventSpec:
         return await self._confirm_delete()
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()
 
 

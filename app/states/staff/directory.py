@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import reflex as rx
+from reflex_base.event import EventSpec
 from sqlmodel import Session
 
 from app.core.actor import Actor
@@ -68,46 +69,46 @@ class AdvertisersTableState(StaffTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def open_secretary(self):
+    async def open_secretary(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_create(self):
+    async def open_create(self) -> None:
         return await self._open_create()
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def ask_delete(self, uid: str):
+    async def ask_delete(self, uid: str) -> EventSpec | None:
         return await self._ask_delete(uid)
 
-    async def confirm_delete(self):
+    async def confirm_delete(self) -> EventSpec:
         return await self._confirm_delete()
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()
 
 
@@ -144,41 +145,41 @@ class AgenciesTableState(StaffTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_create(self):
+    async def open_create(self) -> None:
         return await self._open_create()
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def ask_delete(self, uid: str):
+    async def ask_delete(self, uid: str) -> EventSpec | None:
         return await self._ask_delete(uid)
 
-    async def confirm_delete(self):
+    async def confirm_delete(self) -> EventSpec:
         return await self._confirm_delete()
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()

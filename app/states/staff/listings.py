@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
 import reflex as rx
+from reflex_base.event import EventSpec
 from sqlmodel import Session
 
 from app.core.actor import Actor
@@ -81,7 +82,7 @@ class StaffListingsState(StaffTableState, rx.State):
         self.unpublish_uid, self.unpublish_label, self.unpublish_error = "", "", ""
 
     @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
-    async def ask_unpublish(self, uid: str):
+    async def ask_unpublish(self, uid: str) -> EventSpec | None:
         """Ask for the reason to take down a listing of the page shown."""
         self._forget_unpublish()
         row = next((row for row in self.rows if row.get("uid") == uid), None)
@@ -92,13 +93,13 @@ class StaffListingsState(StaffTableState, rx.State):
         return None
 
     @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
-    def close_unpublish(self, is_open: bool):
+    def close_unpublish(self, is_open: bool) -> None:
         """Close the take-down dialog without taking anything down."""
         if not is_open:
             self._forget_unpublish()
 
     @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
-    async def unpublish(self, form_data: dict):
+    async def unpublish(self, form_data: dict[str, Any]) -> EventSpec | None:
         """Take the listing down (rechazada) with the reason written (``reason``); the owner sees it."""
         uid = self.unpublish_uid
         if not self._is_shown(uid):
@@ -120,7 +121,7 @@ class StaffListingsState(StaffTableState, rx.State):
         return notify_success("Despublicaste la publicación.")
 
     @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
-    async def republish(self, uid: str):
+    async def republish(self, uid: str) -> EventSpec:
         """Publish again a listing of the page shown that staff took down."""
         if not self._is_shown(uid):
             await self._refresh()
@@ -135,41 +136,41 @@ class StaffListingsState(StaffTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def open_secretary(self):
+    async def open_secretary(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def ask_delete(self, uid: str):
+    async def ask_delete(self, uid: str) -> EventSpec | None:
         return await self._ask_delete(uid)
 
-    async def confirm_delete(self):
+    async def confirm_delete(self) -> EventSpec:
         return await self._confirm_delete()
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()

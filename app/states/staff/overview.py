@@ -8,6 +8,7 @@ reports' labels reach the browser.
 from __future__ import annotations
 
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.core.errors import ServiceError
 from app.models import ProfileId
@@ -25,7 +26,7 @@ class StaffOverviewState(rx.State):
     overview: StaffOverview = StaffOverview()
 
     @requires(ProfileId.ADMINISTRADOR)
-    async def open_page(self):
+    async def open_page(self) -> list[EventSpec]:
         """Enter /admin/escorts: show the area, then read the figures."""
         area = await self.get_state(AreaState)
         events = await area._accept()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import reflex as rx
+from reflex_base.event import EventSpec
 from sqlmodel import Session
 
 from app.core.actor import Actor
@@ -54,7 +55,7 @@ class StaffReportsState(StaffTableState, rx.State):
         )
 
     @requires(ADMIN)
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         """Enter the page (the area guard): the open reports, urgent ones first."""
         events = await self._load()
         if self.loaded:
@@ -64,26 +65,26 @@ class StaffReportsState(StaffTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)

@@ -5,7 +5,10 @@ Both handlers are for administrators only; the service checks the profile again 
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.core.errors import InvalidInputError, ServiceError
 from app.models import ProfileId
@@ -25,7 +28,7 @@ class SiteSettingsState(rx.State):
     field_errors: dict[str, str] = {}
 
     @requires(ProfileId.ADMINISTRADOR)
-    async def open_page(self):
+    async def open_page(self) -> list[EventSpec]:
         """Enter the page: show the area, then the instructions as set."""
         events = await enter_area(self)
         self.field_errors = {}
@@ -37,7 +40,7 @@ class SiteSettingsState(rx.State):
         return events
 
     @requires(ProfileId.ADMINISTRADOR)
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         """Replace the payment instructions with the form's text (audited)."""
         data = form_data if isinstance(form_data, dict) else {}
         text = data.get("instructions")

@@ -33,6 +33,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 import reflex as rx
+from reflex_base.event import EventSpec
 from sqlmodel import Session
 
 from app.core.actor import Actor
@@ -87,7 +88,7 @@ class StaffTableState(FormState, mixin=True):
     can_delete: bool = False
     can_export: bool = False
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         # Reflex's metaclass takes the ``mixin`` keyword and records it as ``_mixin`` on the class.
         if not cls.__dict__.get("_mixin", False):
             _mark_handlers(cls)
@@ -156,7 +157,7 @@ class StaffTableState(FormState, mixin=True):
         self.rows = rows[: spec.page_size]
         self.loaded = True
 
-    async def _load(self):
+    async def _load(self) -> list[EventSpec]:
         """Enter the page (the caller was accepted for this area): the first page, defaults restored."""
         area = await self.get_state(AreaState)
         events = await area._accept()
@@ -170,13 +171,13 @@ class StaffTableState(FormState, mixin=True):
         await self._refresh()
         return events
 
-    async def _search(self, form_data: dict):
+    async def _search(self, form_data: dict[str, Any]) -> None:
         data = form_data if isinstance(form_data, dict) else {}
         self.search_text = self._spec.clean_search(data.get("q", ""))
         self.page = 1
         await self._refresh()
 
-    async def _sort(self, key: str):
+    async def _sort(self, key: str) -> None:
         spec = self._spec
         key = spec.clean_sort(key)
         if key == self.sort_key:
@@ -187,7 +188,7 @@ class StaffTableState(FormState, mixin=True):
         self.page = 1
         await self._refresh()
 
-    async def _set_filter(self, key: str, value: str):
+    async def _set_filter(self, key: str, value: str) -> None:
         found = next((f for f in self._spec.filters if f.key == key), None)
         if found is None:
             return
@@ -195,12 +196,12 @@ class StaffTableState(FormState, mixin=True):
         self.page = 1
         await self._refresh()
 
-    async def _next_page(self):
+    async def _next_page(self) -> None:
         if self.page < self.page_count:
             self.page += 1
         await self._refresh()
 
-    async def _prev_page(self):
+    async def _prev_page(self) -> None:
         self.page = max(1, self.page - 1)
         await self._refresh()
 
@@ -209,16 +210,16 @@ class StaffTableState(FormState, mixin=True):
         self.delete_uid, self.delete_label = "", ""
         self._clear_errors()
 
-    def _close_dialog(self, is_open: bool):
+    def _close_dialog(self, is_open: bool) -> None:
         if not is_open:
             self._close()
 
-    async def _open_create(self):
+    async def _open_create(self) -> None:
         self._close()
         await self._read_options()
         self.dialog = CREATE
 
-    async def _open_edit(self, uid: str):
+    async def _open_edit(self, uid: str) -> EventSpec | None:
         self._close()
         if not self._is_shown(uid):
             await self._refresh()
@@ -238,7 +239,7 @@ class StaffTableState(FormState, mixin=True):
         """Whether ``uid`` is a row of the page on screen: the only records a client may point at here."""
         return isinstance(uid, str) and any(row.get("uid") == uid for row in self.rows)
 
-    async def _save(self, form_data: dict):
+    async def _save(self, form_data: dict[str, Any]) -> EventSpec | None:
         mode = self.dialog
         if mode not in (CREATE, EDIT):
             return notify_error("Abre el formulario otra vez.")
@@ -261,7 +262,7 @@ class StaffTableState(FormState, mixin=True):
         await self._refresh()
         return notify_success("Guardamos los cambios." if mode == EDIT else "Creamos el registro.")
 
-    async def _ask_delete(self, uid: str):
+    async def _ask_delete(self, uid: str) -> EventSpec | None:
         self._close()
         row = next((row for row in self.rows if row.get("uid") == uid), None)
         if row is None:
@@ -271,7 +272,7 @@ class StaffTableState(FormState, mixin=True):
         self.delete_uid, self.delete_label = uid, row.get(label_key, "")
         return None
 
-    async def _confirm_delete(self):
+    async def _confirm_delete(self) -> EventSpec:
         uid = self.delete_uid
         self._close()
         if not uid:
@@ -286,7 +287,7 @@ class StaffTableState(FormState, mixin=True):
         await self._refresh()
         return notify_success("Eliminado.")
 
-    async def _export_csv(self):
+    async def _export_csv(self) -> EventSpec:
         if not self._may("export"):
             return notify_error(NOT_ALLOWED_MESSAGE)
         spec = self._spec

@@ -7,9 +7,11 @@ the page shown; the services look the upgrade up again and refuse one already de
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import reflex as rx
+from reflex_base.event import EventSpec
 from sqlmodel import Session
 
 from app.core.actor import Actor
@@ -65,7 +67,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
         self._clear_errors()
 
     @requires(ADMIN)
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         """Enter the page (the area guard): the pending requests, oldest first."""
         events = await self._load()
         self._close_decision()
@@ -74,7 +76,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
             await self._refresh()
         return events
 
-    async def _open(self, kind: str, uid: Any):
+    async def _open(self, kind: str, uid: Any) -> EventSpec | None:
         self._close_decision()
         row = next((row for row in self.rows if row.get("uid") == uid), None) if isinstance(uid, str) else None
         if row is None or row.get("status") != PENDING:
@@ -86,28 +88,30 @@ class StaffUpgradesState(StaffTableState, rx.State):
         return None
 
     @requires(ADMIN)
-    async def open_approve(self, uid: str):
+    async def open_approve(self, uid: str) -> EventSpec | None:
         """Open the approval dialog of a pending row, with the period the advertiser asked for."""
         return await self._open(APPROVE, uid)
 
     @requires(ADMIN)
-    async def open_deny(self, uid: str):
+    async def open_deny(self, uid: str) -> EventSpec | None:
         """Open the denial dialog of a pending row."""
         return await self._open(DENY, uid)
 
     @requires(ADMIN)
-    def close_decision(self, is_open: bool):
+    def close_decision(self, is_open: bool) -> None:
         """Close the decision dialog (its open state changed to closed)."""
         if not is_open:
             self._close_decision()
 
     @requires(ADMIN)
-    def pick_day(self, field: str, value: str):
+    def pick_day(self, field: str, value: str) -> None:
         """Write a day chosen in the calendar (YYYY-MM-DD) into its field as día-mes-año."""
         if field in ("starts_on", "ends_on") and isinstance(value, str):
             setattr(self, field, typed_day(value[:CALENDAR_DAY_CHARS]))
 
-    async def _decide(self, fn, fields: tuple[str, ...], success: str, **kwargs):
+    async def _decide(
+        self, fn: Callable[..., object], fields: tuple[str, ...], success: str, **kwargs: Any
+    ) -> EventSpec | None:
         if not self.decision_uid:
             return notify_error("Elige una mejora de la lista.")
         outcome = await self._submit(
@@ -121,7 +125,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
         return notify_success(success)
 
     @requires(ADMIN)
-    async def approve(self, form_data: dict):
+    async def approve(self, form_data: dict[str, Any]) -> EventSpec | None:
         """Approve the open request for the days typed (día-mes-año, both included) and the payment checked."""
         data = form_data if isinstance(form_data, dict) else {}
         self.starts_on, self.ends_on = (
@@ -138,7 +142,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
         )
 
     @requires(ADMIN)
-    async def deny(self, form_data: dict):
+    async def deny(self, form_data: dict[str, Any]) -> EventSpec | None:
         """Deny the open request with the reason the advertiser will read."""
         data = form_data if isinstance(form_data, dict) else {}
         return await self._decide(
@@ -150,23 +154,23 @@ class StaffUpgradesState(StaffTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import reflex as rx
+from reflex_base.event import EventSpec
 from sqlmodel import Session
 
 from app.core.actor import Actor
@@ -47,7 +48,7 @@ class UsersTableState(StaffTableState, rx.State):
             session=session, provider=get_provider(), actor=actor, user_uid=uid, profile=values["perfil"]
         )
 
-    async def _act(self, uid: str, fn: Callable, success: str, **kwargs) -> Any:
+    async def _act(self, uid: str, fn: Callable[..., object], success: str, **kwargs: Any) -> EventSpec:
         """One account change on a user of the page shown; a notice either way, then the page again."""
         if not self._is_shown(uid):
             await self._refresh()
@@ -61,7 +62,7 @@ class UsersTableState(StaffTableState, rx.State):
         return notify_success(success)
 
     @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
-    async def ban(self, uid: str):
+    async def ban(self, uid: str) -> EventSpec:
         """Ban a user: their sessions end now and their listings leave the site."""
         return await self._act(
             uid,
@@ -72,24 +73,24 @@ class UsersTableState(StaffTableState, rx.State):
         )
 
     @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
-    async def unban(self, uid: str):
+    async def unban(self, uid: str) -> EventSpec:
         """Lift a user's ban."""
         return await self._act(
             uid, staff_users.set_ban, "Quitaste la suspensión.", provider=get_provider(), banned=False
         )
 
     @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
-    async def deactivate(self, uid: str):
+    async def deactivate(self, uid: str) -> EventSpec:
         """Deactivate a user: signed out, hidden from lists, listings off the site."""
         return await self._act(uid, staff_users.set_active, "Desactivaste la cuenta.", active=False)
 
     @requires(ProfileId.ADMINISTRADOR, ProfileId.SECRETARIA)
-    async def reactivate(self, uid: str):
+    async def reactivate(self, uid: str) -> EventSpec:
         """Reactivate a deactivated user."""
         return await self._act(uid, staff_users.set_active, "Reactivaste la cuenta.", active=True)
 
     @requires(ProfileId.ADMINISTRADOR)
-    async def reset_second_factor(self, uid: str):
+    async def reset_second_factor(self, uid: str) -> EventSpec:
         """Reset another staff member's second factor (audited, its owner e-mailed); they set it up again."""
         return await self._act(
             uid,
@@ -99,35 +100,35 @@ class UsersTableState(StaffTableState, rx.State):
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         return await self._load()
 
-    async def open_secretary(self):
+    async def open_secretary(self) -> list[EventSpec]:
         return await self._load()
 
-    async def search(self, form_data: dict):
+    async def search(self, form_data: dict[str, Any]) -> None:
         return await self._search(form_data)
 
-    async def sort(self, key: str):
+    async def sort(self, key: str) -> None:
         return await self._sort(key)
 
-    async def set_filter(self, key: str, value: str):
+    async def set_filter(self, key: str, value: str) -> None:
         return await self._set_filter(key, value)
 
-    async def next_page(self):
+    async def next_page(self) -> None:
         return await self._next_page()
 
-    async def prev_page(self):
+    async def prev_page(self) -> None:
         return await self._prev_page()
 
-    def close_dialog(self, is_open: bool):
+    def close_dialog(self, is_open: bool) -> None:
         return self._close_dialog(is_open)
 
-    async def open_edit(self, uid: str):
+    async def open_edit(self, uid: str) -> EventSpec | None:
         return await self._open_edit(uid)
 
-    async def save(self, form_data: dict):
+    async def save(self, form_data: dict[str, Any]) -> EventSpec | None:
         return await self._save(form_data)
 
-    async def export_csv(self):
+    async def export_csv(self) -> EventSpec:
         return await self._export_csv()
