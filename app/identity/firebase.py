@@ -374,15 +374,10 @@ class FirebaseProvider:
         self._send_oob({"requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": identity.id_token, "newEmail": new_email})
 
     def confirm_email_change(self, *, code: str) -> tuple[str, str]:
-        if not code:
-            raise AuthError("invalid-action-code")
-        body = self._call("update", {"oobCode": code})
-        email = body.get("email")
-        if not email:
-            raise AuthError("invalid-action-code")
+        email = self.confirm_email(code=code)
         with _admin_errors():
-            user = auth.get_user_by_email(str(email), app=self.app)
-        return str(user.uid), str(email)
+            user = auth.get_user_by_email(email, app=self.app)
+        return str(user.uid), email
 
     def confirm_email(self, *, code: str) -> str:
         if not code:

@@ -249,6 +249,18 @@ def city_cards(
     )
 
 
+def service_names(session: Session, listing_uid: str) -> list[str]:
+    """The names of the services a listing offers, in alphabetical order."""
+    return list(
+        session.exec(
+            select(AdvertiserService.name)
+            .join(ListingService, col(ListingService.service_uid) == col(AdvertiserService.uid))
+            .where(ListingService.listing_uid == listing_uid)
+            .order_by(AdvertiserService.name)
+        )
+    )
+
+
 def featured_cards(
     *, session: Session, section: str, limit: int = FEATURED_LIMIT, now: datetime | None = None
 ) -> list[ListingCard]:
@@ -298,12 +310,7 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
         return None
     listing, tier, photo_pairs = row
     photos = _photo_urls(photo_pairs)
-    services = session.exec(
-        select(AdvertiserService.name)
-        .join(ListingService, col(ListingService.service_uid) == col(AdvertiserService.uid))
-        .where(ListingService.listing_uid == listing.uid)
-        .order_by(AdvertiserService.name)
-    ).all()
+    services = service_names(session, listing.uid)
     visiting = ""
     if listing.visiting_from and listing.visiting_until and listing.visiting_until >= moment.today:
         visiting = (

@@ -46,7 +46,6 @@ from app.identity.provider import IdentityProvider
 from app.models import (
     STAFF_PROFILES,
     Advertiser,
-    AdvertiserService,
     AppService,
     AuditEntry,
     DataExport,
@@ -57,7 +56,6 @@ from app.models import (
     ListingDailyStats,
     ListingPhoto,
     ListingReview,
-    ListingService,
     ListingStatus,
     ListingUpgrade,
     ListingVerification,
@@ -76,6 +74,7 @@ from app.models import (
 from app.routes import DATA_EXPORT_PREFIX
 from app.services import accounts, notices, two_factor
 from app.services.listing_photos import widths_of
+from app.services.listings import service_names
 from app.services.mail import Outbox, send_after_commit
 from app.services.my_listings import RemovedFiles, deletion_note, remove_listing_rows
 from app.settings import get_settings
@@ -158,12 +157,7 @@ def _plain(row: SQLModel, *, leave_out: Iterable[str] = ()) -> dict[str, Any]:
 
 def _listing_data(session: Session, listing: Listing) -> dict[str, Any]:
     """One listing as its owner may read it: the listing, its history and requests (no reviewer ids)."""
-    services = session.exec(
-        select(AdvertiserService.name)
-        .join(ListingService, col(ListingService.service_uid) == col(AdvertiserService.uid))
-        .where(ListingService.listing_uid == listing.uid)
-        .order_by(AdvertiserService.name)
-    ).all()
+    services = service_names(session, listing.uid)
     photos = session.exec(
         select(ListingPhoto).where(ListingPhoto.listing_uid == listing.uid).order_by(col(ListingPhoto.position))
     ).all()
