@@ -8,6 +8,9 @@ and the identity adapters call them and hand the result to the mail queue; none 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from app.core.dates import hours_text
 from app.core.text import mask_email
 from app.settings import get_settings
 
@@ -19,35 +22,35 @@ def _recover_link() -> str:
 # --- one-time links (the local identity provider) ------------------------------------------------------
 
 
-def verify_email(link: str) -> tuple[str, str]:
+def verify_email(link: str, valid_for: timedelta) -> tuple[str, str]:
     """The link that activates a new account."""
     site = get_settings().site_name
     return (
         f"Confirma tu correo en {site}",
         f"Hola:\n\nPara activar tu cuenta en {site}, confirma tu correo abriendo este enlace "
-        f"(vale por 24 horas y se puede usar una sola vez):\n\n{link}\n\n"
+        f"(vale por {hours_text(valid_for)} y se puede usar una sola vez):\n\n{link}\n\n"
         "Si no creaste una cuenta, ignora este mensaje.\n",
     )
 
 
-def confirm_new_email(link: str) -> tuple[str, str]:
+def confirm_new_email(link: str, valid_for: timedelta) -> tuple[str, str]:
     """The link, sent to the new address, that makes it the account's e-mail."""
     site = get_settings().site_name
     return (
         f"Confirma tu nuevo correo en {site}",
         f"Hola:\n\nPediste usar este correo en tu cuenta de {site}. Confírmalo abriendo este enlace "
-        f"(vale por 24 horas y se puede usar una sola vez):\n\n{link}\n\n"
+        f"(vale por {hours_text(valid_for)} y se puede usar una sola vez):\n\n{link}\n\n"
         "Si no lo pediste, ignora este mensaje: nada cambia.\n",
     )
 
 
-def reset_password(link: str) -> tuple[str, str]:
+def reset_password(link: str, valid_for: timedelta) -> tuple[str, str]:
     """The link that lets the owner choose a new password."""
     site = get_settings().site_name
     return (
         f"Restablece tu contraseña de {site}",
         f"Hola:\n\nPediste restablecer tu contraseña en {site}. Abre este enlace para elegir una nueva "
-        f"(vale por 1 hora y se puede usar una sola vez):\n\n{link}\n\n"
+        f"(vale por {hours_text(valid_for)} y se puede usar una sola vez):\n\n{link}\n\n"
         "Si no lo pediste, ignora este mensaje: tu contraseña no cambia.\n",
     )
 
@@ -114,14 +117,15 @@ def second_factor_reset() -> tuple[str, str]:
 # --- my data ------------------------------------------------------------------------------------------
 
 
-def data_export_ready(link: str, valid_until: str) -> tuple[str, str]:
-    """The download link of a data export, valid until the day ``valid_until`` (already written for a person)."""
+def data_export_ready(link: str, valid_until: str, valid_for: timedelta) -> tuple[str, str]:
+    """The download link of a data export, valid for ``valid_for``, until the day ``valid_until`` (already written
+    for a person)."""
     site = get_settings().site_name
     return (
         f"Tus datos de {site} están listos",
         f"Hola:\n\nPreparamos el archivo con los datos de tu cuenta en {site}. Descárgalo aquí, "
         f"con la sesión de tu cuenta iniciada:\n\n{link}\n\nEl enlace vale hasta el {valid_until} "
-        "(48 horas); después eliminamos el archivo. Si no pediste tus datos, cambia tu contraseña.\n\n"
+        f"({hours_text(valid_for)}); después eliminamos el archivo. Si no pediste tus datos, cambia tu contraseña.\n\n"
         f"Equipo de {site}",
     )
 

@@ -28,6 +28,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone
 from functools import lru_cache
 
 from babel.dates import get_day_names, get_month_names
+from babel.units import format_unit
 
 INVALID_DATE = "Invalid Date"
 LOCALE = "es_CL"
@@ -100,6 +101,11 @@ def _render(token: re.Match[str], moment: datetime) -> str:
 TYPED_DAY_PATTERN = "DD-MM-YYYY"
 TYPED_DAY_MASK = "dd-mm-aaaa"
 CALENDAR_DAY_CHARS = len("1996-04-12")  # a day as a date picker sends it
+
+
+def hours_text(span: timedelta) -> str:
+    """A whole number of hours as a person reads it: "1 hora", "24 horas"."""
+    return str(format_unit(int(span.total_seconds() // 3600), "duration-hour", length="long", locale=LOCALE))
 
 
 def typed_day(value: object) -> str:

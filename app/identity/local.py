@@ -306,7 +306,7 @@ class LocalProvider:
             )
         )
         tx.session.flush()
-        subject, body = ACTION_MAILS[purpose](action_link(mode=purpose, code=code))
+        subject, body = ACTION_MAILS[purpose](action_link(mode=purpose, code=code), CODE_LIFETIME[purpose])
         send_after_commit(tx, to=new_email or credential.email, subject=subject, body=body)
 
     def _redeem(self, session: Session, code: str, purpose: ActionPurpose) -> LocalCredential:

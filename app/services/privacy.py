@@ -321,7 +321,7 @@ def build_next_export(
         export.expires_at = now + EXPORT_LINK_LIFETIME
         session.add(export)
         outbox = Outbox()
-        subject, body = mail.data_export_ready(export_link(token), _local_date(export.expires_at))
+        subject, body = mail.data_export_ready(export_link(token), _local_date(export.expires_at), EXPORT_LINK_LIFETIME)
         outbox.add(to=user.email, subject=subject, body=body)
         after_session_commit(session, outbox.send, undo=outbox.discard)
         commit(session)

@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from app import seo
 from app.components.staff_layout import NAV_LABELS
+from app.core.dates import hours_text
 from app.core.errors import ForbiddenError, NotFoundError
 from app.db import session_scope
 from app.models import ProfileId
@@ -85,7 +86,6 @@ async def verification_photo_route(request: Request) -> Response:
     return Response(data, media_type="image/webp", headers=NO_STORE)
 
 
-_LINK_HOURS = int(privacy.EXPORT_LINK_LIFETIME.total_seconds() // 3600)
 EXPORT_SIGN_IN = "Inicia sesión para descargar tus datos"
 EXPORT_SIGN_IN_TEXT = (
     "Por seguridad, el archivo con tus datos solo se descarga con la sesión de tu cuenta iniciada. Ingresa con "
@@ -93,7 +93,7 @@ EXPORT_SIGN_IN_TEXT = (
 )
 EXPORT_GONE = "Este enlace no es válido o ya venció"
 EXPORT_GONE_TEXT = (
-    f"El enlace vale {_LINK_HOURS} horas y solo para la cuenta que pidió los datos. Si lo necesitas, pide tus "
+    f"El enlace vale {hours_text(privacy.EXPORT_LINK_LIFETIME)} y solo para la cuenta que pidió los datos. Si lo necesitas, pide tus "
     "datos de nuevo en Mi cuenta."
 )
 EXPORT_STARTING = "Tu descarga está comenzando"

@@ -10,9 +10,13 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 from app.content import mail
+from app.identity.local import ACTION_MAILS, CODE_LIFETIME
+from app.models import ActionPurpose
+from app.services.privacy import EXPORT_LINK_LIFETIME
 
 APP = Path(__file__).resolve().parents[2] / "app"
 SCANNED = ("services", "identity")
@@ -78,7 +82,22 @@ def test_no_service_or_identity_module_writes_a_mail_text():
 
 def test_the_texts_module_is_where_the_greetings_are():
     """The scan's greeting is the one the texts open with, so it would see a text moved back into a service."""
-    greetings = [mail.verify_email("https://x")[1], mail.account_deleted()[1], mail.second_factor_reset()[1]]
+    greetings = [
+        mail.verify_email("https://x", timedelta(hours=24))[1],
+        mail.account_deleted()[1],
+        mail.second_factor_reset()[1],
+    ]
     assert all(_GREETING.match(body) for body in greetings)
     report = mail.urgent_report(name="Ana", kind="k", received="r", listing="", listing_path="", desk_path="/d")
     assert _GREETING.match(report[1])
+
+
+def test_each_one_time_link_mail_states_the_lifetime_its_code_has():
+    """The hours in the text are the code's own lifetime (CODE_LIFETIME), so changing one changes the other."""
+    assert CODE_LIFETIME[ActionPurpose.RESET_PASSWORD] == timedelta(hours=1)
+    for purpose, text in ACTION_MAILS.items():
+        hours = int(CODE_LIFETIME[purpose].total_seconds() // 3600)
+        body = text("https://x", CODE_LIFETIME[purpose])[1]
+        assert f"(vale por {hours} hora{'s' if hours != 1 else ''} y" in body
+    assert "(vale por 3 horas y" in mail.verify_email("https://x", timedelta(hours=3))[1]
+    assert "(48 horas)" in mail.data_export_ready("https://x", "lunes", EXPORT_LINK_LIFETIME)[1]
