@@ -21,6 +21,7 @@ from sqlalchemy import case, func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
+from app.core.actor import Actor
 from app.core.errors import InvalidInputError
 from app.db import commit
 from app.models import STAFF_PROFILES, Listing, ListingDailyStats, ListingStatus, User
@@ -73,13 +74,14 @@ def _increment(session: Session, *, listing_uid: str, today: date, column: str) 
     session.execute(statement)
 
 
-def record(*, session: Session, listing_uid: str, kind: str, visitor: str, viewer_uid: str | None, today: date) -> bool:
+def record(*, session: Session, listing_uid: str, kind: str, visitor: str, actor: Actor | None, today: date) -> bool:
     """Count one ``kind`` ("view", "whatsapp", "call") of a public listing; True if it was counted.
 
     Not counted: a listing that is not published, its owner, staff
     (administrador, secretaria), and a visitor already counted today for this
-    listing and kind. ``visitor`` is the keyed client hash, never an address.
-    Commits.
+    listing and kind. ``visitor`` is the keyed client hash, never an address;
+    ``actor`` the signed-in caller (None when anonymous), whose profile is read
+    from the database. Commits.
     """
     column = KIND_COLUMNS.get(kind)
     if column is None:
@@ -90,10 +92,10 @@ def record(*, session: Session, listing_uid: str, kind: str, visitor: str, viewe
     listing: Any = session.exec(select(Listing.owner_uid, Listing.status).where(Listing.uid == listing_uid)).first()
     if listing is None or listing.status != ListingStatus.PUBLICADA:
         return False
-    if viewer_uid:
-        if viewer_uid == listing.owner_uid:
+    if actor is not None:
+        if actor.uid == listing.owner_uid:
             return False
-        if session.exec(select(User.profile_uid).where(User.uid == viewer_uid)).first() in STAFF_PROFILES:
+        if session.exec(select(User.profile_uid).where(User.uid == actor.uid)).first() in STAFF_PROFILES:
             return False
     if _counted_before(kind=kind, listing_uid=listing_uid, visitor=visitor, today=today):
         return False

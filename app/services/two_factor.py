@@ -312,7 +312,7 @@ def reset_own_with_recovery_code(
         _accept(session, actor.uid, code, allow_totp=False)
         _delete_factor(session, actor.uid)
         sessions.restart_second_factor(session=session, user_uid=actor.uid, token_hash=token_hash)
-        _audit(session, actor_uid=actor.uid, user_uid=actor.uid)
+        _audit(session, actor=actor, user_uid=actor.uid)
         subject, body = mail.second_factor_reset()
         send_after_commit(tx, to=actor.email, subject=subject, body=body)
     log.warning("second factor reset by its owner with a recovery code: user %s from client %s", actor.uid, client_hash)
@@ -334,7 +334,7 @@ def reset_second_factor(*, session: Session, actor: Actor, user_uid: str) -> Non
     with transaction(session) as tx:
         _delete_factor(session, user.uid)
         sessions.revoke_user_sessions(session=session, user_uid=user.uid)
-        _audit(session, actor_uid=actor.uid, user_uid=user.uid)
+        _audit(session, actor=actor, user_uid=user.uid)
         subject, body = mail.second_factor_reset()
         send_after_commit(tx, to=user.email, subject=subject, body=body)
     log.warning("second factor of user %s reset by %s", user.uid, actor.uid)
@@ -345,10 +345,10 @@ def _delete_factor(session: Session, user_uid: str) -> None:
     session.exec(delete(StaffSecondFactor).where(col(StaffSecondFactor.user_uid) == user_uid))
 
 
-def _audit(session: Session, *, actor_uid: str, user_uid: str) -> None:
+def _audit(session: Session, *, actor: Actor, user_uid: str) -> None:
     audit.record(
         session,
-        actor_uid=actor_uid,
+        actor_uid=actor.uid,
         action=AUDIT_ACTION,
         entity=AUDIT_ENTITY,
         entity_uid=user_uid,

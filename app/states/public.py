@@ -96,7 +96,7 @@ def _count(listing_uid: str, kind: str, visitor: str, token_hash: str) -> None:
                 listing_uid=listing_uid,
                 kind=kind,
                 visitor=visitor,
-                viewer_uid=check.actor.uid if check.actor else None,
+                actor=check.actor,
                 today=listings.clock().today,
             )
     except Exception as exc:  # a statistic is never worth a broken page

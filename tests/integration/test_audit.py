@@ -66,7 +66,7 @@ def test_entries_are_listed_newest_first_and_filtered_by_person_entity_and_day(d
     )
 
     def entries(**query):
-        return audit.list_entries(session=db, viewer_uid=admin.uid, query=TableQuery(**query))
+        return audit.list_entries(session=db, actor=actor_of(admin), query=TableQuery(**query))
 
     everything = entries()
     assert everything.total == 4 and everything.rows[-1].entity_uid == "u2"
@@ -79,4 +79,4 @@ def test_entries_are_listed_newest_first_and_filtered_by_person_entity_and_day(d
     assert entries(search="dos@example.cl").rows[0].actor == "dos@example.cl"
     assert entries(search="nadie@example.cl").total == 0
     with pytest.raises(ForbiddenError):
-        audit.list_entries(session=db, viewer_uid=first.uid, query=TableQuery())  # a secretary
+        audit.list_entries(session=db, actor=actor_of(first), query=TableQuery())  # a secretary

@@ -38,7 +38,7 @@ from app.services.staff.catalogues import (
     update_entry,
 )
 from app.services.staff.shared import TableQuery
-from tests.factories import make_listing, make_owner, make_staff, tier_of
+from tests.factories import actor_of, claiming_staff, make_listing, make_owner, make_staff, tier_of
 
 
 @pytest.fixture
@@ -68,13 +68,13 @@ def _service_in_use(db, name: str = "Masajes") -> AdvertiserService:
 
 
 def test_an_administrator_creates_edits_and_deletes_an_entry_each_write_audited(db, admin):
-    created = create_entry(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, data={"name": " Cena "})
+    created = create_entry(session=db, actor=actor_of(admin), catalogue=ADVERTISER_SERVICES, data={"name": " Cena "})
     assert created["name"] == "Cena"
     update_entry(
-        session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, uid=created["uid"], data={"name": "Cenas"}
+        session=db, actor=actor_of(admin), catalogue=ADVERTISER_SERVICES, uid=created["uid"], data={"name": "Cenas"}
     )
     assert db.get(AdvertiserService, created["uid"]).name == "Cenas"
-    delete_entry(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, uid=created["uid"])
+    delete_entry(session=db, actor=actor_of(admin), catalogue=ADVERTISER_SERVICES, uid=created["uid"])
     assert db.get(AdvertiserService, created["uid"]) is None
     entries = db.exec(select(AuditEntry).where(AuditEntry.entity_uid == created["uid"])).all()
     by_action = {entry.action: entry for entry in entries}
@@ -90,17 +90,23 @@ def test_the_secretary_and_other_profiles_are_refused_by_the_service(db, secreta
     service = _service_in_use(db)
     for caller in (secretary.uid, owner.uid, "", None):
         with pytest.raises(ForbiddenError):
-            list_entries(session=db, actor_uid=caller, catalogue=TIERS, query=TableQuery())
+            list_entries(session=db, actor=claiming_staff(caller), catalogue=TIERS, query=TableQuery())
         with pytest.raises(ForbiddenError):
-            create_entry(session=db, actor_uid=caller, catalogue=ADVERTISER_TYPES, data={"name": "Independiente"})
-        with pytest.raises(ForbiddenError):
-            update_entry(
-                session=db, actor_uid=caller, catalogue=ADVERTISER_SERVICES, uid=service.uid, data={"name": "X"}
+            create_entry(
+                session=db, actor=claiming_staff(caller), catalogue=ADVERTISER_TYPES, data={"name": "Independiente"}
             )
         with pytest.raises(ForbiddenError):
-            delete_entry(session=db, actor_uid=caller, catalogue=ADVERTISER_SERVICES, uid=service.uid)
+            update_entry(
+                session=db,
+                actor=claiming_staff(caller),
+                catalogue=ADVERTISER_SERVICES,
+                uid=service.uid,
+                data={"name": "X"},
+            )
         with pytest.raises(ForbiddenError):
-            reorder_tiers(session=db, actor_uid=caller, ordered_uids=[])
+            delete_entry(session=db, actor=claiming_staff(caller), catalogue=ADVERTISER_SERVICES, uid=service.uid)
+        with pytest.raises(ForbiddenError):
+            reorder_tiers(session=db, actor=claiming_staff(caller), ordered_uids=[])
     assert db.get(AdvertiserService, service.uid).name == "Masajes"
     assert db.exec(select(AuditEntry)).all() == []
 
@@ -108,7 +114,7 @@ def test_the_secretary_and_other_profiles_are_refused_by_the_service(db, secreta
 def test_an_entry_in_use_is_not_deleted_and_the_message_says_where(db, admin):
     service = _service_in_use(db)
     with pytest.raises(ConflictError, match=r"^Este servicio está en 1 publicación\.$"):
-        delete_entry(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, uid=service.uid)
+        delete_entry(session=db, actor=actor_of(admin), catalogue=ADVERTISER_SERVICES, uid=service.uid)
     owner = make_owner(db, "otra@example.cl")
     platino = tier_of(db, "platino")
     used_before = db.exec(select(Listing).where(Listing.tier_uid == platino.uid)).all()
@@ -118,7 +124,7 @@ def test_an_entry_in_use_is_not_deleted_and_the_message_says_where(db, admin):
     db.add(lifted)
     db.commit()
     with pytest.raises(ConflictError, match=rf"^Esta categoría la usan {len(used_before) + 2} publicaciones\.$"):
-        delete_entry(session=db, actor_uid=admin.uid, catalogue=TIERS, uid=platino.uid)
+        delete_entry(session=db, actor=actor_of(admin), catalogue=TIERS, uid=platino.uid)
     upgrade_service = AppService(name="Subir", price_clp=5000, duration_days=7, effect=UpgradeEffect.BUMP)
     db.add(upgrade_service)
     db.commit()
@@ -134,9 +140,9 @@ def test_an_entry_in_use_is_not_deleted_and_the_message_says_where(db, admin):
         )
     db.commit()
     with pytest.raises(ConflictError, match=r"^Este servicio está en 2 mejoras\.$"):
-        delete_entry(session=db, actor_uid=admin.uid, catalogue=APP_SERVICES, uid=upgrade_service.uid)
+        delete_entry(session=db, actor=actor_of(admin), catalogue=APP_SERVICES, uid=upgrade_service.uid)
     with pytest.raises(ConflictError, match="perfiles fijos"):
-        delete_entry(session=db, actor_uid=admin.uid, catalogue=PROFILES, uid="secretaria")
+        delete_entry(session=db, actor=actor_of(admin), catalogue=PROFILES, uid="secretaria")
     db.rollback()
     assert db.get(AdvertiserService, service.uid) is not None and db.get(Tier, platino.uid) is not None
     assert db.exec(select(AuditEntry)).all() == []
@@ -144,16 +150,16 @@ def test_an_entry_in_use_is_not_deleted_and_the_message_says_where(db, admin):
 
 def test_profiles_are_created_labelled_and_deleted_when_nobody_holds_them(db, admin):
     created = create_entry(
-        session=db, actor_uid=admin.uid, catalogue=PROFILES, data={"uid": "moderador", "label": "Moderación"}
+        session=db, actor=actor_of(admin), catalogue=PROFILES, data={"uid": "moderador", "label": "Moderación"}
     )
     assert created["name"] == "moderador"
-    update_entry(session=db, actor_uid=admin.uid, catalogue=PROFILES, uid="moderador", data={"label": "Moderadora"})
+    update_entry(session=db, actor=actor_of(admin), catalogue=PROFILES, uid="moderador", data={"label": "Moderadora"})
     assert db.get(Profile, "moderador").label == "Moderadora"
     make_staff(db, "mod@example.cl", "moderador")
     with pytest.raises(ConflictError, match=r"^Este perfil lo tiene 1 usuario\.$"):
-        delete_entry(session=db, actor_uid=admin.uid, catalogue=PROFILES, uid="moderador")
+        delete_entry(session=db, actor=actor_of(admin), catalogue=PROFILES, uid="moderador")
     with pytest.raises(InvalidInputError) as clash:
-        create_entry(session=db, actor_uid=admin.uid, catalogue=PROFILES, data={"uid": "moderador", "label": "Otra"})
+        create_entry(session=db, actor=actor_of(admin), catalogue=PROFILES, data={"uid": "moderador", "label": "Otra"})
     assert clash.value.field == "uid"
 
 
@@ -180,7 +186,7 @@ def test_forms_answer_with_a_spanish_message_for_the_field(db, admin):
     ]
     for catalogue, data, field, message in cases:
         with pytest.raises(InvalidInputError) as refused:
-            create_entry(session=db, actor_uid=admin.uid, catalogue=catalogue, data=data)
+            create_entry(session=db, actor=actor_of(admin), catalogue=catalogue, data=data)
         assert refused.value.field == field, (catalogue, data)
         assert message in refused.value.message
     assert db.exec(select(AuditEntry)).all() == []
@@ -190,7 +196,7 @@ def test_a_tier_upgrade_service_keeps_its_tier_and_other_effects_drop_it(db, adm
     ruby = tier_of(db, "ruby")
     upgrade = create_entry(
         session=db,
-        actor_uid=admin.uid,
+        actor=actor_of(admin),
         catalogue=APP_SERVICES,
         data={
             "name": "Sube a Ruby",
@@ -201,10 +207,12 @@ def test_a_tier_upgrade_service_keeps_its_tier_and_other_effects_drop_it(db, adm
         },
     )
     assert upgrade["tier_uid"] == ruby.uid and upgrade["tier"] == "Ruby" and upgrade["effect"] == "nivel"
-    assert catalogues.get_entry(session=db, actor_uid=admin.uid, catalogue=APP_SERVICES, uid=upgrade["uid"]) == upgrade
+    assert (
+        catalogues.get_entry(session=db, actor=actor_of(admin), catalogue=APP_SERVICES, uid=upgrade["uid"]) == upgrade
+    )
     bump = create_entry(
         session=db,
-        actor_uid=admin.uid,
+        actor=actor_of(admin),
         catalogue=APP_SERVICES,
         data={"name": "Subir", "price_clp": "990", "duration_days": "1", "effect": "subir", "tier_uid": ruby.uid},
     )
@@ -230,7 +238,7 @@ def test_reordering_the_tiers_rewrites_every_listing_rank_in_one_statement(db, a
     draft = make_listing(db, owner, name="B", status="borrador", tier="ruby")
     statements, stop = _count_listing_updates(get_engine())
     try:
-        reorder_tiers(session=db, actor_uid=admin.uid, ordered_uids=[platino.uid, diamante.uid, ruby.uid, chicas.uid])
+        reorder_tiers(session=db, actor=actor_of(admin), ordered_uids=[platino.uid, diamante.uid, ruby.uid, chicas.uid])
     finally:
         stop()
     assert len(statements) == 1
@@ -240,14 +248,14 @@ def test_reordering_the_tiers_rewrites_every_listing_rank_in_one_statement(db, a
     moved = db.exec(select(AuditEntry).where(AuditEntry.action == "ordenar")).all()
     assert {entry.entity_uid for entry in moved} == {platino.uid, diamante.uid, ruby.uid}
     with pytest.raises(InvalidInputError):
-        reorder_tiers(session=db, actor_uid=admin.uid, ordered_uids=[platino.uid, diamante.uid])
+        reorder_tiers(session=db, actor=actor_of(admin), ordered_uids=[platino.uid, diamante.uid])
 
 
 def test_moving_a_tier_up_swaps_it_with_the_one_above(db, admin):
     owner = make_owner(db, "duena@example.cl")
     listing = make_listing(db, owner, tier="ruby")
-    catalogues.move_tier(session=db, actor_uid=admin.uid, uid=tier_of(db, "ruby").uid, step=-1)
-    tiers = list_entries(session=db, actor_uid=admin.uid, catalogue=TIERS, query=TableQuery())
+    catalogues.move_tier(session=db, actor=actor_of(admin), uid=tier_of(db, "ruby").uid, step=-1)
+    tiers = list_entries(session=db, actor=actor_of(admin), catalogue=TIERS, query=TableQuery())
     assert [row["slug"] for row in tiers.rows] == ["ruby", "diamante", "platino", "chicas-del-dia"]
     db.expire_all()
     assert db.get(Listing, listing.uid).tier_rank == 1
@@ -258,7 +266,7 @@ def test_editing_a_tier_display_order_rewrites_ranks_with_the_edit(db, admin):
     listing = make_listing(db, owner, tier="chicas-del-dia")
     chicas = tier_of(db, "chicas-del-dia")
     data = {"name": chicas.name, "slug": chicas.slug, "display_order": "9", "description": ""}
-    update_entry(session=db, actor_uid=admin.uid, catalogue=TIERS, uid=chicas.uid, data=data)
+    update_entry(session=db, actor=actor_of(admin), catalogue=TIERS, uid=chicas.uid, data=data)
     db.expire_all()
     assert db.get(Listing, listing.uid).tier_rank == 9
     assert db.get(Tier, chicas.uid).display_order == 9
@@ -268,38 +276,41 @@ def test_a_page_of_fifty_rows_searched_and_sorted_on_whitelisted_columns(db, adm
     for i in range(60):
         db.add(AdvertiserService(name=f"Servicio {i:02d}", created_at=utc_now() - timedelta(minutes=i)))
     db.commit()
-    first = list_entries(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery())
+    first = list_entries(session=db, actor=actor_of(admin), catalogue=ADVERTISER_SERVICES, query=TableQuery())
     assert len(first.rows) == 50 and first.total == 60 and first.page_size == 50
-    second = list_entries(session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery(page=2))
+    second = list_entries(session=db, actor=actor_of(admin), catalogue=ADVERTISER_SERVICES, query=TableQuery(page=2))
     assert len(second.rows) == 10 and second.rows[-1]["name"] == "Servicio 59"
     newest = list_entries(
         session=db,
-        actor_uid=admin.uid,
+        actor=actor_of(admin),
         catalogue=ADVERTISER_SERVICES,
         query=TableQuery(sort="name", descending=True, page_size=3),
     )
     assert [row["name"] for row in newest.rows] == ["Servicio 59", "Servicio 58", "Servicio 57"]
     unknown = list_entries(
-        session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery(sort="uid; drop", page_size=1)
+        session=db,
+        actor=actor_of(admin),
+        catalogue=ADVERTISER_SERVICES,
+        query=TableQuery(sort="uid; drop", page_size=1),
     )
     assert unknown.rows[0]["name"] == "Servicio 00"
     found = list_entries(
-        session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery(search="icio 4")
+        session=db, actor=actor_of(admin), catalogue=ADVERTISER_SERVICES, query=TableQuery(search="icio 4")
     )
     assert found.total == 10
     assert (
         list_entries(
-            session=db, actor_uid=admin.uid, catalogue=ADVERTISER_SERVICES, query=TableQuery(search="100%")
+            session=db, actor=actor_of(admin), catalogue=ADVERTISER_SERVICES, query=TableQuery(search="100%")
         ).total
         == 0
     )
-    tiers = list_entries(session=db, actor_uid=admin.uid, catalogue=TIERS, query=TableQuery())
+    tiers = list_entries(session=db, actor=actor_of(admin), catalogue=TIERS, query=TableQuery())
     assert [row["slug"] for row in tiers.rows] == ["diamante", "ruby", "platino", "chicas-del-dia"]
 
 
 def test_an_unknown_catalogue_is_not_found(db, admin):
     with pytest.raises(catalogues.NotFoundError):
-        list_entries(session=db, actor_uid=admin.uid, catalogue="usuarios", query=TableQuery())
+        list_entries(session=db, actor=actor_of(admin), catalogue="usuarios", query=TableQuery())
 
 
 def test_every_sortable_column_of_a_catalogue_page_sorts_in_the_service():

@@ -342,7 +342,7 @@ def test_a_renamed_service_shows_at_the_next_detail_load(site, antonia):
         masajes = session.exec(select(AdvertiserService).where(AdvertiserService.name == "Masajes")).one()
         catalogues.update_entry(
             session=session,
-            actor_uid=admin.uid,
+            actor=actor_of(admin),
             catalogue=catalogues.ADVERTISER_SERVICES,
             uid=masajes.uid,
             data={"name": "Masaje relajante"},

@@ -11,7 +11,7 @@ from app.models import Advertiser, Listing, ListingStatus, ProfileId
 from app.seed import seed
 from app.services.staff import review_queue
 from app.storage.local import LocalStorage
-from tests.factories import make_staff
+from tests.factories import actor_of, make_staff
 from tests.invariants import assert_every_listing_in_review_is_queued
 
 LISTINGS = 600  # enough for the seed's 2 % pendiente to give several
@@ -28,7 +28,7 @@ def test_seeded_demo_data_puts_every_listing_in_review_in_the_queue(db: Session,
     total, _ = review_queue.queue_size(db)
     assert total == in_review  # the overview's "Por revisar" counts every listing in review
     staff = make_staff(db, "revisora@example.cl", ProfileId.SECRETARIA)
-    page = review_queue.list_queue(session=db, viewer_uid=staff.uid)
+    page = review_queue.list_queue(session=db, actor=actor_of(staff))
     assert len(page.items) == min(total, review_queue.PAGE_SIZE)
     assert all(item.identity and item.identity[0].published.startswith("RUT ") for item in page.items)
 

@@ -50,7 +50,7 @@ def _send(db, owner, uid) -> None:
 
 
 def _item(db, staff, listing_uid):
-    page = review_queue.list_queue(session=db, viewer_uid=staff.uid)
+    page = review_queue.list_queue(session=db, actor=actor_of(staff))
     return next(item for item in page.items if item.listing_uid == listing_uid)
 
 
@@ -75,7 +75,7 @@ def _reject(db, staff, storage, uid) -> None:
 
 def _directory_row(db, staff, owner) -> dict:
     """The owner's row as the staff Anunciantes page lists it."""
-    page = staff_directory.list_advertisers(session=db, actor_uid=staff.uid, query=TableQuery())
+    page = staff_directory.list_advertisers(session=db, actor=actor_of(staff), query=TableQuery())
     advertiser_uid = db.exec(select(Advertiser.uid).where(Advertiser.user_uid == owner.uid)).one()
     return next(row for row in page.rows if row["uid"] == advertiser_uid)
 
@@ -128,7 +128,7 @@ def test_a_second_never_sent_draft_saving_step_1_changes_nothing_staff_or_visito
     draft = listing_drafts.load_wizard(session=db, owner_uid=owner.uid, uid=second)
     assert (draft.values["rut"], draft.values["nationality"]) == (NEW_RUT, "Perú")
     assert draft.identity == listing_drafts.IDENTITY_PENDING
-    assert review_queue.list_queue(session=db, viewer_uid=staff.uid).total == 0
+    assert review_queue.list_queue(session=db, actor=actor_of(staff)).total == 0
 
 
 def test_approving_the_listing_sent_with_the_change_applies_it(db, staff, catalogue, storage, published):

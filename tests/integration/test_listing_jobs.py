@@ -22,7 +22,7 @@ from app.models import (
 from app.services import listing_jobs, my_listings
 from app.services.staff import review_queue
 from app.services.users import create_user
-from tests.factories import make_listing, make_owner
+from tests.factories import actor_of, make_listing, make_owner
 from tests.job_loops import first_run
 
 
@@ -110,7 +110,7 @@ def test_an_expiring_listing_drops_its_pending_edit_and_leaves_the_queue_with_a_
     listing = make_listing(db, owner, name="Editada", status="pausada", expires_at=now - timedelta(minutes=1))
     _with_pending_edit(db, listing, now - timedelta(hours=2))
     staff = create_user(session=db, data={"email": "revisora@example.cl", "profile_uid": "secretaria"})
-    assert review_queue.list_queue(session=db, viewer_uid=staff.uid).total == 1
+    assert review_queue.list_queue(session=db, actor=actor_of(staff)).total == 1
 
     assert listing_jobs.expire_listings(session=db, now=now) == 1
     db.refresh(listing)
@@ -118,7 +118,7 @@ def test_an_expiring_listing_drops_its_pending_edit_and_leaves_the_queue_with_a_
     assert listing.revision is None and listing.revision_at is None
     review = db.exec(select(ListingReview).where(ListingReview.listing_uid == listing.uid)).one()
     assert review.decision == ReviewDecision.RECHAZADA and review.decided_at == now and review.reviewer_uid is None
-    assert review_queue.list_queue(session=db, viewer_uid=staff.uid).total == 0
+    assert review_queue.list_queue(session=db, actor=actor_of(staff)).total == 0
     (row,) = my_listings.list_my_listings(session=db, owner_uid=owner.uid, now=now)
     assert row.rejection_reason == listing_jobs.EXPIRED_BEFORE_REVIEW and not row.pending_revision
     assert listing_jobs.EXPIRED_BEFORE_REVIEW.startswith("La publicación venció antes de la revisión.")

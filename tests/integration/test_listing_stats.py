@@ -21,7 +21,7 @@ from app.services.users import create_user
 from app.states import public as public_state
 from app.states.public import DirectoryState
 from tests.abuse import use_storage
-from tests.factories import make_listing, make_owner, open_session
+from tests.factories import actor_of, claiming_staff, make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke
 from tests.waits import wait_for_counts
 
@@ -40,11 +40,11 @@ def _user(db: Session, email: str, profile: ProfileId) -> User:
     return db.get(User, public.uid)
 
 
-def _record(listing_uid: str, kind: str = stats.VIEW, visitor: str = "visitante-1", viewer_uid=None, today=TODAY):
+def _record(listing_uid: str, kind: str = stats.VIEW, visitor: str = "visitante-1", actor=None, today=TODAY):
     """One count through a session of its own, as each request would."""
     with Session(get_engine(), expire_on_commit=False) as session:
         return stats.record(
-            session=session, listing_uid=listing_uid, kind=kind, visitor=visitor, viewer_uid=viewer_uid, today=today
+            session=session, listing_uid=listing_uid, kind=kind, visitor=visitor, actor=actor, today=today
         )
 
 
@@ -80,14 +80,16 @@ def test_the_owner_and_staff_are_never_counted(db):
     secretary = _user(db, "secre@example.cl", ProfileId.SECRETARIA)
     for viewer in (owner, admin, secretary):
         for kind in stats.KIND_COLUMNS:
-            assert _record(listing.uid, kind=kind, visitor=f"de-{viewer.uid}", viewer_uid=viewer.uid) is False
+            assert _record(listing.uid, kind=kind, visitor=f"de-{viewer.uid}", actor=actor_of(viewer)) is False
     assert _rows(listing.uid) == {}
     # Signed-in visitors who are neither count like anyone else.
     client = _user(db, "cliente@example.cl", ProfileId.CLIENTE)
     other_advertiser = make_owner(db, "otra@example.cl")
-    assert _record(listing.uid, visitor="a", viewer_uid=client.uid) is True
-    assert _record(listing.uid, visitor="b", viewer_uid=other_advertiser.uid) is True
-    assert _rows(listing.uid) == {TODAY: (2, 0, 0)}
+    assert _record(listing.uid, visitor="a", actor=actor_of(client)) is True
+    assert _record(listing.uid, visitor="b", actor=actor_of(other_advertiser)) is True
+    # A claimed staff profile is not believed: the database says who is staff.
+    assert _record(listing.uid, visitor="c", actor=claiming_staff(client.uid)) is True
+    assert _rows(listing.uid) == {TODAY: (3, 0, 0)}
 
 
 def test_only_published_listings_are_counted(db):

@@ -270,7 +270,7 @@ def test_the_owner_resuming_a_listing_whose_time_ran_out_expires_it_as_the_clock
             listing_jobs.EXPIRED_BEFORE_REVIEW,
             None,
         )
-    assert review_queue.list_queue(session=db, viewer_uid=staff.uid).total == 0
+    assert review_queue.list_queue(session=db, actor=actor_of(staff)).total == 0
 
 
 def test_the_same_notice_twice_is_sent_once(db, mailbox, owner):

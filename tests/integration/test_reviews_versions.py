@@ -58,7 +58,7 @@ def _sent(db, owner, catalogue, storage) -> str:
 
 def _item(db, staff, listing_uid):
     assert_every_listing_in_review_is_queued(db)
-    page = review_queue.list_queue(session=db, viewer_uid=staff.uid)
+    page = review_queue.list_queue(session=db, actor=actor_of(staff))
     return next(item for item in page.items if item.listing_uid == listing_uid)
 
 

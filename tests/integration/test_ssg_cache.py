@@ -149,7 +149,7 @@ def test_a_tier_reorder_changes_the_order_at_once(site):
     with Session(get_engine()) as session:
         order = list(session.exec(select(Tier.uid, Tier.slug).order_by(Tier.display_order)))
         platino_first = [uid for uid, slug in order if slug == "platino"] + [u for u, s in order if s != "platino"]
-        catalogues.reorder_tiers(session=session, actor_uid=people["admin"].uid, ordered_uids=platino_first)
+        catalogues.reorder_tiers(session=session, actor=actor_of(people["admin"]), ordered_uids=platino_first)
     page = _city(client)
     assert page.index("Bernarda") < page.index("Antonia")
 

@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 from app.core.errors import ConflictError, ForbiddenError, InvalidInputError
 from app.models import Advertiser, AuditEntry, ProfileId
 from app.services.staff import directory as staff_directory
-from tests.factories import make_listing, make_owner, make_staff
+from tests.factories import actor_of, claiming_staff, make_listing, make_owner, make_staff
 
 
 @pytest.fixture
@@ -38,27 +38,31 @@ def test_staff_create_the_record_of_an_advertiser_account_that_has_none(db):
         (client.email, "No hay una cuenta de anunciante con ese correo."),
     ):
         with pytest.raises(InvalidInputError, match=message) as refused:
-            staff_directory.create_advertiser(session=db, actor_uid=secretary.uid, data={**IDENTITY, "email": email})
+            staff_directory.create_advertiser(session=db, actor=actor_of(secretary), data={**IDENTITY, "email": email})
         assert refused.value.field == "email"
     with pytest.raises(InvalidInputError) as minor:
         staff_directory.create_advertiser(
             session=db,
-            actor_uid=secretary.uid,
+            actor=actor_of(secretary),
             data={**IDENTITY, "email": owner.email, "birth_date": f"{date.today().year - 17}/01/01"},
         )
     assert minor.value.field == "birth_date"
     assert db.exec(select(Advertiser)).all() == [] and db.exec(select(AuditEntry)).all() == []
 
     uid = staff_directory.create_advertiser(
-        session=db, actor_uid=secretary.uid, data={**IDENTITY, "email": " SIN.FICHA@example.cl "}
+        session=db, actor=actor_of(secretary), data={**IDENTITY, "email": " SIN.FICHA@example.cl "}
     )
     stored = db.get(Advertiser, uid)
     assert (stored.user_uid, stored.rut, stored.birth_date) == (owner.uid, "12.345.678-5", date(1995, 4, 3))
     assert db.exec(select(AuditEntry.action).where(AuditEntry.entity_uid == uid)).all() == ["crear"]
     with pytest.raises(InvalidInputError, match="ya tiene su ficha"):
-        staff_directory.create_advertiser(session=db, actor_uid=secretary.uid, data={**IDENTITY, "email": owner.email})
+        staff_directory.create_advertiser(
+            session=db, actor=actor_of(secretary), data={**IDENTITY, "email": owner.email}
+        )
     with pytest.raises(ForbiddenError):
-        staff_directory.create_advertiser(session=db, actor_uid=owner.uid, data={**IDENTITY, "email": owner.email})
+        staff_directory.create_advertiser(
+            session=db, actor=claiming_staff(owner.uid), data={**IDENTITY, "email": owner.email}
+        )
 
 
 @pytest.mark.parametrize("status", ["publicada", "pausada", "pendiente"])
@@ -70,11 +74,11 @@ def test_the_record_behind_a_live_listing_is_not_deleted(db, status):
     db.commit()
     listing = make_listing(db, owner, status=status)
     with pytest.raises(ConflictError, match=r"^Tiene 1 publicación publicada, pausada o en revisión"):
-        staff_directory.delete_advertiser(session=db, actor_uid=admin.uid, uid=advertiser.uid)
+        staff_directory.delete_advertiser(session=db, actor=actor_of(admin), uid=advertiser.uid)
     db.rollback()
     assert db.get(Advertiser, advertiser.uid) is not None
     listing.status = "expirada"
     db.add(listing)
     db.commit()
-    staff_directory.delete_advertiser(session=db, actor_uid=admin.uid, uid=advertiser.uid)
+    staff_directory.delete_advertiser(session=db, actor=actor_of(admin), uid=advertiser.uid)
     assert db.get(Advertiser, advertiser.uid) is None

@@ -68,11 +68,11 @@ def _entries(db, action: str) -> list[AuditEntry]:
 
 
 def _listings(db, caller, **query):
-    return staff_listings.list_listings(session=db, actor_uid=caller.uid, query=TableQuery(**query))
+    return staff_listings.list_listings(session=db, actor=actor_of(caller), query=TableQuery(**query))
 
 
 def _advertisers(db, caller, **query):
-    return staff_directory.list_advertisers(session=db, actor_uid=caller.uid, query=TableQuery(**query))
+    return staff_directory.list_advertisers(session=db, actor=actor_of(caller), query=TableQuery(**query))
 
 
 def test_staff_see_listings_in_every_status_filtered_and_searched(db, secretary):
@@ -112,14 +112,14 @@ def test_non_staff_are_refused_and_the_secretary_cannot_delete(db, secretary, tm
     listing = _published(db, owner)
     for caller in (owner.uid, "", None):
         with pytest.raises(ForbiddenError):
-            staff_listings.list_listings(session=db, actor_uid=caller, query=TableQuery())
+            staff_listings.list_listings(session=db, actor=claiming_staff(caller), query=TableQuery())
         with pytest.raises(ForbiddenError):
             staff_listings.unpublish_listing(session=db, actor=claiming_staff(caller), uid=listing.uid, reason="x")
         with pytest.raises(ForbiddenError):
-            staff_directory.list_advertisers(session=db, actor_uid=caller, query=TableQuery())
+            staff_directory.list_advertisers(session=db, actor=claiming_staff(caller), query=TableQuery())
     with pytest.raises(ForbiddenError):
         staff_listings.delete_listing(
-            session=db, storage=LocalStorage(tmp_path), actor_uid=secretary.uid, uid=listing.uid
+            session=db, storage=LocalStorage(tmp_path), actor=actor_of(secretary), uid=listing.uid
         )
     assert db.get(Listing, listing.uid) is not None
     assert db.exec(select(AuditEntry)).all() == []
@@ -220,8 +220,8 @@ def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, a
     listing_photos.add_photo(
         session=db, storage=storage, owner_uid=owner.uid, uid=edited_then_fixed.uid, data=jpeg_with_gps()
     )
-    values = staff_listings.listing_form_values(session=db, actor_uid=admin.uid, uid=edited_then_fixed.uid)
-    staff_listings.update_listing(session=db, actor_uid=admin.uid, uid=edited_then_fixed.uid, data=values)
+    values = staff_listings.listing_form_values(session=db, actor=actor_of(admin), uid=edited_then_fixed.uid)
+    staff_listings.update_listing(session=db, actor=actor_of(admin), uid=edited_then_fixed.uid, data=values)
     for listing in (edited, with_photo, new_cover, edited_then_fixed):
         with pytest.raises(ConflictError, match="El anunciante cambió la publicación después de despublicarla"):
             staff_listings.republish_listing(session=db, actor=actor_of(admin), uid=listing.uid)
@@ -230,9 +230,9 @@ def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, a
     assert _entries(db, "republicar") == []
     # Staff's own fix after the take-down does not stop them republishing.
     fixed = _taken_down(db, secretary, owner, "Arreglada")
-    values = staff_listings.listing_form_values(session=db, actor_uid=admin.uid, uid=fixed.uid)
+    values = staff_listings.listing_form_values(session=db, actor=actor_of(admin), uid=fixed.uid)
     staff_listings.update_listing(
-        session=db, actor_uid=admin.uid, uid=fixed.uid, data={**values, "phone": "+56 9 7777 6666"}
+        session=db, actor=actor_of(admin), uid=fixed.uid, data={**values, "phone": "+56 9 7777 6666"}
     )
     staff_listings.republish_listing(session=db, actor=actor_of(secretary), uid=fixed.uid)
     db.expire_all()
@@ -245,7 +245,7 @@ def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, a
 def test_staff_do_not_edit_over_an_owner_edit_waiting_for_review(db, secretary):
     owner = make_owner(db, "duena@example.cl")
     listing = _published(db, owner)
-    values = staff_listings.listing_form_values(session=db, actor_uid=secretary.uid, uid=listing.uid)
+    values = staff_listings.listing_form_values(session=db, actor=actor_of(secretary), uid=listing.uid)
     listing_drafts.save_step(
         session=db, owner_uid=owner.uid, uid=listing.uid, step=8, values={"phone": "+56 9 5555 4444", "whatsapp": ""}
     )
@@ -253,7 +253,7 @@ def test_staff_do_not_edit_over_an_owner_edit_waiting_for_review(db, secretary):
     db.commit()
     with pytest.raises(ConflictError, match="Tiene cambios del anunciante esperando revisión"):
         staff_listings.update_listing(
-            session=db, actor_uid=secretary.uid, uid=listing.uid, data={**values, "phone": "+56 9 7777 6666"}
+            session=db, actor=actor_of(secretary), uid=listing.uid, data={**values, "phone": "+56 9 7777 6666"}
         )
     db.rollback()
     db.expire_all()
@@ -264,16 +264,16 @@ def test_staff_do_not_edit_over_an_owner_edit_waiting_for_review(db, secretary):
 def test_staff_edit_a_listing_with_the_wizard_rules_and_the_edit_is_audited(db, secretary):
     owner = make_owner(db, "duena@example.cl")
     listing = _published(db, owner, commune="Providencia")
-    values = staff_listings.listing_form_values(session=db, actor_uid=secretary.uid, uid=listing.uid)
+    values = staff_listings.listing_form_values(session=db, actor=actor_of(secretary), uid=listing.uid)
     assert values["city_slug"] == "santiago-de-chile" and values["tier_uid"] == tier_of(db, "platino").uid
     with pytest.raises(InvalidInputError) as bad:
         staff_listings.update_listing(
-            session=db, actor_uid=secretary.uid, uid=listing.uid, data={**values, "age": "17"}
+            session=db, actor=actor_of(secretary), uid=listing.uid, data={**values, "age": "17"}
         )
     assert bad.value.field == "age"
     diamante = tier_of(db, "diamante")
     changed = {**values, "display_name": "Valentina Rosa", "phone": "912345679", "tier_uid": diamante.uid}
-    staff_listings.update_listing(session=db, actor_uid=secretary.uid, uid=listing.uid, data=changed)
+    staff_listings.update_listing(session=db, actor=actor_of(secretary), uid=listing.uid, data=changed)
     db.expire_all()
     stored = db.get(Listing, listing.uid)
     assert (stored.display_name, stored.name_slug, stored.phone) == (
@@ -290,7 +290,7 @@ def test_staff_edit_a_listing_with_the_wizard_rules_and_the_edit_is_audited(db, 
 def test_an_administrator_deletes_a_listing_and_the_deletion_is_audited(db, admin, tmp_path):
     owner = make_owner(db, "duena@example.cl")
     listing = _published(db, owner, photos=0)
-    staff_listings.delete_listing(session=db, storage=LocalStorage(tmp_path), actor_uid=admin.uid, uid=listing.uid)
+    staff_listings.delete_listing(session=db, storage=LocalStorage(tmp_path), actor=actor_of(admin), uid=listing.uid)
     assert db.get(Listing, listing.uid) is None
     [deleted] = _entries(db, "eliminar")
     assert deleted.entity == "publicacion" and json.loads(deleted.before_json)["uid"] == listing.uid
@@ -305,13 +305,13 @@ def test_an_administrator_deletes_a_reported_listing_and_the_report_stays_for_th
     db.add(report)
     db.commit()
     assert list(tmp_path.rglob("*.webp"))
-    staff_listings.delete_listing(session=db, storage=storage, actor_uid=admin.uid, uid=listing.uid)
+    staff_listings.delete_listing(session=db, storage=storage, actor=actor_of(admin), uid=listing.uid)
     db.expire_all()
     assert db.get(Listing, listing.uid) is None
     assert not list(tmp_path.rglob("*.webp"))
     stored = db.get(Report, report.uid)
     assert stored.listing_uid is None and f"«Reportada» ({listing.uid})" in stored.staff_notes
-    [row] = staff_reports.list_reports(session=db, actor_uid=admin.uid, query=TableQuery()).rows
+    [row] = staff_reports.list_reports(session=db, actor=actor_of(admin), query=TableQuery()).rows
     assert (row.listing_name, row.listing_url) == ("", "") and "Se eliminó la publicación" in row.staff_notes
 
 
@@ -349,8 +349,10 @@ def test_staff_see_advertisers_private_fields_and_edit_them(db, secretary, admin
         "verified": "true",
         "type_uid": kind.uid,
     }
-    staff_directory.update_advertiser(session=db, actor_uid=secretary.uid, uid=first.uid, data=data)
-    assert staff_directory.get_advertiser(session=db, actor_uid=secretary.uid, uid=first.uid)["type"] == "Independiente"
+    staff_directory.update_advertiser(session=db, actor=actor_of(secretary), uid=first.uid, data=data)
+    assert (
+        staff_directory.get_advertiser(session=db, actor=actor_of(secretary), uid=first.uid)["type"] == "Independiente"
+    )
     db.expire_all()
     stored = db.get(Advertiser, first.uid)
     assert (stored.display_name, stored.rut, stored.birth_date, stored.verified, stored.type_uid) == (
@@ -363,12 +365,12 @@ def test_staff_see_advertisers_private_fields_and_edit_them(db, secretary, admin
     for field, value in (("rut", "12.345.678-9"), ("birth_date", "2015/01/01"), ("type_uid", "nada")):
         with pytest.raises(InvalidInputError) as refused:
             staff_directory.update_advertiser(
-                session=db, actor_uid=secretary.uid, uid=first.uid, data={**data, field: value}
+                session=db, actor=actor_of(secretary), uid=first.uid, data={**data, field: value}
             )
         assert refused.value.field == field
     with pytest.raises(ForbiddenError):
-        staff_directory.delete_advertiser(session=db, actor_uid=secretary.uid, uid=first.uid)
-    staff_directory.delete_advertiser(session=db, actor_uid=admin.uid, uid=first.uid)
+        staff_directory.delete_advertiser(session=db, actor=actor_of(secretary), uid=first.uid)
+    staff_directory.delete_advertiser(session=db, actor=actor_of(admin), uid=first.uid)
     assert db.get(Advertiser, first.uid) is None
     assert [e.action for e in db.exec(select(AuditEntry).where(AuditEntry.entity == "profesor"))] in (
         ["editar", "eliminar"],
@@ -381,23 +383,23 @@ def test_agencies_are_the_administrators_and_one_with_advertisers_stays(db, admi
     db.add(category)
     db.commit()
     with pytest.raises(ForbiddenError):
-        staff_directory.list_agencies(session=db, actor_uid=secretary.uid, query=TableQuery())
+        staff_directory.list_agencies(session=db, actor=actor_of(secretary), query=TableQuery())
     with pytest.raises(ForbiddenError):
-        staff_directory.create_agency(session=db, actor_uid=secretary.uid, data={"name": "X"})
+        staff_directory.create_agency(session=db, actor=actor_of(secretary), data={"name": "X"})
     with pytest.raises(InvalidInputError) as bad:
-        staff_directory.create_agency(session=db, actor_uid=admin.uid, data={"name": "X", "email": "no"})
+        staff_directory.create_agency(session=db, actor=actor_of(admin), data={"name": "X", "email": "no"})
     assert bad.value.field == "email"
     uid = staff_directory.create_agency(
-        session=db, actor_uid=admin.uid, data={"name": "Agencia Sur", "category_uid": category.uid, "email": "A@B.CL"}
+        session=db, actor=actor_of(admin), data={"name": "Agencia Sur", "category_uid": category.uid, "email": "A@B.CL"}
     )
-    stored = staff_directory.get_agency(session=db, actor_uid=admin.uid, uid=uid)
+    stored = staff_directory.get_agency(session=db, actor=actor_of(admin), uid=uid)
     assert (stored["category"], stored["email"]) == ("Grande", "a@b.cl")
-    staff_directory.update_agency(session=db, actor_uid=admin.uid, uid=uid, data={"name": "Agencia Norte"})
-    page = staff_directory.list_agencies(session=db, actor_uid=admin.uid, query=TableQuery(search="norte"))
+    staff_directory.update_agency(session=db, actor=actor_of(admin), uid=uid, data={"name": "Agencia Norte"})
+    page = staff_directory.list_agencies(session=db, actor=actor_of(admin), query=TableQuery(search="norte"))
     assert page.rows[0]["name"] == "Agencia Norte" and page.rows[0]["category"] == ""
     _advertiser(db, "una@example.cl", agency_uid=uid)
     with pytest.raises(ConflictError, match=r"^Esta agencia tiene 1 anunciante\.$"):
-        staff_directory.delete_agency(session=db, actor_uid=admin.uid, uid=uid)
+        staff_directory.delete_agency(session=db, actor=actor_of(admin), uid=uid)
     db.rollback()
     assert db.get(Agency, uid) is not None
     assert {e.action for e in db.exec(select(AuditEntry).where(AuditEntry.entity == "agencia"))} == {"crear", "editar"}

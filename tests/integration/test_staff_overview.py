@@ -29,7 +29,7 @@ from app.services.staff import review_queue
 from app.services.staff.overview import RECENT_REPORTS, bars, staff_overview, time_ago
 from app.services.users import create_user
 from app.states.staff.overview import StaffOverviewState
-from tests.factories import make_listing, make_owner, open_session
+from tests.factories import actor_of, claiming_staff, make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke
 
 
@@ -130,7 +130,7 @@ def _figures(chart) -> list[tuple[str, int]]:
 
 
 def test_the_overview_counts_the_directory(db, admin, directory):
-    overview = staff_overview(session=db, viewer_uid=admin.uid, now=directory)
+    overview = staff_overview(session=db, actor=actor_of(admin), now=directory)
     assert _figures(overview.by_status) == [
         ("Borrador", 2),
         ("En revisión", 2),
@@ -148,13 +148,13 @@ def test_the_overview_counts_the_directory(db, admin, directory):
     assert [bar.percent for bar in overview.by_tier] == [33, 100, 67, 0]
     # Two listings and one verification request: the queue page's own total.
     assert overview.queue_size == 3 and overview.queue_oldest_age == "hace 3 horas"
-    assert overview.queue_size == review_queue.list_queue(session=db, viewer_uid=admin.uid, now=directory).total
+    assert overview.queue_size == review_queue.list_queue(session=db, actor=actor_of(admin), now=directory).total
     assert overview.pending_verifications == 1 and overview.pending_upgrades == 1
     assert overview.new_reports == 3 and overview.urgent_new_reports == 1
 
 
 def test_the_key_figures_say_how_old_the_queue_is_and_where_to_act(db, admin, directory):
-    headlines = {h.label: h for h in staff_overview(session=db, viewer_uid=admin.uid, now=directory).headlines}
+    headlines = {h.label: h for h in staff_overview(session=db, actor=actor_of(admin), now=directory).headlines}
     assert headlines["Publicaciones"].figure == "13"
     assert headlines["Publicaciones"].note == "6 publicadas en 3 ciudades"
     queue = headlines["Por revisar"]
@@ -169,7 +169,7 @@ def test_the_key_figures_say_how_old_the_queue_is_and_where_to_act(db, admin, di
 
 
 def test_the_recent_reports_are_the_newest_ten_with_trafficking_and_minors_marked(db, admin, directory):
-    reports = staff_overview(session=db, viewer_uid=admin.uid, now=directory).recent_reports
+    reports = staff_overview(session=db, actor=actor_of(admin), now=directory).recent_reports
     assert len(reports) == RECENT_REPORTS
     assert [r.urgent for r in reports[:4]] == [True, False, True, False]
     assert reports[0].kind_label == "Posible trata de personas o explotación"
@@ -181,7 +181,7 @@ def test_the_recent_reports_are_the_newest_ten_with_trafficking_and_minors_marke
 
 
 def test_an_empty_directory_has_zeros_and_no_queue_age(db, admin):
-    overview = staff_overview(session=db, viewer_uid=admin.uid)
+    overview = staff_overview(session=db, actor=actor_of(admin))
     assert {bar.count for bar in overview.by_status} == {0}
     assert overview.by_city == [] and overview.recent_reports == []
     assert overview.queue_size == 0 and overview.queue_oldest_age == ""
@@ -198,13 +198,13 @@ def test_the_cost_does_not_grow_with_the_listings(db, admin, directory):
     engine = db.get_bind()
     event.listen(engine, "before_cursor_execute", count)
     try:
-        staff_overview(session=db, viewer_uid=admin.uid)
+        staff_overview(session=db, actor=actor_of(admin))
         before = len(statements)
         owner = make_owner(db, "mas@example.cl")
         for i in range(30):
             make_listing(db, owner, name=f"Más {i}", city="osorno", photos=0)
         statements.clear()
-        overview = staff_overview(session=db, viewer_uid=admin.uid)
+        overview = staff_overview(session=db, actor=actor_of(admin))
     finally:
         event.remove(engine, "before_cursor_execute", count)
     assert len(statements) == before
@@ -215,10 +215,10 @@ def test_the_cost_does_not_grow_with_the_listings(db, admin, directory):
 def test_only_an_administrator_sees_the_overview(db, profile):
     caller = _user(db, f"{profile.value}@example.cl", profile)
     with pytest.raises(ForbiddenError):
-        staff_overview(session=db, viewer_uid=caller.uid)
+        staff_overview(session=db, actor=actor_of(caller))
     for nobody in ("", "no-existe", None):
         with pytest.raises(ForbiddenError):
-            staff_overview(session=db, viewer_uid=nobody)
+            staff_overview(session=db, actor=claiming_staff(nobody))
 
 
 def test_a_banned_administrator_is_refused(db):
@@ -227,7 +227,7 @@ def test_a_banned_administrator_is_refused(db):
     db.add(banned)
     db.commit()
     with pytest.raises(ForbiddenError):
-        staff_overview(session=db, viewer_uid=banned.uid)
+        staff_overview(session=db, actor=actor_of(banned))
 
 
 def test_the_page_loader_fills_the_overview_for_an_administrator_and_refuses_a_secretary(db, admin, directory):

@@ -18,7 +18,7 @@ from app.services.reports import create_report
 from app.services.staff import reports as staff_reports
 from app.services.staff.shared import TableQuery
 from app.settings import get_settings
-from tests.factories import make_listing, make_owner, make_staff
+from tests.factories import actor_of, claiming_staff, make_listing, make_owner, make_staff
 from tests.waits import wait_until_sent
 
 MESSAGE = "Creo que la persona del aviso no está trabajando por su propia voluntad."
@@ -45,7 +45,7 @@ def _report(db, kind: str, minutes_ago: int, status: str = "nuevo", **fields) ->
 
 def _reports(session, admin, status: str):
     query = TableQuery(filters={"estado": status}, descending=True)
-    return staff_reports.list_reports(session=session, actor_uid=admin.uid, query=query)
+    return staff_reports.list_reports(session=session, actor=actor_of(admin), query=query)
 
 
 def test_trafficking_and_minor_reports_come_first_then_the_newest(both):
@@ -56,7 +56,7 @@ def test_trafficking_and_minor_reports_come_first_then_the_newest(both):
     consent = _report(both, "sin_consentimiento", 5)
     trata_old = _report(both, "trata", 60, listing_uid=listing.uid, contact="+56 9 1111 2222")
     menor = _report(both, "menor", 30)
-    page = staff_reports.list_reports(session=both, actor_uid=admin.uid, query=TableQuery(descending=True))
+    page = staff_reports.list_reports(session=both, actor=actor_of(admin), query=TableQuery(descending=True))
     assert [row.uid for row in page.rows] == [menor.uid, trata_old.uid, other_new.uid, consent.uid]
     assert page.total == 4
     row = page.rows[1]
@@ -88,12 +88,12 @@ def test_a_state_change_and_a_note_are_one_audited_write(both):
     admin = make_staff(both, "admin@example.cl", ProfileId.ADMINISTRADOR)
     report = _report(both, "trata", 1, contact="testigo@correo.cl")
     row = staff_reports.update_report(
-        session=both, actor_uid=admin.uid, report_uid=report.uid, status="en_revision", note=" Llamé a la PDI. "
+        session=both, actor=actor_of(admin), report_uid=report.uid, status="en_revision", note=" Llamé a la PDI. "
     )
     assert row.status == "en_revision" and row.status_label == "En curso"
     assert row.staff_notes.startswith("[") and row.staff_notes.endswith("· admin] Llamé a la PDI.")
     staff_reports.update_report(
-        session=both, actor_uid=admin.uid, report_uid=report.uid, status="cerrado", note="Aviso dado de baja."
+        session=both, actor=actor_of(admin), report_uid=report.uid, status="cerrado", note="Aviso dado de baja."
     )
     stored = both.get(Report, report.uid)
     both.refresh(stored)
@@ -118,11 +118,11 @@ def test_wrong_updates_are_refused_and_change_nothing(both):
     for status, note, field in (("archivado", "", "status"), ("nuevo", "  ", "note"), ("nuevo", "x" * 2001, "note")):
         with pytest.raises(InvalidInputError) as error:
             staff_reports.update_report(
-                session=both, actor_uid=admin.uid, report_uid=report.uid, status=status, note=note
+                session=both, actor=actor_of(admin), report_uid=report.uid, status=status, note=note
             )
         assert error.value.field == field
     with pytest.raises(NotFoundError):
-        staff_reports.update_report(session=both, actor_uid=admin.uid, report_uid="no-existe", status="cerrado")
+        staff_reports.update_report(session=both, actor=actor_of(admin), report_uid="no-existe", status="cerrado")
     both.rollback()
     assert both.get(Report, report.uid).status == "nuevo"
     assert both.exec(select(AuditEntry)).all() == []
@@ -132,13 +132,11 @@ def test_a_secretary_and_an_advertiser_cannot_read_or_change_reports(both):
     secretary = make_staff(both, "secre@example.cl", ProfileId.SECRETARIA)
     owner = make_owner(both, "duena@example.cl")
     report = _report(both, "trata", 1)
-    for caller in (secretary, owner):
+    for caller in (actor_of(secretary), claiming_staff(owner.uid)):
         with pytest.raises(ForbiddenError):
-            staff_reports.list_reports(session=both, actor_uid=caller.uid, query=TableQuery())
+            staff_reports.list_reports(session=both, actor=caller, query=TableQuery())
         with pytest.raises(ForbiddenError):
-            staff_reports.update_report(
-                session=both, actor_uid=caller.uid, report_uid=report.uid, status="cerrado", note="No"
-            )
+            staff_reports.update_report(session=both, actor=caller, report_uid=report.uid, status="cerrado", note="No")
     both.rollback()
     assert both.get(Report, report.uid).status == "nuevo"
 
@@ -192,7 +190,7 @@ def test_search_looks_in_the_message_contact_and_notes_and_the_order_can_turn(bo
     def uids(**kwargs) -> list[str]:
         return [
             row.uid
-            for row in staff_reports.list_reports(session=both, actor_uid=admin.uid, query=TableQuery(**kwargs)).rows
+            for row in staff_reports.list_reports(session=both, actor=actor_of(admin), query=TableQuery(**kwargs)).rows
         ]
 
     assert uids(search="VECINA") == [older.uid]
@@ -206,8 +204,8 @@ def test_the_table_shows_previews_and_the_desk_form_the_whole_report(both):
     long_message = "Detalle del caso. " * 250  # 4,500 characters, under the form's 5,000
     notes = "nota antigua " * 100 + "la nota más nueva"
     report = _report(both, "otro", 1, message=long_message, staff_notes=notes)
-    (row,) = staff_reports.list_reports(session=both, actor_uid=admin.uid, query=TableQuery()).rows
+    (row,) = staff_reports.list_reports(session=both, actor=actor_of(admin), query=TableQuery()).rows
     assert len(row.message) == staff_reports.PREVIEW_CHARS and row.message.endswith("…")
     assert row.staff_notes.startswith("…") and row.staff_notes.endswith("la nota más nueva")
-    whole = staff_reports.report_for_desk(session=both, actor_uid=admin.uid, report_uid=report.uid)
+    whole = staff_reports.report_for_desk(session=both, actor=actor_of(admin), report_uid=report.uid)
     assert (whole["message"], whole["staff_notes"], whole["status"]) == (long_message, notes, "nuevo")

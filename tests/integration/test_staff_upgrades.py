@@ -72,7 +72,7 @@ def _approve(db, admin, upgrade_uid: str, first: date, last: date, reference: st
 
 
 def _upgrades(db, admin, estado: str):
-    return staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, query=TableQuery(filters={"estado": estado}))
+    return staff_upgrades.list_upgrades(session=db, actor=actor_of(admin), query=TableQuery(filters={"estado": estado}))
 
 
 def test_pending_requests_oldest_first_with_listing_owner_service_price_and_dates(db, services, admin):
@@ -200,7 +200,7 @@ def test_a_secretary_cannot_list_approve_or_deny_upgrades(db, services, secretar
     row = _request(db, owner, make_listing(db, owner), services["vip"], datetime.now(UTC))
     now = datetime.now(UTC)
     with pytest.raises(ForbiddenError):
-        staff_upgrades.list_upgrades(session=db, actor_uid=secretary.uid, query=TableQuery())
+        staff_upgrades.list_upgrades(session=db, actor=actor_of(secretary), query=TableQuery())
     with pytest.raises(ForbiddenError):
         staff_upgrades.approve_request(
             session=db,
@@ -237,7 +237,7 @@ def test_search_by_owner_email_or_listing_name_and_newest_first(db, services, ad
     def uids(**kwargs) -> list[str]:
         return [
             row.uid
-            for row in staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, query=TableQuery(**kwargs)).rows
+            for row in staff_upgrades.list_upgrades(session=db, actor=actor_of(admin), query=TableQuery(**kwargs)).rows
         ]
 
     assert uids(search="LUCIA@") == [old.uid]

@@ -51,7 +51,7 @@ def _entries(db, uid: str) -> list[AuditEntry]:
 
 
 def _users(db, admin: User, **query) -> tuple[list, int]:
-    found = staff_users.list_users(session=db, actor_uid=admin.uid, query=TableQuery(**query))
+    found = staff_users.list_users(session=db, actor=actor_of(admin), query=TableQuery(**query))
     return found.rows, found.total
 
 
@@ -222,7 +222,7 @@ def test_someone_not_staff_is_refused(db, local, people):
             )
         db.rollback()
         with pytest.raises(ForbiddenError):
-            staff_users.list_users(session=db, actor_uid=people[who].uid, query=TableQuery())
+            staff_users.list_users(session=db, actor=actor_of(people[who]), query=TableQuery())
 
 
 def test_a_ban_ends_every_session_at_once_hides_the_listings_and_is_audited(db, local, people):

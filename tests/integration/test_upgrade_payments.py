@@ -52,17 +52,17 @@ def _request(db, owner, service, name="Antonia"):
 def test_only_an_administrator_sets_the_payment_instructions_and_each_change_is_audited(db, admin, staff):
     assert site_settings.payment_instructions(db) == site_settings.NO_INSTRUCTIONS
     with pytest.raises(ForbiddenError):
-        site_settings.set_payment_instructions(session=db, actor_uid=staff.uid, text="Paga a mi cuenta")
+        site_settings.set_payment_instructions(session=db, actor=actor_of(staff), text="Paga a mi cuenta")
     with pytest.raises(ForbiddenError):
-        site_settings.instructions_for_admin(session=db, actor_uid=staff.uid)
+        site_settings.instructions_for_admin(session=db, actor=actor_of(staff))
     with pytest.raises(InvalidInputError):
-        site_settings.set_payment_instructions(session=db, actor_uid=admin.uid, text="   ")
+        site_settings.set_payment_instructions(session=db, actor=actor_of(admin), text="   ")
     assert site_settings.payment_instructions(db) == site_settings.NO_INSTRUCTIONS
     assert db.exec(select(AuditEntry)).all() == []
 
-    site_settings.set_payment_instructions(session=db, actor_uid=admin.uid, text=f"  {INSTRUCTIONS}  \n")
-    site_settings.set_payment_instructions(session=db, actor_uid=admin.uid, text=INSTRUCTIONS + "\nO en efectivo")
-    assert site_settings.instructions_for_admin(session=db, actor_uid=admin.uid).endswith("O en efectivo")
+    site_settings.set_payment_instructions(session=db, actor=actor_of(admin), text=f"  {INSTRUCTIONS}  \n")
+    site_settings.set_payment_instructions(session=db, actor=actor_of(admin), text=INSTRUCTIONS + "\nO en efectivo")
+    assert site_settings.instructions_for_admin(session=db, actor=actor_of(admin)).endswith("O en efectivo")
     entries = db.exec(select(AuditEntry).order_by(AuditEntry.created_at)).all()
     assert [(e.actor_uid, e.action, e.entity, e.entity_uid) for e in entries] == [
         (admin.uid, "editar", "ajuste_sitio", "instrucciones_pago")
@@ -73,7 +73,7 @@ def test_only_an_administrator_sets_the_payment_instructions_and_each_change_is_
 
 
 def test_a_request_gets_its_reference_shown_on_the_card_and_in_the_email(db, mailbox, admin, owner, service):
-    site_settings.set_payment_instructions(session=db, actor_uid=admin.uid, text=INSTRUCTIONS)
+    site_settings.set_payment_instructions(session=db, actor=actor_of(admin), text=INSTRUCTIONS)
     listing, row = _request(db, owner, service)
     _, other = _request(db, owner, service, name="Berta")
     assert row.payment_code != other.payment_code
@@ -127,7 +127,7 @@ def test_staff_find_a_request_by_its_reference_however_it_is_typed(db, admin, ow
     _, wanted = _request(db, owner, service)
     _request(db, owner, service, name="Otra")
     for typed in (wanted.payment_code, wanted.payment_code.lower().replace("-", " "), wanted.payment_code[:4]):
-        page = staff_upgrades.list_upgrades(session=db, actor_uid=admin.uid, query=TableQuery(search=typed))
+        page = staff_upgrades.list_upgrades(session=db, actor=actor_of(admin), query=TableQuery(search=typed))
         assert [r.uid for r in page.rows] == [wanted.uid], typed
         assert page.rows[0].payment_code == wanted.payment_code
     # Approved already: a whole reference still finds it, whatever the status filter.
@@ -141,7 +141,7 @@ def test_staff_find_a_request_by_its_reference_however_it_is_typed(db, admin, ow
     )
     found = staff_upgrades.list_upgrades(
         session=db,
-        actor_uid=admin.uid,
+        actor=actor_of(admin),
         query=TableQuery(search=wanted.payment_code, filters={"estado": "solicitada"}),
     )
     assert [(r.uid, r.status) for r in found.rows] == [(wanted.uid, "activa")]

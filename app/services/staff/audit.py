@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 from sqlmodel import Session, SQLModel, col, select
 
+from app.core.actor import Actor
 from app.models import AuditEntry, User, utc_now
 from app.services.staff.shared import StaffPage, TableQuery, ensure_admin, fetch_page
 from app.services.staff.table_spec import ADMIN, Column, Filter, TableSpec
@@ -152,13 +153,13 @@ def _day(value: str) -> date | None:
         return None
 
 
-def list_entries(*, session: Session, viewer_uid: str, query: TableQuery) -> StaffPage:
+def list_entries(*, session: Session, actor: Actor, query: TableQuery) -> StaffPage:
     """One page of entries (rows: AuditRow), newest first (administrators only).
 
     The search is the person's e-mail (exact); filters ``entidad`` and the Chilean calendar days
     ``desde`` and ``hasta`` (ISO dates, both included).
     """
-    ensure_admin(session, viewer_uid, ADMIN_ONLY_MESSAGE)
+    ensure_admin(session, actor.uid, ADMIN_ONLY_MESSAGE)
     conditions = []
     if query.search:
         conditions.append(User.email == query.search)
@@ -192,7 +193,7 @@ def list_entries(*, session: Session, viewer_uid: str, query: TableQuery) -> Sta
     return StaffPage(entries, total, query.page, query.page_size)
 
 
-def entity_options(*, session: Session, viewer_uid: str) -> list[str]:
+def entity_options(*, session: Session, actor: Actor) -> list[str]:
     """Every entity the log has entries for, for the entity filter (administrators only)."""
-    ensure_admin(session, viewer_uid, ADMIN_ONLY_MESSAGE)
+    ensure_admin(session, actor.uid, ADMIN_ONLY_MESSAGE)
     return list(session.exec(select(AuditEntry.entity).distinct().order_by(AuditEntry.entity)))

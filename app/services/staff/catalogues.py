@@ -22,6 +22,7 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlmodel import Session, SQLModel, col, select
 
+from app.core.actor import Actor
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.text import slugify
 from app.db import commit
@@ -413,9 +414,9 @@ def _row(session: Session, catalogue: Catalogue, entry: SQLModel) -> dict[str, A
 # --------------------------------------------------------------------------- reading
 
 
-def list_entries(*, session: Session, actor_uid: str, catalogue: str, query: TableQuery) -> StaffPage:
+def list_entries(*, session: Session, actor: Actor, catalogue: str, query: TableQuery) -> StaffPage:
     """One page of a catalogue, searched and sorted on a whitelisted column (administrators only)."""
-    ensure_admin(session, actor_uid)
+    ensure_admin(session, actor.uid)
     spec = _catalogue(catalogue)
     model = spec.model
     condition = search_condition([_column(model, name) for name in spec.search], query)
@@ -425,9 +426,9 @@ def list_entries(*, session: Session, actor_uid: str, catalogue: str, query: Tab
     return StaffPage([_row(session, spec, entry) for entry in entries], total, query.page, query.page_size)
 
 
-def entry_options(*, session: Session, actor_uid: str, catalogue: str) -> list[tuple[str, str]]:
+def entry_options(*, session: Session, actor: Actor, catalogue: str) -> list[tuple[str, str]]:
     """(uid, name) of every entry of a small catalogue, for a select in a staff form (staff only)."""
-    ensure_staff(session, actor_uid)
+    ensure_staff(session, actor.uid)
     spec = _catalogue(catalogue)
     label = _column(spec.model, "label" if spec.model is Profile else "name")
     order = _column(spec.model, spec.table.default_sort)
@@ -462,15 +463,15 @@ def rewrite_tier_ranks(session: Session) -> None:
     )
 
 
-def create_entry(*, session: Session, actor_uid: str, catalogue: str, data: Mapping[str, Any]) -> dict[str, Any]:
+def create_entry(*, session: Session, actor: Actor, catalogue: str, data: Mapping[str, Any]) -> dict[str, Any]:
     """Add an entry to a catalogue (administrators only); the new row's values."""
-    ensure_admin(session, actor_uid)
+    ensure_admin(session, actor.uid)
     spec = _catalogue(catalogue)
     values = _values(session, spec, spec.create_form, data)
     _check(session, spec, values, None)
     now = utc_now()
     entry = spec.model(**values, created_at=now, updated_at=now)
-    audit.created(session, entry, actor_uid=actor_uid, entity=spec.key)
+    audit.created(session, entry, actor_uid=actor.uid, entity=spec.key)
     commit(session)
     return _row(session, spec, entry)
 
@@ -482,24 +483,24 @@ def _entry(session: Session, spec: Catalogue, uid: object) -> SQLModel:
     return entry
 
 
-def get_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) -> dict[str, Any]:
+def get_entry(*, session: Session, actor: Actor, catalogue: str, uid: str) -> dict[str, Any]:
     """One entry's values, for its edit form (administrators only)."""
-    ensure_admin(session, actor_uid)
+    ensure_admin(session, actor.uid)
     spec = _catalogue(catalogue)
     return _row(session, spec, _entry(session, spec, uid))
 
 
 def update_entry(
-    *, session: Session, actor_uid: str, catalogue: str, uid: str, data: Mapping[str, Any]
+    *, session: Session, actor: Actor, catalogue: str, uid: str, data: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Edit an entry (administrators only). A tier's new display order reorders every listing's tier_rank."""
-    ensure_admin(session, actor_uid)
+    ensure_admin(session, actor.uid)
     spec = _catalogue(catalogue)
     values = _values(session, spec, spec.update_form or spec.create_form, data)
     entry = _entry(session, spec, uid)
     _check(session, spec, values, entry.uid)  # type: ignore[attr-defined]  # every catalogue row has a uid
     reordered = spec.model is Tier and values["display_order"] != entry.display_order  # type: ignore[attr-defined]  # a Tier
-    audit.updated(session, entry, values, actor_uid=actor_uid, entity=spec.key)
+    audit.updated(session, entry, values, actor_uid=actor.uid, entity=spec.key)
     if reordered:
         rewrite_tier_ranks(session)
     commit(session)
@@ -516,9 +517,9 @@ def usage_message(session: Session, catalogue: str, uid: str) -> str:
     return ""
 
 
-def delete_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) -> None:
+def delete_entry(*, session: Session, actor: Actor, catalogue: str, uid: str) -> None:
     """Delete an entry no record uses (administrators only); one in use is refused saying where."""
-    ensure_admin(session, actor_uid)
+    ensure_admin(session, actor.uid)
     spec = _catalogue(catalogue)
     entry = _entry(session, spec, uid)
     if entry.uid in spec.fixed_uids:  # type: ignore[attr-defined]  # every catalogue row has a uid
@@ -526,14 +527,14 @@ def delete_entry(*, session: Session, actor_uid: str, catalogue: str, uid: str) 
     used = usage_message(session, spec.key, entry.uid)  # type: ignore[attr-defined]  # every catalogue row has a uid
     if used:
         raise ConflictError(used)
-    audit.deleted(session, entry, actor_uid=actor_uid, entity=spec.key)
+    audit.deleted(session, entry, actor_uid=actor.uid, entity=spec.key)
     commit(session)
 
 
-def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) -> None:
+def reorder_tiers(*, session: Session, actor: Actor, ordered_uids: list[str]) -> None:
     """Give the tiers the display orders 1, 2, 3… in ``ordered_uids`` order (every tier, once), and
     rewrite every listing's tier_rank, all in one transaction (administrators only)."""
-    ensure_admin(session, actor_uid)
+    ensure_admin(session, actor.uid)
     tiers = {tier.uid: tier for tier in session.exec(select(Tier)).all()}
     if not isinstance(ordered_uids, list) or sorted(map(str, ordered_uids)) != sorted(tiers):
         raise InvalidInputError("El orden debe nombrar cada categoría una vez.")
@@ -548,7 +549,7 @@ def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) 
         session.add(tier)
         audit.record(
             session,
-            actor_uid=actor_uid,
+            actor_uid=actor.uid,
             action="ordenar",
             entity=TIERS,
             entity_uid=uid,
@@ -561,13 +562,13 @@ def reorder_tiers(*, session: Session, actor_uid: str, ordered_uids: list[str]) 
     commit(session)
 
 
-def move_tier(*, session: Session, actor_uid: str, uid: str, step: int) -> None:
+def move_tier(*, session: Session, actor: Actor, uid: str, step: int) -> None:
     """Move a tier ``step`` places up (negative) or down the city page order, then reorder (administrators only)."""
-    ensure_admin(session, actor_uid)
+    ensure_admin(session, actor.uid)
     order = list(session.exec(select(col(Tier.uid)).order_by(col(Tier.display_order), col(Tier.name), col(Tier.uid))))
     if uid not in order or step not in (-1, 1):
         raise NotFoundError("No encontramos esa categoría.")
     here = order.index(uid)
     there = min(max(here + step, 0), len(order) - 1)
     order[here], order[there] = order[there], order[here]
-    reorder_tiers(session=session, actor_uid=actor_uid, ordered_uids=order)
+    reorder_tiers(session=session, actor=actor, ordered_uids=order)

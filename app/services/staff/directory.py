@@ -17,6 +17,7 @@ from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
+from app.core.actor import Actor
 from app.core.dates import TYPED_DAY_MASK
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.core.phone import normalize_chilean_mobile
@@ -108,10 +109,10 @@ def _advertisers() -> Select[Advertiser, str, str, str]:
     )
 
 
-def list_advertisers(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+def list_advertisers(*, session: Session, actor: Actor, query: TableQuery) -> StaffPage:
     """One page of advertisers with their private fields (staff only); search by name, e-mail, RUT,
     passport or phone; filter ``verified`` "si" / "no"."""
-    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "view")
+    ensure_may(session, actor.uid, ADVERTISERS_SPEC, "view")
     conditions: list[ColumnElement[bool]] = []
     found = search_condition(
         (Advertiser.display_name, User.email, Advertiser.rut, Advertiser.passport, Advertiser.phone), query
@@ -217,9 +218,9 @@ def _existing(session: Session, model: type, uid: str, field: str) -> str | None
     return uid
 
 
-def get_advertiser(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
+def get_advertiser(*, session: Session, actor: Actor, uid: str) -> dict[str, Any]:
     """One advertiser's values for the edit form (staff)."""
-    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "edit")
+    ensure_may(session, actor.uid, ADVERTISERS_SPEC, "edit")
     row = session.exec(_advertisers().where(Advertiser.uid == uid)).first()
     if row is None:
         raise NotFoundError("No encontramos ese anunciante.")
@@ -248,10 +249,10 @@ def _advertiser_values(session: Session, data: Mapping[str, Any]) -> dict[str, A
     }
 
 
-def create_advertiser(*, session: Session, actor_uid: str, data: Mapping[str, Any]) -> str:
+def create_advertiser(*, session: Session, actor: Actor, data: Mapping[str, Any]) -> str:
     """Add the advertiser record of an existing advertiser account (``email``) that has none yet (staff);
     its uid."""
-    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "create")
+    ensure_may(session, actor.uid, ADVERTISERS_SPEC, "create")
     email = data.get("email") if isinstance(data, Mapping) else None
     email = email.strip().lower() if isinstance(email, str) else ""
     user = session.exec(select(User).where(User.email == email)).first() if email else None
@@ -261,24 +262,24 @@ def create_advertiser(*, session: Session, actor_uid: str, data: Mapping[str, An
         raise InvalidInputError("Esa cuenta ya tiene su ficha de anunciante: edítala en la tabla.", field="email")
     now = utc_now()
     advertiser = Advertiser(user_uid=user.uid, **_advertiser_values(session, data), created_at=now, updated_at=now)
-    audit.created(session, advertiser, actor_uid=actor_uid, entity=ADVERTISERS)
+    audit.created(session, advertiser, actor_uid=actor.uid, entity=ADVERTISERS)
     commit(session)
     return advertiser.uid
 
 
-def update_advertiser(*, session: Session, actor_uid: str, uid: str, data: Mapping[str, Any]) -> None:
+def update_advertiser(*, session: Session, actor: Actor, uid: str, data: Mapping[str, Any]) -> None:
     """Edit an advertiser's record (staff): name, identity (RUT or passport, birth date, nationality),
     phone, agency, type and verification."""
-    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "edit")
+    ensure_may(session, actor.uid, ADVERTISERS_SPEC, "edit")
     values = _advertiser_values(session, data)
-    audit.updated(session, _advertiser(session, uid), values, actor_uid=actor_uid, entity=ADVERTISERS)
+    audit.updated(session, _advertiser(session, uid), values, actor_uid=actor.uid, entity=ADVERTISERS)
     commit(session)
 
 
-def delete_advertiser(*, session: Session, actor_uid: str, uid: str) -> None:
+def delete_advertiser(*, session: Session, actor: Actor, uid: str) -> None:
     """Delete an advertiser's record (administrators only). The user account stays; while any of its
     listings is public, paused or waiting for review the record (the identity and age behind them) stays too."""
-    ensure_may(session, actor_uid, ADVERTISERS_SPEC, "delete")
+    ensure_may(session, actor.uid, ADVERTISERS_SPEC, "delete")
     advertiser = _advertiser(session, uid)
     live = session.exec(
         select(func.count())
@@ -293,7 +294,7 @@ def delete_advertiser(*, session: Session, actor_uid: str, uid: str) -> None:
                 "Tiene {n} publicaciones publicadas, pausadas o en revisión: despublícalas antes de eliminar su ficha.",
             )
         )
-    audit.deleted(session, advertiser, actor_uid=actor_uid, entity=ADVERTISERS)
+    audit.deleted(session, advertiser, actor_uid=actor.uid, entity=ADVERTISERS)
     commit(session)
 
 
@@ -351,17 +352,17 @@ def _agency_row(agency: Agency, category_name: str | None) -> dict[str, Any]:
     }
 
 
-def get_agency(*, session: Session, actor_uid: str, uid: str) -> dict[str, Any]:
+def get_agency(*, session: Session, actor: Actor, uid: str) -> dict[str, Any]:
     """One agency's values for the edit form (administrators only)."""
-    ensure_may(session, actor_uid, AGENCIES_SPEC, "edit")
+    ensure_may(session, actor.uid, AGENCIES_SPEC, "edit")
     agency = _agency(session, uid)
     category = session.get(AgencyCategory, agency.category_uid) if agency.category_uid else None
     return _agency_row(agency, category.name if category else None)
 
 
-def list_agencies(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+def list_agencies(*, session: Session, actor: Actor, query: TableQuery) -> StaffPage:
     """One page of agencies with their category's name (administrators only); filter ``category`` by uid."""
-    ensure_may(session, actor_uid, AGENCIES_SPEC, "view")
+    ensure_may(session, actor.uid, AGENCIES_SPEC, "view")
     conditions: list[ColumnElement[bool]] = []
     found = search_condition((Agency.name, Agency.email, Agency.phone), query)
     if found is not None:
@@ -378,9 +379,9 @@ def list_agencies(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
     return StaffPage([_agency_row(*row) for row in rows], total, query.page, query.page_size)
 
 
-def agency_options(*, session: Session, actor_uid: str) -> list[tuple[str, str]]:
+def agency_options(*, session: Session, actor: Actor) -> list[tuple[str, str]]:
     """(uid, name) of every agency by name, inactive ones so marked, for the advertiser form's select (staff)."""
-    ensure_staff(session, actor_uid)
+    ensure_staff(session, actor.uid)
     rows = session.exec(select(Agency.uid, Agency.name, Agency.activo).order_by(Agency.name)).all()
     return [(uid, name if active else f"{name} (inactiva)") for uid, name, active in rows]
 
@@ -397,27 +398,27 @@ def _agency(session: Session, uid: object) -> Agency:
     return agency
 
 
-def create_agency(*, session: Session, actor_uid: str, data: Mapping[str, Any]) -> str:
+def create_agency(*, session: Session, actor: Actor, data: Mapping[str, Any]) -> str:
     """Add an agency (administrators only); its uid."""
-    ensure_may(session, actor_uid, AGENCIES_SPEC, "create")
+    ensure_may(session, actor.uid, AGENCIES_SPEC, "create")
     now = utc_now()
     agency = Agency(**_agency_values(session, data), created_at=now, updated_at=now)
-    audit.created(session, agency, actor_uid=actor_uid, entity=AGENCIES)
+    audit.created(session, agency, actor_uid=actor.uid, entity=AGENCIES)
     commit(session)
     return agency.uid
 
 
-def update_agency(*, session: Session, actor_uid: str, uid: str, data: Mapping[str, Any]) -> None:
+def update_agency(*, session: Session, actor: Actor, uid: str, data: Mapping[str, Any]) -> None:
     """Edit an agency (administrators only)."""
-    ensure_may(session, actor_uid, AGENCIES_SPEC, "edit")
+    ensure_may(session, actor.uid, AGENCIES_SPEC, "edit")
     values = _agency_values(session, data)
-    audit.updated(session, _agency(session, uid), values, actor_uid=actor_uid, entity=AGENCIES)
+    audit.updated(session, _agency(session, uid), values, actor_uid=actor.uid, entity=AGENCIES)
     commit(session)
 
 
-def delete_agency(*, session: Session, actor_uid: str, uid: str) -> None:
+def delete_agency(*, session: Session, actor: Actor, uid: str) -> None:
     """Delete an agency no advertiser belongs to (administrators only)."""
-    ensure_may(session, actor_uid, AGENCIES_SPEC, "delete")
+    ensure_may(session, actor.uid, AGENCIES_SPEC, "delete")
     agency = _agency(session, uid)
     members = session.exec(
         select(func.count()).select_from(Advertiser).where(Advertiser.agency_uid == agency.uid)
@@ -426,5 +427,5 @@ def delete_agency(*, session: Session, actor_uid: str, uid: str) -> None:
         raise ConflictError(
             count_message(members, "Esta agencia tiene 1 anunciante.", "Esta agencia tiene {n} anunciantes.")
         )
-    audit.deleted(session, agency, actor_uid=actor_uid, entity=AGENCIES)
+    audit.deleted(session, agency, actor_uid=actor.uid, entity=AGENCIES)
     commit(session)

@@ -173,10 +173,10 @@ def _row(listing: Listing, email: str, tier_name: str | None) -> dict[str, Any]:
     }
 
 
-def list_listings(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+def list_listings(*, session: Session, actor: Actor, query: TableQuery) -> StaffPage:
     """One page of listings in any status (staff), searched by name or phone; filters ``status``,
     ``city``, ``section`` and ``tier`` (a tier's uid)."""
-    ensure_may(session, actor_uid, LISTINGS_SPEC, "view")
+    ensure_may(session, actor.uid, LISTINGS_SPEC, "view")
     conditions: list[ColumnElement[bool]] = []
     found = _search(query.search)
     if found is not None:
@@ -216,9 +216,9 @@ def _services(session: Session, listing_uid: str) -> list[str]:
     return list(session.exec(select(ListingService.service_uid).where(ListingService.listing_uid == listing_uid)))
 
 
-def listing_form_values(*, session: Session, actor_uid: str, uid: str) -> dict[str, str]:
+def listing_form_values(*, session: Session, actor: Actor, uid: str) -> dict[str, str]:
     """The staff edit form's values of one listing, as strings (staff)."""
-    ensure_may(session, actor_uid, LISTINGS_SPEC, "edit")
+    ensure_may(session, actor.uid, LISTINGS_SPEC, "edit")
     listing = _listing(session, uid)
     values = {field.key: getattr(listing, field.key, None) for field in LISTINGS_SPEC.form_fields}
     values["tier_uid"] = listing.base_tier_uid
@@ -228,12 +228,12 @@ def listing_form_values(*, session: Session, actor_uid: str, uid: str) -> dict[s
     }
 
 
-def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[str, Any]) -> None:
+def update_listing(*, session: Session, actor: Actor, uid: str, data: Mapping[str, Any]) -> None:
     """Edit a listing's content (staff), checked by the wizard's rules; the status does not change.
 
     ``tier_uid`` (the listing's own tier) is optional: without it the tier stays.
     """
-    ensure_may(session, actor_uid, LISTINGS_SPEC, "edit")
+    ensure_may(session, actor.uid, LISTINGS_SPEC, "edit")
     if not isinstance(data, Mapping):
         raise InvalidInputError("El formulario llegó incompleto. Vuelve a intentarlo.")
     listing = _listing(session, uid)
@@ -264,7 +264,7 @@ def update_listing(*, session: Session, actor_uid: str, uid: str, data: Mapping[
     session.add(listing)
     audit.record(
         session,
-        actor_uid=actor_uid,
+        actor_uid=actor.uid,
         action="editar",
         entity=LISTINGS,
         entity_uid=listing.uid,
@@ -405,13 +405,13 @@ def republish_listing(*, session: Session, actor: Actor, uid: str, now: datetime
     commit(session)
 
 
-def delete_listing(*, session: Session, storage: Storage, actor_uid: str, uid: str) -> None:
+def delete_listing(*, session: Session, storage: Storage, actor: Actor, uid: str) -> None:
     """Delete a listing with its photos and records (administrators only)."""
-    ensure_may(session, actor_uid, LISTINGS_SPEC, "delete")
+    ensure_may(session, actor.uid, LISTINGS_SPEC, "delete")
     listing = _listing(session, uid)
     audit.record(
         session,
-        actor_uid=actor_uid,
+        actor_uid=actor.uid,
         action="eliminar",
         entity=LISTINGS,
         entity_uid=listing.uid,

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from sqlalchemy import case, func
 from sqlmodel import Session, col, select
 
+from app.core.actor import Actor
 from app.core.dates import format_date
 from app.core.errors import ForbiddenError
 from app.core.geo import city_by_slug
@@ -261,9 +262,9 @@ def _recent_reports(session: Session, now: datetime) -> list[RecentReport]:
     return recent
 
 
-def staff_overview(*, session: Session, viewer_uid: str, now: datetime | None = None) -> StaffOverview:
+def staff_overview(*, session: Session, actor: Actor, now: datetime | None = None) -> StaffOverview:
     """The administrator's overview; ForbiddenError for anyone else (a secretary too)."""
-    viewer = ensure_staff(session, viewer_uid, ADMIN_ONLY_MESSAGE)
+    viewer = ensure_staff(session, actor.uid, ADMIN_ONLY_MESSAGE)
     if viewer.profile_uid != ProfileId.ADMINISTRADOR:
         raise ForbiddenError(ADMIN_ONLY_MESSAGE)
     now = now or utc_now()

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from sqlalchemy import ColumnElement, case
 from sqlmodel import Session, col, select
 
+from app.core.actor import Actor
 from app.core.errors import InvalidInputError, NotFoundError
 from app.core.geo import city_by_slug
 from app.db import commit
@@ -139,13 +140,13 @@ def _row(report: Report, listing: Listing | None) -> StaffReportRow:
     )
 
 
-def list_reports(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+def list_reports(*, session: Session, actor: Actor, query: TableQuery) -> StaffPage:
     """One page of reports (rows: StaffReportRow) in the ``estado`` filter (STATUS_FILTERS; none: every state).
 
     Trafficking and minor-safety reports first, then newest first (not descending: oldest).
     The search looks in the message, the contact and the staff notes.
     """
-    ensure_report_reviewer(session, actor_uid)
+    ensure_report_reviewer(session, actor.uid)
     conditions: list[ColumnElement[bool]] = []
     if query.filter(STATUS_FILTER) in STATUS_FILTERS:
         conditions.append(col(Report.status).in_(STATUS_FILTERS[query.filter(STATUS_FILTER)][1]))
@@ -165,10 +166,10 @@ def list_reports(*, session: Session, actor_uid: str, query: TableQuery) -> Staf
     return StaffPage([_row(*row) for row in rows], total, query.page, query.page_size)
 
 
-def report_for_desk(*, session: Session, actor_uid: str, report_uid: object) -> dict[str, str]:
+def report_for_desk(*, session: Session, actor: Actor, report_uid: object) -> dict[str, str]:
     """One report whole, for the desk's form: its state, message, contact and notes (the table shows
     previews); NotFoundError if there is none."""
-    ensure_report_reviewer(session, actor_uid)
+    ensure_report_reviewer(session, actor.uid)
     report = session.get(Report, report_uid) if isinstance(report_uid, str) else None
     if report is None:
         raise NotFoundError(_UNKNOWN)
@@ -188,14 +189,14 @@ def _audited(report: Report) -> dict[str, str]:
 def update_report(
     *,
     session: Session,
-    actor_uid: str,
+    actor: Actor,
     report_uid: str,
     status: object,
     note: object = "",
     now: datetime | None = None,
 ) -> StaffReportRow:
     """Set a report's state and add a staff note (signed and dated) in one audited write; the updated row."""
-    actor = ensure_report_reviewer(session, actor_uid)
+    reviewer = ensure_report_reviewer(session, actor.uid)
     if status not in REPORT_STATUS_LABELS:
         raise InvalidInputError("Elige el estado del reporte.", field="status")
     note = note.strip() if isinstance(note, str) else ""
@@ -210,7 +211,7 @@ def update_report(
     before = _audited(report)
     report.status = status
     if note:
-        entry = f"[{_stamp(now)} · {actor.display_name or actor.email}] {note}"
+        entry = f"[{_stamp(now)} · {reviewer.display_name or reviewer.email}] {note}"
         report.staff_notes = f"{report.staff_notes}\n{entry}" if report.staff_notes else entry
     report.updated_at = now
     session.add(report)

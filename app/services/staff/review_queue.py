@@ -28,6 +28,7 @@ from sqlalchemy import Subquery, and_, func, literal, or_, union_all
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
+from app.core.actor import Actor
 from app.core.dates import format_date
 from app.core.geo import city_by_slug
 from app.core.money import format_currency
@@ -199,10 +200,10 @@ def waiting_label(created_at: datetime, now: datetime) -> str:
 
 
 def list_queue(
-    *, session: Session, viewer_uid: str, page: int = 1, page_size: int = PAGE_SIZE, now: datetime | None = None
+    *, session: Session, actor: Actor, page: int = 1, page_size: int = PAGE_SIZE, now: datetime | None = None
 ) -> QueuePage:
     """One page of the queue, oldest first, each item with its content and signals (staff only)."""
-    ensure_staff(session, viewer_uid)
+    ensure_staff(session, actor.uid)
     now = now or utc_now()
     page_size = max(1, min(page_size, PAGE_SIZE))
     page = max(1, page)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
+from app.core.actor import Actor
 from app.core.errors import InvalidInputError
 from app.db import commit
 from app.models import SiteSetting, utc_now
@@ -27,16 +28,16 @@ def payment_instructions(session: Session) -> str:
     return setting.value if setting is not None and setting.value else NO_INSTRUCTIONS
 
 
-def instructions_for_admin(*, session: Session, actor_uid: str) -> str:
+def instructions_for_admin(*, session: Session, actor: Actor) -> str:
     """The instructions as set (empty when never set), for the administrator's form."""
-    ensure_admin(session, actor_uid, SETTINGS_ADMIN_ONLY)
+    ensure_admin(session, actor.uid, SETTINGS_ADMIN_ONLY)
     setting = session.get(SiteSetting, PAYMENT_INSTRUCTIONS)
     return setting.value if setting is not None else ""
 
 
-def set_payment_instructions(*, session: Session, actor_uid: str, text: object) -> str:
+def set_payment_instructions(*, session: Session, actor: Actor, text: object) -> str:
     """Replace the payment instructions (administrators only, audited); the stored text."""
-    ensure_admin(session, actor_uid, SETTINGS_ADMIN_ONLY)
+    ensure_admin(session, actor.uid, SETTINGS_ADMIN_ONLY)
     value = "\n".join(line.rstrip() for line in text.strip().splitlines()) if isinstance(text, str) else ""
     if not value:
         raise InvalidInputError("Escribe cómo pagar: datos de la transferencia u otro medio.", field="instructions")
@@ -51,7 +52,7 @@ def set_payment_instructions(*, session: Session, actor_uid: str, text: object) 
     session.add(setting)
     audit.record(
         session,
-        actor_uid=actor_uid,
+        actor_uid=actor.uid,
         action="editar",
         entity=SiteSetting.__tablename__,
         entity_uid=PAYMENT_INSTRUCTIONS,

@@ -112,7 +112,7 @@ def _row(upgrade: ListingUpgrade, listing: Listing, email: str, service: AppServ
     )
 
 
-def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+def list_upgrades(*, session: Session, actor: Actor, query: TableQuery) -> StaffPage:
     """One page of upgrades (rows: StaffUpgradeRow) in the ``estado`` filter (none or unknown: every status),
     by request time, oldest first (descending: newest first).
 
@@ -120,7 +120,7 @@ def list_upgrades(*, session: Session, actor_uid: str, query: TableQuery) -> Sta
     reference (any case, with or without its dash) finds its request whatever the status filter says.
     Administrators only (ForbiddenError otherwise).
     """
-    upgrades.ensure_upgrade_reviewer(session, actor_uid)
+    upgrades.ensure_upgrade_reviewer(session, actor.uid)
     conditions: list[ColumnElement[bool]] = []
     status = UPGRADES_SPEC.filter_value(STATUS_FILTER, query.filter(STATUS_FILTER))
     if status:

@@ -175,9 +175,9 @@ def _row(
     )
 
 
-def list_users(*, session: Session, actor_uid: str, query: TableQuery) -> StaffPage:
+def list_users(*, session: Session, actor: Actor, query: TableQuery) -> StaffPage:
     """One page of users (rows: UserRow): e-mail containing the search, filters ``perfil`` and ``estado``."""
-    ensure_may(session, actor_uid, USERS_SPEC, "view")
+    ensure_may(session, actor.uid, USERS_SPEC, "view")
     conditions = []
     if query.search:
         conditions.append(col(User.email).contains(query.search, autoescape=True))
@@ -190,16 +190,16 @@ def list_users(*, session: Session, actor_uid: str, query: TableQuery) -> StaffP
     found, total = fetch_page(
         session, select(User).where(*conditions), query, sort_order(USERS_SPEC, SORT_COLUMNS, query, User.uid)
     )
-    viewer = session.get(User, actor_uid)
+    viewer = session.get(User, actor.uid)
     admin_bans = administrator_decisions(session, [user.uid for user in found if user.ban], BAN)
     admin_offs = administrator_decisions(session, [user.uid for user in found if not user.activo], DEACTIVATION)
     rows = [_row(user, viewer, admin_bans, admin_offs) for user in found]
     return StaffPage(rows, total, query.page, query.page_size)
 
 
-def profile_of(*, session: Session, actor_uid: str, user_uid: str) -> str:
+def profile_of(*, session: Session, actor: Actor, user_uid: str) -> str:
     """The profile of a user, for the change-profile form."""
-    ensure_may(session, actor_uid, USERS_SPEC, "edit")
+    ensure_may(session, actor.uid, USERS_SPEC, "edit")
     user = session.get(User, user_uid) if isinstance(user_uid, str) and user_uid else None
     if user is None:
         raise NotFoundError("El usuario no existe.")

@@ -60,11 +60,11 @@ class AuditTableState(StaffTableState, rx.State):
 
     @staticmethod
     def _options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
-        return {"entidad": [[entity, entity] for entity in audit.entity_options(session=session, viewer_uid=actor.uid)]}
+        return {"entidad": [[entity, entity] for entity in audit.entity_options(session=session, actor=actor)]}
 
     @staticmethod
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
-        found = audit.list_entries(session=session, viewer_uid=actor.uid, query=query)
+        found = audit.list_entries(session=session, actor=actor, query=query)
         rows = [
             {
                 "uid": row.uid,

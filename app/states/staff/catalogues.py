@@ -60,9 +60,7 @@ def form_values(row: dict[str, Any]) -> dict[str, str]:
 
 def catalogue_options(session: Session, actor: Actor, catalogue: str) -> list[list[str]]:
     """[uid, name] of every entry of a catalogue, for a select."""
-    return [
-        list(option) for option in catalogues.entry_options(session=session, actor_uid=actor.uid, catalogue=catalogue)
-    ]
+    return [list(option) for option in catalogues.entry_options(session=session, actor=actor, catalogue=catalogue)]
 
 
 class CatalogueTableState(StaffTableState, mixin=True):
@@ -73,26 +71,24 @@ class CatalogueTableState(StaffTableState, mixin=True):
 
     @classmethod
     def _query(cls, session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
-        found = catalogues.list_entries(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, query=query)
+        found = catalogues.list_entries(session=session, actor=actor, catalogue=cls._catalogue, query=query)
         return [table_cells(row, cls._formats) for row in found.rows], found.total
 
     @classmethod
     def _read(cls, session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
-        return form_values(
-            catalogues.get_entry(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, uid=uid)
-        )
+        return form_values(catalogues.get_entry(session=session, actor=actor, catalogue=cls._catalogue, uid=uid))
 
     @classmethod
     def _create(cls, session: Session, *, actor: Actor, values: dict[str, Any]) -> None:
-        catalogues.create_entry(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, data=values)
+        catalogues.create_entry(session=session, actor=actor, catalogue=cls._catalogue, data=values)
 
     @classmethod
     def _update(cls, session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
-        catalogues.update_entry(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, uid=uid, data=values)
+        catalogues.update_entry(session=session, actor=actor, catalogue=cls._catalogue, uid=uid, data=values)
 
     @classmethod
     def _delete(cls, session: Session, *, actor: Actor, uid: str) -> None:
-        catalogues.delete_entry(session=session, actor_uid=actor.uid, catalogue=cls._catalogue, uid=uid)
+        catalogues.delete_entry(session=session, actor=actor, catalogue=cls._catalogue, uid=uid)
 
 
 class TiersTableState(CatalogueTableState, rx.State):
@@ -106,7 +102,7 @@ class TiersTableState(CatalogueTableState, rx.State):
             await self._refresh()
             return notify_error(GONE_MESSAGE)
         try:
-            await run_service(catalogues.move_tier, actor_uid=current_actor().uid, uid=uid, step=step)
+            await run_service(catalogues.move_tier, actor=current_actor(), uid=uid, step=step)
         except ServiceError as exc:
             return notify_error(exc.message)
         finally:

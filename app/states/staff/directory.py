@@ -36,7 +36,7 @@ class AdvertisersTableState(StaffTableState, rx.State):
 
     @staticmethod
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
-        found = staff_directory.list_advertisers(session=session, actor_uid=actor.uid, query=query)
+        found = staff_directory.list_advertisers(session=session, actor=actor, query=query)
         return [
             table_cells(row, {"birth_date": typed_day}) | {"document_label": _document_label(row)} for row in found.rows
         ], found.total
@@ -44,28 +44,26 @@ class AdvertisersTableState(StaffTableState, rx.State):
     @staticmethod
     def _options(session: Session, *, actor: Actor) -> dict[str, list[list[str]]]:
         return {
-            "agency_uid": [
-                list(option) for option in staff_directory.agency_options(session=session, actor_uid=actor.uid)
-            ],
+            "agency_uid": [list(option) for option in staff_directory.agency_options(session=session, actor=actor)],
             "type_uid": catalogue_options(session, actor, catalogues.ADVERTISER_TYPES),
         }
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
-        row = staff_directory.get_advertiser(session=session, actor_uid=actor.uid, uid=uid)
+        row = staff_directory.get_advertiser(session=session, actor=actor, uid=uid)
         return form_values(row | {"birth_date": typed_day(row["birth_date"])})
 
     @staticmethod
     def _create(session: Session, *, actor: Actor, values: dict[str, Any]) -> None:
-        staff_directory.create_advertiser(session=session, actor_uid=actor.uid, data=values)
+        staff_directory.create_advertiser(session=session, actor=actor, data=values)
 
     @staticmethod
     def _update(session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
-        staff_directory.update_advertiser(session=session, actor_uid=actor.uid, uid=uid, data=values)
+        staff_directory.update_advertiser(session=session, actor=actor, uid=uid, data=values)
 
     @staticmethod
     def _delete(session: Session, *, actor: Actor, uid: str) -> None:
-        staff_directory.delete_advertiser(session=session, actor_uid=actor.uid, uid=uid)
+        staff_directory.delete_advertiser(session=session, actor=actor, uid=uid)
 
     # --- handlers (marked from the spec by StaffTableState) ---
 
@@ -119,7 +117,7 @@ class AgenciesTableState(StaffTableState, rx.State):
 
     @staticmethod
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
-        found = staff_directory.list_agencies(session=session, actor_uid=actor.uid, query=query)
+        found = staff_directory.list_agencies(session=session, actor=actor, query=query)
         return [table_cells(row) for row in found.rows], found.total
 
     @staticmethod
@@ -129,19 +127,19 @@ class AgenciesTableState(StaffTableState, rx.State):
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
-        return form_values(staff_directory.get_agency(session=session, actor_uid=actor.uid, uid=uid))
+        return form_values(staff_directory.get_agency(session=session, actor=actor, uid=uid))
 
     @staticmethod
     def _create(session: Session, *, actor: Actor, values: dict[str, Any]) -> None:
-        staff_directory.create_agency(session=session, actor_uid=actor.uid, data=values)
+        staff_directory.create_agency(session=session, actor=actor, data=values)
 
     @staticmethod
     def _update(session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
-        staff_directory.update_agency(session=session, actor_uid=actor.uid, uid=uid, data=values)
+        staff_directory.update_agency(session=session, actor=actor, uid=uid, data=values)
 
     @staticmethod
     def _delete(session: Session, *, actor: Actor, uid: str) -> None:
-        staff_directory.delete_agency(session=session, actor_uid=actor.uid, uid=uid)
+        staff_directory.delete_agency(session=session, actor=actor, uid=uid)
 
     # --- handlers (marked from the spec by StaffTableState) ---
 

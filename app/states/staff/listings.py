@@ -58,7 +58,7 @@ class StaffListingsState(StaffTableState, rx.State):
 
     @staticmethod
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
-        found = staff_listings.list_listings(session=session, actor_uid=actor.uid, query=query)
+        found = staff_listings.list_listings(session=session, actor=actor, query=query)
         return [_cells(row) for row in found.rows], found.total
 
     @staticmethod
@@ -68,15 +68,15 @@ class StaffListingsState(StaffTableState, rx.State):
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
-        return form_values(staff_listings.listing_form_values(session=session, actor_uid=actor.uid, uid=uid))
+        return form_values(staff_listings.listing_form_values(session=session, actor=actor, uid=uid))
 
     @staticmethod
     def _update(session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
-        staff_listings.update_listing(session=session, actor_uid=actor.uid, uid=uid, data=values)
+        staff_listings.update_listing(session=session, actor=actor, uid=uid, data=values)
 
     @staticmethod
     def _delete(session: Session, *, actor: Actor, uid: str) -> None:
-        staff_listings.delete_listing(session=session, storage=get_storage(), actor_uid=actor.uid, uid=uid)
+        staff_listings.delete_listing(session=session, storage=get_storage(), actor=actor, uid=uid)
 
     def _forget_unpublish(self) -> None:
         self.unpublish_uid, self.unpublish_label, self.unpublish_error = "", "", ""

@@ -32,7 +32,7 @@ class StaffOverviewState(rx.State):
         events = await area._accept()
         self.loaded = False
         try:
-            self.overview = await run_service(staff_overview, viewer_uid=current_actor().uid)
+            self.overview = await run_service(staff_overview, actor=current_actor())
         except ServiceError as exc:
             return [*events, notify_error(exc.message)]
         self.loaded = True

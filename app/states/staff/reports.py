@@ -32,7 +32,7 @@ class StaffReportsState(StaffTableState, rx.State):
 
     @staticmethod
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
-        found = staff_reports.list_reports(session=session, actor_uid=actor.uid, query=query)
+        found = staff_reports.list_reports(session=session, actor=actor, query=query)
         rows = []
         for row in found.rows:
             values = {key: str(value) for key, value in row.model_dump(exclude={"urgent"}).items()}
@@ -42,13 +42,13 @@ class StaffReportsState(StaffTableState, rx.State):
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
-        return staff_reports.report_for_desk(session=session, actor_uid=actor.uid, report_uid=uid) | {"note": ""}
+        return staff_reports.report_for_desk(session=session, actor=actor, report_uid=uid) | {"note": ""}
 
     @staticmethod
     def _update(session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
         staff_reports.update_report(
             session=session,
-            actor_uid=actor.uid,
+            actor=actor,
             report_uid=uid,
             status=values.get("status"),
             note=values.get("note") or "",

@@ -48,10 +48,10 @@ class ReviewQueueState(rx.State):
     busy: bool = False
 
     async def _reload(self) -> None:
-        found = await run_service(review_queue.list_queue, viewer_uid=current_actor().uid, page=self.page)
+        found = await run_service(review_queue.list_queue, actor=current_actor(), page=self.page)
         if not found.items and found.page > 1 and found.total:
             self.page = max(1, -(-found.total // found.page_size))
-            found = await run_service(review_queue.list_queue, viewer_uid=current_actor().uid, page=self.page)
+            found = await run_service(review_queue.list_queue, actor=current_actor(), page=self.page)
         self.items = found.items
         self.total = found.total
         self.page_count = max(1, -(-found.total // found.page_size))

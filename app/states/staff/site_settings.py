@@ -33,7 +33,7 @@ class SiteSettingsState(rx.State):
         events = await enter_area(self)
         self.field_errors = {}
         try:
-            self.instructions = await run_service(site_settings.instructions_for_admin, actor_uid=current_actor().uid)
+            self.instructions = await run_service(site_settings.instructions_for_admin, actor=current_actor())
         except ServiceError as exc:
             return [*events, notify_error(exc.message)]
         self.loaded = True
@@ -48,7 +48,7 @@ class SiteSettingsState(rx.State):
         try:
             self.instructions = await run_service(
                 site_settings.set_payment_instructions,
-                actor_uid=current_actor().uid,
+                actor=current_actor(),
                 text=text[: site_settings.INSTRUCTIONS_MAX + 1] if isinstance(text, str) else "",
             )
             self.field_errors = {}

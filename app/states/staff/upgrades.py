@@ -53,7 +53,7 @@ class StaffUpgradesState(StaffTableState, rx.State):
 
     @staticmethod
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
-        found = staff_upgrades.list_upgrades(session=session, actor_uid=actor.uid, query=query)
+        found = staff_upgrades.list_upgrades(session=session, actor=actor, query=query)
         rows = []
         for row in found.rows:
             values = row.model_dump()

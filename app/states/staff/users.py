@@ -35,12 +35,12 @@ class UsersTableState(StaffTableState, rx.State):
 
     @staticmethod
     def _query(session: Session, *, actor: Actor, query: TableQuery) -> tuple[list[dict[str, str]], int]:
-        found = staff_users.list_users(session=session, actor_uid=actor.uid, query=query)
+        found = staff_users.list_users(session=session, actor=actor, query=query)
         return [row.as_row() for row in found.rows], found.total
 
     @staticmethod
     def _read(session: Session, *, actor: Actor, uid: str) -> dict[str, str]:
-        return {"perfil": staff_users.profile_of(session=session, actor_uid=actor.uid, user_uid=uid)}
+        return {"perfil": staff_users.profile_of(session=session, actor=actor, user_uid=uid)}
 
     @staticmethod
     def _update(session: Session, *, actor: Actor, uid: str, values: dict[str, Any]) -> None:
