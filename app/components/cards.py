@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import reflex as rx
 from reflex.vars import Var
+from reflex_base.vars.object import ObjectVar
+from reflex_base.vars.sequence import StringVar
 
 from app.components.favourites import favourite_button
 from app.core.photo_urls import has_srcset, srcset_of
@@ -21,10 +26,10 @@ FLAG_BADGES: tuple[tuple[str, str, str], ...] = (
 PRICE_UNIT = " / hora"
 
 
-def badges(card) -> rx.Component:
+def badges(card: ObjectVar[ListingCard]) -> rx.Component:
     """The tier's badge, then one per flag of FLAG_BADGES that the card or detail has."""
     return rx.el.div(
-        rx.el.span(card.tier_name, class_name="badge badge-tier badge-" + card.tier_slug),
+        rx.el.span(card.tier_name, class_name="badge badge-tier badge-" + card.tier_slug.to(str)),
         *(
             rx.cond(getattr(card, flag), rx.el.span(label, class_name=f"badge {css}"))
             for flag, label, css in FLAG_BADGES
@@ -39,17 +44,17 @@ CARD_SIZES = (
 )
 
 
-def photo_srcset(src) -> Var:
+def photo_srcset(src: StringVar[str]) -> StringVar[str]:
     """The srcset of a card photo (app.core.photo_urls, the server-rendered cards' rule too), else none."""
-    return rx.cond(has_srcset(src), srcset_of(src), None).to(str)
+    return cast(StringVar[str], rx.cond(has_srcset(src), srcset_of(src), None).to(str))
 
 
-def photo_sizes(src, sizes: str) -> Var:
+def photo_sizes(src: StringVar[str], sizes: str) -> StringVar[str]:
     """``sizes`` for a photo that has a srcset; none otherwise (HTML allows sizes only with a srcset)."""
-    return rx.cond(has_srcset(src), sizes, None).to(str)
+    return cast(StringVar[str], rx.cond(has_srcset(src), sizes, None).to(str))
 
 
-def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
+def photo_strip(card: ObjectVar[ListingCard], lead: Var[bool] | bool = False) -> rx.Component:
     """The card's photos in a horizontal strip that swipes on touch screens.
 
     The cover of the ``lead`` card (the page's first) is fetched at once with high
@@ -58,6 +63,7 @@ def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
     small card take the 400 px file. A strip of several photos scrolls sideways, so it takes
     the keyboard focus (arrow keys scroll it) and has a name.
     """
+    name = card.display_name.to(str)
     return rx.el.div(
         rx.foreach(
             card.photos,
@@ -65,7 +71,7 @@ def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
                 src=src,
                 src_set=photo_srcset(src),
                 sizes=photo_sizes(src, CARD_SIZES),
-                alt="Foto de " + card.display_name,
+                alt="Foto de " + name,
                 loading=rx.cond((i == 0) & lead, "eager", "lazy"),
                 decoding="async",
                 class_name="strip-photo",
@@ -76,20 +82,21 @@ def photo_strip(card, lead: Var[bool] | bool = False) -> rx.Component:
         ),
         class_name="strip",
         role="group",
-        aria_label="Fotos de " + card.display_name,
+        aria_label="Fotos de " + name,
         tab_index=rx.cond(card.photos.length() > 1, 0, None).to(int),
         custom_attrs={"data-strip": ""},
     )
 
 
-def listing_card(card: ListingCard, lead: Var[bool] | bool = False) -> rx.Component:
+def listing_card(card: ObjectVar[ListingCard], lead: Var[bool] | bool = False) -> rx.Component:
     """A listing card linking to its detail page, with its heart (``lead``: the page's first card, see photo_strip)."""
+    name = card.display_name.to(str)
     return rx.el.article(
         photo_strip(card, lead),
-        favourite_button(card.uid, card.display_name),
+        favourite_button(card.uid, name),
         rx.link(
-            rx.el.h3(card.display_name, class_name="card-name"),
-            rx.el.p(card.age.to_string() + " años · " + card.commune, class_name="card-meta"),
+            rx.el.h3(name, class_name="card-name"),
+            rx.el.p(card.age.to_string() + " años · " + card.commune.to(str), class_name="card-meta"),
             badges(card),
             rx.el.p(card.price, rx.el.span(PRICE_UNIT, class_name="muted"), class_name="card-price"),
             href=card.url,
@@ -100,6 +107,6 @@ def listing_card(card: ListingCard, lead: Var[bool] | bool = False) -> rx.Compon
     )
 
 
-def card_grid(cards, lead: Var[bool] | bool = True) -> rx.Component:
+def card_grid(cards: Var[Sequence[ListingCard]] | Sequence[ListingCard], lead: Var[bool] | bool = True) -> rx.Component:
     """A responsive grid of cards; when ``lead``, its first card is the page's first (see photo_strip)."""
     return rx.el.div(rx.foreach(cards, lambda card, i: listing_card(card, (i == 0) & lead)), class_name="grid")

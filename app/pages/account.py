@@ -10,7 +10,7 @@ from app.identity.provider import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 from app.models.users import USER_NAME_MAX
 from app.routes import LOGIN
 from app.states.account import AccountActionState, LoginState
-from app.states.forms import FormState
+from app.states.forms import ClearingFormState
 
 MAX_EMAIL_LENGTH = 254
 PASSWORD_HINT = f"Entre {MIN_PASSWORD_LENGTH} y {MAX_PASSWORD_LENGTH} caracteres; evita contraseñas comunes."
@@ -22,7 +22,7 @@ PASSWORD_HINT = f"Entre {MIN_PASSWORD_LENGTH} y {MAX_PASSWORD_LENGTH} caracteres
 _LOCKED: rx.Var[bool] = LoginState.busy | ~rx.State.is_hydrated  # type: ignore[assignment]
 
 
-def _password(form: str, label: str, name: str, auto_complete: str, state: type[FormState]) -> rx.Component:
+def _password(form: str, label: str, name: str, auto_complete: str, state: type[ClearingFormState]) -> rx.Component:
     return password_field(
         form,
         label,

@@ -7,6 +7,7 @@ from typing import Any, cast
 import reflex as rx
 from reflex_base.event import EventSpec
 from reflex_base.vars.number import NumberVar
+from reflex_base.vars.object import ObjectVar
 from reflex_base.vars.sequence import StringVar
 
 from app.components.forms import labelled_upload, upload_hint
@@ -15,8 +16,9 @@ from app.components.staff_table import stacked_cell, stacked_row, stacked_table
 from app.components.stats_chart import stats_chart
 from app.pages.wizard import ACCEPTED_PHOTOS, refused_in_browser
 from app.routes import ADVERTISER_NEW_LISTING, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
-from app.services.my_listings import AVAILABLE_NOW_HOURS
+from app.services.my_listings import AVAILABLE_NOW_HOURS, MyListingRow
 from app.services.photos import MAX_BYTES
+from app.services.upgrades import UpgradeOption, UpgradeRow
 from app.states.advertiser.my_listings import MyListingsState
 from app.states.areas import AreaState
 
@@ -37,7 +39,7 @@ def _wizard_href(uid: StringVar[str]) -> StringVar[str]:
     return f"{ADVERTISER_NEW_LISTING}?{WIZARD_LISTING_PARAM}=" + uid
 
 
-def _figures(row: rx.Var[Any]) -> rx.Component:
+def _figures(row: ObjectVar[MyListingRow]) -> rx.Component:
     return rx.el.dl(
         rx.el.dt("Visitas"),
         rx.el.dd(row.views_7, " en 7 días · ", row.views_30, " en 30 días"),
@@ -49,7 +51,7 @@ def _figures(row: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _available_now(row: rx.Var[Any]) -> rx.Component:
+def _available_now(row: ObjectVar[MyListingRow]) -> rx.Component:
     return rx.el.form(
         rx.el.input(type="hidden", name="uid", value=row.uid),
         rx.el.label(
@@ -67,7 +69,7 @@ def _available_now(row: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _copy(row: rx.Var[Any]) -> rx.Component:
+def _copy(row: ObjectVar[MyListingRow]) -> rx.Component:
     return rx.el.form(
         rx.el.input(type="hidden", name="uid", value=row.uid),
         rx.el.label(
@@ -87,7 +89,7 @@ def _copy(row: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _delete(row: rx.Var[Any]) -> rx.Component:
+def _delete(row: ObjectVar[MyListingRow]) -> rx.Component:
     return rx.alert_dialog.root(
         rx.alert_dialog.trigger(rx.el.button("Eliminar", type="button", class_name="btn")),
         rx.alert_dialog.content(
@@ -115,7 +117,7 @@ def _action(label: str, shown: rx.Var[Any], event: EventSpec) -> rx.Component:
     return cast(rx.Component, rx.cond(shown, rx.el.button(label, type="button", on_click=event, class_name="btn")))
 
 
-def _payment_due(upgrade: rx.Var[Any]) -> rx.Component:
+def _payment_due(upgrade: ObjectVar[UpgradeRow]) -> rx.Component:
     return rx.el.li(
         rx.el.p("Mejora «", upgrade.name, "»: esperando tu pago"),
         rx.el.dl(
@@ -129,7 +131,7 @@ def _payment_due(upgrade: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _upgrade_state(row: rx.Var[Any]) -> rx.Component:
+def _upgrade_state(row: ObjectVar[MyListingRow]) -> rx.Component:
     """The card's upgrades: each request waiting for payment with its reference and amount, how to pay, and the
     state of the upgrade in force (or of the latest)."""
     return rx.fragment(
@@ -164,7 +166,7 @@ def _upgrade_state(row: rx.Var[Any]) -> rx.Component:
 EAGER_COVERS = 2
 
 
-def _card(row: rx.Var[Any], index: NumberVar[int]) -> rx.Component:
+def _card(row: ObjectVar[MyListingRow], index: NumberVar[int]) -> rx.Component:
     first_screen = index < EAGER_COVERS
     return rx.el.article(
         rx.cond(
@@ -182,7 +184,7 @@ def _card(row: rx.Var[Any], index: NumberVar[int]) -> rx.Component:
         rx.el.div(
             rx.el.h2(row.title),
             rx.el.p(row.city_name, " · ", row.section_label, class_name="muted"),
-            rx.el.p(rx.el.span(row.status_label, class_name="badge status-" + row.status), class_name="badges"),
+            rx.el.p(rx.el.span(row.status_label, class_name="badge status-" + row.status.to(str)), class_name="badges"),
             rx.cond(
                 row.rejection_reason != "",
                 rx.el.p("Motivo del rechazo: ", row.rejection_reason, class_name="form-error"),
@@ -209,9 +211,10 @@ def _card(row: rx.Var[Any], index: NumberVar[int]) -> rx.Component:
             _figures(row),
             rx.el.div(
                 rx.cond(
-                    row.can_continue, rx.link("Continuar", href=_wizard_href(row.uid), class_name="btn btn-primary")
+                    row.can_continue,
+                    rx.link("Continuar", href=_wizard_href(row.uid.to(str)), class_name="btn btn-primary"),
                 ),
-                rx.cond(row.can_edit, rx.link("Editar", href=_wizard_href(row.uid), class_name="btn")),
+                rx.cond(row.can_edit, rx.link("Editar", href=_wizard_href(row.uid.to(str)), class_name="btn")),
                 rx.cond(
                     row.public_url != "", rx.link("Ver publicación", href=row.public_url, class_name="btn btn-ghost")
                 ),
@@ -236,7 +239,7 @@ def _card(row: rx.Var[Any], index: NumberVar[int]) -> rx.Component:
     )
 
 
-def _upgrade_option(option: rx.Var[Any]) -> rx.Component:
+def _upgrade_option(option: ObjectVar[UpgradeOption]) -> rx.Component:
     return rx.el.li(
         rx.el.strong(option.name),
         " · ",
@@ -249,7 +252,7 @@ def _upgrade_option(option: rx.Var[Any]) -> rx.Component:
             option.waiting_code != "",
             rx.el.p("Ya la pediste: paga con la referencia ", rx.el.strong(option.waiting_code), "."),
             rx.el.button(
-                "Pedir " + option.name,
+                "Pedir " + option.name.to(str),
                 type="button",
                 on_click=MyListingsState.request_upgrade(option.uid),
                 class_name="btn",
@@ -261,7 +264,7 @@ def _upgrade_option(option: rx.Var[Any]) -> rx.Component:
 UPGRADE_COLUMNS = ("Mejora", "Estado", "Desde", "Hasta", "Monto")
 
 
-def _upgrade_row(row: rx.Var[Any]) -> rx.Component:
+def _upgrade_row(row: ObjectVar[UpgradeRow]) -> rx.Component:
     values = (row.name, row.status_label, row.starts, row.ends, row.amount)
     return stacked_row(*[stacked_cell(value, label) for value, label in zip(values, UPGRADE_COLUMNS, strict=True)])
 

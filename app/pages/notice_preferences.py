@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import reflex as rx
+from reflex_base.vars.object import ObjectVar
 
 from app.components.layout import guarded_content, page_frame
 from app.routes import ADVERTISER_HOME
+from app.services.notices import NoticeChoice
 from app.states.advertiser.notices import NoticePreferencesState
 from app.states.areas import AreaState
 
@@ -19,7 +19,7 @@ ALWAYS_SENT = (
 )
 
 
-def _choice(choice: rx.Var[Any]) -> rx.Component:
+def _choice(choice: ObjectVar[NoticeChoice]) -> rx.Component:
     """One optional notice on a line of its own: its checkbox, then its words, in one <label> (a tap on either
     toggles it). The label wraps the box rather than naming its id: Reflex would add a ref per id to the form's data."""
     return rx.el.label(

@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import cast
 
 import reflex as rx
+from reflex_base.vars.number import NumberVar
+from reflex_base.vars.object import ObjectVar
 
 from app.components.age_gate import adults_only, age_notice_first
 from app.components.cards import badges, card_grid
@@ -15,6 +17,7 @@ from app.components.favourites import favourite_button
 from app.components.forms import checkbox_field, select_field, text_field
 from app.components.layout import READY_ATTRIBUTE, page_frame
 from app.core.geo import cities_by_region
+from app.models import ListingDetail
 from app.models.listing_filters import (
     AGE_MAX_PARAM,
     AGE_MIN_PARAM,
@@ -25,7 +28,8 @@ from app.models.listing_filters import (
     SERVICE_PARAM,
 )
 from app.routes import ALL_SEGMENT, REPORT_LISTING_PARAM, REPORT_PATH
-from app.states.public import FILTER_FORM, AgeGateState, DirectoryState, TierGroup
+from app.services.directory_view import TierGroup
+from app.states.public import FILTER_FORM, AgeGateState, DirectoryState
 
 # The tab of a city's every listing, and the hidden h2 over its cards, whose names are h3 (no tier headings
 # there); the first screen in the document (app.web.preview) shows the same.
@@ -39,6 +43,9 @@ NO_MATCH = "No hay avisos que coincidan con estos filtros."
 # The applied filters as chips: the list's name, and what each chip's name says before the filter.
 FILTER_CHIPS = "Filtros aplicados"
 REMOVE_FILTER = "Quitar filtro: "
+# The detail read on the class: a var of the model to Reflex, the declared `ListingDetail | None` to mypy
+# (docs/ARCHITECTURE.md, "Types").
+DETAIL = cast(ObjectVar[ListingDetail], DirectoryState.detail)
 
 
 def _city_links() -> rx.Component:
@@ -228,9 +235,9 @@ def _filter_chips() -> rx.Component:
     )
 
 
-def _group(group: TierGroup, index: rx.Var[int]) -> rx.Component:
+def _group(group: ObjectVar[TierGroup], index: NumberVar[int]) -> rx.Component:
     return rx.el.section(
-        rx.el.h2(group.name, class_name="tier-heading tier-" + group.slug),
+        rx.el.h2(group.name, class_name="tier-heading tier-" + group.slug.to(str)),
         card_grid(group.cards, lead=index == 0),
         class_name="tier-group",
     )
@@ -301,20 +308,22 @@ def _city() -> rx.Component:
 
 
 def _detail() -> rx.Component:
-    d = DirectoryState.detail
+    d = DETAIL
+    name = d.display_name.to(str)
     return rx.fragment(
         rx.el.p(
-            rx.link(d.city_name, href=DirectoryState.section_home + "/" + d.city_slug),
+            rx.link(d.city_name, href=DirectoryState.section_home + "/" + d.city_slug.to(str)),
             class_name="crumbs",
         ),
         adults_only(
             rx.el.article(
-                carousel(d.photos, d.display_name),
+                carousel(d.photos, name),
                 rx.el.div(
-                    rx.el.div(
-                        rx.el.h1(d.display_name), favourite_button(d.uid, d.display_name), class_name="detail-title"
+                    rx.el.div(rx.el.h1(name), favourite_button(d.uid, name), class_name="detail-title"),
+                    rx.el.p(
+                        d.age.to_string() + " años · " + d.commune.to(str) + ", " + d.city_name.to(str),
+                        class_name="card-meta",
                     ),
-                    rx.el.p(d.age.to_string() + " años · " + d.commune + ", " + d.city_name, class_name="card-meta"),
                     badges(d),
                     rx.cond(d.available_until != "", rx.el.p(d.available_until, class_name="notice-now")),
                     rx.cond(d.visiting != "", rx.el.p(d.visiting, class_name="notice-visiting")),
@@ -333,7 +342,7 @@ def _detail() -> rx.Component:
                         rx.cond(
                             d.tel_url != "",
                             rx.el.a(
-                                "Llamar " + d.phone,
+                                "Llamar " + d.phone.to(str),
                                 href=d.tel_url,
                                 class_name="btn btn-primary",
                                 on_click=DirectoryState.count_call,
@@ -359,12 +368,12 @@ def _detail() -> rx.Component:
                             rx.el.ul(rx.foreach(d.services, lambda s: rx.el.li(s)), class_name="services"),
                         ),
                     ),
-                    rx.el.p("Publicado el " + d.published, class_name="muted"),
-                    rx.cond(d.verified_on != "", rx.el.p("Verificada el " + d.verified_on, class_name="muted")),
+                    rx.el.p("Publicado el " + d.published.to(str), class_name="muted"),
+                    rx.cond(d.verified_on != "", rx.el.p("Verificada el " + d.verified_on.to(str), class_name="muted")),
                     rx.el.p(
                         rx.link(
                             "Reportar esta publicación",
-                            href=f"{REPORT_PATH}?{REPORT_LISTING_PARAM}=" + d.uid,
+                            href=f"{REPORT_PATH}?{REPORT_LISTING_PARAM}=" + d.uid.to(str),
                             class_name="report-link",
                         ),
                     ),

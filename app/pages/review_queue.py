@@ -5,22 +5,25 @@ from __future__ import annotations
 from typing import Any, cast
 
 import reflex as rx
+from reflex_base.vars.object import ObjectVar
 
 from app.components.forms import form_alert
 from app.models.listings import REASON_MAX
 from app.services.identity_review import STATUS_CHANGED as IDENTITY_CHANGED
 from app.services.identity_review import STATUS_NEW as IDENTITY_NEW
+from app.services.staff.review_queue import QueueItem, QueuePhoto, QueueRow
+from app.services.staff.review_signals import QueueSignal
 from app.states.areas import AreaState
 from app.states.staff.review_queue import ReviewQueueState
 
 TITLE = "Revisión de publicaciones"
 
 
-def _signal(signal: rx.Var[Any]) -> rx.Component:
+def _signal(signal: ObjectVar[QueueSignal]) -> rx.Component:
     return rx.el.li(signal.text, class_name=rx.cond(signal.alert, "queue-signal queue-alert", "queue-signal"))
 
 
-def _signals(item: rx.Var[Any]) -> rx.Component:
+def _signals(item: ObjectVar[QueueItem]) -> rx.Component:
     return rx.el.section(
         rx.el.h3("Señales"),
         rx.cond(
@@ -35,11 +38,11 @@ def _signals(item: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _field(row: rx.Var[Any]) -> rx.Component:
+def _field(row: ObjectVar[QueueRow]) -> rx.Component:
     return rx.el.tr(rx.el.th(row.label, scope="row"), rx.el.td(row.published, class_name="queue-value"))
 
 
-def _change(row: rx.Var[Any]) -> rx.Component:
+def _change(row: ObjectVar[QueueRow]) -> rx.Component:
     """A field's two values; only a field that changed has its old value struck out and its new one marked."""
     return rx.el.tr(
         rx.el.th(row.label, scope="row"),
@@ -66,7 +69,7 @@ def _comparison(rows: rx.Var[Any], before: str, after: str, label: str) -> rx.Co
     )
 
 
-def _identity(item: rx.Var[Any]) -> rx.Component:
+def _identity(item: ObjectVar[QueueItem]) -> rx.Component:
     """The owner's identity to check: as one column, or the approved values beside the new ones."""
     changed = item.identity_status == IDENTITY_CHANGED
     return cast(
@@ -103,7 +106,7 @@ def _identity(item: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _content(item: rx.Var[Any]) -> rx.Component:
+def _content(item: ObjectVar[QueueItem]) -> rx.Component:
     return cast(
         rx.Component,
         rx.match(
@@ -128,7 +131,7 @@ def _content(item: rx.Var[Any]) -> rx.Component:
                 rx.el.figure(
                     rx.el.img(
                         src=item.verification_photo_url,
-                        alt="Foto de verificación de " + item.title,
+                        alt="Foto de verificación de " + item.title.to(str),
                         class_name="queue-verification-photo",
                     ),
                     rx.el.figcaption("Foto de verificación (privada: se borra al decidir)."),
@@ -143,7 +146,7 @@ def _content(item: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _photo(photo: rx.Var[Any]) -> rx.Component:
+def _photo(photo: ObjectVar[QueuePhoto]) -> rx.Component:
     return rx.el.li(
         rx.el.img(src=photo.url, alt="", loading="lazy"),
         rx.cond(photo.label != "", rx.el.span(photo.label, class_name="badge")),
@@ -152,7 +155,7 @@ def _photo(photo: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _photos(item: rx.Var[Any]) -> rx.Component:
+def _photos(item: ObjectVar[QueueItem]) -> rx.Component:
     return rx.el.section(
         rx.el.h3("Fotos de la publicación"),
         rx.cond(
@@ -164,10 +167,10 @@ def _photos(item: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _item(item: rx.Var[Any]) -> rx.Component:
+def _item(item: ObjectVar[QueueItem]) -> rx.Component:
     return rx.el.article(
         rx.el.header(
-            rx.el.p(item.kind_label, class_name="badge queue-kind-" + item.kind),
+            rx.el.p(item.kind_label, class_name="badge queue-kind-" + item.kind.to(str)),
             rx.el.h2(item.title),
             rx.el.p(item.subtitle, class_name="muted"),
             rx.el.p(item.waiting, class_name="muted"),
@@ -291,4 +294,7 @@ def _queue() -> rx.Component:
 
 def review_queue_page() -> rx.Component:
     """The queue (of the administrator's or the secretary's area), shown once the first page is read."""
-    return rx.cond(ReviewQueueState.loaded, _queue(), rx.el.p("Leyendo la cola…", class_name="loading"))
+    return cast(
+        rx.Component,
+        rx.cond(ReviewQueueState.loaded, _queue(), rx.el.p("Leyendo la cola…", class_name="loading")),
+    )

@@ -9,20 +9,23 @@ readers, so nobody has to read a picture.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 import reflex as rx
+from reflex_base.vars.object import ObjectVar
+from reflex_base.vars.sequence import ArrayVar
 
 from app.routes import ADMIN_REPORTS
-from app.services.staff.overview import RECENT_REPORTS, TOP_CITIES
+from app.services.staff.overview import RECENT_REPORTS, TOP_CITIES, Bar, Headline, RecentReport, StaffOverview
 from app.states.areas import AreaState
 from app.states.staff.overview import StaffOverviewState
 
 TITLE = "Administración"
-OVERVIEW = StaffOverviewState.overview
+# The overview read on the class: a var of the model to Reflex, the declared model to mypy (docs/ARCHITECTURE.md, "Types").
+OVERVIEW = cast(ObjectVar[StaffOverview], StaffOverviewState.overview)
 
 
-def _headline(item: rx.Var[Any]) -> rx.Component:
+def _headline(item: ObjectVar[Headline]) -> rx.Component:
     return rx.el.div(
         rx.el.dt(rx.cond(item.href != "", rx.link(item.label, href=item.href), item.label)),
         rx.el.dd(item.figure, class_name="overview-figure"),
@@ -31,7 +34,7 @@ def _headline(item: rx.Var[Any]) -> rx.Component:
     )
 
 
-def _bar_row(bar: rx.Var[Any]) -> rx.Component:
+def _bar_row(bar: ObjectVar[Bar]) -> rx.Component:
     return rx.el.tr(
         rx.el.th(bar.label, scope="row"),
         rx.el.td(bar.figure, class_name="overview-count"),
@@ -43,7 +46,7 @@ def _bar_row(bar: rx.Var[Any]) -> rx.Component:
     )
 
 
-def bar_chart(caption: str, label_header: str, bars: rx.Var[Any] | list[Any], empty: str) -> rx.Component:
+def bar_chart(caption: str, label_header: str, bars: ArrayVar[list[Bar]], empty: str) -> rx.Component:
     """A horizontal bar chart as a table: caption, then one row per bar (label, figure, bar)."""
     return rx.el.table(
         rx.el.caption(caption),
@@ -62,7 +65,7 @@ def bar_chart(caption: str, label_header: str, bars: rx.Var[Any] | list[Any], em
     )
 
 
-def _report_row(report: rx.Var[Any]) -> rx.Component:
+def _report_row(report: ObjectVar[RecentReport]) -> rx.Component:
     return rx.el.tr(
         rx.el.td(
             rx.cond(report.urgent, rx.el.strong("Urgente: ", class_name="overview-urgent-tag")),
@@ -110,14 +113,18 @@ def _overview() -> rx.Component:
     return rx.fragment(
         rx.el.dl(rx.foreach(OVERVIEW.headlines, _headline), class_name="overview-tiles", aria_label="Cifras clave"),
         rx.el.div(
-            bar_chart("Publicaciones por estado", "Estado", OVERVIEW.by_status, "Aún no hay publicaciones."),
+            bar_chart(
+                "Publicaciones por estado", "Estado", OVERVIEW.by_status.to(list[Bar]), "Aún no hay publicaciones."
+            ),
             bar_chart(
                 f"Publicadas por ciudad (las {TOP_CITIES} con más)",
                 "Ciudad",
-                OVERVIEW.by_city,
+                OVERVIEW.by_city.to(list[Bar]),
                 "Aún no hay publicaciones publicadas.",
             ),
-            bar_chart("Publicadas por categoría", "Categoría", OVERVIEW.by_tier, "Aún no hay categorías."),
+            bar_chart(
+                "Publicadas por categoría", "Categoría", OVERVIEW.by_tier.to(list[Bar]), "Aún no hay categorías."
+            ),
             class_name="overview-charts",
         ),
         _reports(),

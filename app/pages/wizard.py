@@ -6,6 +6,7 @@ from typing import Any, cast
 
 import reflex as rx
 from reflex_base.event import EventSpec
+from reflex_base.vars.object import ObjectVar
 from reflex_base.vars.sequence import ArrayVar, StringVar
 
 from app.components.forms import (
@@ -24,7 +25,7 @@ from app.models.listings import DISPLAY_NAME_MAX, MAX_AGE
 from app.routes import ADVERTISER_HOME
 from app.services.listing_drafts import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.listing_form import STEP_BY_NUMBER, STEPS
-from app.services.listing_photos import MAX_PHOTOS
+from app.services.listing_photos import MAX_PHOTOS, OwnerPhoto
 from app.services.photos import MAX_BYTES
 from app.states.advertiser.wizard import STEP_FIELD, WizardState
 from app.states.areas import AreaState
@@ -346,9 +347,9 @@ def _availability() -> rx.Component:
     )
 
 
-def _photo(photo: rx.Var[Any]) -> rx.Component:
+def _photo(photo: ObjectVar[OwnerPhoto]) -> rx.Component:
     return rx.el.li(
-        rx.el.img(src=photo.url, alt="Foto " + (photo.position + 1).to_string(), loading="lazy"),
+        rx.el.img(src=photo.url, alt="Foto " + (photo.position.to(int) + 1).to_string(), loading="lazy"),
         rx.cond(photo.is_cover, rx.el.span("Portada", class_name="badge badge-cover")),
         rx.cond(~photo.approved, rx.el.span("En revisión", class_name="badge")),
         rx.el.div(
@@ -467,9 +468,9 @@ def _contact() -> rx.Component:
     )
 
 
-def _thumbnail(photo: rx.Var[Any]) -> rx.Component:
+def _thumbnail(photo: ObjectVar[OwnerPhoto]) -> rx.Component:
     """A photo in the summary, named by its place (and as the cover)."""
-    number = "Foto " + (photo.position + 1).to_string()
+    number = "Foto " + (photo.position.to(int) + 1).to_string()
     return rx.el.li(rx.el.img(src=photo.url, alt=rx.cond(photo.is_cover, number + ", portada", number), loading="lazy"))
 
 

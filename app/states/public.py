@@ -23,6 +23,7 @@ from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.core.money import format_currency
 from app.db import session_scope
@@ -103,7 +104,7 @@ def _count(listing_uid: str, kind: str, visitor: str, token_hash: str) -> None:
         log.warning("listing %s: %s not counted (%s)", listing_uid, kind, type(exc).__name__)
 
 
-def _counted(_future: Future) -> None:
+def _counted(_future: Future[None]) -> None:
     _count_slots.release()
 
 
@@ -137,7 +138,7 @@ class AgeGateState(rx.State):
     confirmed: bool = False
 
     @public
-    def accept(self):
+    def accept(self) -> EventSpec:
         """The visitor confirms they are of age: the notice closes and the page stores the cookie."""
         self.confirmed = True
         return rx.call_script(f"document.cookie = {json.dumps(age_cookie())}")
@@ -157,7 +158,7 @@ class DirectoryState(rx.State):
     city_name: str = ""
     tab_slug: str = DEFAULT_TAB.slug
     heading: str = ""
-    featured: list[ListingCard] = []
+    featured: rx.Field[list[ListingCard]] = rx.field(default_factory=list)
     groups: list[TierGroup] = []
     cards: list[ListingCard] = []
     tabs: list[TabLink] = []
@@ -178,14 +179,16 @@ class DirectoryState(rx.State):
     services: list[FilterChoice] = []
     filtered: bool = False
     filter_query: str = ""  # the applied filters' canonical query string
-    chips: list[FilterChip] = []  # the applied filters, each with the page's URL without it
+    chips: rx.Field[list[FilterChip]] = rx.field(
+        default_factory=list
+    )  # the applied filters, each with the page's URL without it
     unfiltered_url: str = ""
     draft_commune: str = ""
     draft_price_min: str = ""
     draft_price_max: str = ""
     draft_age_min: str = ""
     draft_age_max: str = ""
-    draft_services: list[str] = []
+    draft_services: rx.Field[list[str]] = rx.field(default_factory=list)
     filter_errors: dict[str, str] = {}  # URL parameter -> what the form could not read in that field
     draft_total: int = 0
     draft_label: str = ""  # the form's button: "Ver 3 avisos", "Ver más de 1.000 avisos"
@@ -201,7 +204,7 @@ class DirectoryState(rx.State):
         return self.section == Section.TRANS
 
     @public
-    async def load(self):
+    async def load(self) -> list[EventSpec]:
         """A public page's whole load in one event: the session check every public page starts with
         (``AuthState.check_session``), then the page itself. Each event costs a round trip of the state
         (with Redis: lock, read, write, unlock), so the directory, the pages people load most, makes one."""
@@ -210,7 +213,7 @@ class DirectoryState(rx.State):
         shown = await self._load_path()
         return events if shown is None else [*events, shown]
 
-    async def _load_path(self):
+    async def _load_path(self) -> EventSpec | None:
         """Show the browser path's view (app.services.public_view), or redirect to its canonical path."""
         built = await build_public_view(path=self.router.url.path, query=self.router.url.query)
         if isinstance(built, Redirect):
@@ -300,7 +303,7 @@ class DirectoryState(rx.State):
         self.draft_label = directory_view.apply_label(result)
 
     @public
-    async def set_filter(self, field: str, value: str):
+    async def set_filter(self, field: str, value: str) -> None:
         """The visitor changed one field of the filter form: keep it (not applied yet) and count the matches."""
         if self.view not in ("city", "all") or field not in FILTER_FIELDS or not isinstance(value, str):
             return
@@ -308,7 +311,7 @@ class DirectoryState(rx.State):
         await self._count_draft()
 
     @public
-    async def toggle_service(self, slug: str, checked: bool):
+    async def toggle_service(self, slug: str, checked: bool) -> None:
         """The visitor ticked or unticked a service in the filter form (not applied yet); count the matches."""
         known = {choice.value for choice in self.services}
         if self.view not in ("city", "all") or slug not in known or not isinstance(checked, bool):
@@ -318,7 +321,7 @@ class DirectoryState(rx.State):
         await self._count_draft()
 
     @public
-    async def apply_filters(self):
+    async def apply_filters(self) -> EventSpec | None:
         """Show the form's filters: their URL, which the page then loads; while a field has a message, go to it instead."""
         if self.view not in ("city", "all"):
             return None
@@ -333,16 +336,16 @@ class DirectoryState(rx.State):
             count_later(self.detail.uid, kind, self.router.session.client_ip or "", connection_session_hash())
 
     @public
-    def count_whatsapp(self):
+    def count_whatsapp(self) -> None:
         """The visitor pressed the WhatsApp button of the listing shown (counted at most once a day)."""
         self._count(stats.WHATSAPP)
 
     @public
-    def count_call(self):
+    def count_call(self) -> None:
         """The visitor pressed the call button of the listing shown (counted at most once a day)."""
         self._count(stats.CALL)
 
-    async def _turn_page(self, page: int):
+    async def _turn_page(self, page: int) -> EventSpec:
         """Show page ``page`` of the cards of the path shown, with the URL's filters, and scroll to the top."""
         built = await build_public_view(path=self.router.url.path, query=self.router.url.query, page=page)
         if isinstance(built, PublicPageView) and built.listings is not None:
@@ -351,14 +354,14 @@ class DirectoryState(rx.State):
         return rx.call_script("window.scrollTo(0, 0)")
 
     @public
-    async def next_page(self):
+    async def next_page(self) -> EventSpec | None:
         """Show the next page of cards."""
         if self.view in ("city", "all") and self.page < self.page_count:
             return await self._turn_page(self.page + 1)
         return None
 
     @public
-    async def previous_page(self):
+    async def previous_page(self) -> EventSpec | None:
         """Show the previous page of cards."""
         if self.view in ("city", "all") and self.page > 1:
             return await self._turn_page(self.page - 1)

@@ -51,13 +51,13 @@ class MyListingsState(rx.State):
     """The listings of the signed-in advertiser, and the one dialog open over them."""
 
     loaded: bool = False
-    rows: list[MyListingRow] = []
+    rows: rx.Field[list[MyListingRow]] = rx.field(default_factory=list)
     cities: list[list[str]] = []
     dialog: str = ""
     dialog_uid: str = ""
     dialog_title: str = ""
     upgrade_options: list[UpgradeOption] = []
-    upgrades: list[UpgradeRow] = []
+    upgrades: rx.Field[list[UpgradeRow]] = rx.field(default_factory=list)
     verification_label: str = ""
     verification_reason: str = ""
     stats_series: rx.Field[list[DayStat]] = rx.field(default_factory=list)

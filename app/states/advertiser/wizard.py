@@ -104,7 +104,7 @@ class WizardState(ClearingFormState, rx.State):
     # Remounts the step's form when the values it starts from change.
     form_key: int = 0
     values: dict[str, str] = {}
-    services: list[str] = []
+    services: rx.Field[list[str]] = rx.field(default_factory=list)
     schedule: dict[str, str] = {}
     rate_labels: dict[str, str] = {}
     cities: list[list[str]] = []
@@ -116,7 +116,7 @@ class WizardState(ClearingFormState, rx.State):
     nationalities: list[list[str]] = []
     # [weekday key, label, from, to, "true" when closed] for step 6.
     schedule_rows: list[list[str]] = []
-    photos: list[OwnerPhoto] = []
+    photos: rx.Field[list[OwnerPhoto]] = rx.field(default_factory=list)
     # From the moment photos are chosen (start_upload) until they are added (finish_upload): the step waits.
     uploading: bool = False
     processing: bool = False

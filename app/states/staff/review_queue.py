@@ -11,7 +11,10 @@ since (the owner edited it), the service refuses and the page is read again.
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
+from reflex_base.event import EventSpec
 
 from app.core.errors import ConflictError, ServiceError
 from app.models import ProfileId, ReviewDecision
@@ -20,7 +23,7 @@ from app.services.staff import review_queue, reviews
 from app.services.staff.review_queue import QueueItem
 from app.states.areas import enter_area
 from app.states.auth import current_actor, requires
-from app.states.notify import notify_error, notify_success
+from app.states.notify import Events, notify_error, notify_success
 from app.states.offload import run_service
 from app.storage.factory import get_private_storage, get_storage
 
@@ -36,7 +39,7 @@ class ReviewQueueState(rx.State):
     """One page of the queue, and the rejection dialog open over one item."""
 
     loaded: bool = False
-    items: list[QueueItem] = []
+    items: rx.Field[list[QueueItem]] = rx.field(default_factory=list)
     total: int = 0
     page: int = 1
     page_count: int = 1
@@ -58,7 +61,7 @@ class ReviewQueueState(rx.State):
         self.oldest = found.oldest
         self.loaded = True
 
-    async def _open(self) -> list:
+    async def _open(self) -> list[EventSpec]:
         events = await enter_area(self)
         self.page = 1
         self._close_reject()
@@ -66,29 +69,29 @@ class ReviewQueueState(rx.State):
         return events
 
     @requires(ProfileId.ADMINISTRADOR)
-    async def open_admin(self):
+    async def open_admin(self) -> list[EventSpec]:
         """Enter the administrator's queue page."""
         return await self._open()
 
     @requires(ProfileId.SECRETARIA)
-    async def open_secretary(self):
+    async def open_secretary(self) -> list[EventSpec]:
         """Enter the secretary's queue page."""
         return await self._open()
 
     @requires(*STAFF)
-    async def refresh(self):
+    async def refresh(self) -> None:
         """Read the current page again."""
         await self._reload()
 
     @requires(*STAFF)
-    async def next_page(self):
+    async def next_page(self) -> None:
         """The next page of the queue."""
         if self.page < self.page_count:
             self.page += 1
         await self._reload()
 
     @requires(*STAFF)
-    async def previous_page(self):
+    async def previous_page(self) -> None:
         """The previous page of the queue."""
         self.page = max(1, self.page - 1)
         await self._reload()
@@ -110,12 +113,12 @@ class ReviewQueueState(rx.State):
             expected_version=item.version,
         )
 
-    async def _decided(self, message: str) -> list:
+    async def _decided(self, message: str) -> list[EventSpec]:
         await self._reload()
         return [notify_success(message)]
 
     @requires(*STAFF)
-    async def approve(self, uid: str):
+    async def approve(self, uid: str) -> Events:
         """Approve the item ``uid`` of this page: publish the listing, apply the edit, or grant the badge."""
         item = self._item(uid)
         if item is None:
@@ -133,7 +136,7 @@ class ReviewQueueState(rx.State):
         self.reject_reasons = []
 
     @requires(*STAFF)
-    def open_reject(self, uid: str):
+    def open_reject(self, uid: str) -> EventSpec | None:
         """Open the rejection dialog for the item ``uid`` of this page, with the reasons that fit its kind."""
         item = self._item(uid)
         if item is None:
@@ -143,13 +146,13 @@ class ReviewQueueState(rx.State):
         return None
 
     @requires(*STAFF)
-    def close_reject(self, open_: bool = False):
+    def close_reject(self, open_: bool = False) -> None:
         """Close the rejection dialog."""
         if not open_:
             self._close_reject()
 
     @requires(*STAFF)
-    async def reject(self, form_data: dict):
+    async def reject(self, form_data: dict[str, Any]) -> Events:
         """Reject the item whose dialog is open, with a reason from the list and words the advertiser reads."""
         data = form_data if isinstance(form_data, dict) else {}
         item = self._item(self.reject_uid)

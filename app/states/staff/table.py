@@ -29,8 +29,9 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import reflex as rx
 from reflex_base.event import EventSpec
@@ -67,6 +68,24 @@ class StaffTableState(FormState, mixin=True):
     """
 
     _spec: ClassVar[TableSpec]
+
+    if TYPE_CHECKING:
+        # The handlers of TABLE_HANDLERS, which each concrete class defines (and the spec's profiles mark), as the
+        # pages that take any table's class read them: Reflex's event handlers, which mypy cannot see on the class.
+        open_admin: ClassVar[Callable[..., Any]]
+        open_secretary: ClassVar[Callable[..., Any]]
+        search: ClassVar[Callable[..., Any]]
+        sort: ClassVar[Callable[..., Any]]
+        set_filter: ClassVar[Callable[..., Any]]
+        next_page: ClassVar[Callable[..., Any]]
+        prev_page: ClassVar[Callable[..., Any]]
+        close_dialog: ClassVar[Callable[..., Any]]
+        open_create: ClassVar[Callable[..., Any]]
+        open_edit: ClassVar[Callable[..., Any]]
+        save: ClassVar[Callable[..., Any]]
+        ask_delete: ClassVar[Callable[..., Any]]
+        confirm_delete: ClassVar[Callable[..., Any]]
+        export_csv: ClassVar[Callable[..., Any]]
 
     loaded: bool = False
     rows: list[dict[str, str]] = []
