@@ -14,6 +14,7 @@ that writes them into the page (``_fill_script``), and are gone when it is left.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import reflex as rx
@@ -23,11 +24,10 @@ from app.identity.guards import landing_path
 from app.services import two_factor
 from app.states.account import FORM_UNREADABLE, connection_client_key, form_field
 from app.states.auth import connection_session_hash, current_actor, second_factor_passed, second_factor_step
-from app.states.forms import ClearingFormState
+from app.states.forms import ClearingFormState, Outcome
 from app.states.notify import Events
 from app.states.offload import run_service
 
-CODE_FIELDS = ("code",)
 # Where the page shows what must not stay in the state (app.pages.second_factor).
 QR_ID, SECRET_ID, CODES_ID = "segundo-factor-qr", "segundo-factor-clave", "segundo-factor-codigos"
 LOADING, SETUP, CODES, VERIFY = "cargando", "configurar", "codigos", "verificar"
@@ -67,6 +67,29 @@ class SecondFactorState(ClearingFormState, rx.State):
         self.step = SETUP
         return [_fill_script(qr=view.qr_path, size=view.qr_size, secret=view.secret)]
 
+    async def _send_code(self, step: str, form_data: object, service: Callable[..., Any], field: str) -> Outcome | None:
+        """Hand the code typed in ``field`` to ``service`` if the page is at ``step``; its outcome if it succeeded.
+
+        None when the page is elsewhere or busy, the form unreadable, or the service refused the code (its
+        message is then shown under ``field``).
+        """
+        if self.busy or self.step != step:
+            return None
+        if not isinstance(form_data, dict):
+            self.error = FORM_UNREADABLE
+            return None
+        outcome = await self._submit(
+            run_service(
+                service,
+                actor=current_actor(),
+                token_hash=connection_session_hash(),
+                code=form_field(form_data, field, 64),
+                client_hash=connection_client_key(self),
+            ),
+            fields=(field,),
+        )
+        return outcome if outcome.ok else None
+
     @second_factor_step
     async def load(self) -> Events:
         """Open the step this staff member is at: setup, or the code; past it, their landing page."""
@@ -85,22 +108,8 @@ class SecondFactorState(ClearingFormState, rx.State):
     @second_factor_step
     async def confirm(self, form_data: dict[str, Any]) -> Events:
         """Confirm the setup with a first code; then show the recovery codes, once."""
-        if self.busy or self.step != SETUP:
-            return None
-        if not isinstance(form_data, dict):
-            self.error = FORM_UNREADABLE
-            return None
-        outcome = await self._submit(
-            run_service(
-                two_factor.confirm_setup,
-                actor=current_actor(),
-                token_hash=connection_session_hash(),
-                code=form_field(form_data, "code", 64),
-                client_hash=connection_client_key(self),
-            ),
-            fields=CODE_FIELDS,
-        )
-        if not outcome.ok:
+        outcome = await self._send_code(SETUP, form_data, two_factor.confirm_setup, "code")
+        if outcome is None:
             return None
         self.step = CODES
         return _fill_script(codes=outcome.value)
@@ -108,22 +117,8 @@ class SecondFactorState(ClearingFormState, rx.State):
     @second_factor_step
     async def verify(self, form_data: dict[str, Any]) -> Events:
         """Check a code of the app (or a recovery code); the session then grants staff rights."""
-        if self.busy or self.step != VERIFY:
-            return None
-        if not isinstance(form_data, dict):
-            self.error = FORM_UNREADABLE
-            return None
-        outcome = await self._submit(
-            run_service(
-                two_factor.verify_sign_in,
-                actor=current_actor(),
-                token_hash=connection_session_hash(),
-                code=form_field(form_data, "code", 64),
-                client_hash=connection_client_key(self),
-            ),
-            fields=CODE_FIELDS,
-        )
-        if not outcome.ok:
+        outcome = await self._send_code(VERIFY, form_data, two_factor.verify_sign_in, "code")
+        if outcome is None:
             return None
         self.busy = True  # the landing page is loading
         return rx.redirect(landing_path(current_actor().profile_uid), replace=True)
@@ -131,21 +126,7 @@ class SecondFactorState(ClearingFormState, rx.State):
     @second_factor_step
     async def recover(self, form_data: dict[str, Any]) -> Events:
         """Set the factor up again (a lost phone): a recovery code ends the old one, then the setup starts."""
-        if self.busy or self.step != VERIFY:
-            return None
-        if not isinstance(form_data, dict):
-            self.error = FORM_UNREADABLE
-            return None
-        outcome = await self._submit(
-            run_service(
-                two_factor.reset_own_with_recovery_code,
-                actor=current_actor(),
-                token_hash=connection_session_hash(),
-                code=form_field(form_data, "recovery_code", 64),
-                client_hash=connection_client_key(self),
-            ),
-            fields=("recovery_code",),
-        )
-        if not outcome.ok:
+        outcome = await self._send_code(VERIFY, form_data, two_factor.reset_own_with_recovery_code, "recovery_code")
+        if outcome is None:
             return None
         return await self._start_setup()

@@ -241,7 +241,7 @@ def upload_endpoint(reflex_app: App) -> Callable[[Request], Awaitable[Response]]
         }
         # _RoutedUploads stands in for the App: Reflex's upload endpoint reads only its event_processor.
         routed = _RoutedUploads(reflex_app.event_processor, headers)
-        response: Response = await upload(routed)(request)  # type: ignore[arg-type]
+        response: Response = await upload(routed)(request)  # type: ignore[arg-type]  # the stand-in above, not an App
         return response
 
     return upload_with_session

@@ -37,7 +37,7 @@ _reflex_wait_lock = StateManagerRedis._wait_lock
 async def _give_back(manager: StateManagerRedis, lock_key: bytes, lock_id: bytes) -> None:
     """Release ``lock_key`` if this attempt (``lock_id``) holds it, and wake the next local waiter."""
     try:
-        released = await manager.redis.eval(_RELEASE_IF_OURS, 1, lock_key, lock_id)  # type: ignore[misc]
+        released = await manager.redis.eval(_RELEASE_IF_OURS, 1, lock_key, lock_id)  # type: ignore[misc]  # redis-py types eval() for both clients
     except (redis.RedisError, OSError) as exc:  # the lock then expires by itself, as before
         log.warning("state lock of a cancelled event not released (%s)", type(exc).__name__)
         return
@@ -57,4 +57,4 @@ async def _wait_lock_released_on_cancel(self: StateManagerRedis, lock_key: bytes
 
 def release_locks_of_cancelled_events() -> None:
     """Install the wrapper on Reflex's Redis state manager (idempotent; the composition root calls it)."""
-    StateManagerRedis._wait_lock = _wait_lock_released_on_cancel  # type: ignore[method-assign]
+    StateManagerRedis._wait_lock = _wait_lock_released_on_cancel  # type: ignore[method-assign]  # the patch is the point

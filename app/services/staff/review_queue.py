@@ -238,6 +238,11 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _city_name(value: Any) -> str:
+    city = city_by_slug(value)
+    return city.name if city else _text(value)
+
+
 def _money(value: Any) -> str:
     return format_currency(value) if value is not None else "—"
 
@@ -246,7 +251,7 @@ FIELDS: tuple[tuple[str, str, Any], ...] = (
     ("display_name", "Nombre", _text),
     ("age", "Edad", _text),
     ("section", "Sección", lambda v: "Trans" if v == Section.TRANS else "Mujeres"),
-    ("city_slug", "Ciudad", lambda v: city_by_slug(v).name if city_by_slug(v) else _text(v)),  # type: ignore[union-attr]
+    ("city_slug", "Ciudad", _city_name),
     ("commune", "Comuna", _text),
     ("base_tier_uid", "Categoría", None),
     ("description", "Descripción", _text),
