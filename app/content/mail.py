@@ -22,14 +22,22 @@ def _recover_link() -> str:
 # --- one-time links (the local identity provider) ------------------------------------------------------
 
 
+def _one_time_link(intro: str, link: str, valid_for: timedelta, ending: str) -> str:
+    """The body of a one-time link's e-mail: ``intro`` says what the link does, ``ending`` what to do if unasked."""
+    return f"Hola:\n\n{intro} (vale por {hours_text(valid_for)} y se puede usar una sola vez):\n\n{link}\n\n{ending}\n"
+
+
 def verify_email(link: str, valid_for: timedelta) -> tuple[str, str]:
     """The link that activates a new account."""
     site = get_settings().site_name
     return (
         f"Confirma tu correo en {site}",
-        f"Hola:\n\nPara activar tu cuenta en {site}, confirma tu correo abriendo este enlace "
-        f"(vale por {hours_text(valid_for)} y se puede usar una sola vez):\n\n{link}\n\n"
-        "Si no creaste una cuenta, ignora este mensaje.\n",
+        _one_time_link(
+            f"Para activar tu cuenta en {site}, confirma tu correo abriendo este enlace",
+            link,
+            valid_for,
+            "Si no creaste una cuenta, ignora este mensaje.",
+        ),
     )
 
 
@@ -38,9 +46,12 @@ def confirm_new_email(link: str, valid_for: timedelta) -> tuple[str, str]:
     site = get_settings().site_name
     return (
         f"Confirma tu nuevo correo en {site}",
-        f"Hola:\n\nPediste usar este correo en tu cuenta de {site}. Confírmalo abriendo este enlace "
-        f"(vale por {hours_text(valid_for)} y se puede usar una sola vez):\n\n{link}\n\n"
-        "Si no lo pediste, ignora este mensaje: nada cambia.\n",
+        _one_time_link(
+            f"Pediste usar este correo en tu cuenta de {site}. Confírmalo abriendo este enlace",
+            link,
+            valid_for,
+            "Si no lo pediste, ignora este mensaje: nada cambia.",
+        ),
     )
 
 
@@ -49,9 +60,12 @@ def reset_password(link: str, valid_for: timedelta) -> tuple[str, str]:
     site = get_settings().site_name
     return (
         f"Restablece tu contraseña de {site}",
-        f"Hola:\n\nPediste restablecer tu contraseña en {site}. Abre este enlace para elegir una nueva "
-        f"(vale por {hours_text(valid_for)} y se puede usar una sola vez):\n\n{link}\n\n"
-        "Si no lo pediste, ignora este mensaje: tu contraseña no cambia.\n",
+        _one_time_link(
+            f"Pediste restablecer tu contraseña en {site}. Abre este enlace para elegir una nueva",
+            link,
+            valid_for,
+            "Si no lo pediste, ignora este mensaje: tu contraseña no cambia.",
+        ),
     )
 
 
