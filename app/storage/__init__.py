@@ -1,4 +1,4 @@
-"""Photo storage behind one small interface.
+"""Photo and video storage behind one small interface.
 
 Local disk under MEDIA_DIR is the embedded default; S3-compatible object storage
 (boto3) is used when S3_BUCKET is set. Keys are chosen by the app (random names
@@ -14,6 +14,8 @@ This module is the interface; ``app.storage.factory`` chooses the configured imp
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Protocol
 
 # A key is a relative path (a lower-case prefix, then letters, digits, "_-."): no "..", no leading slash, no backslash.
@@ -35,8 +37,12 @@ class NoPublicUrlError(RuntimeError):
     """Asked for the public address of a private file (a bug in the caller): private files have none."""
 
 
+# What a streamed read or write moves at a time.
+CHUNK_BYTES = 1024 * 1024
+
+
 class Storage(Protocol):
-    """Where photo files live."""
+    """Where photo and video files live."""
 
     def put(self, key: str, data: bytes, content_type: str) -> None:
         """Write (or overwrite) an object."""
@@ -55,3 +61,15 @@ class Storage(Protocol):
 
     def list_keys(self) -> list[str]:
         """Every stored key, sorted (backups walk the whole store)."""
+
+    def put_file(self, key: str, path: Path, content_type: str) -> None:
+        """Write (or overwrite) an object from a file on disk, streamed (a video, a data export): never whole in memory."""
+
+    def get_file(self, key: str, path: Path) -> None:
+        """Copy an object into a file on disk, streamed; raises NotFoundError when it does not exist."""
+
+    def size(self, key: str) -> int:
+        """The object's length in bytes; raises NotFoundError when it does not exist."""
+
+    def read_range(self, key: str, start: int, stop: int) -> Iterator[bytes]:
+        """Bytes ``start`` to ``stop - 1`` of an object, in chunks (an HTTP range answer); NotFoundError if missing."""

@@ -1,7 +1,10 @@
-"""Photos in S3-compatible object storage (boto3): what several app servers share."""
+"""Photos and videos in S3-compatible object storage (boto3): what several app servers share."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import boto3
@@ -10,13 +13,24 @@ from botocore.exceptions import ClientError
 
 from app.core.errors import NotFoundError
 from app.settings import Settings
-from app.storage import NoPublicUrlError, check_key
+from app.storage import CHUNK_BYTES, NoPublicUrlError, check_key
 
 if TYPE_CHECKING:
     # Stubs only (requirements-test.txt): the served app never imports this.
     from mypy_boto3_s3 import S3Client
 
 _MISSING = {"404", "NoSuchKey", "NotFound"}
+
+
+@contextlib.contextmanager
+def _missing_is_not_found() -> Iterator[None]:
+    """A missing object's ClientError as NotFoundError."""
+    try:
+        yield
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") in _MISSING:
+            raise NotFoundError("El archivo no existe.") from exc
+        raise
 
 
 class S3Storage:
@@ -58,14 +72,32 @@ class S3Storage:
             CacheControl=self.cache_control,
         )
 
+    def put_file(self, key: str, path: Path, content_type: str) -> None:
+        # boto3's managed transfer: a multipart upload, a part at a time, past its threshold (8 MB).
+        self.client.upload_file(
+            str(path),
+            self.bucket,
+            check_key(key),
+            ExtraArgs={"ContentType": content_type, "CacheControl": self.cache_control},
+        )
+
     def get(self, key: str) -> bytes:
-        try:
+        with _missing_is_not_found():
             response = self.client.get_object(Bucket=self.bucket, Key=check_key(key))
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in _MISSING:
-                raise NotFoundError("La foto no existe.") from exc
-            raise
         return response["Body"].read()
+
+    def get_file(self, key: str, path: Path) -> None:
+        with _missing_is_not_found():
+            self.client.download_file(self.bucket, check_key(key), str(path))
+
+    def size(self, key: str) -> int:
+        with _missing_is_not_found():
+            return self.client.head_object(Bucket=self.bucket, Key=check_key(key))["ContentLength"]
+
+    def read_range(self, key: str, start: int, stop: int) -> Iterator[bytes]:
+        with _missing_is_not_found():
+            response = self.client.get_object(Bucket=self.bucket, Key=check_key(key), Range=f"bytes={start}-{stop - 1}")
+        return response["Body"].iter_chunks(CHUNK_BYTES)
 
     def delete(self, key: str) -> None:
         self.client.delete_object(Bucket=self.bucket, Key=check_key(key))

@@ -50,6 +50,25 @@ def test_list_keys_names_every_stored_object_sorted(storage):
     assert storage.list_keys() == sorted(keys)
 
 
+def test_files_stream_in_and_out_and_ranges_read_their_bytes(storage, tmp_path):
+    """A video or an export: written from a file, read back into one, its size known, and any range of it read."""
+    source = tmp_path / "clip.mp4"
+    data = bytes(range(256)) * 12_000  # 3 MB: several chunks
+    source.write_bytes(data)
+    key = "videos/ab/abcdef.mp4"
+    storage.put_file(key, source, "video/mp4")
+    assert storage.size(key) == len(data)
+    copy = tmp_path / "copy.mp4"
+    storage.get_file(key, copy)
+    assert copy.read_bytes() == data
+    assert b"".join(storage.read_range(key, 0, 10)) == data[:10]
+    assert b"".join(storage.read_range(key, 1_500_000, len(data))) == data[1_500_000:]
+    missing = "videos/ab/missing.mp4"
+    for read in (lambda: storage.size(missing), lambda: storage.get_file(missing, copy), lambda: storage.read_range(missing, 0, 1)):
+        with pytest.raises(NotFoundError, match="no existe"):
+            read()
+
+
 @pytest.mark.parametrize("make", [jpeg_with_gps, heic_with_gps], ids=["jpeg", "heic"])
 def test_gps_tagged_photo_is_stored_without_any_metadata(storage, make):
     photo = store_photo(storage=storage, data=make())
