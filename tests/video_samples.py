@@ -109,6 +109,25 @@ def webm(folder: Path, *, codec: str = "libvpx-vp9", seconds: float = 1.0, size:
     return clip
 
 
+def hevc_hdr_mov(folder: Path) -> Path:
+    """A 10-bit HLG HEVC MOV, as recent iPhones record by default (no sound)."""
+    clip = folder / "hdr.mov"
+    ffmpeg(
+        *_picture("640x360", 1),
+        "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+        "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc",
+        clip,
+    )  # fmt: skip
+    return clip
+
+
+def prores_mov(folder: Path) -> Path:
+    """A MOV in a camera's editing codec (ProRes): a video, but not one of the accepted formats."""
+    clip = folder / "prores.mov"
+    ffmpeg(*_picture("320x240", 0.5), "-c:v", "prores_ks", clip)
+    return clip
+
+
 def empty(folder: Path) -> Path:
     clip = folder / "empty.mp4"
     clip.write_bytes(b"")

@@ -252,21 +252,24 @@ def _served_size(width: int, height: int) -> tuple[int, int]:
 
 
 def _picture_graph(stream: VideoStream, inspected: _Inspected, pix_fmt: str, fps: int | None) -> av.filter.Graph:
-    """Filters: upright, at most SERVED_MAX_FPS, scaled to the served size, in ``pix_fmt``; one thread."""
+    """Filters: at most ``fps``, scaled to the served size, in ``pix_fmt``, upright; one thread."""
     graph = av.filter.Graph()
     graph.threads = 1
     chain = [graph.add_buffer(template=stream)]
+    if fps is not None:
+        chain.append(graph.add("fps", str(fps)))
+    # Scaled first, turned after: turning the smaller picture costs less.
+    width, height = _served_size(inspected.info.width, inspected.info.height)
+    if inspected.rotation in (90, 270):
+        width, height = height, width
+    chain.append(graph.add("scale", f"{width}:{height}:flags=bicubic"))
+    chain.append(graph.add("format", pix_fmt))
     if inspected.rotation == 90:
         chain.append(graph.add("transpose", "clock"))
     elif inspected.rotation == 180:
         chain += [graph.add("hflip"), graph.add("vflip")]
     elif inspected.rotation == 270:
         chain.append(graph.add("transpose", "cclock"))
-    if fps is not None:
-        chain.append(graph.add("fps", str(fps)))
-    width, height = _served_size(inspected.info.width, inspected.info.height)
-    chain.append(graph.add("scale", f"{width}:{height}:flags=bicubic"))
-    chain.append(graph.add("format", pix_fmt))
     chain.append(graph.add("buffersink"))
     graph.link_nodes(*chain).configure()
     return graph

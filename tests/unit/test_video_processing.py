@@ -30,6 +30,7 @@ REFUSED: list[tuple[str, Maker, str, str]] = [
     ("truncated, index at the end", lambda d: video_samples.truncated(d, faststart=False), "damaged", "dañado"),
     ("truncated, index first", lambda d: video_samples.truncated(d, faststart=True), "damaged", "incompleto"),
     ("audio only", video_samples.audio_only, "no_video", "solo sonido"),
+    ("ProRes MOV", video_samples.prores_mov, "unsupported", "H.264 o HEVC"),
     ("two hours", video_samples.two_hours, "too_long", f"dura más de {CLIP_MAX_SECONDS} segundos"),
     (
         "no duration in the header, too long",
@@ -48,6 +49,7 @@ REFUSED: list[tuple[str, Maker, str, str]] = [
 
 ACCEPTED: list[tuple[str, Maker, tuple[int, int], bool]] = [
     ("iPhone HEVC MOV, portrait", video_samples.iphone_mov, (360, 640), True),
+    ("iPhone HDR HEVC, 10-bit", video_samples.hevc_hdr_mov, (640, 360), False),
     ("H.264 MP4 1080p", video_samples.h264_mp4, (1280, 720), True),
     ("H.264 MP4 without sound", lambda d: video_samples.h264_mp4(d, size="640x360", audio=False), (640, 360), False),
     ("VP8 WebM", lambda d: video_samples.webm(d, codec="libvpx"), (640, 360), True),
