@@ -64,8 +64,9 @@ _AUDIO_CODECS = frozenset(
     {"aac", "mp3", "opus", "vorbis", "alac", "flac", "ac3", "eac3"}
     | {f"pcm_{kind}" for kind in ("s16le", "s16be", "s24le", "s24be", "s32le", "f32le", "f32be")}
 )
-# Only these decoders are opened, even while the demuxer probes the streams (libdav1d decodes AV1).
-_DECODERS = ",".join(sorted(_VIDEO_CODECS | _AUDIO_CODECS | {"libdav1d"}))
+# libdav1d decodes AV1. Only these decoders are opened, even while the demuxer probes the streams.
+_VIDEO_DECODERS = _VIDEO_CODECS | {"libdav1d"}
+_DECODERS = ",".join(sorted(_VIDEO_DECODERS | _AUDIO_CODECS))
 
 _MB = 1024 * 1024
 _MAX_LONG_SIDE, _MAX_SHORT_SIDE = CLIP_MAX_FRAME
@@ -131,7 +132,7 @@ def _video_stream(container: InputContainer) -> VideoStream:
     if not streams:
         raise _reject("no_video")
     stream = streams[0]
-    if stream.codec_context.codec.name not in _VIDEO_CODECS | {"libdav1d"}:
+    if stream.codec_context.codec.name not in _VIDEO_DECODERS:
         raise _reject("unsupported")
     stream.codec_context.thread_count = 1
     return stream
