@@ -85,6 +85,13 @@ if ! command -v chromium-headless-shell >/dev/null 2>&1; then
   apt_install chromium-headless-shell
 fi
 
+# The video tests make their sample clips with Debian's ffmpeg and check the served files with
+# ffprobe and exiftool, tools this project did not write (the app itself needs neither: PyAV).
+if ! command -v ffprobe >/dev/null 2>&1 || ! command -v exiftool >/dev/null 2>&1; then
+  echo "Instalando ffmpeg y exiftool…"
+  apt_install --no-install-recommends ffmpeg libimage-exiftool-perl
+fi
+
 # PostgreSQL on 127.0.0.1:5432: start it, or install it, when it is not up.
 if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   if ! command -v pg_ctlcluster >/dev/null 2>&1; then
