@@ -10,6 +10,7 @@ import app.models  # noqa: F401  (registers every table on SQLModel.metadata)
 from alembic import context
 from app.db import make_engine
 from app.settings import get_settings
+from app.task_queue import not_task_queue
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):
@@ -24,7 +25,13 @@ def _url() -> str:
 
 def run_migrations_offline() -> None:
     """Emit SQL without a database connection."""
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True)
+    context.configure(
+        url=_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        render_as_batch=True,
+        include_name=not_task_queue,
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -34,7 +41,9 @@ def run_migrations_online() -> None:
     # No statement timeout: an index build on a large table may take longer than a request may.
     engine = make_engine(_url(), statement_timeout_ms=0)
     with engine.connect() as connection:
-        context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+        context.configure(
+            connection=connection, target_metadata=target_metadata, render_as_batch=True, include_name=not_task_queue
+        )
         with context.begin_transaction():
             context.run_migrations()
     engine.dispose()

@@ -1,5 +1,5 @@
 """The composition root: the Reflex app, every page of the route table (app.route_table), the plain HTTP
-routes and middleware (app.web) and the periodic jobs. Nothing imports this module: it hands the app to
+routes and middleware (app.web) and, in-process, the background jobs' worker. Nothing imports this module: it hands the app to
 whoever needs it (the upload route)."""
 
 from __future__ import annotations
@@ -8,12 +8,10 @@ import reflex as rx
 
 from app.components.failures import APP_WRAPS
 from app.components.layout import TOAST_REGION_LABEL
-from app.identity.jobs import purge_sign_in_tables
-from app.jobs_lock import one_worker
 from app.route_table import PAGE_ROUTES
-from app.services.listing_jobs import listing_clock
-from app.services.privacy_jobs import privacy_clock
+from app.settings import get_settings
 from app.states.failures import on_backend_exception
+from app.tasks import run_in_process
 from app.web.api import build_api
 from app.web.cookies import handshake_middleware
 from app.web.middleware import CompressionMiddleware, SecurityMiddleware
@@ -46,11 +44,9 @@ app.api_transformer = [
     # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
     SecurityMiddleware,
 ]
-# Periodic jobs: with several workers (REDIS_URL), only the one holding the job's
-# Redis lease runs it (app.jobs_lock); the jobs are idempotent besides.
-app.register_lifespan_task(one_worker(purge_sign_in_tables))
-app.register_lifespan_task(one_worker(listing_clock))
-app.register_lifespan_task(one_worker(privacy_clock))
+# Background jobs (app.tasks): run here unless worker processes do (TASK_WORKER=separate).
+if get_settings().task_worker == "in-process":
+    app.register_lifespan_task(run_in_process)
 
 # Every page from the one route table (app.route_table), in one loop.
 for page_route in PAGE_ROUTES:

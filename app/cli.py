@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import logging
 import os
 import secrets
 import sys
 from collections.abc import Callable
 
+from app import task_queue, tasks
 from app.core.errors import ServiceError
 from app.db import session_scope
 from app.identity.factory import get_provider
@@ -105,6 +107,16 @@ def make_backup_key(_args: argparse.Namespace) -> int:
     return 0
 
 
+def run_task_worker(_args: argparse.Namespace) -> int:
+    """Run background jobs until stopped (SIGTERM lets the jobs under way finish)."""
+    if not task_queue.is_durable():
+        print("Un trabajador aparte necesita PostgreSQL (DATABASE_URL): con SQLite la aplicación ejecuta sus trabajos.")
+        return 2
+    logging.basicConfig(level=logging.INFO)
+    tasks.run_worker()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run the chosen command."""
     parser = argparse.ArgumentParser(prog="python -m app.cli")
@@ -125,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     load.set_defaults(run=run_restore)
     keygen = commands.add_parser("backup-key", help="crea una clave para cifrar los respaldos (BACKUP_KEY)")
     keygen.set_defaults(run=make_backup_key)
+    worker = commands.add_parser("worker", help="ejecuta los trabajos en segundo plano (correo, exportaciones, videos)")
+    worker.set_defaults(run=run_task_worker)
     args = parser.parse_args(argv)
     run: Callable[[argparse.Namespace], int] = args.run
     return run(args)

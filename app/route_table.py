@@ -42,6 +42,8 @@ from app.pages.staff_overview import staff_overview_page
 from app.pages.staff_reports import staff_reports_page
 from app.pages.staff_settings import TITLE as SETTINGS_TITLE
 from app.pages.staff_settings import staff_settings_page
+from app.pages.staff_tasks import TITLE as TASKS_TITLE
+from app.pages.staff_tasks import staff_tasks_page
 from app.pages.staff_upgrades import staff_upgrades_page
 from app.pages.staff_users import admin_users_page, secretary_users_page
 from app.pages.wizard import wizard_page
@@ -55,6 +57,7 @@ from app.routes import (
     ADMIN_REPORTS,
     ADMIN_REVIEW_QUEUE,
     ADMIN_SETTINGS,
+    ADMIN_TASKS,
     ADMIN_UPGRADES,
     ADMIN_USERS,
     ADVERTISER_HOME,
@@ -97,6 +100,7 @@ from app.states.staff.reports import StaffReportsState
 from app.states.staff.review_queue import ReviewQueueState
 from app.states.staff.site_settings import SiteSettingsState
 from app.states.staff.table import StaffTableState
+from app.states.staff.task_health import TaskHealthState
 from app.states.staff.upgrades import StaffUpgradesState
 from app.states.staff.users import UsersTableState
 
@@ -233,6 +237,7 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
     _staff_route(
         ADMIN_SETTINGS, staff_settings_page, SETTINGS_TITLE, SiteSettingsState.open_page, ProfileId.ADMINISTRADOR
     ),
+    _staff_route(ADMIN_TASKS, staff_tasks_page, TASKS_TITLE, TaskHealthState.open_page, ProfileId.ADMINISTRADOR),
     _staff_table_route(SECRETARY_USERS, secretary_users_page, UsersTableState, ProfileId.SECRETARIA),
     _staff_table_route(SECRETARY_ADVERTISERS, advertisers_page, AdvertisersTableState, ProfileId.SECRETARIA),
     _staff_table_route(SECRETARY_LISTINGS, staff_listings_page, StaffListingsState, ProfileId.SECRETARIA),

@@ -54,6 +54,7 @@ ADMIN_HOME = "/admin/escorts"
 ADMIN_UPGRADES = "/admin/mejorasPublicacion"
 # How to pay for an upgrade, set by the administrator (issue 19 §4).
 ADMIN_SETTINGS = "/admin/ajustes"
+ADMIN_TASKS = "/admin/trabajos"
 ADMIN_REPORTS = "/admin/reportes"
 ADMIN_REVIEW_QUEUE = "/admin/revisarPublicacion"
 SECRETARY_REVIEW_QUEUE = "/bbitamia/revisarPublicacion"

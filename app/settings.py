@@ -89,6 +89,11 @@ class Settings(BaseSettings):
     # Redis: Reflex's state manager and the abuse limits when set (several
     # workers); otherwise state and limits live in this one process's memory.
     redis_url: str = ""
+    # Who runs background jobs (app.tasks): "in-process", the web app itself (the embedded default);
+    # "separate", only worker processes (python -m app.cli worker): web nodes then never transcode.
+    task_worker: Literal["in-process", "separate"] = "in-process"
+    # Jobs one worker runs at a time.
+    task_concurrency: int = Field(default=2, ge=1)
     # Backend worker processes (WEB_WORKERS): 0 = Reflex's choice, two per core
     # plus one with Redis and one without. More than one needs REDIS_URL, where
     # tab state and the abuse counters are shared (docs/deployment.md, "Several workers").

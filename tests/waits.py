@@ -1,23 +1,35 @@
-"""Waiting for the app's background threads: the e-mail sender and the listing counters."""
+"""Waiting for the app's background work: the jobs of the task queue (e-mail...) and the listing counters."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
-from app.services import mail
+from app import tasks
 from app.states import public
+from app.task_queue import get_connector
 
 
-def wait_until_sent(timeout: float = 30.0) -> None:
-    """Block until every queued e-mail was sent or failed; TimeoutError past ``timeout``.
+def run_queued_tasks(timeout: float = 60.0) -> None:
+    """Run every job of the configured database's queue that is due, as a worker would, then return.
 
-    The sender marks each message done on its ``queue.Queue`` (``task_done``), which counts the
-    messages handed over and not yet finished in ``unfinished_tasks``, under ``all_tasks_done``.
+    Jobs they queue run too; a job scheduled for later (a retry after a failed delivery) waits.
+    TimeoutError past ``timeout``.
     """
-    messages = mail._sender._queue
-    with messages.all_tasks_done:
-        if not messages.all_tasks_done.wait_for(lambda: messages.unfinished_tasks == 0, timeout=timeout):
-            raise TimeoutError(f"e-mails still queued after {timeout} s")
+
+    async def drain() -> None:
+        with tasks.queue.replace_connector(get_connector()):
+            async with tasks.queue.open_async():
+                await tasks.queue.run_worker_async(
+                    **{**tasks.worker_options(in_process=True), "wait": False, "listen_notify": False}
+                )
+
+    asyncio.run(asyncio.wait_for(drain(), timeout))
+
+
+def wait_until_sent(timeout: float = 60.0) -> None:
+    """Deliver every e-mail queued so far (or fail it for a retry later): the ``mail.send`` jobs a worker runs."""
+    run_queued_tasks(timeout)
 
 
 def wait_for_counts(timeout: float = 30.0) -> None:

@@ -15,6 +15,7 @@ from app.models.catalogues import (
     UpgradeEffect,
 )
 from app.models.favourites import Favourite, FavouritesInAccount
+from app.models.jobs import OutgoingMail, PeriodicRun
 from app.models.listings import (
     LISTING_STATUS_LABELS,
     LISTING_TRANSITIONS,
@@ -120,6 +121,8 @@ __all__ = [
     "Notice",
     "NoticeOptOut",
     "NoticeStatus",
+    "OutgoingMail",
+    "PeriodicRun",
     "Profile",
     "ProfileCreate",
     "ProfileId",

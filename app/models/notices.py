@@ -26,7 +26,7 @@ class NoticeStatus(StrEnum):
     SENT = "enviado"  # handed to the mail queue after the commit
     OVER_LIMIT = "sobre_limite"  # the recipient's daily cap was reached: not sent
     TURNED_OFF = "desactivado"  # the advertiser turned this kind off: not sent
-    QUEUE_FULL = "cola_llena"  # the mail queue refused it: not sent
+    QUEUE_FULL = "cola_llena"  # rows of before issue 35 only: the in-process mail queue refused it
 
 
 class Notice(EnumColumns, SQLModel, table=True):

@@ -1,4 +1,4 @@
-"""The listings' clock: expiry and upgrades, run every minute by every app process while it lives.
+"""The listings' clock: expiry and upgrades, run every minute by the ``listings.clock`` task (app.tasks).
 
 - :func:`expire_listings`: a publicada or pausada listing whose ``expires_at`` passed expires (:func:`expire`,
   which the owner resuming a paused listing whose time ran out uses too);
@@ -15,19 +15,16 @@ no harm (on PostgreSQL a worker skips listings another one is expiring).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import datetime, timedelta
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_
-from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from app.content.notices import NoticeKind
 from app.core.dates import format_date
-from app.core.errors import StorageError
 from app.db import commit, session_scope
 from app.models import ActorKind, Listing, ListingReview, ListingStatus, ReviewDecision, utc_now
 from app.services import notices
@@ -169,19 +166,3 @@ def run_clock_jobs(now: datetime | None = None) -> ClockRun:
     with session_scope() as session:
         unpaid = expire_unpaid_upgrades(session=session, now=now)
     return ClockRun(expired=expired, upgraded=upgraded, warned=warned, unpaid=unpaid)
-
-
-async def listing_clock() -> None:
-    """Lifespan task: run the clock jobs now and then every minute; a failed run is logged and retried."""
-    while True:
-        try:
-            run = await asyncio.to_thread(run_clock_jobs)
-            if any(run):
-                log.info(
-                    "clock jobs: %d listings expired, %d listings' upgrades applied, %d owners warned, "
-                    "%d unpaid upgrade requests expired",
-                    *run,
-                )
-        except (SQLAlchemyError, StorageError):  # the database failed, or refused the commit
-            log.exception("clock jobs failed; retrying in %d s", CLOCK_EVERY_SECONDS)
-        await asyncio.sleep(CLOCK_EVERY_SECONDS)

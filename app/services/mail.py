@@ -7,43 +7,37 @@ The outbox (OUTBOX_DIR, ``data/outbox`` by default) receives one ``.eml``
 file per message so a developer can open the verification and reset links
 without a mail server.
 
-Requests never wait for the mail server: :func:`queue_email` hands the
-message to one background sender per process through a bounded queue, so an
-answer takes the same time whether or not a message goes out (no account
-enumeration by timing) and a slow server slows nobody down. A failed
-delivery is logged; messages still queued when the process ends are lost.
-:func:`send_email` sends at once and blocks.
-
-A message that a database write justifies (a verification link for a new
-account) goes through an :class:`Outbox`: adding it takes its place in the
-queue at once, so a full queue fails the operation before anything is
-committed, and it reaches the sender only when the transaction committed
-(``Outbox.send``); a rolled-back operation gives its places back unsent.
-:func:`send_after_commit` ties one message to the unit of work of app.db.
+Requests never wait for the mail server: a message is a ``mail.send`` job of the task queue
+(app.task_queue, app.tasks), queued in the transaction of the write that justifies it
+(:func:`queue_mail`, :func:`send_after_commit`; a verification link for a new account leaves exactly
+when the account was committed), so an answer takes the same time whether or not a message goes out
+(no account enumeration by timing) and a slow or absent server slows nobody down. A worker delivers it
+with :func:`send_email`; a failed delivery is retried with backoff for about half an hour, then stays
+failed on the staff's queue page.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import smtplib
 import ssl
-import threading
+from datetime import timedelta
 from email.header import Header
 from email.message import EmailMessage
 from email.policy import EmailPolicy
 from email.utils import make_msgid
 
+from sqlmodel import Session, col, select
+
 from app.core.errors import ServiceError
 from app.core.text import mask_email
-from app.db import Transaction
+from app.db import Transaction, commit, session_scope
 from app.models.base import new_uid, utc_now
+from app.models.jobs import OutgoingMail
 from app.settings import Settings, get_settings
+from app.task_queue import MAIL, defer
 
 log = logging.getLogger(__name__)
-
-# Messages waiting for the background sender; past this the queue refuses more.
-QUEUE_SIZE = 1000
 
 
 class MailError(ServiceError):
@@ -125,112 +119,57 @@ def _connect(settings: Settings) -> smtplib.SMTP:
     return smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=30)
 
 
-class _Sender:
-    """One daemon thread sending queued messages in order; started by the first message.
+def queue_mail(session: Session, *, to: str, subject: str, body: str) -> None:
+    """E-mail a message that the writes of ``session``'s open transaction justify: the message (a
+    ``correo_saliente`` row) and its ``mail.send`` job are written in that transaction (app.task_queue),
+    so it leaves once they commit, never if they roll back."""
+    message = OutgoingMail(to=to, subject=subject, body=body)
+    session.add(message)
+    session.flush()
+    defer(session, MAIL, mail_uid=message.uid)
 
-    At most QUEUE_SIZE messages wait, counting places reserved by open
-    transactions (:class:`Outbox`); the message being sent does not count.
+
+def deliver(*, session: Session, mail_uid: str) -> None:
+    """Send one queued message and forget it; MailError leaves it queued for the job's next attempt.
+
+    A message already delivered (a job run twice) is not there any more, and nothing is sent.
     """
-
-    def __init__(self) -> None:
-        self._queue: queue.Queue[tuple[str, str, str, Settings]] = queue.Queue()
-        self._places = threading.Semaphore(QUEUE_SIZE)
-        self._thread: threading.Thread | None = None
-        self._start_lock = threading.Lock()
-
-    def reserve(self) -> None:
-        """Take a place in the queue for a message handed over later; queue.Full when none is left."""
-        if not self._places.acquire(blocking=False):
-            raise queue.Full
-
-    def release(self) -> None:
-        """Give back a place taken by :meth:`reserve` whose message will not be sent."""
-        self._places.release()
-
-    def put_reserved(self, message: tuple[str, str, str, Settings]) -> None:
-        """Hand over a message whose place :meth:`reserve` took; never blocks, never refuses."""
-        with self._start_lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="mail-sender", daemon=True)
-                self._thread.start()
-        self._queue.put_nowait(message)
-
-    def put(self, message: tuple[str, str, str, Settings]) -> None:
-        self.reserve()
-        self.put_reserved(message)
-
-    def _run(self) -> None:
-        while True:
-            to, subject, body, settings = self._queue.get()
-            self._places.release()  # taken off the queue: the next message may wait in its place
-            try:
-                send_email(to=to, subject=subject, body=body, settings=settings)
-            except MailError:
-                pass  # send_email logged it
-            except Exception:  # the sender must outlive any one message
-                log.exception("sending an e-mail to %s failed", mask_email(to))
-            finally:
-                self._queue.task_done()  # what tests wait on (queue.Queue counts unfinished messages)
+    message = session.get(OutgoingMail, mail_uid)
+    if message is None:
+        return
+    send_email(to=message.to, subject=message.subject, body=message.body)
+    session.delete(message)
+    commit(session)
 
 
-_sender = _Sender()
+def requeue_undelivered() -> int:
+    """Queue a job again for every message still waiting: the in-memory queue of the embedded default
+    forgot them when the app stopped (their rows did not). Return how many."""
+    with session_scope() as session:
+        waiting = session.exec(select(OutgoingMail.uid)).all()
+        for mail_uid in waiting:
+            defer(session, MAIL, mail_uid=mail_uid)
+        commit(session)
+    return len(waiting)
 
 
-def _queue_full(to: str) -> MailError:
-    log.error("mail queue full: refusing an e-mail to %s", mask_email(to))
-    return MailError("No pudimos enviar el correo. Inténtalo de nuevo en unos minutos.")
-
-
-def queue_email(*, to: str, subject: str, body: str) -> None:
-    """Have the background sender deliver a message with the current settings; returns at once.
-
-    Raises MailError when the queue is full (the mail server has been failing for a while).
-    """
-    try:
-        _sender.put((to, subject, body, get_settings()))
-    except queue.Full as exc:
-        raise _queue_full(to) from exc
-
-
-class Outbox:
-    """The messages of one transaction: each takes its place in the queue when added, and leaves on send().
-
-    ``add`` raises MailError when the queue is full, while the transaction can
-    still roll back; ``send`` (after the commit) cannot fail; ``discard``
-    (after a rollback) gives the places back and sends nothing.
-    """
-
-    def __init__(self) -> None:
-        self._messages: list[tuple[_Sender, tuple[str, str, str, Settings]]] = []
-
-    def add(self, *, to: str, subject: str, body: str) -> None:
-        """Reserve a place for this message (MailError if the queue is full); it is sent by send()."""
-        sender = _sender
-        try:
-            sender.reserve()
-        except queue.Full as exc:
-            raise _queue_full(to) from exc
-        self._messages.append((sender, (to, subject, body, get_settings())))
-
-    def send(self) -> None:
-        """Hand every message to the background sender (the transaction committed)."""
-        messages, self._messages = self._messages, []
-        for sender, message in messages:
-            sender.put_reserved(message)
-
-    def discard(self) -> None:
-        """Send nothing and give the places back (the transaction rolled back)."""
-        messages, self._messages = self._messages, []
-        for sender, _message in messages:
-            sender.release()
+def forget_undelivered(*, older_than: timedelta) -> int:
+    """Delete the messages still undelivered after ``older_than`` (their jobs failed long ago); return how many."""
+    with session_scope() as session:
+        stale = session.exec(select(OutgoingMail).where(col(OutgoingMail.created_at) < utc_now() - older_than)).all()
+        for message in stale:
+            session.delete(message)
+        commit(session)
+    return len(stale)
 
 
 def send_after_commit(tx: Transaction, *, to: str, subject: str, body: str) -> None:
-    """E-mail a message that a write in ``tx`` justifies: it leaves once ``tx`` commits, never if it rolls back.
+    """:func:`queue_mail` in the unit of work ``tx`` (app.db.transaction)."""
+    queue_mail(tx.session, to=to, subject=subject, body=body)
 
-    Its place in the queue is taken now, so a full queue raises MailError while ``tx`` can still roll back.
-    """
-    outbox = Outbox()
-    outbox.add(to=to, subject=subject, body=body)
-    tx.after_commit(outbox.send)
-    tx.on_rollback(outbox.discard)
+
+def queue_email(*, to: str, subject: str, body: str) -> None:
+    """Queue a message that no write of the caller's justifies (an alert, a notice about a request): at once."""
+    with session_scope() as session:
+        queue_mail(session, to=to, subject=subject, body=body)
+        commit(session, "No pudimos enviar el correo. Inténtalo de nuevo en unos minutos.")

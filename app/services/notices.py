@@ -6,11 +6,11 @@ A service that changes something an advertiser must hear about calls :func:`noti
 - the notice is recorded in ``aviso`` under a key naming the event (``INSERT … ON CONFLICT DO NOTHING``
   on a unique column): a second call with the same key, from a retry or from another worker running
   the same clock job at the same time, records nothing and sends nothing;
-- it is e-mailed only when the transaction commits (``app.db.after_session_commit`` with the mail
-  queue's ``Outbox``), never when it rolls back;
+- its e-mail is a job of the task queue deferred in the same transaction (``mail.queue_mail``): it
+  leaves when the transaction commits, never when it rolls back;
 - it is not sent, and recorded with the reason, when the advertiser turned that kind off
   (optional kinds only), when the recipient already had ``NOTICES_PER_DAY`` notices e-mailed in the
-  last 24 hours, or when the mail queue is full. A notice over the cap is not sent later: what it
+  last 24 hours. A notice over the cap is not sent later: what it
   says is on the listing's card in "Mis publicaciones" too, and staff can count them by status.
 
 The texts live in ``app.content.notices``; links are absolute, from SITE_URL.
@@ -29,10 +29,10 @@ from sqlmodel import Session, col, select
 from app.content.notices import NOTICES, OPTIONAL_KINDS, NoticeKind, render_notice
 from app.core.errors import InvalidInputError
 from app.core.text import mask_email
-from app.db import after_session_commit, commit
+from app.db import commit
 from app.models import Listing, Notice, NoticeOptOut, NoticeStatus, User, utc_now
 from app.routes import ADVERTISER_HOME, ADVERTISER_NOTICES
-from app.services.mail import MailError, Outbox
+from app.services.mail import queue_mail
 from app.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -111,17 +111,7 @@ def notify(
             "preferences_link": settings.site_url + ADVERTISER_NOTICES,
         },
     )
-    outbox = Outbox()
-    try:
-        outbox.add(to=user.email, subject=subject, body=body)
-    except MailError:
-        session.execute(
-            Notice.__table__.update()  # type: ignore[attr-defined]  # a SQLModel table
-            .where(Notice.__table__.c.uid == notice.uid)  # type: ignore[attr-defined]
-            .values(status=NoticeStatus.QUEUE_FULL.value)
-        )
-        return NoticeStatus.QUEUE_FULL
-    after_session_commit(session, outbox.send, undo=outbox.discard)
+    queue_mail(session, to=user.email, subject=subject, body=body)
     return status
 
 

@@ -41,7 +41,7 @@ from app.content.notices import NoticeKind
 from app.core.actor import Actor
 from app.core.dates import format_date
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
-from app.db import after_session_commit, commit, transaction
+from app.db import commit, transaction
 from app.identity.provider import IdentityProvider
 from app.models import (
     STAFF_PROFILES,
@@ -75,7 +75,7 @@ from app.routes import DATA_EXPORT_PREFIX
 from app.services import accounts, notices, two_factor
 from app.services.listing_photos import widths_of
 from app.services.listings import service_names
-from app.services.mail import Outbox, send_after_commit
+from app.services.mail import queue_mail, send_after_commit
 from app.services.my_listings import RemovedFiles, deletion_note, remove_listing_rows
 from app.settings import get_settings
 from app.storage import Storage
@@ -320,10 +320,8 @@ def build_next_export(
         export.ready_at = now
         export.expires_at = now + EXPORT_LINK_LIFETIME
         session.add(export)
-        outbox = Outbox()
         subject, body = mail.data_export_ready(export_link(token), _local_date(export.expires_at), EXPORT_LINK_LIFETIME)
-        outbox.add(to=user.email, subject=subject, body=body)
-        after_session_commit(session, outbox.send, undo=outbox.discard)
+        queue_mail(session, to=user.email, subject=subject, body=body)
         commit(session)
     except BaseException:
         session.rollback()

@@ -1,16 +1,14 @@
-"""The privacy job (issue 20 §2), run by one app worker while it lives (app.jobs_lock).
+"""The privacy jobs (issue 20 §2), run as tasks (app.tasks).
 
-Every ``EXPORT_EVERY_SECONDS``: build the data exports people asked for (one at a time, each in its own
-transaction; PostgreSQL workers skip an export another one is building). Every ``RETENTION_EVERY``: delete
+On request (and every 5 minutes besides): build the data exports people asked for (one at a time, each in its own
+transaction; PostgreSQL workers skip an export another one is building). Every hour: delete
 expired exports, warn the owners of drafts about to be deleted, delete the drafts whose time ran out, and
 take the reporter's contact off old closed reports. Each step is idempotent.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
 from datetime import datetime
 from typing import NamedTuple
 
@@ -21,8 +19,6 @@ from app.storage.factory import get_private_storage, get_storage
 
 log = logging.getLogger(__name__)
 
-EXPORT_EVERY_SECONDS = 5
-RETENTION_EVERY_SECONDS = 3600
 # At most this many exports per run, so the retention steps are never starved.
 EXPORTS_PER_RUN = 20
 
@@ -61,25 +57,3 @@ def run_retention(now: datetime | None = None) -> RetentionRun:
     with session_scope() as session:
         scrubbed = privacy.scrub_closed_reports(session=session, now=now)
     return RetentionRun(purged, warned, deleted, scrubbed)
-
-
-async def privacy_clock() -> None:
-    """Lifespan task: exports every few seconds, retention every hour; a failed run is logged and retried."""
-    last_retention = 0.0
-    while True:
-        try:
-            built = await asyncio.to_thread(build_exports)
-            if built:
-                log.info("privacy job: %d data exports built", built)
-            if time.monotonic() - last_retention >= RETENTION_EVERY_SECONDS:
-                run = await asyncio.to_thread(run_retention)
-                last_retention = time.monotonic()
-                if any(run):
-                    log.info(
-                        "privacy job: %d expired exports purged, %d drafts' owners warned, %d drafts deleted, "
-                        "%d closed reports' contacts removed",
-                        *run,
-                    )
-        except Exception:  # database, storage or mail queue: logged, and the next run tries again
-            log.exception("privacy job failed; retrying in %d s", EXPORT_EVERY_SECONDS)
-        await asyncio.sleep(EXPORT_EVERY_SECONDS)

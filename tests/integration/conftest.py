@@ -206,3 +206,17 @@ def stored_keys(storage) -> list[str]:
         listing = storage.client.list_objects_v2(Bucket=storage.bucket)
         return sorted(item["Key"] for item in listing.get("Contents", []))
     return sorted(path.relative_to(storage.root).as_posix() for path in storage.root.rglob("*") if path.is_file())
+
+
+@pytest.fixture
+def smtp_to(monkeypatch):
+    """Point the app's settings at an SMTP port (nothing may be listening there), and clear them after the test."""
+
+    def point(port: int) -> None:
+        monkeypatch.setenv("SMTP_HOST", "127.0.0.1")
+        monkeypatch.setenv("SMTP_PORT", str(port))
+        monkeypatch.setenv("SMTP_STARTTLS", "false")
+        get_settings.cache_clear()
+
+    yield point
+    get_settings.cache_clear()

@@ -23,7 +23,6 @@ from app.services import listing_jobs, my_listings
 from app.services.staff import review_queue
 from app.services.users import create_user
 from tests.factories import actor_of, make_listing, make_owner
-from tests.job_loops import first_run
 
 
 @pytest.fixture
@@ -140,17 +139,3 @@ def test_an_expired_listing_still_holding_a_pending_review_is_cleaned_up_without
     decisions = dict(db.exec(select(ListingReview.listing_uid, ListingReview.decision)).all())
     assert decisions == {stale.uid: ReviewDecision.RECHAZADA, waiting.uid: ReviewDecision.PENDIENTE}
     assert _status(db, waiting.uid) == ListingStatus.PENDIENTE
-
-
-def test_the_lifespan_task_runs_the_jobs_then_waits_a_minute(db, monkeypatch):
-    owner = make_owner(db, "duena@example.cl")
-    listing = make_listing(db, owner, expires_at=utc_now() - timedelta(minutes=1))
-    assert first_run(listing_jobs.listing_clock, listing_jobs, monkeypatch) == [60]
-    assert _status(db, listing.uid) == ListingStatus.EXPIRADA
-
-
-def test_a_refused_commit_is_logged_and_the_lifespan_task_tries_again(db, monkeypatch, caplog):
-    listing = make_listing(db, make_owner(db, "duena@example.cl"), expires_at=utc_now() - timedelta(minutes=1))
-    assert first_run(listing_jobs.listing_clock, listing_jobs, monkeypatch, commits_refused=True) == [60]
-    assert "clock jobs failed" in caplog.text
-    assert _status(db, listing.uid) == ListingStatus.PUBLICADA

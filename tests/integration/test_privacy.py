@@ -280,6 +280,7 @@ def test_deleting_an_account_leaves_no_trace_in_any_table_or_storage(db, provide
         password=PASSWORD,
         client_hash=CLIENT,
     )
+    wait_until_sent()  # the farewell e-mail waits in correo_saliente until it was handed to the mail server
     db.expire_all()
     assert _traces(db, [owner.uid, email, listing.uid, owner.identity_uid]) == []
     # Every photo file of the account is gone, public and private; the other advertiser's stay.
@@ -321,6 +322,7 @@ def test_the_e_mail_may_sign_up_again_after_deletion(db, provider, stores, mailb
     }
     again = accounts.sign_up(session=db, provider=provider, data=data, client_hash=CLIENT)
     assert again is not None and again.uid != user.uid and again.profile_uid == "profesor"
+    wait_until_sent()  # the worker delivers the queued e-mail
     assert mailbox.wait_for_link("vuelve@example.cl", "verifyEmail")
 
 
@@ -556,6 +558,7 @@ def test_changing_the_e_mail_waits_for_the_link_sent_to_the_new_address(db, prov
     wait_until_sent()
     assert mailbox.to("ocupado@example.cl") == []
     assert ["Pediste cambiar" in _subject(m) for m in mailbox.to("antes@example.cl")] == [True, True]
+    wait_until_sent()  # the worker delivers the queued e-mail
     link = mailbox.wait_for_link("despues@example.cl", "verifyAndChangeEmail")
     code = link.split("oobCode=")[1]
     # Nothing changes until the link is opened.
@@ -632,10 +635,10 @@ def test_export_and_deletion_work_on_sqlite_too(db_on_both, tmp_path, monkeypatc
     assert export.storage_key in _files(stores[1])
     owner_uid, listing_uid = owner.uid, listing.uid
     _delete(db, local, stores, owner)
+    wait_until_sent()  # the farewell e-mail waits in correo_saliente until it was written out
     db.expire_all()
     assert _traces(db, [owner_uid, email, listing_uid]) == []
     assert _files(stores[0]) == [] and _files(stores[1]) == []
-    wait_until_sent()
     subjects = sorted(
         _subject(email_message.message_from_bytes(path.read_bytes())) for path in (tmp_path / "outbox").iterdir()
     )
@@ -665,6 +668,7 @@ def test_the_e_mailed_change_link_changes_the_address_on_the_action_page(db, pro
         password=PASSWORD,
         client_hash=CLIENT,
     )
+    wait_until_sent()  # the worker delivers the queued e-mail
     link = mailbox.wait_for_link("pagina-despues@example.cl", "verifyAndChangeEmail")
     state = _opened_link(link)
     assert (state.status, state.message) == (

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 from app.app import app as reflex_app
 from app.db import get_engine
-from app.identity import jobs, sessions
+from app.identity import sessions
 from app.identity.jobs import purge_once
 from app.identity.local import LocalProvider
 from app.identity.sessions import DIGEST_COOKIE, SESSION_COOKIE
@@ -34,7 +34,6 @@ from app.web.api import build_api
 from app.web.cookies import EVENT_PATH
 from tests.factories import actor_of, check_session, make_account, make_staff, open_session
 from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke, script_of
-from tests.job_loops import first_run
 
 PASSWORD = "archipielago-de-juan-fernandez"
 SAME_ORIGIN = {"Origin": "http://testserver"}
@@ -245,11 +244,6 @@ def test_idle_and_expired_sessions_end_and_are_purged(db, advertiser, client):
     assert db.exec(select(UserSession)).all() == []
     assert db.exec(select(SessionTicket)).all() == []
     assert db.exec(select(ActionCode).where(ActionCode.code_hash == "x" * 64)).all() == []
-
-
-def test_a_refused_purge_is_logged_and_tried_again_an_hour_later(db, monkeypatch, caplog):
-    waits = first_run(jobs.purge_sign_in_tables, jobs, monkeypatch, commits_refused=True)
-    assert waits == [jobs.PURGE_EVERY_SECONDS] and "purging ended sessions failed" in caplog.text
 
 
 def test_refusals_are_logged_without_the_token(db, advertiser, client, caplog):

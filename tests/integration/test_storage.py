@@ -64,7 +64,11 @@ def test_files_stream_in_and_out_and_ranges_read_their_bytes(storage, tmp_path):
     assert b"".join(storage.read_range(key, 0, 10)) == data[:10]
     assert b"".join(storage.read_range(key, 1_500_000, len(data))) == data[1_500_000:]
     missing = "videos/ab/missing.mp4"
-    for read in (lambda: storage.size(missing), lambda: storage.get_file(missing, copy), lambda: storage.read_range(missing, 0, 1)):
+    for read in (
+        lambda: storage.size(missing),
+        lambda: storage.get_file(missing, copy),
+        lambda: storage.read_range(missing, 0, 1),
+    ):
         with pytest.raises(NotFoundError, match="no existe"):
             read()
 

@@ -110,5 +110,13 @@ def test_the_app_starts_only_after_its_migrations(compose):
     assert services["migrate"]["command"] == ["alembic", "upgrade", "head"]
     assert services["app"]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
     assert "command" not in services["app"]  # the image's own start, which does not migrate
-    for name in ("app", "migrate", "s3-init"):
+    for name in ("app", "worker", "migrate", "s3-init"):
         assert services[name]["environment"] == compose["x-app-env"]
+
+
+def test_background_jobs_run_in_the_worker_service_only(compose):
+    """Web nodes never transcode: the app's settings say a separate worker runs the jobs, and one does."""
+    services = compose["services"]
+    assert compose["x-app-env"]["TASK_WORKER"] == "separate"
+    assert services["worker"]["command"] == ["python", "-m", "app.cli", "worker"]
+    assert services["worker"]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}

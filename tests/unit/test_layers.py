@@ -9,8 +9,8 @@ From the bottom up; a module may import its own layer and the ones below, never 
 4. URL rules: ``app.routes`` (the paths and the pure redirect rules) and ``app.seo`` (head tags,
    sitemap XML): pure functions of paths and models, which services (links in e-mails and
    reports), states and the web adapters all read.
-5. infrastructure: ``app.db`` (engine, sessions, the one unit of work) and ``app.jobs_lock`` (the
-   Redis lease of the periodic jobs).
+5. infrastructure: ``app.db`` (engine, sessions, the one unit of work) and ``app.task_queue`` (jobs
+   deferred by task name in the caller's transaction).
 6. adapters: ``app.storage`` (photo storage), ``app.identity`` (providers, sessions, sign-in
    throttle, area guards, the purge job), ``app.services.mail`` (the mail queue) and
    ``app.services.abuse`` (the rate limiter the throttle uses): they talk to the world outside
@@ -22,7 +22,8 @@ From the bottom up; a module may import its own layer and the ones below, never 
     guards, which the composition root and the web adapters read).
 11. web: ``app.web``, the HTTP and ASGI adapters.
 12. entry points: ``app.app`` (the one composition root), ``app.cli`` and ``app.seed``
-    (command-line tools, started by hand, imported by nobody in the app).
+    (command-line tools, started by hand, imported by nobody in the app) and ``app.tasks`` (what each
+    background task does, run by the worker the app or ``app.cli worker`` starts).
 
 Besides the layers: nothing imports ``app.app`` (it hands the ``rx.App`` to whoever needs it),
 below the states nothing imports Reflex, no module uses another module's ``_private`` name,
@@ -63,14 +64,14 @@ LAYERS = (
     ("settings and texts", ("app.settings", "app.content")),
     ("models", ("app.models",)),
     ("URL rules", ("app.routes", "app.seo")),
-    ("infrastructure", ("app.db", "app.jobs_lock")),
+    ("infrastructure", ("app.db", "app.task_queue")),
     ("adapters", ("app.storage", "app.identity", "app.services.mail", "app.services.abuse")),
     ("services", ("app.services",)),
     ("states", ("app.states",)),
     ("components", ("app.components",)),
     ("pages", ("app.pages", "app.route_table")),
     ("web", ("app.web",)),
-    ("entry points", ("app.app", "app.cli", "app.seed")),
+    ("entry points", ("app.app", "app.cli", "app.seed", "app.tasks")),
 )
 # The documents that draw the layers in one line and map app/'s top level.
 DOCUMENTS = ("README.md", "docs/ARCHITECTURE.md")

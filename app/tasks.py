@@ -1,0 +1,180 @@
+"""The background tasks and the worker that runs them (Procrastinate; app.task_queue says how jobs are queued).
+
+Services defer a task by its name (``app.task_queue.MAIL``...), inside the transaction that justifies it;
+this module, above the services, says what each name does:
+
+- ``mail.send``: one e-mail, retried with exponential backoff (2 s, 4 s ... 17 min: 11 attempts over
+  about 34 minutes); after the last attempt the job stays ``failed``, counted on the staff's queue page;
+- ``privacy.build_exports``: the data exports people asked for (deferred by the request, and every 5
+  minutes besides for any request whose job was lost, as in-memory jobs are on a restart);
+- periodic: the listings' clock (every minute), retention and the sign-in tables' purge (hourly), the
+  queue's own upkeep: jobs of dead workers retried (every minute), old finished jobs deleted (daily).
+
+Each periodic run records its success or failure in ``trabajo_periodico`` (app.models.jobs).
+Workers: ``python -m app.cli worker`` (compose's ``worker`` service); with ``TASK_WORKER=in-process``
+(the embedded default) the app runs one inside itself (:func:`run_in_process`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+import procrastinate
+from procrastinate import RetryStrategy
+
+from app.db import commit, session_scope
+from app.identity.jobs import purge_once
+from app.models import PeriodicRun, utc_now
+from app.services import mail
+from app.services.listing_jobs import run_clock_jobs
+from app.services.privacy_jobs import build_exports, run_retention
+from app.settings import get_settings
+from app.task_queue import (
+    EXPORT,
+    EXPORTS_CATCH_UP,
+    HEARTBEAT_SECONDS,
+    LISTINGS_CLOCK,
+    MAIL,
+    QUEUES,
+    REMOVE_OLD_JOBS,
+    RETENTION,
+    RETRY_STALLED,
+    SIGN_IN_PURGE,
+    STALLED_AFTER_SECONDS,
+    PeriodicTask,
+    get_connector,
+    is_durable,
+)
+
+log = logging.getLogger(__name__)
+
+queue = procrastinate.App(connector=get_connector())
+
+# Finished jobs are kept this long (failed ones, for staff to see), then deleted.
+FAILED_JOBS_KEPT_HOURS = 7 * 24
+MAIL_RETRY = RetryStrategy(max_attempts=10, exponential_wait=2)
+
+
+@queue.task(name=MAIL.name, queue=MAIL.queue, retry=MAIL_RETRY)
+def send_mail(*, mail_uid: str) -> None:
+    """Deliver one queued e-mail now; MailError (SMTP down or refusing) makes the job try again later."""
+    with session_scope() as session:
+        mail.deliver(session=session, mail_uid=mail_uid)
+
+
+@queue.task(name=EXPORT.name, queue=EXPORT.queue, lock=EXPORT.name)
+def build_data_exports() -> None:
+    """Build every data export waiting (one job at a time: the lock)."""
+    built = build_exports()
+    if built:
+        log.info("%d data exports built", built)
+
+
+def _periodic(periodic: PeriodicTask) -> Callable[[Callable[[], Awaitable[object]]], Callable[[], Awaitable[object]]]:
+    """A periodic task: deferred once per ``cron`` period across all workers (a period's job still waiting
+    is not queued again), one run at a time, its outcome recorded in ``trabajo_periodico``."""
+
+    name = periodic.name
+
+    def register(run: Callable[[], Awaitable[object]]) -> Callable[[], Awaitable[object]]:
+        async def task(timestamp: int) -> None:
+            try:
+                outcome = await run()
+            except Exception:
+                await asyncio.to_thread(_record, name, success=False)
+                raise
+            await asyncio.to_thread(_record, name, success=True)
+            if outcome:
+                log.info("%s: %s", name, outcome)
+
+        queue.periodic(cron=periodic.cron, periodic_id=name)(queue.task(name=name, lock=name, queueing_lock=name)(task))
+        return run
+
+    return register
+
+
+def _record(name: str, *, success: bool) -> None:
+    with session_scope() as session:
+        run = session.get(PeriodicRun, name) or PeriodicRun(name=name)
+        if success:
+            run.last_success_at = utc_now()
+        else:
+            run.last_failure_at = utc_now()
+        session.add(run)
+        commit(session)
+
+
+@_periodic(LISTINGS_CLOCK)
+async def listings_clock() -> object:
+    """Expire listings, start and end upgrades, warn owners of listings about to expire."""
+    return await asyncio.to_thread(run_clock_jobs)
+
+
+@_periodic(RETENTION)
+async def privacy_retention() -> object:
+    """Delete expired exports and stale drafts, warn their owners, scrub old reports' contacts."""
+    return await asyncio.to_thread(run_retention)
+
+
+@_periodic(EXPORTS_CATCH_UP)
+async def exports_catch_up() -> object:
+    """Build exports whose own job was lost (the embedded queue forgets on restart)."""
+    return await asyncio.to_thread(build_exports)
+
+
+@_periodic(SIGN_IN_PURGE)
+async def purge_sign_in_tables() -> object:
+    """Delete sessions, tickets and codes that can no longer be used."""
+    return await asyncio.to_thread(purge_once)
+
+
+@_periodic(RETRY_STALLED)
+async def retry_stalled_jobs() -> object:
+    """Give the jobs of a worker that stopped beating (killed, its machine lost) to another worker."""
+    manager = queue.job_manager
+    stalled = list(await manager.get_stalled_jobs(seconds_since_heartbeat=STALLED_AFTER_SECONDS))
+    for job in stalled:
+        log.warning("job %s (%s) stalled: its worker stopped; retrying it", job.id, job.task_name)
+        await manager.retry_job(job)
+    return len(stalled)
+
+
+@_periodic(REMOVE_OLD_JOBS)
+async def remove_old_jobs() -> object:
+    """Delete failed jobs after a week, with the e-mails they failed to deliver (succeeded jobs are
+    deleted when they finish)."""
+    await queue.job_manager.delete_old_jobs(nb_hours=FAILED_JOBS_KEPT_HOURS, include_failed=True)
+    return await asyncio.to_thread(mail.forget_undelivered, older_than=timedelta(hours=FAILED_JOBS_KEPT_HOURS))
+
+
+def worker_options(*, in_process: bool) -> dict[str, Any]:
+    """How a worker runs: every queue, succeeded jobs deleted, a heartbeat others can watch."""
+    return {
+        "queues": list(QUEUES),
+        "name": "app" if in_process else "worker",
+        "concurrency": get_settings().task_concurrency,
+        "delete_jobs": "successful",
+        "update_heartbeat_interval": HEARTBEAT_SECONDS,
+        "stalled_worker_timeout": STALLED_AFTER_SECONDS,
+        "install_signal_handlers": not in_process,
+    }
+
+
+def run_worker() -> None:
+    """A worker process until SIGTERM or SIGINT (jobs under way finish first): ``python -m app.cli worker``."""
+    queue.run_worker(**worker_options(in_process=False))
+
+
+async def run_in_process() -> None:
+    """The app's own worker (``TASK_WORKER=in-process``): a lifespan task of the web app.
+
+    Without PostgreSQL the queue lives in memory: the e-mails a previous run left undelivered are queued again.
+    """
+    async with queue.open_async():
+        if not is_durable() and (requeued := await asyncio.to_thread(mail.requeue_undelivered)):
+            log.info("%d undelivered e-mails queued again", requeued)
+        await queue.run_worker_async(**worker_options(in_process=True))
