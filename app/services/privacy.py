@@ -79,6 +79,7 @@ from app.services.mail import queue_mail, send_after_commit
 from app.services.my_listings import RemovedFiles, deletion_note, remove_listing_rows
 from app.settings import get_settings
 from app.storage import Storage
+from app.task_queue import EXPORT, defer
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,7 @@ def request_export(*, session: Session, actor: Actor, now: datetime | None = Non
     if today >= EXPORTS_PER_DAY:
         raise ConflictError(EXPORT_TOO_MANY)
     session.add(DataExport(user_uid=actor.uid, created_at=now))
+    defer(session, EXPORT)  # built by a worker (app.tasks), queued with the request
     commit(session)
     log.info("data export requested by user %s", actor.uid)
     return EXPORT_PENDING

@@ -28,6 +28,7 @@ from app.identity.local import LocalProvider
 from app.models import (
     AuditEntry,
     DataExport,
+    ExportStatus,
     Favourite,
     FavouritesInAccount,
     Listing,
@@ -124,6 +125,21 @@ def _build_export(db, stores, owner, mailbox) -> str:
     match = LINK.search(body)
     assert match
     return match.group(1)
+
+
+def test_an_export_asked_for_is_built_by_a_worker_and_its_link_e_mailed(db, provider, mailbox, tmp_path, monkeypatch):
+    """The request queues the build in its own transaction; a worker builds it (app.tasks), then the e-mail goes."""
+    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
+    get_settings.cache_clear()
+    owner = make_account(db, provider, f"pide-{uuid.uuid4().hex[:8]}@example.cl", profile=ProfileId.CLIENTE)
+    privacy.request_export(session=db, actor=actor_of(owner))
+    wait_until_sent()  # the worker runs the build job, then the e-mail job the build queued
+    db.expire_all()
+    export = db.exec(select(DataExport).where(DataExport.user_uid == owner.uid)).one()
+    assert export.status == ExportStatus.READY
+    (mail,) = mailbox.to(owner.email)
+    assert "están listos" in _subject(mail)
 
 
 def test_the_export_holds_the_account_s_own_data_and_nobody_else_s(db, provider, stores, mailbox):
