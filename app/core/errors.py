@@ -67,6 +67,18 @@ class PhotoRejectedError(InvalidInputError):
         self.reason = reason
 
 
+class VideoRejectedError(InvalidInputError):
+    """An uploaded video clip was refused or could not be processed; ``reason`` is a stable code.
+
+    Codes: ``empty``, ``too_large``, ``not_a_video``, ``unsupported``, ``no_video``, ``too_long``,
+    ``too_many_pixels``, ``damaged``.
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class TransitionNotAllowedError(ConflictError):
     """A listing status change that the lifecycle table does not allow for this kind of actor.
 

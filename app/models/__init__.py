@@ -68,8 +68,16 @@ from app.models.users import (
     UserPublic,
     UserUpdate,
 )
+from app.models.videos import (
+    CLIP_TRANSITIONS,
+    ClipStatus,
+    ListingVideo,
+    ListingVideoPublic,
+    clip_may_move,
+)
 
 __all__ = [
+    "CLIP_TRANSITIONS",
     "FIXED_TIERS",
     "LISTING_STATUS_LABELS",
     "LISTING_TRANSITIONS",
@@ -89,6 +97,7 @@ __all__ = [
     "AgencyCategory",
     "AppService",
     "AuditEntry",
+    "ClipStatus",
     "DataExport",
     "ExportStatus",
     "Favourite",
@@ -116,6 +125,8 @@ __all__ = [
     "ListingUpgradeUpdate",
     "ListingVerification",
     "ListingVerificationPublic",
+    "ListingVideo",
+    "ListingVideoPublic",
     "LocalCredential",
     "Notice",
     "NoticeOptOut",
@@ -144,6 +155,7 @@ __all__ = [
     "UserSession",
     "UserUpdate",
     "VerificationStatus",
+    "clip_may_move",
     "new_uid",
     "utc_now",
 ]

@@ -63,7 +63,7 @@ LAYERS = (
     ("settings and texts", ("app.settings", "app.content")),
     ("models", ("app.models",)),
     ("URL rules", ("app.routes", "app.seo")),
-    ("infrastructure", ("app.db", "app.jobs_lock")),
+    ("infrastructure", ("app.db", "app.jobs_lock", "app.task_queue")),
     ("adapters", ("app.storage", "app.identity", "app.services.mail", "app.services.abuse")),
     ("services", ("app.services",)),
     ("states", ("app.states",)),
