@@ -64,6 +64,8 @@ ADVERTISER_NEW_LISTING = "/my/publicacion/nuevaPublicacion"
 # Mi cuenta (every profile): download, correct or delete my data (issue 20 §2); an export's download link.
 MY_ACCOUNT = "/mi-cuenta"
 DATA_EXPORT_PREFIX = "/mi-cuenta/datos"
+# POST a clip's file (the request body) to CLIP_UPLOAD_PREFIX/<listing uid> (app.web.video_api).
+CLIP_UPLOAD_PREFIX = "/mi-cuenta/videos"
 # Mi cuenta: which e-mail notices the advertiser gets (issue 19 §3).
 ADVERTISER_NOTICES = "/my/cuenta/avisos"
 # ?id=<uid> on the wizard continues or edits that listing of the advertiser.

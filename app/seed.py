@@ -295,7 +295,6 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
                 "price_night_clp": hour * 6 if rng.random() < 0.2 else None,
                 "phone": _phone(rng),
                 "whatsapp": _phone(rng),
-                "has_video": rng.random() < 0.3,
                 "verified": (verified := rng.random() < 0.4),
                 "verified_at": published if verified else None,
                 "porn_actress": rng.random() < 0.08,

@@ -5,6 +5,7 @@ this module, above the services, says what each name does:
 
 - ``mail.send``: one e-mail, retried with exponential backoff (2 s, 4 s ... 17 min: 11 attempts over
   about 34 minutes); after the last attempt the job stays ``failed``, counted on the staff's queue page;
+- ``videos.process``: a clip transcoded and its poster taken (on the ``videos`` queue);
 - ``privacy.build_exports``: the data exports people asked for (deferred by the request, and every 5
   minutes besides for any request whose job was lost, as in-memory jobs are on a restart);
 - periodic: the listings' clock (every minute), retention and the sign-in tables' purge (hourly), the
@@ -24,15 +25,16 @@ from datetime import timedelta
 from typing import Any
 
 import procrastinate
-from procrastinate import RetryStrategy
+from procrastinate import JobContext, RetryStrategy
 
 from app.db import commit, session_scope
 from app.identity.jobs import purge_once
 from app.models import PeriodicRun, utc_now
-from app.services import mail
+from app.services import listing_videos, mail
 from app.services.listing_jobs import run_clock_jobs
 from app.services.privacy_jobs import build_exports, run_retention
 from app.settings import get_settings
+from app.storage.factory import get_private_storage, get_storage
 from app.task_queue import (
     EXPORT,
     EXPORTS_CATCH_UP,
@@ -45,6 +47,7 @@ from app.task_queue import (
     RETRY_STALLED,
     SIGN_IN_PURGE,
     STALLED_AFTER_SECONDS,
+    VIDEO,
     PeriodicTask,
     get_connector,
     is_durable,
@@ -57,6 +60,8 @@ queue = procrastinate.App(connector=get_connector())
 # Finished jobs are kept this long (failed ones, for staff to see), then deleted.
 FAILED_JOBS_KEPT_HOURS = 7 * 24
 MAIL_RETRY = RetryStrategy(max_attempts=10, exponential_wait=2)
+# A clip whose processing failed for a reason other than the file (storage, a killed worker) is tried twice more.
+VIDEO_RETRY = RetryStrategy(max_attempts=2, wait=30)
 
 
 @queue.task(name=MAIL.name, queue=MAIL.queue, retry=MAIL_RETRY)
@@ -72,6 +77,32 @@ def build_data_exports() -> None:
     built = build_exports()
     if built:
         log.info("%d data exports built", built)
+
+
+@queue.task(name=VIDEO.name, queue=VIDEO.queue, retry=VIDEO_RETRY, pass_context=True)
+def process_video(context: JobContext, *, clip_uid: str) -> None:
+    """Transcode a clip and take its poster (app.services.listing_videos.process_clip, safe to run twice).
+
+    A refused file fails the clip at once; any other error is retried, and after the last attempt the clip
+    is marked failed (its original kept) so its owner sees it and may try again.
+    """
+    storage, private_storage = get_storage(), get_private_storage()
+    try:
+        with session_scope() as session:
+            listing_videos.process_clip(
+                session=session, storage=storage, private_storage=private_storage, clip_uid=clip_uid
+            )
+    except Exception:
+        if context.job.attempts >= (VIDEO_RETRY.max_attempts or 0):  # no retry left
+            with session_scope() as session:
+                listing_videos.fail_clip(
+                    session=session,
+                    private_storage=private_storage,
+                    clip_uid=clip_uid,
+                    message=listing_videos.PROCESSING_FAILED,
+                    keep_original=True,
+                )
+        raise
 
 
 def _periodic(periodic: PeriodicTask) -> Callable[[Callable[[], Awaitable[object]]], Callable[[], Awaitable[object]]]:

@@ -13,12 +13,14 @@ from app.models import (
     AdvertiserService,
     AdvertiserType,
     AppService,
+    ClipStatus,
     Listing,
     ListingCard,
     ListingDetail,
     ListingPhoto,
     ListingService,
     ListingStatus,
+    ListingVideo,
     ProfileId,
     Section,
     StaffSecondFactor,
@@ -81,8 +83,10 @@ def make_listing(
     photos: int = 2,
     **fields,
 ) -> Listing:
-    """A listing with ``photos`` photo rows; any column can be overridden."""
+    """A listing with ``photos`` photo rows; any column can be overridden. ``has_video=True`` gives it an approved,
+    ready clip (the database then sets its flag: migration 0018's triggers)."""
     now = utc_now()
+    has_video = fields.pop("has_video", False)
     chosen_tier = tier_of(session, tier)
     if published_at is None and status == ListingStatus.PUBLICADA.value:
         published_at = now - timedelta(days=10)
@@ -113,8 +117,20 @@ def make_listing(
         session.add(
             ListingPhoto(listing_uid=listing.uid, position=position, path=f"photos/demo/placeholder-{position:02d}.jpg")
         )
+    if has_video:
+        session.add(ready_clip(listing.uid))
     session.commit()
     return listing
+
+
+def ready_clip(listing_uid: str, *, approved: bool = True, status: ClipStatus = ClipStatus.LISTA) -> ListingVideo:
+    """A clip row of a listing, ready and approved unless told (no files: for the listing's flag and queries)."""
+    clip = ListingVideo(
+        listing_uid=listing_uid, status=status, approved=approved, duration_s=5.0, width=1280, height=720
+    )
+    if status == ClipStatus.LISTA:
+        clip.video_key = f"videos/{clip.uid[:2]}/{clip.uid}.mp4"
+    return clip
 
 
 def make_account(

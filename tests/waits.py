@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 from app import tasks
 from app.states import public
@@ -25,6 +26,18 @@ def run_queued_tasks(timeout: float = 60.0) -> None:
                 )
 
     asyncio.run(asyncio.wait_for(drain(), timeout))
+
+
+def queued_jobs(task: str) -> list[dict[str, Any]]:
+    """The arguments of each job of ``task`` waiting in the configured database's queue, oldest first."""
+
+    async def read() -> list[dict[str, Any]]:
+        with tasks.queue.replace_connector(get_connector()):
+            async with tasks.queue.open_async():
+                jobs = await tasks.queue.job_manager.list_jobs_async(task=task, status="todo")
+                return [job.task_kwargs for job in jobs]
+
+    return asyncio.run(read())
 
 
 def wait_until_sent(timeout: float = 60.0) -> None:

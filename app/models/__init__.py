@@ -69,8 +69,16 @@ from app.models.users import (
     UserPublic,
     UserUpdate,
 )
+from app.models.videos import (
+    CLIP_TRANSITIONS,
+    ClipStatus,
+    ListingVideo,
+    ListingVideoPublic,
+    clip_may_move,
+)
 
 __all__ = [
+    "CLIP_TRANSITIONS",
     "FIXED_TIERS",
     "LISTING_STATUS_LABELS",
     "LISTING_TRANSITIONS",
@@ -90,6 +98,7 @@ __all__ = [
     "AgencyCategory",
     "AppService",
     "AuditEntry",
+    "ClipStatus",
     "DataExport",
     "ExportStatus",
     "Favourite",
@@ -117,6 +126,8 @@ __all__ = [
     "ListingUpgradeUpdate",
     "ListingVerification",
     "ListingVerificationPublic",
+    "ListingVideo",
+    "ListingVideoPublic",
     "LocalCredential",
     "Notice",
     "NoticeOptOut",
@@ -147,6 +158,7 @@ __all__ = [
     "UserSession",
     "UserUpdate",
     "VerificationStatus",
+    "clip_may_move",
     "new_uid",
     "utc_now",
 ]

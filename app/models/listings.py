@@ -13,7 +13,8 @@ the obvious ones:
   others are optional.
 - the filter-tab attributes: ``verified`` (staff checked the photos are the
   advertiser), ``porn_actress`` (actrizPorno, tab Estrellas XXX), ``curvy``
-  (self-declared, tab Culonas), ``has_video`` (tab Video); age feeds Maduras.
+  (self-declared, tab Culonas), ``has_video`` (tab Video: an approved, ready clip, kept by the database);
+  age feeds Maduras.
 - ``available_until``: end of the "Disponible AHORA" window (UTC), or None.
 - ``visiting_from`` / ``visiting_until``: the Chilean calendar days the
   advertiser is visiting this city (tab De pasada), or None.
@@ -177,7 +178,6 @@ class ListingBase(SQLModel):
     price_night_clp: int | None = Field(default=None, ge=0)
     phone: str = Field(default="", max_length=PHONE_MAX)
     whatsapp: str = Field(default="", max_length=PHONE_MAX)
-    has_video: bool = False
     porn_actress: bool = False
     curvy: bool = False
     visiting_from: date | None = None
@@ -300,6 +300,12 @@ class Listing(EnumColumns, ListingBase, table=True):
         "them here, in its index (app.services.listing_revisions.set_services writes both).",
     )
     status: ListingStatus = Field(default=ListingStatus.BORRADOR, sa_type=EnumString(ListingStatus, 12), nullable=False)
+    has_video: bool = Field(
+        default=False,
+        description="The listing has an approved, ready clip (app.models.videos): the database's triggers "
+        "(migration 0018) keep it in step with publicacion_video, on every write of either table; the code never "
+        "sets it.",
+    )
     owner_hidden: bool = Field(
         default=False,
         sa_column_kwargs={"server_default": false()},
@@ -332,7 +338,6 @@ class ListingUpdate(SQLModel):
     price_night_clp: int | None = Field(default=None, ge=0)
     phone: str | None = Field(default=None, max_length=PHONE_MAX)
     whatsapp: str | None = Field(default=None, max_length=PHONE_MAX)
-    has_video: bool | None = None
     porn_actress: bool | None = None
     curvy: bool | None = None
     visiting_from: date | None = None

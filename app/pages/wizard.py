@@ -247,7 +247,6 @@ def _about() -> rx.Component:
         rx.el.div(
             checkbox_field("Actriz porno", "porn_actress", default_checked=_value("porn_actress") == "true"),
             checkbox_field("Culonas", "curvy", default_checked=_value("curvy") == "true"),
-            checkbox_field("Tengo video", "has_video", default_checked=_value("has_video") == "true"),
             class_name="choices",
         ),
         rx.el.fieldset(

@@ -42,7 +42,7 @@ STEPS: tuple[WizardStep, ...] = (
     WizardStep(1, "Identidad", ("document", "rut", "passport", "birth_date", "nationality")),
     WizardStep(2, "Ubicación", ("city_slug", "commune", "section")),
     WizardStep(3, "Categoría", ("tier_uid", "type_uid")),
-    WizardStep(4, "Tu aviso", ("display_name", "age", "description", "porn_actress", "curvy", "has_video", "services")),
+    WizardStep(4, "Tu aviso", ("display_name", "age", "description", "porn_actress", "curvy", "services")),
     WizardStep(5, "Tarifas", ("price_hour_clp", "price_half_hour_clp", "price_two_hours_clp", "price_night_clp")),
     WizardStep(6, "Disponibilidad", ("schedule", "visiting_from", "visiting_until")),
     WizardStep(7, "Fotos", ("photos",)),
@@ -347,7 +347,6 @@ def _about(values: Mapping[str, Any], services: list[str] | None, catalogues: Ca
         "description": description,
         "porn_actress": _flag(values, "porn_actress"),
         "curvy": _flag(values, "curvy"),
-        "has_video": _flag(values, "has_video"),
     }
     return CleanStep(listing=listing, advertiser={}, services=chosen)
 

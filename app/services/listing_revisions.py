@@ -42,7 +42,6 @@ EDITABLE_COLUMNS = (
     "description",
     "porn_actress",
     "curvy",
-    "has_video",
     "price_hour_clp",
     "price_half_hour_clp",
     "price_two_hours_clp",

@@ -32,6 +32,7 @@ from app.models import (
     ListingStatus,
     ListingUpgrade,
     ListingVerification,
+    ListingVideo,
     Report,
     ReviewDecision,
     Section,
@@ -45,6 +46,7 @@ from app.services import (
     listing_jobs,
     listing_photos,
     listing_revisions,
+    listing_videos,
     stats,
     upgrades,
     verification,
@@ -297,10 +299,12 @@ class RemovedFiles:
 
     photos: list[ListingPhoto] = field(default_factory=list)
     private_keys: list[str] = field(default_factory=list)
+    clips: list[ListingVideo] = field(default_factory=list)
 
     def remove(self, *, storage: Storage, private: Storage) -> None:
-        """Delete the files (public photos, then private verification photos)."""
+        """Delete the files (public photos, clips with their private originals, then private verification photos)."""
         listing_photos.delete_photo_files(storage=storage, photos=self.photos)
+        listing_videos.delete_clip_files(storage=storage, private_storage=private, clips=self.clips)
         for key in self.private_keys:
             private.delete(key)
 
@@ -319,6 +323,7 @@ def remove_listing_rows(*, session: Session, listing: Listing, note: str, now: d
         if key
     ]
     photos = listing_photos.delete_all_photos(session=session, listing_uid=listing.uid)
+    clips = listing_videos.delete_all_clips(session=session, listing_uid=listing.uid)
     for table in (ListingService, ListingReview, ListingUpgrade, ListingVerification, ListingDailyStats):
         session.exec(delete(table).where(col(table.listing_uid) == listing.uid))
     for report in session.exec(select(Report).where(Report.listing_uid == listing.uid)):
@@ -329,7 +334,7 @@ def remove_listing_rows(*, session: Session, listing: Listing, note: str, now: d
     session.flush()
     session.delete(listing)
     session.flush()
-    return RemovedFiles(photos=photos, private_keys=private_keys)
+    return RemovedFiles(photos=photos, private_keys=private_keys, clips=clips)
 
 
 def deletion_note(text: str, now: datetime) -> str:
@@ -339,7 +344,7 @@ def deletion_note(text: str, now: datetime) -> str:
 
 
 def delete_listing(*, session: Session, storage: Storage, owner_uid: str, uid: str) -> None:
-    """Delete a listing in any status, with its photo files, its private verification photos and its records.
+    """Delete a listing in any status, with its photo and clip files, its private verification photos and its records.
 
     Reports against it stay for staff, unlinked, with a note naming it. Files go only once the
     deletion is committed: a failed commit leaves the listing whole.

@@ -259,14 +259,15 @@ class StoredPhoto:
         return tuple(variant.key for variant in self.variants)
 
 
-def store_photo(*, storage: Storage, data: bytes, prefix: str = "photos") -> StoredPhoto:
+def store_photo(*, storage: Storage, data: bytes, prefix: str = "photos", name: str | None = None) -> StoredPhoto:
     """Process an upload and store its variants under a random name (never the uploaded one).
 
-    A refused file raises PhotoRejectedError before anything is written; if a write
+    ``name`` gives a name of the app's own instead (a clip's poster: derived from the clip's uid, so a second
+    run overwrites the first). A refused file raises PhotoRejectedError before anything is written; if a write
     fails halfway, the variants already written are deleted again.
     """
     processed = process_photo(data)
-    uid = new_uid()
+    uid = name or new_uid()
     stored: list[StoredVariant] = []
     try:
         for variant in processed.variants:

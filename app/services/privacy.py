@@ -59,6 +59,7 @@ from app.models import (
     ListingStatus,
     ListingUpgrade,
     ListingVerification,
+    ListingVideo,
     Notice,
     NoticeOptOut,
     NoticeStatus,
@@ -186,6 +187,12 @@ def _listing_data(session: Session, listing: Listing) -> dict[str, Any]:
     data["edicion_pendiente"] = json.loads(listing.revision) if listing.revision else None
     data["servicios"] = list(services)
     data["fotos"] = [{**_plain(photo, leave_out=("listing_uid",)), "archivo": _photo_file(photo)} for photo in photos]
+    data["videos"] = [
+        {**_plain(clip, leave_out=("listing_uid", "original_key")), "archivo": _clip_file(clip)}
+        for clip in session.exec(
+            select(ListingVideo).where(ListingVideo.listing_uid == listing.uid).order_by(col(ListingVideo.position))
+        )
+    ]
     data["historial_de_revision"] = [_plain(review, leave_out=("reviewer_uid", "listing_uid")) for review in reviews]
     data["mejoras"] = [
         {**_plain(upgrade, leave_out=("reviewer_uid", "listing_uid")), "servicio": name} for upgrade, name in upgrades
@@ -211,6 +218,11 @@ def _photo_key(photo: ListingPhoto) -> str | None:
 
 def _photo_file(photo: ListingPhoto) -> str | None:
     return f"fotos/{photo.listing_uid}/{photo.position:02d}-{photo.uid}.webp" if _photo_key(photo) else None
+
+
+def _clip_file(clip: ListingVideo) -> str | None:
+    """The served MP4 of a ready clip in the ZIP (the original upload is never kept once processed)."""
+    return f"videos/{clip.listing_uid}/{clip.position:02d}-{clip.uid}.mp4" if clip.video_key else None
 
 
 def _verification_file(request: ListingVerification) -> str | None:
@@ -261,7 +273,7 @@ def account_data(*, session: Session, user_uid: str, now: datetime | None = None
 
 
 def build_zip(*, session: Session, storage: Storage, private_storage: Storage, user_uid: str, now: datetime) -> bytes:
-    """The export's ZIP: ``datos.json`` and the account's own photo files."""
+    """The export's ZIP: ``datos.json`` and the account's own photo and clip files."""
     data = account_data(session=session, user_uid=user_uid, now=now)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -273,6 +285,10 @@ def build_zip(*, session: Session, storage: Storage, private_storage: Storage, u
                 name = _photo_file(photo)
                 if key and name:
                     _add_file(archive, name, storage, key)
+            for clip in session.exec(select(ListingVideo).where(col(ListingVideo.listing_uid).in_(listing_uids))):
+                name = _clip_file(clip)
+                if clip.video_key and name:
+                    _add_file(archive, name, storage, clip.video_key)
             for request in session.exec(
                 select(ListingVerification).where(col(ListingVerification.listing_uid).in_(listing_uids))
             ):
@@ -432,6 +448,7 @@ def _erase_rows(session: Session, user: User, now: datetime) -> RemovedFiles:
         removed = remove_listing_rows(session=session, listing=listing, note=note, now=now)
         files.photos.extend(removed.photos)
         files.private_keys.extend(removed.private_keys)
+        files.clips.extend(removed.clips)
     # Requests the account made or decided on other listings (staff): theirs go, decisions stay unsigned.
     files.private_keys.extend(
         key
@@ -556,6 +573,7 @@ def purge_stale_drafts(
         removed = remove_listing_rows(session=session, listing=draft, note=note, now=now)
         files.photos.extend(removed.photos)
         files.private_keys.extend(removed.private_keys)
+        files.clips.extend(removed.clips)
         deleted += 1
     commit(session)
     files.remove(storage=storage, private=private_storage)

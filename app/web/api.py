@@ -39,15 +39,15 @@ from app.routes import (
     safe_age_next,
     ssg_page_url,
 )
-from app.services import city_filters, favourites, listing_photos, listings, page_cache
+from app.services import city_filters, favourites, listing_photos, listing_videos, listings, page_cache
 from app.services.directory_view import published_label
 from app.settings import Settings, get_settings
 from app.states.public import AGE_COOKIE, age_cookie
 from app.storage import InvalidKeyError, Storage, check_key
 from app.storage.factory import get_storage
-from app.web import ssg
+from app.web import ssg, video_api
 from app.web.cookies import request_session_hash, session_actor, session_routes
-from app.web.middleware import allowed_origins
+from app.web.middleware import from_this_site
 from app.web.outage import DatabaseOutagePage
 from app.web.private_api import ROUTES as PRIVATE_ROUTES
 from app.web.rendering import render
@@ -240,28 +240,6 @@ async def confirm_age(request: Request) -> Response:
     return response
 
 
-def from_this_site(request: Request) -> bool:
-    """Whether a form post comes from a page of this site, as far as the browser says.
-
-    Modern browsers send ``Sec-Fetch-Site`` on every request and ``Origin`` on
-    every POST: each one present must say same-origin (``Origin`` one of the
-    site's origins, or the request's own host). A browser too old to send either
-    is let through: it cannot be told apart, and the cookie it gets only skips
-    the 18+ notice.
-    """
-    fetch_site = request.headers.get("sec-fetch-site")
-    if fetch_site is not None and fetch_site.strip().lower() != "same-origin":
-        return False
-    origin = request.headers.get("origin")
-    if origin is None:
-        return True
-    origin = origin.strip().lower()
-    if origin in allowed_origins(get_settings()):
-        return True
-    own = f"{request.url.scheme}://{request.headers.get('host', '').strip().lower()}"
-    return origin == own
-
-
 async def _small_body(request: Request, limit: int) -> bytes | None:
     """The request body, or None once it is known to exceed ``limit`` bytes (the rest is never read)."""
     declared = request.headers.get("content-length", "")
@@ -330,7 +308,14 @@ def _ping_database() -> None:
 
 PUBLIC_MEDIA_CACHE = "public, max-age=31536000, immutable"
 PRIVATE_MEDIA_CACHE = "private, no-store"
-MEDIA_TYPES = {".webp": "image/webp", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png"}
+VIDEO_TYPE = listing_videos.VIDEO_CONTENT_TYPE
+MEDIA_TYPES = {
+    ".webp": "image/webp",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".png": "image/png",
+    ".mp4": VIDEO_TYPE,
+}
 _storage_cache: dict[str, tuple[Settings, Storage]] = {}
 
 
@@ -345,12 +330,17 @@ def _media_storage() -> Storage:
 
 
 def _media_cache_control(key: str, token_hash: str) -> str | None:
-    """How the photo under ``key`` may be served: publicly, privately (owner, staff), or not at all (None)."""
+    """How the photo or clip file under ``key`` may be served: publicly, privately (owner, staff), or not at all."""
     with session_scope() as session:
-        if listing_photos.public_media(session=session, key=key):
+        if listing_photos.public_media(session=session, key=key) or listing_videos.public_media(
+            session=session, key=key
+        ):
             return PUBLIC_MEDIA_CACHE
         actor = session_actor(session, token_hash)
-        if actor is not None and listing_photos.private_media(session=session, key=key, actor=actor):
+        if actor is not None and (
+            listing_photos.private_media(session=session, key=key, actor=actor)
+            or listing_videos.private_media(session=session, key=key, actor=actor)
+        ):
             return PRIVATE_MEDIA_CACHE
         return None
 
@@ -364,12 +354,12 @@ def _media_not_found() -> Response:
 
 
 async def media(request: Request) -> Response:
-    """/media/{key}: a listing photo's bytes from the configured storage.
+    """/media/{key}: a listing photo's bytes, or a clip's MP4 or poster, from the configured storage.
 
-    Approved photos of public listings go to anyone with a long cache lifetime
-    (their keys are random and never reused); any other photo only to its owner
-    and to staff, never cached. Everything else, including keys that do not
-    exist or are malformed, gets the same 404.
+    Approved photos and approved, ready clips of public listings go to anyone with a long cache lifetime
+    (their keys are never reused for other content); any other only to its owner and to staff, never cached.
+    Everything else, including keys that do not exist or are malformed, gets the same 404. An MP4 answers
+    range requests (206), streamed from the storage (app.web.video_api.ranged_file).
     """
     key = request.path_params["key"]
     media_type = MEDIA_TYPES.get(key[key.rfind(".") :].lower()) if "." in key else None
@@ -382,13 +372,21 @@ async def media(request: Request) -> Response:
     cache_control = await run_in_threadpool(_media_cache_control, key, request_session_hash(request))
     if cache_control is None:
         return _media_not_found()
-    try:
-        data = await run_in_threadpool(_read_media, key)
-    except NotFoundError:
-        return _media_not_found()
     headers = {"Cache-Control": cache_control}
     if cache_control == PRIVATE_MEDIA_CACHE:
         headers["Vary"] = "Cookie"
+    try:
+        if media_type == VIDEO_TYPE:
+            return await video_api.ranged_file(
+                storage=_media_storage(),
+                key=key,
+                media_type=media_type,
+                range_header=request.headers.get("range"),
+                headers=headers,
+            )
+        data = await run_in_threadpool(_read_media, key)
+    except NotFoundError:
+        return _media_not_found()
     return Response(data, media_type=media_type, headers=headers)
 
 
@@ -426,6 +424,7 @@ def build_api(reflex_app: App) -> Starlette:
             Route("/media/{key:path}", media, methods=["GET"]),
             *session_routes(reflex_app),
             *PRIVATE_ROUTES,
+            *video_api.ROUTES,
             # Last: robots.txt, sitemaps and the public pages' documents (app.web.seo_api).
             *SEO_ROUTES,
         ],

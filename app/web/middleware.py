@@ -20,6 +20,7 @@ from reflex_base import constants
 from reflex_base.environment import environment
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -263,3 +264,25 @@ class CompressionMiddleware(GZipMiddleware):
 
     def __init__(self, app: ASGIApp) -> None:
         super().__init__(app, minimum_size=500, compresslevel=6)
+
+
+def from_this_site(request: Request) -> bool:
+    """Whether a form post comes from a page of this site, as far as the browser says.
+
+    Modern browsers send ``Sec-Fetch-Site`` on every request and ``Origin`` on
+    every POST: each one present must say same-origin (``Origin`` one of the
+    site's origins, or the request's own host). A browser too old to send either
+    is let through: it cannot be told apart, and the cookie it gets only skips
+    the 18+ notice.
+    """
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None and fetch_site.strip().lower() != "same-origin":
+        return False
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.strip().lower()
+    if origin in allowed_origins(get_settings()):
+        return True
+    own = f"{request.url.scheme}://{request.headers.get('host', '').strip().lower()}"
+    return origin == own

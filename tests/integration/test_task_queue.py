@@ -31,15 +31,18 @@ from sqlmodel import Session, select
 from app import tasks
 from app.core.errors import ForbiddenError
 from app.db import commit
-from app.models import PeriodicRun, ProfileId
+from app.models import ClipStatus, ListingStatus, ListingVideo, PeriodicRun, ProfileId
+from app.services import listing_videos
 from app.services.mail import queue_mail
 from app.services.staff.task_health import task_health
 from app.settings import get_settings
-from app.task_queue import MAIL, PERIODIC_TASKS, connector_for, get_connector
-from tests.factories import actor_of, make_staff
+from app.storage.factory import get_private_storage, get_storage
+from app.task_queue import MAIL, PERIODIC_TASKS, VIDEO, connector_for, get_connector
+from tests.factories import actor_of, make_listing, make_owner, make_staff
 from tests.mailbox import Mailbox
 from tests.ports import free_port
 from tests.processes import stop_process_group
+from tests.video_samples import h264_mp4
 from tests.waits import run_queued_tasks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
@@ -193,6 +196,46 @@ def test_the_job_of_a_worker_killed_mid_delivery_goes_to_another_and_arrives_onc
         if worker.poll() is None:
             stop_process_group(worker)
         controller.stop()
+
+
+def _wait_until_running(db: Session, task: str) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while [job.status for job in _jobs(db, task)] != ["doing"]:
+        assert time.monotonic() < deadline, f"no worker took the {task} job"
+        time.sleep(0.05)
+
+
+def test_a_worker_killed_mid_transcode_leaves_the_clip_to_another_processed_once(db, tmp_path, monkeypatch):
+    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
+    get_settings.cache_clear()
+    owner = make_owner(db, "video-cola@example.cl")
+    listing = make_listing(db, owner, status=ListingStatus.BORRADOR.value)
+    # Long enough to be caught mid-transcode: many seconds of work on the worker's one thread.
+    source = h264_mp4(tmp_path, size="1280x720", seconds=20, noise=True)
+    clip_uid = listing_videos.start_clip(
+        session=db, private_storage=get_private_storage(), owner_uid=owner.uid, uid=listing.uid, source=source
+    )
+    worker = subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, start_new_session=True)
+    try:
+        _wait_until_running(db, VIDEO.name)
+        os.killpg(worker.pid, 9)
+        worker.wait()
+    finally:
+        if worker.poll() is None:
+            stop_process_group(worker)
+    db.expire_all()
+    assert db.get(ListingVideo, clip_uid).status == ClipStatus.PROCESANDO  # the killed run finished nothing
+    db.exec(text("UPDATE procrastinate_workers SET last_heartbeat = now() - interval '1 hour'"))
+    db.commit()
+    asyncio.run(_run_periodic(tasks.retry_stalled_jobs))
+    run_queued_tasks(timeout=300)
+    db.expire_all()
+    [clip] = db.exec(select(ListingVideo).where(ListingVideo.listing_uid == listing.uid)).all()
+    assert clip.status == ClipStatus.LISTA and clip.original_key is None
+    assert get_storage().list_keys() == sorted([clip.video_key, *listing_videos.poster_keys(clip)])  # one of each
+    assert get_private_storage().list_keys() == []
+    assert _jobs(db, VIDEO.name) == []
 
 
 async def _run_periodic(run) -> object:

@@ -15,14 +15,13 @@ def test_only_the_steps_fields_as_strings():
         "description": "",
         "porn_actress": "",
         "curvy": "",
-        "has_video": "",
     }
     assert services == [] and schedule == {}
 
 
 def test_checkboxes_and_services():
     values, services, _ = _form_values({"curvy": "on", "service_abc": "on", "service_def": "on"}, 4)
-    assert values["curvy"] == "true" and values["has_video"] == ""
+    assert values["curvy"] == "true" and values["porn_actress"] == ""
     assert services == ["abc", "def"]
 
 

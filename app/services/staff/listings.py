@@ -107,7 +107,6 @@ LISTINGS_SPEC = TableSpec(
         FormField("whatsapp", "WhatsApp", max_length=PHONE_MAX, on_create=False),
         _flag("porn_actress", "Actriz porno"),
         _flag("curvy", "Culona"),
-        _flag("has_video", "Tiene video"),
     ),
     search_label="Buscar por nombre o teléfono",
     profiles=(ADMIN, SECRETARY),

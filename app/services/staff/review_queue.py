@@ -48,7 +48,7 @@ from app.models import (
     VerificationStatus,
     utc_now,
 )
-from app.services import identity_review
+from app.services import identity_review, listing_videos
 from app.services.listing_form import schedule_text, years_between
 from app.services.listing_revisions import REVISED_STATUSES, revision_changes
 from app.services.listings import clock, photo_url
@@ -266,7 +266,6 @@ FIELDS: tuple[tuple[str, str, Any], ...] = (
     ("whatsapp", "WhatsApp", _text),
     ("porn_actress", "Actriz porno", _text),
     ("curvy", "Culonas", _text),
-    ("has_video", "Video", _text),
 )
 
 
@@ -417,6 +416,7 @@ def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime
                 ctx.services.get(listing.uid, []),
                 photos,
                 identity_review.stamp(advertiser, listing.uid),
+                listing_videos.review_stamp(session, listing.uid),
             )
         items.append(
             QueueItem(

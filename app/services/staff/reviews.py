@@ -35,12 +35,13 @@ from app.models import (
     ListingService,
     ListingStatus,
     ListingVerification,
+    ListingVideo,
     ReviewDecision,
     Tier,
     utc_now,
 )
 from app.models.listings import REASON_MAX, ListingBase
-from app.services import identity_review, listing_photos, notices, verification
+from app.services import identity_review, listing_photos, listing_videos, notices, verification
 from app.services.listing_lifecycle import ensure_transition
 from app.services.listing_revisions import REVISED_STATUSES, revision_changes, set_base_tier, set_services
 from app.services.staff import audit
@@ -108,12 +109,16 @@ def _photo_order(photo: ListingPhoto) -> tuple[int, str]:
 
 
 def listing_version(
-    listing: Listing, services: Iterable[str], photos: Iterable[ListingPhoto], identity: list[object]
+    listing: Listing,
+    services: Iterable[str],
+    photos: Iterable[ListingPhoto],
+    identity: list[object],
+    clips: list[list[object]],
 ) -> str:
-    """A short stamp of what a reviewer sees of a listing (with ``identity_review.stamp``): it changes
-    whenever any of it changes."""
+    """A short stamp of what a reviewer sees of a listing (with ``identity_review.stamp`` and
+    ``listing_videos.review_stamp``): it changes whenever any of it changes."""
     columns = [_stamp_value(getattr(listing, column)) for column in CONTENT_COLUMNS]
-    return _digest(["listing", columns, sorted(services), _photo_stamp(photos), identity])
+    return _digest(["listing", columns, sorted(services), _photo_stamp(photos), identity, clips])
 
 
 def _current_version(session: Session, listing: Listing) -> str:
@@ -123,6 +128,7 @@ def _current_version(session: Session, listing: Listing) -> str:
         _services(session, listing.uid),
         _photos(session, listing.uid),
         identity_review.stamp(advertiser, listing.uid),
+        listing_videos.review_stamp(session, listing.uid),
     )
 
 
@@ -219,6 +225,7 @@ def _approve_photos(session: Session, listing: Listing) -> None:
         session.add(photo)
     if listing.verified_at and not listing.verified:
         listing.verified = True  # the badge was only suspended while the new photos waited
+    listing_videos.approve_ready_clips(session, listing.uid)
 
 
 def approve_listing(
@@ -284,7 +291,7 @@ def reject_listing(
 ) -> None:
     """Refuse a pending listing (rechazada) or the edit of a public one (dropped, the public version stays).
 
-    ``reason`` is shown to the owner. Photos added with a refused edit are deleted with their files;
+    ``reason`` is shown to the owner. Photos and ready clips added with a refused edit are deleted with their files;
     an identity change it carries is discarded.
     ``expected_version`` as in :func:`approve_listing`.
     """
@@ -297,6 +304,7 @@ def reject_listing(
     _check_version(expected_version, _current_version(session, listing))
     before = audit.snapshot(listing)
     unapproved: Sequence[ListingPhoto] = []
+    refused_clips: list[ListingVideo] = []
     notice = NoticeKind.LISTING_REJECTED if listing.status == ListingStatus.PENDIENTE else NoticeKind.EDIT_REJECTED
     if listing.status == ListingStatus.PENDIENTE:
         listing.status = ensure_transition(listing.status, ListingStatus.RECHAZADA, ActorKind.STAFF)
@@ -308,6 +316,7 @@ def reject_listing(
         ).all()
         for photo in unapproved:
             session.delete(photo)
+        refused_clips = listing_videos.drop_refused_clips(session, listing.uid)
     else:
         raise ConflictError("Esta publicación no está esperando revisión.")
     listing.updated_at = now
@@ -331,6 +340,7 @@ def reject_listing(
     commit(session)
     # Files go once their rows are gone for good: a reader never finds a row without its files.
     listing_photos.delete_photo_files(storage=storage, photos=list(unapproved))
+    listing_videos.delete_served_files(storage=storage, clips=refused_clips)
 
 
 def _check_verification(session: Session, request: ListingVerification, expected_version: str | None) -> None:

@@ -34,7 +34,7 @@ from app.states.offload import run_service
 from app.storage.factory import get_storage
 
 SENT_TO_REVIEW = "Tu publicación quedó en revisión."
-CHECKBOX_FIELDS = ("porn_actress", "curvy", "has_video")
+CHECKBOX_FIELDS = ("porn_actress", "curvy")
 RATE_FIELDS = STEP_BY_NUMBER[5].fields
 SERVICE_PREFIX = "service_"
 MAX_FORM_VALUE = 5000
