@@ -101,10 +101,11 @@ def get_connector() -> procrastinate.BaseConnector:
 
 
 @functools.lru_cache
-def _deferring_app(database_url: str) -> procrastinate.App:
-    """What defers by task name: on PostgreSQL Procrastinate's sync connector, used only with the
-    transaction's own connection (never opened: it has no pool of its own); else the in-memory queue."""
-    if is_durable(database_url):
+def _deferring_app(database_url: str | None) -> procrastinate.App:
+    """What defers by task name: for a PostgreSQL session (None) Procrastinate's sync connector, used only
+    with the transaction's own connection (never opened: it has no pool of its own); else the in-memory
+    queue of ``database_url``."""
+    if database_url is None:
         return procrastinate.App(connector=procrastinate.SyncPsycopgConnector())
     return procrastinate.App(connector=connector_for(database_url))
 
@@ -119,12 +120,12 @@ def defer(session: Session, task: TaskName, **kwargs: Any) -> None:
     On PostgreSQL the job row is written in that transaction: it exists exactly when the writes commit.
     In the embedded default the job is handed to the in-memory queue once the transaction commits.
     """
-    deferring = _deferring_app(get_settings().database_url)
-    if _on_postgresql(session):
+    if _on_postgresql(session):  # the session's own database, whatever the settings say
         connection = session.connection().connection.driver_connection
-        deferring.configure_task(task.name, queue=task.queue, connection=connection).defer(**kwargs)
+        _deferring_app(None).configure_task(task.name, queue=task.queue, connection=connection).defer(**kwargs)
         return
 
+    deferring = _deferring_app(get_settings().database_url)
     session.connection()  # the transaction begins now, so its rollback forgets the job even if nothing was written
 
     def hand_over() -> None:

@@ -136,7 +136,7 @@ app_env=(-e "DATABASE_URL=$DATABASE_URL" -e "REDIS_URL=$REDIS_URL" -e "SITE_URL=
   -e SECRET_KEY="$APP_SECRET_KEY" -e WEB_WORKERS=1 -e REFLEX_TRUSTED_PROXY_HOPS=1
   -e S3_ENDPOINT_URL="$S3_URL" -e S3_BUCKET=fotos -e S3_PRIVATE_BUCKET=fotos-privadas
   -e S3_ACCESS_KEY="$S3_ACCESS_KEY" -e S3_SECRET_KEY="$S3_SECRET_KEY"
-  -e SMTP_HOST=127.0.0.1 -e SMTP_PORT="$SMTP_PORT" -e SMTP_STARTTLS=false)
+  -e SMTP_HOST=127.0.0.1 -e SMTP_PORT="$SMTP_PORT" -e SMTP_STARTTLS=false -e TASK_WORKER=separate)
 one_off() { as_root docker run --rm --network host -v "$WORK/data:/data" "${app_env[@]}" "$@"; }
 
 step "S3 buckets (the app's own storage code, as compose.yaml's s3-init)"
@@ -167,6 +167,14 @@ for index in "${!NODE_PORTS[@]}"; do
 done
 healthy() { curl -fsS -o /dev/null "http://127.0.0.1:$1/healthz"; }
 for port in "${NODE_PORTS[@]}"; do wait_for "the node on :$port" 180 healthy "$port"; done
+
+step "2 background workers (python -m app.cli worker): the nodes never run jobs"
+for index in 1 2; do
+  as_root docker run -d --name "stack-worker$index" --hostname "stack-worker$index" --network host -v "$WORK/data:/data" \
+    "${app_env[@]}" "$IMAGE" python -m app.cli worker >/dev/null
+done
+worker_up() { as_root docker logs "stack-worker$1" 2>&1 | grep -q "Starting worker"; }
+for index in 1 2; do wait_for "worker $index" 60 worker_up "$index"; done
 
 step "HAProxy on :$PROXY_PORT"
 servers=""
@@ -233,6 +241,7 @@ driver() { # the driver's steps; each writes its rows (step, figure, ok/FAILED) 
 driver buckets
 driver browser
 driver addresses
+driver workers
 driver node-lost
 driver restarts
 [ "$KEEP" = 1 ] || down

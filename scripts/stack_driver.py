@@ -3,7 +3,8 @@
     .venv/bin/python scripts/stack_driver.py buckets     # the public bucket is public, the private one not
     .venv/bin/python scripts/stack_driver.py browser     # the browser loop (Playwright, Debian's chromium)
     .venv/bin/python scripts/stack_driver.py addresses   # sign-in limits by the client's real address
-    .venv/bin/python scripts/stack_driver.py node-lost   # `docker kill` the jobs' node under load
+    .venv/bin/python scripts/stack_driver.py workers     # a worker killed mid-transcode, SMTP down, periodic jobs once
+    .venv/bin/python scripts/stack_driver.py node-lost   # `docker kill` a node under load
     .venv/bin/python scripts/stack_driver.py restarts    # Redis, then PostgreSQL, restarted under a signed-in tab
 
 The stack's addresses come from the environment stack_check.sh exports (STACK_SITE_URL, STACK_DATABASE_URL,
@@ -25,6 +26,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -36,11 +38,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import boto3
-import redis
 import wsproto.events as ws
 from aiosmtpd.controller import Controller
 from PIL import Image
 from playwright.sync_api import Page, expect, sync_playwright
+from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -53,13 +55,26 @@ from app.db import make_engine
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
-from app.jobs_lock import KEY_PREFIX, LEASE_SECONDS
-from app.models import Listing, ListingReview, ProfileId, Report, ReviewDecision, User
+from app.models import (
+    ClipStatus,
+    Listing,
+    ListingReview,
+    ListingStatus,
+    ListingVideo,
+    PeriodicRun,
+    ProfileId,
+    Report,
+    ReviewDecision,
+    User,
+    utc_now,
+)
 from app.routes import REPORT_SLUG, legal_path
-from app.services import listing_drafts
+from app.services import accounts, listing_drafts, listing_videos
 from app.services.listings import listing_path
 from app.services.reports import MIN_FILL_SECONDS, REPORTS_PER_CLIENT
 from app.services.staff.reviews import approve_listing
+from app.storage.s3 import PrivateS3Storage
+from app.task_queue import LISTINGS_CLOCK, MAIL, VIDEO
 from bench.bench_ws_load import (
     HASHES,
     NAMESPACE,
@@ -74,8 +89,9 @@ from bench.bench_ws_load import (
 )
 from bench.common import quantile
 from tests.e2e.second_factor import pass_second_factor
-from tests.factories import enrol_staff, make_account, open_session
+from tests.factories import enrol_staff, make_account, make_listing, open_session
 from tests.mailbox import Mailbox
+from tests.video_samples import h264_mp4
 
 SITE = os.environ.get("STACK_SITE_URL", "http://localhost:8200")
 S3_URL = os.environ.get("STACK_S3_URL", "http://localhost:8333")
@@ -831,19 +847,13 @@ def check_writes(writes: list[Write], drafts: dict[int, str], victim: str) -> No
     )
 
 
-def lease_holders(store: redis.Redis) -> dict[str, str]:
-    """The host name of the node holding each periodic job's lease (app.jobs_lock)."""
-    return {key.decode(): (store.get(key) or b"?").decode().split(":")[0] for key in store.scan_iter(f"{KEY_PREFIX}*")}
-
-
 def node_lost() -> None:
-    """Visitors as bench_ws_load's through the proxy, and writers sending reports and wizard steps; the node
-    holding the jobs' leases is killed mid-run.
+    """Visitors as bench_ws_load's through the proxy, and writers sending reports and wizard steps; a node is
+    killed mid-run.
 
     Figures: connections made after the kill (visitors on the dead node reconnect through the proxy),
     failed events, p95 of the events answered 25-30 s after the kill against the target, the writes
-    users saw confirmed that the database lacks, what became of the writes left without an answer, and
-    the node the leases moved to (they expire LEASE_SECONDS after their holder died).
+    users saw confirmed that the database lacks, and what became of the writes left without an answer.
     """
     visitors = int(os.environ.get("STACK_VISITORS", "500"))
     rate, warmup, after = 20.0, 20.0, 40.0
@@ -858,10 +868,8 @@ def node_lost() -> None:
     ).stdout
     found = HASHES.search(compiled)
     hashes = json.loads(found.group(1)) if found else None
-    store = redis.Redis.from_url(os.environ["STACK_REDIS_URL"])
-    holders = lease_holders(store)
-    victim = Counter(holders.values()).most_common(1)[0][0] if holders else "stack-node1"
-    print(f"leases before: {holders}; killing {victim}")
+    victim = "stack-node1"  # background jobs run in the worker containers: every node is alike
+    print(f"killing {victim}")
     answered: list[tuple[float, float]] = []  # (when answered, round trip in ms) of every event
 
     class Timed(list):
@@ -917,17 +925,145 @@ def node_lost() -> None:
         bool(late) and p95_late < TARGET_P95_MS,
     )
     check_writes(writes, {index: uid for index, (_, uid) in advertisers.items()}, victim)
-    deadline = killed + LEASE_SECONDS + 60
-    moved = lease_holders(store)
-    while (not moved or victim in moved.values()) and time.perf_counter() < deadline:
-        time.sleep(1)
-        moved = lease_holders(store)
-    row(
-        "node lost: the jobs' leases move to a survivor",
-        f"held by {sorted(set(moved.values()))} {time.perf_counter() - killed:.0f} s after the kill",
-        bool(moved) and victim not in moved.values(),
-    )
     subprocess.run(["docker", "start", victim], check=True, capture_output=True)  # the stack whole again
+
+
+WORKERS = ("stack-worker1", "stack-worker2")
+# A stalled job is retried by the next run of queue.retry_stalled (every minute) once its worker's heartbeat is
+# STALLED_AFTER_SECONDS old, and the transcode then takes its time on a loaded machine.
+STALLED_DEADLINE_S = 6 * 60
+
+
+def _job_rows(session: Session, task: str) -> list:
+    session.rollback()
+    return session.exec(
+        text("SELECT id, status, attempts FROM procrastinate_jobs WHERE task_name = :task ORDER BY id").bindparams(
+            task=task
+        )
+    ).all()
+
+
+def _until(what: str, check: Callable[[], bool], deadline_s: float) -> float:
+    """Seconds until ``check()`` holds; TimeoutError naming ``what`` past the deadline."""
+    started = time.perf_counter()
+    while not check():
+        if time.perf_counter() - started > deadline_s:
+            raise TimeoutError(f"{what} not within {deadline_s:.0f} s")
+        time.sleep(0.5)
+    return time.perf_counter() - started
+
+
+def worker_killed_mid_transcode() -> None:
+    """A clip queued; the worker container transcoding it is killed: another worker processes it, once."""
+    owner = account(f"clip-{uuid.uuid4().hex[:8]}@correo.cl", ProfileId.PROFESOR)
+    private = PrivateS3Storage(client=s3_client(), bucket="fotos-privadas", public_base_url="")
+    with tempfile.TemporaryDirectory() as folder, database() as session:
+        listing = make_listing(session, session.get_one(User, owner), status=ListingStatus.BORRADOR.value)
+        # Long enough to be caught mid-transcode: tens of seconds of one core's work.
+        source = h264_mp4(Path(folder), size="1280x720", seconds=30, noise=True)
+        clip_uid = listing_videos.start_clip(
+            session=session, private_storage=private, owner_uid=owner, uid=listing.uid, source=source
+        )
+        try:
+            _until(
+                "a worker taking the clip", lambda: [r.status for r in _job_rows(session, VIDEO.name)] == ["doing"], 120
+            )
+            [job] = _job_rows(session, VIDEO.name)
+            logs = {
+                name: subprocess.run(["docker", "logs", name], capture_output=True, text=True).stderr
+                for name in WORKERS
+            }
+            victim = next((name for name, log in logs.items() if f"{VIDEO.name}[{job.id}]" in log), WORKERS[0])
+            subprocess.run(["docker", "kill", victim], check=True, capture_output=True)
+            killed = time.perf_counter()
+
+            def ready() -> bool:
+                session.rollback()
+                clip = session.get(ListingVideo, clip_uid)
+                session.expire_all()
+                return clip is not None and clip.status == ClipStatus.LISTA
+
+            _until("the clip processed by the other worker", ready, STALLED_DEADLINE_S)
+            clip = session.get_one(ListingVideo, clip_uid)
+            served = sorted(key for key in s3_object_keys("fotos") if clip_uid in key)
+            once = served == sorted([clip.video_key or "", *listing_videos.poster_keys(clip)])
+            originals = [key for key in s3_object_keys("fotos-privadas") if clip_uid in key]
+            row(
+                "worker killed mid-transcode: another worker processes the clip, once",
+                f"{victim} killed; clip ready {time.perf_counter() - killed:.0f} s later, {len(served)} files served,"
+                f" {len(originals)} original left, job attempts {job.attempts}",
+                once and not originals and _job_rows(session, VIDEO.name) == [],
+            )
+        except TimeoutError as error:
+            row("worker killed mid-transcode: another worker processes the clip, once", str(error), False)
+        finally:
+            for name in WORKERS:
+                subprocess.run(["docker", "start", name], capture_output=True)
+
+
+def s3_object_keys(bucket: str) -> list[str]:
+    pages = s3_client().get_paginator("list_objects_v2").paginate(Bucket=bucket)
+    return [item["Key"] for page in pages for item in page.get("Contents", [])]
+
+
+def mail_through_smtp_outage() -> None:
+    """SMTP down while a sign-up's verification is queued: retried with backoff, it arrives once SMTP is back."""
+    email = f"sin-correo-{uuid.uuid4().hex[:8]}@correo.cl"
+    data = {"email": email, "password": PASSWORD, "password_confirm": PASSWORD, "profile": "profesor", "adult": True}
+    with database() as session:
+        accounts.sign_up(session=session, provider=LocalProvider(engine=session.get_bind()), data=data, client_hash="x")
+        try:
+            _until("two failed deliveries", lambda: any(r.attempts >= 2 for r in _job_rows(session, MAIL.name)), 120)
+            attempts = max(r.attempts for r in _job_rows(session, MAIL.name))
+        except TimeoutError as error:
+            row("SMTP down: a verification queued meanwhile arrives once it is back", str(error), False)
+            return
+        mailbox = Mailbox()
+        smtp = Controller(
+            mailbox,
+            hostname=os.environ.get("STACK_SMTP_HOST", "127.0.0.1"),
+            port=int(os.environ.get("STACK_SMTP_PORT", "2526")),
+        )
+        smtp.start()  # the mail server is back
+        try:
+            waited = _until("the verification e-mail", lambda: bool(mailbox.to(email)), 300)
+            row(
+                "SMTP down: a verification queued meanwhile arrives once it is back",
+                f"{attempts} failed attempts while down; delivered {waited:.0f} s after SMTP came back,"
+                f" {len(mailbox.to(email))} message(s)",
+                len(mailbox.to(email)) == 1,
+            )
+        except TimeoutError as error:
+            row("SMTP down: a verification queued meanwhile arrives once it is back", str(error), False)
+        finally:
+            smtp.stop()
+
+
+def periodic_once() -> None:
+    """Two workers defer each periodic task once per period, and the clock has run lately."""
+    with database() as session:
+        doubles = session.exec(
+            text(
+                "SELECT count(*) FROM (SELECT task_name, defer_timestamp FROM procrastinate_periodic_defers"
+                " GROUP BY task_name, defer_timestamp HAVING count(*) > 1) d"
+            )
+        ).one()[0]
+        clock = session.get(PeriodicRun, LISTINGS_CLOCK.name)
+        age = (utc_now() - clock.last_success_at).total_seconds() if clock and clock.last_success_at else None
+    row(
+        "2 workers: each periodic job deferred once per period",
+        f"{doubles} periods deferred twice; the listings' clock last succeeded {age:.0f} s ago"
+        if age is not None
+        else f"{doubles} periods deferred twice; the clock never ran",
+        doubles == 0 and age is not None and age < 180,
+    )
+
+
+def workers() -> None:
+    """The task queue's guarantees in the stack: a killed worker, an SMTP outage, periodic jobs once."""
+    periodic_once()
+    mail_through_smtp_outage()
+    worker_killed_mid_transcode()
 
 
 def healthy_again(timeout: float = 60.0) -> float:
@@ -1004,6 +1140,11 @@ def restarts() -> None:
 
 
 if __name__ == "__main__":
-    {"buckets": buckets, "browser": browser_loop, "addresses": addresses, "node-lost": node_lost, "restarts": restarts}[
-        sys.argv[1]
-    ]()
+    {
+        "buckets": buckets,
+        "browser": browser_loop,
+        "addresses": addresses,
+        "workers": workers,
+        "node-lost": node_lost,
+        "restarts": restarts,
+    }[sys.argv[1]]()
