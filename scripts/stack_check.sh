@@ -16,7 +16,8 @@
 #   stand-in chrislusf/seaweedfs image), with a public and a private bucket;
 # - the production image (built once, reused when present), its migration as a one-off
 #   container, the demo data, and 3 app nodes on ports 8201-8203 with one REDIS_URL, one
-#   DATABASE_URL, S3 and REFLEX_TRUSTED_PROXY_HOPS=1, all serving SITE_URL=http://localhost:8200;
+#   DATABASE_URL, S3 and REFLEX_TRUSTED_PROXY_HOPS=1, all serving SITE_URL=http://localhost:8200,
+#   and 2 background workers (python -m app.cli worker; the nodes run no jobs: TASK_WORKER=separate);
 # - Debian's HAProxy on 8200: round robin across the nodes, websocket upgrades, X-Forwarded-For,
 #   and X-Served-By naming the node of each answer.
 # Then the checks of scripts/stack_driver.py run through the proxy, and a table of each step
