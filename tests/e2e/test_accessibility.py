@@ -23,7 +23,7 @@ from sqlmodel import Session
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ProfileId, User
-from app.routes import ADMIN_SETTINGS, ADMIN_UPGRADES, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
+from app.routes import ADMIN_SETTINGS, ADMIN_TASKS, ADMIN_UPGRADES, ADVERTISER_NOTICES, WIZARD_LISTING_PARAM
 from app.seed import _ensure_catalogues
 from app.services import listing_drafts, upgrades
 from app.states.public import AGE_COOKIE
@@ -270,5 +270,9 @@ def test_the_notice_choices_the_settings_and_a_card_waiting_for_payment(
     # The upgrades desk with that request on it.
     page.goto(ADMIN_UPGRADES)
     expect(page.get_by_role("row").filter(has_text=requested.payment_code)).to_be_visible()
+    found += serious_violations(page)
+    # The background work's page, its two tables drawn.
+    page.goto(ADMIN_TASKS)
+    expect(page.get_by_role("table")).to_have_count(2)
     found += serious_violations(page)
     _assert_none(found)

@@ -33,6 +33,7 @@ from app.identity.sessions import SESSION_COOKIE
 from app.models import ListingStatus, ProfileId, User
 from app.routes import (
     ADMIN_REVIEW_QUEUE,
+    ADMIN_TASKS,
     ADMIN_UPGRADES,
     ADMIN_USERS,
     ADVERTISER_HOME,
@@ -158,6 +159,9 @@ def _signed_in(page: Page, site: Site, db: Session) -> dict[str, str]:
     page.goto(ADMIN_UPGRADES)
     expect(page.get_by_role("button", name="Aprobar la mejora de Nu Pagos")).to_have_count(2)
     documents["app-admin-mejoras"] = page.content()
+    page.goto(ADMIN_TASKS)
+    expect(page.get_by_role("table")).to_have_count(2)
+    documents["app-admin-trabajos"] = page.content()
 
     page.goto(ADMIN_USERS)
     page.get_by_label("Buscar por correo").fill("nu-pagos@correo.cl")
