@@ -26,15 +26,15 @@ from __future__ import annotations
 import re
 
 from pydantic import BaseModel
-from sqlalchemy import ColumnElement, and_, func, or_, update
+from sqlalchemy import ColumnElement, and_, func, or_
 from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
-from app.core.errors import InvalidInputError, NotFoundError
+from app.core.errors import InvalidInputError
 from app.db import commit
 from app.models import STAFF_PROFILES, Listing, ListingPhoto, ListingStatus, new_uid, utc_now
 from app.services.listings import photo_url, public_conditions
-from app.services.ownership import owned_listing
+from app.services.ownership import locked_owned_listing, locked_owned_media, owned_listing
 from app.services.photos import CONTENT_TYPE, StoredPhoto, StoredVariant, delete_photo, store_photo
 from app.storage import Storage
 
@@ -116,23 +116,6 @@ def delete_photo_files(*, storage: Storage, photos: list[ListingPhoto]) -> None:
             storage.delete(key)
 
 
-def _lock_listing(session: Session, *, owner_uid: str, uid: object) -> Listing:
-    """The caller's listing, locked until the transaction ends.
-
-    PostgreSQL locks the row (SELECT … FOR UPDATE). SQLite ignores FOR UPDATE,
-    so a no-op write to the row comes first: it takes SQLite's single write lock
-    (waiting up to the busy timeout) and starts the transaction on the latest data.
-    """
-    if session.get_bind().dialect.name == "sqlite" and isinstance(uid, str):
-        session.execute(
-            update(Listing)
-            .where(col(Listing.uid) == uid, col(Listing.owner_uid) == owner_uid)
-            .values(updated_at=Listing.updated_at)
-            .execution_options(synchronize_session=False)
-        )
-    return owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
-
-
 def _ordered(session: Session, listing_uid: str) -> list[ListingPhoto]:
     return list(
         session.exec(
@@ -155,30 +138,6 @@ def _count(session: Session, listing_uid: str) -> int:
     return session.exec(
         select(func.count()).select_from(ListingPhoto).where(ListingPhoto.listing_uid == listing_uid)
     ).one()
-
-
-def _locked_photo(session: Session, *, owner_uid: str, photo_uid: object) -> tuple[Listing, ListingPhoto]:
-    """The caller's photo and its listing, the listing locked; NotFoundError for a missing or foreign one."""
-    if not isinstance(photo_uid, str) or not photo_uid or len(photo_uid) > 40 or not owner_uid:
-        raise NotFoundError(PHOTO_NOT_FOUND)
-    listing_uid = session.exec(
-        select(ListingPhoto.listing_uid)
-        .join(Listing, col(Listing.uid) == col(ListingPhoto.listing_uid))
-        .where(ListingPhoto.uid == photo_uid, Listing.owner_uid == owner_uid)
-    ).first()
-    if listing_uid is None:
-        raise NotFoundError(PHOTO_NOT_FOUND)
-    try:
-        listing = _lock_listing(session, owner_uid=owner_uid, uid=listing_uid)
-    except NotFoundError as exc:
-        raise NotFoundError(PHOTO_NOT_FOUND) from exc
-    photo = session.exec(
-        select(ListingPhoto).where(ListingPhoto.uid == photo_uid, ListingPhoto.listing_uid == listing.uid)
-    ).first()
-    if photo is None:  # deleted by a concurrent request while we waited for the lock
-        session.rollback()
-        raise NotFoundError(PHOTO_NOT_FOUND)
-    return listing, photo
 
 
 def list_photos(*, session: Session, owner_uid: str, uid: str) -> list[OwnerPhoto]:
@@ -218,7 +177,7 @@ def add_photo(*, session: Session, storage: Storage, owner_uid: str, uid: str, d
 
 def _insert(session: Session, stored: StoredPhoto, *, owner_uid: str, uid: str) -> ListingPhoto:
     """Write the photo row (and the review flags) under the listing lock, then commit."""
-    listing = _lock_listing(session, owner_uid=owner_uid, uid=uid)
+    listing = locked_owned_listing(session=session, owner_uid=owner_uid, uid=uid)
     count = _count(session, listing.uid)
     if count >= MAX_PHOTOS:
         raise InvalidInputError(TOO_MANY, field=FIELD)
@@ -249,7 +208,9 @@ def _insert(session: Session, stored: StoredPhoto, *, owner_uid: str, uid: str) 
 
 def delete_listing_photo(*, session: Session, storage: Storage, owner_uid: str, photo_uid: str) -> None:
     """Delete one of the caller's photos and its stored files of every width; the rest move up."""
-    listing, photo = _locked_photo(session, owner_uid=owner_uid, photo_uid=photo_uid)
+    listing, photo = locked_owned_media(
+        session=session, model=ListingPhoto, not_found=PHOTO_NOT_FOUND, owner_uid=owner_uid, media_uid=photo_uid
+    )
     session.delete(photo)
     session.flush()
     _renumber(session, _ordered(session, listing.uid))
@@ -264,7 +225,9 @@ def move_photo(*, session: Session, owner_uid: str, photo_uid: str, offset: int)
     """Move one of the caller's photos one place earlier (-1) or later (+1); the ends stay put."""
     if type(offset) is not int or offset not in (-1, 1):
         raise InvalidInputError(BAD_OFFSET, field=FIELD)
-    listing, photo = _locked_photo(session, owner_uid=owner_uid, photo_uid=photo_uid)
+    listing, photo = locked_owned_media(
+        session=session, model=ListingPhoto, not_found=PHOTO_NOT_FOUND, owner_uid=owner_uid, media_uid=photo_uid
+    )
     photos = _ordered(session, listing.uid)
     index = next(i for i, item in enumerate(photos) if item.uid == photo.uid)
     target = min(max(index + offset, 0), len(photos) - 1)
@@ -277,7 +240,9 @@ def move_photo(*, session: Session, owner_uid: str, photo_uid: str, offset: int)
 
 def set_cover(*, session: Session, owner_uid: str, photo_uid: str) -> None:
     """Make one of the caller's photos the cover (position 0); the ones before it move down one."""
-    listing, photo = _locked_photo(session, owner_uid=owner_uid, photo_uid=photo_uid)
+    listing, photo = locked_owned_media(
+        session=session, model=ListingPhoto, not_found=PHOTO_NOT_FOUND, owner_uid=owner_uid, media_uid=photo_uid
+    )
     photos = [item for item in _ordered(session, listing.uid) if item.uid != photo.uid]
     _renumber(session, [photo, *photos])
     listing.updated_at = utc_now()

@@ -40,7 +40,7 @@ from app.models import (
 from app.models.videos import CLIP_FAILURE_MAX, CLIP_MAX_BYTES, CLIPS_PER_LISTING
 from app.services.listing_photos import REVIEWED_STATUSES, parse_variant_key, variant_key
 from app.services.listings import photo_url, public_conditions
-from app.services.ownership import owned_listing
+from app.services.ownership import locked_owned_listing, locked_owned_media, owned_listing
 from app.services.photos import WIDTHS, store_photo
 from app.services.video_processing import poster_frame, probe_clip, transcode_clip
 from app.storage import Storage
@@ -150,42 +150,6 @@ def _count(session: Session, listing_uid: str) -> int:
     ).one()
 
 
-def _lock_listing(session: Session, *, owner_uid: str, uid: object) -> Listing:
-    """The caller's listing, locked until the transaction ends (SQLite: its write lock taken first, as photos do)."""
-    if session.get_bind().dialect.name == "sqlite" and isinstance(uid, str):
-        session.execute(
-            update(Listing)
-            .where(col(Listing.uid) == uid, col(Listing.owner_uid) == owner_uid)
-            .values(updated_at=Listing.updated_at)
-            .execution_options(synchronize_session=False)
-        )
-    return owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
-
-
-def _owned_clip(session: Session, *, owner_uid: str, clip_uid: object) -> tuple[Listing, ListingVideo]:
-    """The caller's clip and its listing, the listing locked; NotFoundError for a missing or foreign one."""
-    if not isinstance(clip_uid, str) or not clip_uid or len(clip_uid) > 40 or not owner_uid:
-        raise NotFoundError(CLIP_NOT_FOUND)
-    listing_uid = session.exec(
-        select(ListingVideo.listing_uid)
-        .join(Listing, col(Listing.uid) == col(ListingVideo.listing_uid))
-        .where(ListingVideo.uid == clip_uid, Listing.owner_uid == owner_uid)
-    ).first()
-    if listing_uid is None:
-        raise NotFoundError(CLIP_NOT_FOUND)
-    try:
-        listing = _lock_listing(session, owner_uid=owner_uid, uid=listing_uid)
-    except NotFoundError as exc:
-        raise NotFoundError(CLIP_NOT_FOUND) from exc
-    clip = session.exec(
-        select(ListingVideo).where(ListingVideo.uid == clip_uid, ListingVideo.listing_uid == listing.uid)
-    ).first()
-    if clip is None:  # deleted by a concurrent request while we waited for the lock
-        session.rollback()
-        raise NotFoundError(CLIP_NOT_FOUND)
-    return listing, clip
-
-
 def list_clips(*, session: Session, owner_uid: str, uid: str) -> list[ListingVideoPublic]:
     """The clips of the caller's listing ``uid``, in order."""
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid)
@@ -209,7 +173,7 @@ def start_clip(*, session: Session, private_storage: Storage, owner_uid: str, ui
     key = original_key(clip_uid)
     private_storage.put_file(key, source, ORIGINAL_CONTENT_TYPE)
     try:
-        listing = _lock_listing(session, owner_uid=owner_uid, uid=uid)
+        listing = locked_owned_listing(session=session, owner_uid=owner_uid, uid=uid)
         clips = _ordered(session, listing.uid)
         if len(clips) >= CLIPS_PER_LISTING:
             raise InvalidInputError(TOO_MANY, field=FIELD)
@@ -338,7 +302,9 @@ def process_clip(*, session: Session, storage: Storage, private_storage: Storage
 
 def retry_clip(*, session: Session, owner_uid: str, clip_uid: str) -> None:
     """Process a failed clip of the caller's again (its original is still kept); ConflictError otherwise."""
-    listing, clip = _owned_clip(session, owner_uid=owner_uid, clip_uid=clip_uid)
+    listing, clip = locked_owned_media(
+        session=session, model=ListingVideo, not_found=CLIP_NOT_FOUND, owner_uid=owner_uid, media_uid=clip_uid
+    )
     if not clip_may_move(clip.status, ClipStatus.PROCESANDO) or not clip.original_key:
         session.rollback()
         raise ConflictError(NO_RETRY)
@@ -355,7 +321,9 @@ def retry_clip(*, session: Session, owner_uid: str, clip_uid: str) -> None:
 
 def delete_clip(*, session: Session, storage: Storage, private_storage: Storage, owner_uid: str, clip_uid: str) -> None:
     """Delete one of the caller's clips and every file of it; the rest move up."""
-    listing, clip = _owned_clip(session, owner_uid=owner_uid, clip_uid=clip_uid)
+    listing, clip = locked_owned_media(
+        session=session, model=ListingVideo, not_found=CLIP_NOT_FOUND, owner_uid=owner_uid, media_uid=clip_uid
+    )
     session.delete(clip)
     session.flush()
     for position, other in enumerate(_ordered(session, listing.uid)):
