@@ -17,10 +17,17 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import av
+import av.error
+import av.filter
+from av.audio.frame import AudioFrame
 from sqlalchemy import func, insert
 from sqlmodel import Session, SQLModel, select
 
@@ -36,11 +43,13 @@ from app.models import (
     Agency,
     AgencyCategory,
     AppService,
+    ClipStatus,
     Listing,
     ListingPhoto,
     ListingReview,
     ListingService,
     ListingStatus,
+    ListingVideo,
     ProfileId,
     ReviewDecision,
     Section,
@@ -50,6 +59,7 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import services_text
+from app.services.listing_videos import ServedClip, store_served
 from app.services.listings import clock
 from app.services.photos import placeholder_photo
 from app.services.users import ensure_fixed_profiles
@@ -59,6 +69,14 @@ from app.storage.factory import get_storage
 BATCH = 5000
 PHOTO_POOL = 24
 LISTINGS_PER_OWNER = 3
+# The demo clips: FFmpeg's test picture and a tone (Hz) each; 3 s of 480x270 at 25 fps.
+DEMO_CLIPS = (("testsrc2", 440), ("smptehdbars", 660), ("testsrc", 550))
+DEMO_CLIP_SECONDS = 3
+DEMO_CLIP_SIZE = (480, 270)
+DEMO_CLIP_RATE = 25
+# One listing in CLIP_EVERY has a clip: in each round of the cities, the places whose number ends like the
+# round's, so every city gets one within CLIP_EVERY rounds, in both sections.
+CLIP_EVERY = 10
 
 NAMES = (
     "Valentina Catalina Antonella Isidora Sofía Martina Florencia Javiera Constanza Fernanda Camila Daniela "
@@ -134,6 +152,55 @@ def demo_photos(storage: Storage) -> list[tuple[str, int, int]]:
     return pool
 
 
+def _pulled(graph: av.filter.Graph) -> Iterator[Any]:
+    while True:
+        try:
+            yield graph.pull()
+        except (av.error.BlockingIOError, av.error.EOFError):
+            return
+
+
+def _test_source(name: str, arguments: str, sink: str) -> av.filter.Graph:
+    graph = av.filter.Graph()
+    graph.link_nodes(graph.add(name, arguments), graph.add(sink)).configure()
+    return graph
+
+
+def demo_clip_source(path: Path, index: int) -> None:
+    """Write the ``index``-th demo clip as a phone would upload it: an H.264/AAC MP4 of an FFmpeg test picture
+    and a tone, made with PyAV's filters and encoders (no ffmpeg binary is needed where the app runs)."""
+    pattern, tone = DEMO_CLIPS[index % len(DEMO_CLIPS)]
+    width, height = DEMO_CLIP_SIZE
+    with av.open(str(path), "w", format="mp4") as out:
+        video = out.add_stream("libx264", rate=DEMO_CLIP_RATE)
+        video.width, video.height, video.pix_fmt = width, height, "yuv420p"
+        video.options = {"preset": "ultrafast"}
+        audio = out.add_stream("aac", rate=48_000)
+        audio.layout = "mono"
+        picture = _test_source(
+            pattern, f"size={width}x{height}:rate={DEMO_CLIP_RATE}:duration={DEMO_CLIP_SECONDS}", "buffersink"
+        )
+        for frame in _pulled(picture):
+            out.mux(video.encode(frame.reformat(format="yuv420p")))
+        out.mux(video.encode(None))
+        sound = _test_source("sine", f"frequency={tone}:sample_rate=48000:duration={DEMO_CLIP_SECONDS}", "abuffersink")
+        for frame in _pulled(sound):
+            if isinstance(frame, AudioFrame):
+                out.mux(audio.encode(frame))
+        out.mux(audio.encode(None))
+
+
+def demo_clips(storage: Storage) -> list[ServedClip]:
+    """Make the demo clips (once per run) and process them as a worker processes an upload; what was stored."""
+    clips = []
+    with tempfile.TemporaryDirectory(prefix="demo-clips-") as folder:
+        for index in range(len(DEMO_CLIPS)):
+            source = Path(folder) / f"demo-{index}.mp4"
+            demo_clip_source(source, index)
+            clips.append(store_served(storage=storage, source=source, name=f"demo-clip-{index}"))
+    return clips
+
+
 def _ensure_catalogues(session: Session) -> dict[str, list[str]]:
     """Create the demo catalogues when empty; return uids by catalogue."""
     tiers: dict[str | None, str] = {tier.slug: tier.uid for tier in session.exec(select(Tier)).all()}
@@ -197,6 +264,7 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
     tiers = {t.slug: (t.uid, t.display_order) for t in session.exec(select(Tier)).all()}
     tier_cycle = [tiers[slug] for slug, weight in TIER_WEIGHTS for _ in range(weight)]
     photos = demo_photos(storage)
+    clips = demo_clips(storage)
 
     agencies = [
         {
@@ -253,6 +321,7 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
     photo_rows: list[dict[str, Any]] = []
     service_rows: list[dict[str, Any]] = []
     review_rows: list[dict[str, Any]] = []
+    clip_rows: list[dict[str, Any]] = []
     # Demo listings name a commune of their city's area, as the directory offers them (its filters and pages).
     communes = {city.slug: [commune.name for commune in city_communes(city.slug)] for city in CITIES}
     for i in range(listings):
@@ -339,6 +408,28 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
                     "created_at": published,
                 }
             )
+        city_round, place = divmod(i, len(CITIES))
+        if place % CLIP_EVERY == city_round % CLIP_EVERY:
+            clip = clips[len(clip_rows) % len(clips)]
+            clip_rows.append(
+                {
+                    "uid": new_uid(),
+                    "listing_uid": uid,
+                    "position": 0,
+                    "status": ClipStatus.LISTA.value,
+                    "approved": status != ListingStatus.PENDIENTE.value,  # one in review waits with its listing
+                    "original_key": None,
+                    "video_key": clip.video_key,
+                    "poster_stem": clip.poster_stem,
+                    "poster_widths": clip.poster_widths,
+                    "duration_s": clip.info.duration_s,
+                    "width": clip.info.width,
+                    "height": clip.info.height,
+                    "failure": "",
+                    "created_at": published,
+                    "updated_at": published,
+                }
+            )
         offered = rng.sample(catalogues["services"], rng.randint(2, 5))
         service_rows.extend({"listing_uid": uid, "service_uid": service_uid} for service_uid in offered)
         rows[-1]["service_uids"] = services_text(offered)  # both places, as listing_revisions.set_services
@@ -350,6 +441,7 @@ def seed(*, session: Session, listings: int, storage: Storage, rng_seed: int = 7
     _bulk(session, ListingPhoto, photo_rows)
     _bulk(session, ListingService, service_rows)
     _bulk(session, ListingReview, review_rows)
+    _bulk(session, ListingVideo, clip_rows)  # the database's triggers set publicacion.has_video
     commit(session)
     return listings
 

@@ -82,6 +82,26 @@ check "no playwright, pytest or node in the image" 0 "$(as_root docker run --rm 
 check "no npm cache in the image" 0 "$(as_root docker run --rm "$IMAGE" sh -c \
   'find / -xdev -type d \( -name .npm -o -name node_modules \) 2>/dev/null | wc -l')"
 
+# Clips (issue 35): the image's PyAV makes a demo clip from FFmpeg's test sources, transcodes it and takes its
+# poster as a worker does (no ffmpeg binary in the image); the seeded demo clips are served with range answers.
+clip_check='import tempfile
+from pathlib import Path
+from app.seed import demo_clip_source
+from app.services.video_processing import poster_frame, transcode_clip
+with tempfile.TemporaryDirectory() as folder:
+    source, served = Path(folder) / "demo.mp4", Path(folder) / "served.mp4"
+    demo_clip_source(source, 0)
+    info = transcode_clip(source, served)
+    poster = poster_frame(served)
+    print(f"{info.width}x{info.height} {info.duration_s:.0f}s audio={info.has_audio} poster={poster[1:4].decode()}")'
+check "the image processes a clip (PyAV: test source, transcode, poster)" "480x270 3s audio=True poster=PNG" \
+  "$(as_root docker run --rm "${common[@]}" "$IMAGE" python -c "$clip_check" 2>&1 | tail -1)"
+clip_key="$(psql -tA "postgresql://postgres:postgres@127.0.0.1:5432/$DB_NAME" -c "SELECT v.video_key
+  FROM publicacion_video v JOIN publicacion p ON p.uid = v.listing_uid
+  WHERE v.approved AND v.status = 'lista' AND p.status = 'publicada' AND NOT p.owner_hidden LIMIT 1")"
+check "a seeded clip's MP4 through /media, a range of it" "206 video/mp4" \
+  "$(curl -s -o /dev/null -w '%{http_code} %{content_type}' -H 'Range: bytes=0-99' "http://localhost:$PORT/media/$clip_key")"
+
 # A real browser on that port: the page hydrates over ws://localhost:$PORT/_event. The document already
 # shows listings (the server's preview of the first screen), so the check waits for the app's own count of
 # them, which only the state sent over the websocket fills. A returning visitor: the 18+ notice was accepted.

@@ -4,8 +4,10 @@ pipeline refuses. Nothing binary is committed; each clip takes well under two se
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from tests.photo_samples import jpeg_with_gps
 
@@ -25,6 +27,17 @@ def ffmpeg(*args: str | Path) -> None:
         check=True,
         timeout=120,
     )
+
+
+def ffprobe(path: Path) -> dict[str, Any]:
+    """What Debian's ffprobe reads in a file: format, streams and chapters (its JSON)."""
+    result = subprocess.run(
+        ["ffprobe", "-v", "error", "-show_format", "-show_streams", "-show_chapters", "-of", "json", str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
 def _picture(size: str, seconds: float, rate: int = 30, source: str = "testsrc2") -> list[str]:

@@ -4,7 +4,9 @@ A backup is a folder (or an S3 prefix, ``s3://bucket/prefix``) holding:
 
 - ``database.pgdump`` (PostgreSQL, ``pg_dump --format=custom``) or ``database.sqlite3`` (SQLite, its
   online backup API): one consistent snapshot;
-- ``public/<key>`` and ``private/<key>``: every object of the public and the private photo stores;
+- ``public/<key>`` and ``private/<key>``: every object of the public and the private stores (photos, clips'
+  MP4s and posters, the originals of clips still being processed), each copied as a stream, never whole in
+  memory (an original may weigh 200 MB);
 - ``manifest.json``, written last: the SHA-256 and size of every file above, and the row count of every
   table in the snapshot (a backup without it is incomplete and is never restored).
 
@@ -58,7 +60,13 @@ PG_DUMP_FILE = "database.pgdump"
 SQLITE_FILE = "database.sqlite3"
 AREAS = ("public", "private")
 _CHUNK = 1 << 20
-_CONTENT_TYPES = {".webp": "image/webp", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png"}
+_CONTENT_TYPES = {
+    ".webp": "image/webp",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".png": "image/png",
+    ".mp4": "video/mp4",
+}
 _NAME = re.compile(r"(public|private)/(.+)")
 
 
@@ -243,9 +251,10 @@ class _Writer:
         self.files.append({"name": name, "sha256": sha256_of(path), "size": path.stat().st_size})
         self.location.put_file(name, path)
 
-    def put_bytes(self, name: str, data: bytes) -> None:
+    def put_object(self, name: str, storage: Storage, key: str) -> None:
+        """Copy one stored object in, streamed through a file of ``work``; NotFoundError when it is gone."""
         plain = self.work / "plain"
-        plain.write_bytes(data)
+        storage.get_file(key, plain)
         self.put(name, plain)
 
 
@@ -254,7 +263,7 @@ def _stores(settings: Settings) -> dict[str, Storage]:
 
 
 def _copy_store_objects(writer: _Writer, stores: dict[str, Storage], done: dict[str, set[str]]) -> None:
-    """Every object of both stores not copied yet (a photo deleted meanwhile is skipped)."""
+    """Every object of both stores not copied yet (a photo or clip deleted meanwhile is skipped)."""
     from app.core.errors import NotFoundError
 
     for area, storage in stores.items():
@@ -262,10 +271,9 @@ def _copy_store_objects(writer: _Writer, stores: dict[str, Storage], done: dict[
             if key in done[area]:
                 continue
             try:
-                data = storage.get(key)
+                writer.put_object(f"{area}/{key}", storage, key)
             except NotFoundError:
                 continue
-            writer.put_bytes(f"{area}/{key}", data)
             done[area].add(key)
 
 
@@ -684,7 +692,7 @@ def _restore_backup(*, settings: Settings, src: str, key: str | None, replace: b
         for item in restored:
             if (area_key := item.area_key) is not None:
                 area, object_key = area_key
-                stores[area].put(object_key, item.plain.read_bytes(), _content_type(object_key))
+                stores[area].put_file(object_key, item.plain, _content_type(object_key))
                 counts[area] += 1
     _check_restored(settings, stores, manifest)
     log.info("backup restored from %s", location.description)

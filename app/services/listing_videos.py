@@ -19,6 +19,7 @@ staff may fetch any of its files meanwhile (:func:`private_media`).
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import ColumnElement, and_, func, or_, update
@@ -42,7 +43,7 @@ from app.services.listing_photos import REVIEWED_STATUSES, parse_variant_key, va
 from app.services.listings import photo_url, public_conditions
 from app.services.ownership import locked_owned_listing, locked_owned_media, owned_listing
 from app.services.photos import WIDTHS, store_photo
-from app.services.video_processing import poster_frame, probe_clip, transcode_clip
+from app.services.video_processing import ClipInfo, poster_frame, probe_clip, transcode_clip
 from app.storage import Storage
 from app.task_queue import VIDEO, defer
 
@@ -241,6 +242,37 @@ def fail_clip(*, session: Session, private_storage: Storage, clip_uid: str, mess
         private_storage.delete(key)
 
 
+@dataclass(frozen=True)
+class ServedClip:
+    """What processing stored for visitors: the MP4's key, the poster's stem and widths, and what the clip is."""
+
+    info: ClipInfo
+    video_key: str
+    poster_stem: str
+    poster_widths: str  # comma separated, as ListingVideo.poster_widths
+    keys: tuple[str, ...]  # every file written
+
+
+def store_served(*, storage: Storage, source: Path, name: str) -> ServedClip:
+    """Transcode ``source`` and store what visitors get under keys derived from ``name`` (a clip's uid): the MP4
+    and its poster in the photo sizes. VideoRejectedError, with nothing stored, for a file processing refuses.
+    CPU-bound and blocking: a worker's task (and the demo data's, app.seed)."""
+    with tempfile.TemporaryDirectory(prefix="clip-") as folder:
+        target = Path(folder) / "clip.mp4"
+        info = transcode_clip(source, target)
+        poster = poster_frame(target)
+        storage.put_file(video_key(name), target, VIDEO_CONTENT_TYPE)
+    stored = store_photo(storage=storage, data=poster, prefix=VIDEO_PREFIX, name=poster_name(name))
+    largest = stored.variants[-1]
+    return ServedClip(
+        info=info,
+        video_key=video_key(name),
+        poster_stem=largest.key.removesuffix(f"-{largest.width}.webp"),
+        poster_widths=",".join(str(variant.width) for variant in stored.variants),
+        keys=(video_key(name), *(variant.key for variant in stored.variants)),
+    )
+
+
 def process_clip(*, session: Session, storage: Storage, private_storage: Storage, clip_uid: str) -> None:
     """The worker's task: transcode the clip's original, store the MP4 and its poster, mark it ``lista``.
 
@@ -256,7 +288,7 @@ def process_clip(*, session: Session, storage: Storage, private_storage: Storage
     source_key = clip.original_key
     session.rollback()  # nothing is held while the clip is transcoded
     with tempfile.TemporaryDirectory(prefix="clip-") as folder:
-        source, target = Path(folder) / "original", Path(folder) / "clip.mp4"
+        source = Path(folder) / "original"
         try:
             private_storage.get_file(source_key, source)
         except NotFoundError:
@@ -264,8 +296,7 @@ def process_clip(*, session: Session, storage: Storage, private_storage: Storage
             session.rollback()
             return
         try:
-            info = transcode_clip(source, target)
-            poster = poster_frame(target)
+            served = store_served(storage=storage, source=source, name=clip_uid)
         except VideoRejectedError as exc:
             fail_clip(
                 session=session,
@@ -275,23 +306,17 @@ def process_clip(*, session: Session, storage: Storage, private_storage: Storage
                 keep_original=False,
             )
             return
-        storage.put_file(video_key(clip_uid), target, VIDEO_CONTENT_TYPE)
-    stored = store_photo(storage=storage, data=poster, prefix=VIDEO_PREFIX, name=poster_name(clip_uid))
-    largest = stored.variants[-1]
     clip = _locked_clip(session, clip_uid)
     if clip is None or clip.status != ClipStatus.PROCESANDO:
         session.rollback()
         if clip is None:  # deleted meanwhile: its files went with it, these came after
-            storage.delete(video_key(clip_uid))
-            for variant in stored.variants:
-                storage.delete(variant.key)
+            for key in served.keys:
+                storage.delete(key)
         return
     now = utc_now()
     clip.status = ClipStatus.LISTA
-    clip.video_key = video_key(clip_uid)
-    clip.poster_stem = largest.key.removesuffix(f"-{largest.width}.webp")
-    clip.poster_widths = ",".join(str(variant.width) for variant in stored.variants)
-    clip.duration_s, clip.width, clip.height = info.duration_s, info.width, info.height
+    clip.video_key, clip.poster_stem, clip.poster_widths = served.video_key, served.poster_stem, served.poster_widths
+    clip.duration_s, clip.width, clip.height = served.info.duration_s, served.info.width, served.info.height
     clip.original_key = None
     clip.failure = ""
     clip.updated_at = now

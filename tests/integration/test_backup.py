@@ -1,8 +1,9 @@
 """Backups that restore (issue 20 §3), through ``python -m app.cli backup`` and ``restore``, on PostgreSQL with
 photos in S3 (SeaweedFS, the backup under an s3:// prefix) and on SQLite with photos on local disk (the backup
 in a folder): listings with photos, an approved verification, a pending one with its private photo and audit
-entries are backed up, everything is wiped, and the restore brings back the public pages, the private photo,
-every photo file and every table's row count. A corrupted or missing file is refused by its checksum before
+entries, and clips (a ready, approved one and one still being processed, whose original waits in the private
+store) are backed up, everything is wiped, and the restore brings back the public pages, the private photo, the
+clip a visitor plays and the original a worker then processes, every file and every table's row count. A corrupted or missing file is refused by its checksum before
 anything is written; an encrypted backup restores only with its key, which is never written beside it."""
 
 from __future__ import annotations
@@ -26,8 +27,17 @@ from starlette.testclient import TestClient
 from app.cli import main as cli
 from app.db import get_engine
 from app.identity.sessions import SESSION_COOKIE
-from app.models import Listing, ListingPhoto, ListingStatus, ListingVerification, ProfileId, utc_now
-from app.services import listings, verification
+from app.models import (
+    ClipStatus,
+    Listing,
+    ListingPhoto,
+    ListingStatus,
+    ListingVerification,
+    ListingVideo,
+    ProfileId,
+    utc_now,
+)
+from app.services import listing_videos, listings, verification
 from app.services.backup import new_key
 from app.services.listing_photos import add_photo
 from app.settings import get_settings
@@ -38,6 +48,7 @@ from tests.factories import actor_of, make_listing, make_owner, make_staff, open
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import jpeg_with_gps
 from tests.ports import free_port
+from tests.video_samples import h264_mp4
 
 pytestmark = pytest.mark.integration
 
@@ -155,8 +166,11 @@ class Seeded:
     staff_uid: str
 
 
-def _published_with_photos(db: Session, owner, name: str, photos: int) -> Listing:
-    """A public listing in CITY whose photos went through the real pipeline into the configured storage."""
+def _published_with_photos(
+    db: Session, owner, name: str, photos: int, clip: Path | None = None, processed: bool = True
+) -> Listing:
+    """A public listing in CITY whose photos (and ``clip``: processed and approved, or still waiting for a worker)
+    went through the real pipeline into the configured stores."""
     listing = make_listing(db, owner, name=name, city=CITY, status=ListingStatus.BORRADOR.value, photos=0)
     for index in range(photos):
         add_photo(
@@ -166,6 +180,15 @@ def _published_with_photos(db: Session, owner, name: str, photos: int) -> Listin
             uid=listing.uid,
             data=jpeg_with_gps((900 + 10 * index, 600)),
         )
+    if clip is not None:
+        clip_uid = listing_videos.start_clip(
+            session=db, private_storage=get_private_storage(), owner_uid=owner.uid, uid=listing.uid, source=clip
+        )
+        if processed:
+            listing_videos.process_clip(
+                session=db, storage=get_storage(), private_storage=get_private_storage(), clip_uid=clip_uid
+            )
+            listing_videos.approve_ready_clips(db, listing.uid)  # as the listing's review does
     listing = db.get(Listing, listing.uid)
     listing.status = ListingStatus.PUBLICADA.value
     listing.published_at = listing.ranked_at = utc_now()
@@ -174,12 +197,16 @@ def _published_with_photos(db: Session, owner, name: str, photos: int) -> Listin
     return listing
 
 
-def _seed() -> Seeded:
-    """Listings with photos, an approved verification (its audit entry) and a pending one with its private photo."""
+def _seed(clips: Path | None = None) -> Seeded:
+    """Listings with photos, an approved verification (its audit entry) and a pending one with its private photo;
+    with ``clips`` (a clip file), the first listing has it ready and approved, the last one still processing."""
     with Session(get_engine(), expire_on_commit=False) as db:
         owner = make_owner(db, "duena@example.cl")
         staff = make_staff(db, "admin@example.cl", ProfileId.ADMINISTRADOR)
-        made = [_published_with_photos(db, owner, name, photos) for name, photos in zip(NAMES, (2, 1, 1), strict=True)]
+        made = [
+            _published_with_photos(db, owner, name, photos, clip=clips if index != 1 else None, processed=index == 0)
+            for index, (name, photos) in enumerate(zip(NAMES, (2, 1, 1), strict=True))
+        ]
         private = get_private_storage()
         for listing in made[1:]:
             verification.request_verification(
@@ -240,15 +267,27 @@ def _api():
     return build_api(reflex_app)
 
 
-def test_backup_wipe_and_restore_bring_everything_back(site, capsys):
-    seeded = _seed()
+@pytest.fixture(scope="module")
+def clip_file(tmp_path_factory) -> Path:
+    return h264_mp4(tmp_path_factory.mktemp("backup-clip"), size="320x240", seconds=1)
+
+
+def test_backup_wipe_and_restore_bring_everything_back(site, capsys, clip_file):
+    seeded = _seed(clips=clip_file)
     counts, files = _row_counts(), _photo_files()
     assert counts["auditoria"] >= 1 and counts["publicacion_foto"] == 4 and counts["verificacion_publicacion"] == 2
-    assert len(files["public"]) >= 4 * 3 and len(files["private"]) == 1
+    assert counts["publicacion_video"] == 2
+    with Session(get_engine(), expire_on_commit=False) as db:
+        clips = {clip.status: clip for clip in db.exec(select(ListingVideo)).scalars()}
+    ready, waiting = clips[ClipStatus.LISTA], clips[ClipStatus.PROCESANDO]
+    assert ready.approved and ready.video_key in files["public"]
+    assert all(key in files["public"] for key in listing_videos.poster_keys(ready))
+    assert set(files["private"]) >= {waiting.original_key} and len(files["private"]) == 2
+    assert len(files["public"]) >= 4 * 3 + 2
 
     code, out, err = _run(capsys, "backup", site.dest)
     assert code == 0, err
-    assert "Respaldo completo" in out and "1 privadas" in out and "sin cifrar" in out
+    assert "Respaldo completo" in out and "2 privadas" in out and "sin cifrar" in out
     backup = site.backup_files()
     manifest = json.loads(backup["manifest.json"])
     database = manifest["database"]["file"]
@@ -287,7 +326,22 @@ def test_backup_wipe_and_restore_bring_everything_back(site, capsys):
             assert served.status_code == 200 and served.content == files["public"][key]
         private = http.get(f"/privado/verificacion/{seeded.pending_request_uid}", cookies={SESSION_COOKIE: token})
         assert private.status_code == 200
-        assert private.content == next(iter(files["private"].values()))
+        [photo_key] = [key for key in files["private"] if key != waiting.original_key]
+        assert private.content == files["private"][photo_key]
+        played = http.get(f"/media/{ready.video_key}", headers={"Range": "bytes=0-99"})  # a visitor's player
+        assert played.status_code == 206 and played.content == files["public"][ready.video_key][:100]
+        assert played.headers["content-type"] == "video/mp4"
+    if site.postgresql:  # S3 keeps each object's type: the restored clip is still a video to a browser
+        assert (
+            get_storage().client.head_object(Bucket=get_settings().s3_bucket, Key=ready.video_key)["ContentType"]
+            == "video/mp4"
+        )
+    with Session(get_engine(), expire_on_commit=False) as db:  # the restored original is processed as before
+        listing_videos.process_clip(
+            session=db, storage=get_storage(), private_storage=get_private_storage(), clip_uid=waiting.uid
+        )
+        assert db.get(ListingVideo, waiting.uid).status == ClipStatus.LISTA
+    assert get_private_storage().list_keys() == [key for key in files["private"] if key != waiting.original_key]
 
 
 def test_a_target_that_is_not_empty_is_refused_unless_replace_is_given(site, capsys):

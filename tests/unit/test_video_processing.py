@@ -20,6 +20,7 @@ from app.services.photos import store_photo
 from app.services.video_processing import ClipInfo, poster_frame, probe_clip, transcode_clip
 from app.storage.local import LocalStorage
 from tests import video_samples
+from tests.video_samples import ffprobe
 
 Maker = Callable[[Path], Path]
 
@@ -56,16 +57,6 @@ ACCEPTED: list[tuple[str, Maker, tuple[int, int], bool]] = [
     ("VP9 WebM", video_samples.webm, (640, 360), True),
     ("AV1 WebM", lambda d: video_samples.webm(d, codec="libsvtav1"), (640, 360), True),
 ]
-
-
-def ffprobe(path: Path) -> dict[str, Any]:
-    result = subprocess.run(
-        ["ffprobe", "-v", "error", "-show_format", "-show_streams", "-show_chapters", "-of", "json", str(path)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
 def exiftool(path: Path) -> dict[str, Any]:
