@@ -27,6 +27,7 @@ app = rx.App(
         rx.el.script(src="/site.js", defer=True),
         rx.el.script(src="/favourites.js", defer=True),
         rx.el.script(src="/proof.js", defer=True),
+        rx.el.script(src="/clips.js", defer=True),
     ],
     # Sonner names its region "Notifications alt+T" unless given its whole name.
     toaster=rx.toast.provider(position="bottom-center", custom_attrs={"customAriaLabel": TOAST_REGION_LABEL}),

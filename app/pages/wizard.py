@@ -20,6 +20,7 @@ from app.components.forms import (
     upload_hint,
 )
 from app.components.layout import guarded_content, page_frame
+from app.components.owner_clips import owner_clips
 from app.models.advertisers import PASSPORT_MAX, RUT_MAX
 from app.models.listings import DISPLAY_NAME_MAX, MAX_AGE
 from app.routes import ADVERTISER_HOME
@@ -456,6 +457,7 @@ def _photos() -> rx.Component:
             class_name="photo-grid",
             aria_label="Tus fotos",
         ),
+        owner_clips(WizardState.uid),
     )
 
 

@@ -45,7 +45,7 @@ STEPS: tuple[WizardStep, ...] = (
     WizardStep(4, "Tu aviso", ("display_name", "age", "description", "porn_actress", "curvy", "services")),
     WizardStep(5, "Tarifas", ("price_hour_clp", "price_half_hour_clp", "price_two_hours_clp", "price_night_clp")),
     WizardStep(6, "Disponibilidad", ("schedule", "visiting_from", "visiting_until")),
-    WizardStep(7, "Fotos", ("photos",)),
+    WizardStep(7, "Fotos y video", ("photos",)),
     WizardStep(8, "Contacto", ("phone", "whatsapp")),
     WizardStep(9, "Revisar y enviar", ()),
 )

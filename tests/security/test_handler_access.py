@@ -98,6 +98,9 @@ PUBLIC_HANDLERS = {
     "PasswordDialogState.session_renewed",
     # Shows how much of a photo upload has reached the server (a number from the browser, display only).
     "WizardState.show_upload_progress",
+    # While a clip processes, asks the browser every few seconds for the guarded ClipsState.refresh; reads only
+    # the tab's own vars (background event: it cannot resolve a session outside `async with self`).
+    "ClipsState.watch",
     # Take away the message under a field the user just changed (the caller's own display only).
     "LoginState.clear_field_error",
     "AccountActionState.clear_field_error",
