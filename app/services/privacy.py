@@ -5,7 +5,10 @@
   profile, advertiser record, listings with their review history, pending edit, services, statistics,
   upgrade and verification requests with their decisions, sessions' dates, favourites kept in the
   account, notice preferences and notices sent) and the account's own photos, keeps it in the
-  private storage and e-mails a link with a random token (only its digest is stored). The link
+  private storage and e-mails a link with a random token (only its digest is stored). The ZIP is
+  written to a temporary file, a chunk of each stored file at a time, and stored from it
+  (:func:`write_zip`); the download reads it back a chunk at a time (:class:`ExportDownload`): no
+  export is ever whole in memory. The link
   works for 48 hours, for the signed-in owner only (:func:`export_file`); then the ZIP is deleted
   (:func:`purge_expired_exports`). Left out: other people's data (reporters, reviewers' ids) and
   staff notes.
@@ -27,10 +30,13 @@ import io
 import json
 import logging
 import secrets
+import tempfile
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import delete, func, or_, update
@@ -272,37 +278,70 @@ def account_data(*, session: Session, user_uid: str, now: datetime | None = None
     }
 
 
-def build_zip(*, session: Session, storage: Storage, private_storage: Storage, user_uid: str, now: datetime) -> bytes:
-    """The export's ZIP: ``datos.json`` and the account's own photo and clip files."""
+class _StoredEntry(NamedTuple):
+    """One stored file of the account that goes into its export: its name in the ZIP and where it is kept."""
+
+    name: str
+    storage: Storage
+    key: str
+
+
+def _stored_entries(
+    session: Session, storage: Storage, private_storage: Storage, listing_uids: list[str]
+) -> Iterator[_StoredEntry]:
+    """The account's own stored files, each kind of file from its rows (one more kind is one more loop)."""
+    if not listing_uids:
+        return
+    for photo in session.exec(select(ListingPhoto).where(col(ListingPhoto.listing_uid).in_(listing_uids))):
+        key = _photo_key(photo)
+        name = _photo_file(photo)
+        if key and name:
+            yield _StoredEntry(name, storage, key)
+    for clip in session.exec(select(ListingVideo).where(col(ListingVideo.listing_uid).in_(listing_uids))):
+        name = _clip_file(clip)
+        if clip.video_key and name:
+            yield _StoredEntry(name, storage, clip.video_key)
+    for request in session.exec(
+        select(ListingVerification).where(col(ListingVerification.listing_uid).in_(listing_uids))
+    ):
+        name = _verification_file(request)
+        if request.storage_key and name:
+            yield _StoredEntry(name, private_storage, request.storage_key)
+
+
+def write_zip(
+    *, session: Session, storage: Storage, private_storage: Storage, user_uid: str, now: datetime, path: Path
+) -> None:
+    """Write the export's ZIP to ``path``: ``datos.json`` and the account's own stored files, each copied in a
+    chunk at a time, so memory stays bounded whatever their number and size."""
     data = account_data(session=session, user_uid=user_uid, now=now)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(EXPORT_FILE, json.dumps(data, ensure_ascii=False, indent=2))
-        listing_uids = [listing["uid"] for listing in data["publicaciones"]]
-        if listing_uids:
-            for photo in session.exec(select(ListingPhoto).where(col(ListingPhoto.listing_uid).in_(listing_uids))):
-                key = _photo_key(photo)
-                name = _photo_file(photo)
-                if key and name:
-                    _add_file(archive, name, storage, key)
-            for clip in session.exec(select(ListingVideo).where(col(ListingVideo.listing_uid).in_(listing_uids))):
-                name = _clip_file(clip)
-                if clip.video_key and name:
-                    _add_file(archive, name, storage, clip.video_key)
-            for request in session.exec(
-                select(ListingVerification).where(col(ListingVerification.listing_uid).in_(listing_uids))
-            ):
-                name = _verification_file(request)
-                if request.storage_key and name:
-                    _add_file(archive, name, private_storage, request.storage_key)
-    return buffer.getvalue()
+    listing_uids = [listing["uid"] for listing in data["publicaciones"]]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        json_entry = _zip_entry(EXPORT_FILE, now, zipfile.ZIP_DEFLATED)
+        with archive.open(json_entry, "w") as entry, io.TextIOWrapper(entry, encoding="utf-8") as text:
+            json.dump(data, text, ensure_ascii=False, indent=2)
+        for stored in _stored_entries(session, storage, private_storage, listing_uids):
+            _copy_in(archive, stored, now)
 
 
-def _add_file(archive: zipfile.ZipFile, name: str, storage: Storage, key: str) -> None:
+def _zip_entry(name: str, now: datetime, compress_type: int, size: int = 0) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=now.timetuple()[:6])
+    info.compress_type = compress_type
+    info.file_size = size  # when known ahead, zipfile picks ZIP64 for a large file from it
+    return info
+
+
+def _copy_in(archive: zipfile.ZipFile, stored: _StoredEntry, now: datetime) -> None:
+    """Copy one stored file into the archive as it is (photos and videos are compressed already)."""
     try:
-        archive.writestr(name, storage.get(key))
+        size = stored.storage.size(stored.key)
+        chunks = stored.storage.read_range(stored.key, 0, size) if size else iter(())
     except NotFoundError:
-        log.warning("data export: stored file %s is missing; left out", key)
+        log.warning("data export: stored file %s is missing; left out", stored.key)
+        return
+    with archive.open(_zip_entry(stored.name, now, zipfile.ZIP_STORED, size), "w") as entry:
+        for chunk in chunks:
+            entry.write(chunk)
 
 
 # --- download my data: the job's side ---------------------------------------------------------------
@@ -327,9 +366,15 @@ def build_next_export(
         session.delete(export)
         commit(session)
         return True
-    data = build_zip(session=session, storage=storage, private_storage=private_storage, user_uid=user.uid, now=now)
     key = f"{EXPORT_PREFIX}/{export.uid[:2]}/{export.uid}.zip"
-    private_storage.put(key, data, "application/zip")
+    # Built in a file on disk and stored from it (S3: a multipart upload): never whole in memory.
+    with tempfile.TemporaryDirectory(prefix="exportacion-") as folder:
+        path = Path(folder) / "datos.zip"
+        write_zip(
+            session=session, storage=storage, private_storage=private_storage, user_uid=user.uid, now=now, path=path
+        )
+        size = path.stat().st_size
+        private_storage.put_file(key, path, "application/zip")
     try:
         token = secrets.token_urlsafe(32)
         export.status = ExportStatus.READY
@@ -345,7 +390,7 @@ def build_next_export(
         session.rollback()
         private_storage.delete(key)
         raise
-    log.info("data export %s of user %s built (%d bytes)", export.uid, user.uid, len(data))
+    log.info("data export %s of user %s built (%d bytes)", export.uid, user.uid, size)
     return True
 
 
@@ -354,9 +399,23 @@ def export_link(token: str) -> str:
     return f"{get_settings().site_url}{DATA_EXPORT_PREFIX}/{token}"
 
 
+@dataclass(frozen=True)
+class ExportDownload:
+    """A valid link's ZIP in the private storage: its length, and its bytes read a chunk at a time."""
+
+    storage: Storage
+    key: str
+    size: int
+
+    def chunks(self) -> Iterator[bytes]:
+        """The whole file, a chunk at a time; the storage is first read at the first chunk (off the event loop)."""
+        if self.size:
+            yield from self.storage.read_range(self.key, 0, self.size)
+
+
 def export_file(
     *, session: Session, private_storage: Storage, token: str, user_uid: str, now: datetime | None = None
-) -> bytes | None:
+) -> ExportDownload | None:
     """The ZIP behind a link's token, for its signed-in owner while the link is valid; None otherwise."""
     if not isinstance(token, str) or not 20 <= len(token) <= 100:
         return None
@@ -372,9 +431,10 @@ def export_file(
     ):
         return None
     try:
-        return private_storage.get(export.storage_key)
+        size = private_storage.size(export.storage_key)
     except NotFoundError:
         return None
+    return ExportDownload(private_storage, export.storage_key, size)
 
 
 def purge_expired_exports(*, session: Session, private_storage: Storage, now: datetime | None = None) -> int:

@@ -15,7 +15,8 @@ secretaria), never cached. Everyone else (no cookie, an ended session, the
 advertiser who sent it, any other account) gets the same plain 404, so the
 route does not even tell which requests exist.
 
-``GET /mi-cuenta/datos/{token}`` gives a data export's ZIP to its owner's signed-in browser. Anyone
+``GET /mi-cuenta/datos/{token}`` gives a data export's ZIP to its owner's signed-in browser, streamed from the
+private storage a chunk at a time (its length said ahead). Anyone
 else gets a page of the site's own (app.web.preview.message_page): without a session, one asking to
 sign in that comes back to the link; signed in, one saying the link is not valid. The way back keeps
 the token out of /login's address (which Reflex copies into the tab's state): the page leaves it in an
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from app import seo
@@ -104,7 +105,7 @@ PENDING_EXPORT_COOKIE = "datos_pendientes"
 PENDING_EXPORT_MAX_AGE = 3600
 
 
-def _export_zip(token_hash: str, token: str) -> tuple[bool, bytes | None]:
+def _export_zip(token_hash: str, token: str) -> tuple[bool, privacy.ExportDownload | None]:
     """Whether the session is live, and the export's ZIP when the link is valid and the session its owner's."""
     with session_scope() as session:
         actor = session_actor(session, token_hash)
@@ -124,10 +125,15 @@ async def data_export_route(request: Request) -> Response:
     """
     token_hash = request_session_hash(request)
     token = request.path_params["token"]
-    signed_in, data = await run_in_threadpool(_export_zip, token_hash, token) if token_hash else (False, None)
-    if data is not None:
-        headers = {**NO_STORE, "Content-Disposition": 'attachment; filename="mis-datos.zip"'}
-        return Response(data, media_type="application/zip", headers=headers)
+    signed_in, download = await run_in_threadpool(_export_zip, token_hash, token) if token_hash else (False, None)
+    if download is not None:
+        headers = {
+            **NO_STORE,
+            "Content-Disposition": 'attachment; filename="mis-datos.zip"',
+            "Content-Length": str(download.size),
+        }
+        # Streamed from the storage a chunk at a time; Starlette reads a sync iterator in its thread pool.
+        return StreamingResponse(download.chunks(), media_type="application/zip", headers=headers)
     if not signed_in:
         page = message_page(
             heading=EXPORT_SIGN_IN,

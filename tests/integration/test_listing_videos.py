@@ -5,7 +5,6 @@ and account deletion; and migration 0018's triggers that keep publicacion.has_vi
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from collections.abc import Callable
@@ -255,19 +254,21 @@ def test_the_video_tab_is_exactly_the_listings_with_an_approved_ready_clip(db):
     assert _video_tab(db) == set()
 
 
-def test_the_export_and_deletion_take_the_clips(db, stores, enqueued, clip_file):
+def test_the_export_and_deletion_take_the_clips(db, stores, enqueued, clip_file, tmp_path):
     owner = make_owner(db, "mine@example.cl")
     listing = make_listing(db, owner, status=ListingStatus.BORRADOR.value)
     ready = _start(db, stores, owner, listing, clip_file)
     _process(db, stores, ready)
     waiting = _start(db, stores, owner, listing, clip_file)
-    archive = zipfile.ZipFile(
-        io.BytesIO(
-            privacy.build_zip(
-                session=db, storage=stores[0], private_storage=stores[1], user_uid=owner.uid, now=listing.created_at
-            )
-        )
+    privacy.write_zip(
+        session=db,
+        storage=stores[0],
+        private_storage=stores[1],
+        user_uid=owner.uid,
+        now=listing.created_at,
+        path=tmp_path / "datos.zip",
     )
+    archive = zipfile.ZipFile(tmp_path / "datos.zip")
     data = json.loads(archive.read(privacy.EXPORT_FILE))
     clips = {clip["uid"]: clip for clip in data["publicaciones"][0]["videos"]}
     assert set(clips) == {ready, waiting} and "original_key" not in clips[ready]

@@ -5,9 +5,12 @@ and the retention jobs (stale drafts, closed reports' contacts, expired exports)
 from __future__ import annotations
 
 import email as email_message
+import hashlib
 import io
 import json
+import os
 import re
+import tracemalloc
 import uuid
 import zipfile
 from datetime import UTC, datetime, timedelta
@@ -52,7 +55,7 @@ from app.services.staff import audit
 from app.settings import get_settings
 from app.states.account import AccountActionState
 from app.storage.local import LocalStorage, PrivateLocalStorage
-from app.storage.s3 import PrivateS3Storage
+from app.storage.s3 import PrivateS3Storage, S3Storage
 from tests.factories import STAFF_TOTP_SECRET, actor_of, enrol_staff, make_account, make_listing, open_session
 from tests.handlers import client_states, invoke
 from tests.integration.conftest import s3_settings
@@ -160,9 +163,9 @@ def test_the_export_holds_the_account_s_own_data_and_nobody_else_s(db, provider,
     db.commit()
     token = _build_export(db, stores, owner, mailbox)
 
-    data = privacy.export_file(session=db, private_storage=private, token=token, user_uid=owner.uid)
-    assert data is not None
-    archive = zipfile.ZipFile(io.BytesIO(data))
+    download = privacy.export_file(session=db, private_storage=private, token=token, user_uid=owner.uid)
+    assert download is not None
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(download.chunks())))
     exported = json.loads(archive.read("datos.json"))
     assert exported["cuenta"]["email"] == owner.email
     (mine,) = exported["publicaciones"]
@@ -227,6 +230,88 @@ def test_one_export_at_a_time_and_a_few_a_day(db, provider):
     db.commit()
     with pytest.raises(ConflictError, match="varias veces hoy"):
         privacy.request_export(session=db, actor=actor_of(owner))
+
+
+LARGE_PHOTO_BYTES = 4 * 1024 * 1024
+
+
+def _listing_with_large_photos(db, provider, storage, email: str, count: int):
+    """An advertiser whose listing has ``count`` stored photos of LARGE_PHOTO_BYTES random bytes each (rows as the
+    photo pipeline leaves them; random bytes, so no compression makes the ZIP smaller than the photos)."""
+    owner = make_account(db, provider, email, profile=ProfileId.PROFESOR)
+    listing = make_listing(db, owner, photos=0)
+    for position in range(count):
+        stem = f"photos/{uuid.uuid4().hex[:2]}/{uuid.uuid4().hex}"
+        storage.put(f"{stem}-1600.webp", os.urandom(LARGE_PHOTO_BYTES), "image/webp")
+        db.add(
+            ListingPhoto(
+                listing_uid=listing.uid, position=position, path=f"{stem}-800.webp", stem=stem, widths="800,1600"
+            )
+        )
+    db.commit()
+    return owner
+
+
+def test_a_large_export_is_built_and_downloaded_in_bounded_memory(db, provider, stores, mailbox):
+    """16 photos of 4 MiB: a ZIP of over 64 MiB, and neither building it nor reading it back for the download
+    holds more than an eighth of it in Python's memory at any moment (tracemalloc's peak)."""
+    storage, private = stores
+    owner = _listing_with_large_photos(db, provider, storage, "pesada@example.cl", count=16)
+    tracemalloc.start()
+    try:
+        token = _build_export(db, stores, owner, mailbox)
+        _, built_peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        download = privacy.export_file(session=db, private_storage=private, token=token, user_uid=owner.uid)
+        assert download is not None
+        digest, chunks = hashlib.sha256(), 0
+        for chunk in download.chunks():
+            digest.update(chunk)
+            chunks += 1
+        _, read_peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    stored = private.root / db.exec(select(DataExport)).one().storage_key
+    assert download.size == stored.stat().st_size > 16 * LARGE_PHOTO_BYTES
+    assert built_peak < download.size / 8, (built_peak, download.size)
+    assert read_peak < download.size / 8, (read_peak, download.size)
+    assert chunks > 1 and digest.hexdigest() == hashlib.sha256(stored.read_bytes()).hexdigest()
+    with zipfile.ZipFile(stored) as archive:
+        assert archive.testzip() is None
+        photos = [info for info in archive.infolist() if info.filename.startswith("fotos/")]
+        assert len(photos) == 16 and {info.file_size for info in photos} == {LARGE_PHOTO_BYTES}
+        assert json.loads(archive.read("datos.json"))["cuenta"]["email"] == "pesada@example.cl"
+
+
+def test_on_s3_the_export_goes_up_in_parts_and_comes_back_in_chunks(db, provider, s3_server, mailbox, monkeypatch):
+    """On S3 the ZIP is stored with put_file, a multipart upload (never one request holding it whole), and the
+    download reads it back a chunk at a time; the photos inside are the stored ones, byte for byte."""
+    public = S3Storage.from_settings(s3_settings(s3_server, f"pub-{uuid.uuid4().hex[:12]}"))
+    private = PrivateS3Storage.from_settings(s3_settings(s3_server, f"priv-{uuid.uuid4().hex[:12]}"))
+    for store in (public, private):
+        store.client.create_bucket(Bucket=store.bucket)
+    # 3 photos of 4 MiB: a ZIP above boto3's multipart threshold (8 MiB).
+    owner = _listing_with_large_photos(db, provider, public, "nube@example.cl", count=3)
+    calls: list[str] = []
+    private.client.meta.events.register("before-call.s3", lambda model, **_: calls.append(model.name))
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the export went up whole, with put")
+
+    monkeypatch.setattr(private, "put", whole)
+    token = _build_export(db, (public, private), owner, mailbox)
+    assert "CreateMultipartUpload" in calls and calls.count("UploadPart") >= 2 and "PutObject" not in calls
+
+    download = privacy.export_file(session=db, private_storage=private, token=token, user_uid=owner.uid)
+    assert download is not None
+    chunks = list(download.chunks())
+    assert len(chunks) > 1 and sum(len(chunk) for chunk in chunks) == download.size > 3 * LARGE_PHOTO_BYTES
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(chunks)))
+    assert archive.testzip() is None
+    (mine,) = json.loads(archive.read("datos.json"))["publicaciones"]
+    photos = db.exec(select(ListingPhoto).order_by(ListingPhoto.position)).all()
+    for photo, described in zip(photos, mine["fotos"], strict=True):
+        assert archive.read(described["archivo"]) == public.get(listing_photos.photo_variant_keys(photo)[-1])
 
 
 def _traces(db: Session, needles: list[str]) -> list[str]:

@@ -94,6 +94,10 @@ def test_the_export_link_serves_the_owner_alone_while_valid(client, db, provider
     assert answer.headers["content-type"] == "application/zip"
     assert answer.headers["cache-control"] == "private, no-store"
     assert "attachment" in answer.headers["content-disposition"]
+    # Streamed from the storage with its length said ahead, not recompressed on the way (the client accepts gzip).
+    stored = get_private_storage().size(db.exec(select(DataExport)).one().storage_key)
+    assert answer.headers["content-length"] == str(stored) == str(len(answer.content))
+    assert "content-encoding" not in answer.headers
     exported = json.loads(zipfile.ZipFile(io.BytesIO(answer.content)).read("datos.json"))
     assert exported["cuenta"]["email"] == "mia@example.cl"
 
