@@ -130,6 +130,7 @@ def ready_clip(listing_uid: str, *, approved: bool = True, status: ClipStatus = 
     )
     if status == ClipStatus.LISTA:
         clip.video_key = f"videos/{clip.uid[:2]}/{clip.uid}.mp4"
+        clip.poster_stem, clip.poster_widths = f"videos/{clip.uid[:2]}/{clip.uid}-poster", "400,800"
     return clip
 
 
