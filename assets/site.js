@@ -336,3 +336,27 @@
     });
   }, 250);
 })();
+
+// Clips (app/components/clips.py): a player's poster is fetched only once the player comes near the screen.
+// A poster in the page's markup is fetched at once, at the cover photo's priority, and costs a phone's first screen.
+(function () {
+  var WAITING = "video[data-poster]:not([poster])";
+  function show(video) { video.setAttribute("poster", video.getAttribute("data-poster")); }
+  var near = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (entry.isIntersecting) { show(entry.target); near.unobserve(entry.target); }
+    });
+  }, { rootMargin: "100px" }) : null;
+  function watch(root) {
+    root.querySelectorAll(WAITING).forEach(function (video) { near ? near.observe(video) : show(video); });
+  }
+  watch(document);
+  new MutationObserver(function (changes) {
+    changes.forEach(function (change) {
+      change.addedNodes.forEach(function (node) {
+        if (node.nodeType !== 1) return;
+        if (node.matches(WAITING)) { near ? near.observe(node) : show(node); } else { watch(node); }
+      });
+    });
+  }).observe(document.documentElement, { childList: true, subtree: true });
+})();

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from pathlib import Path
 
 from sqlmodel import Session, select
 
@@ -29,8 +30,9 @@ from app.models import (
     utc_now,
 )
 from app.models.listings import services_text
-from app.services import listing_drafts
+from app.services import listing_drafts, listing_videos
 from app.services.users import create_user
+from app.storage import Storage
 
 
 def _with_changes(session: Session, uid: str, changes: dict) -> User:
@@ -130,7 +132,35 @@ def ready_clip(listing_uid: str, *, approved: bool = True, status: ClipStatus = 
     )
     if status == ClipStatus.LISTA:
         clip.video_key = f"videos/{clip.uid[:2]}/{clip.uid}.mp4"
+        clip.poster_stem, clip.poster_widths = f"videos/{clip.uid[:2]}/{clip.uid}-poster", "400,800"
     return clip
+
+
+def processed_clip(
+    session: Session,
+    listing_uid: str,
+    *,
+    storage: Storage,
+    private_storage: Storage,
+    source: Path,
+    approved: bool = True,
+) -> ListingVideo:
+    """A clip of the file ``source`` made by the worker's own service (its MP4 and poster stored in ``storage``),
+    after the listing's other clips; approved with the listing's ready clips unless told."""
+    position = len(session.exec(select(ListingVideo).where(ListingVideo.listing_uid == listing_uid)).all())
+    clip = ListingVideo(listing_uid=listing_uid, position=position, status=ClipStatus.PROCESANDO, approved=False)
+    clip.original_key = listing_videos.original_key(clip.uid)
+    private_storage.put_file(clip.original_key, source, listing_videos.ORIGINAL_CONTENT_TYPE)
+    session.add(clip)
+    session.commit()
+    listing_videos.process_clip(session=session, storage=storage, private_storage=private_storage, clip_uid=clip.uid)
+    if approved:
+        listing_videos.approve_ready_clips(session, listing_uid)
+        session.commit()
+    done = session.get(ListingVideo, clip.uid)
+    assert done is not None and done.status == ClipStatus.LISTA, "the sample clip was not processed"
+    session.refresh(done)
+    return done
 
 
 def make_account(

@@ -6,6 +6,7 @@ import email
 import re
 import threading
 import time
+from email.header import decode_header, make_header
 from email.message import Message
 
 from aiosmtpd.controller import Controller
@@ -39,6 +40,16 @@ class Mailbox:
         with self._lock:
             return [raw for raw in self.raw if email.message_from_bytes(raw)["To"] == address]
 
+    def wait_for_subject(self, address: str, subject: str, *, timeout: float = 30.0) -> None:
+        """Wait until a message to ``address`` with ``subject`` arrived (a worker of the site delivers it)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if subject in [subject_of(message) for message in self.to(address)]:
+                return
+            time.sleep(0.1)
+        seen = [subject_of(message) for message in self.to(address)]
+        raise AssertionError(f"no e-mail «{subject}» reached {address} within {timeout} s; got {seen}")
+
     def wait_for_link(self, address: str, mode: str, *, after: int = 0, timeout: float = 20.0) -> str:
         """The action link (verifyEmail or resetPassword) of the first message to ``address`` past ``after``."""
         deadline = time.monotonic() + timeout
@@ -50,6 +61,11 @@ class Mailbox:
                         return link
             time.sleep(0.1)
         raise AssertionError(f"no {mode} e-mail reached {address} within {timeout} s")
+
+
+def subject_of(message: Message) -> str:
+    """A message's Subject as a reader sees it (RFC 2047 words decoded)."""
+    return str(make_header(decode_header(message["Subject"])))
 
 
 def start_smtp() -> tuple[Controller, Mailbox]:

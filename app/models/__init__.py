@@ -74,6 +74,7 @@ from app.models.videos import (
     ClipStatus,
     ListingVideo,
     ListingVideoPublic,
+    PublicClip,
     clip_may_move,
 )
 
@@ -139,6 +140,7 @@ __all__ = [
     "ProfileId",
     "ProfilePublic",
     "ProfileUpdate",
+    "PublicClip",
     "RecoveryCode",
     "Report",
     "ReportKind",

@@ -50,6 +50,7 @@ from sqlmodel import Field, SQLModel, col
 from app.core.payment_codes import new_payment_code
 from app.models.base import new_uid, utc_now
 from app.models.types import EnumColumns, EnumString
+from app.models.videos import PublicClip
 
 
 class Section(StrEnum):
@@ -574,6 +575,7 @@ class ListingDetail(ListingCard):
     visiting: str
     published: str
     verified_on: str = ""
+    clips: list[PublicClip] = Field(default_factory=list)
 
 
 class VerificationStatus(StrEnum):

@@ -102,3 +102,17 @@ class ListingVideoPublic(SQLModel):
     width: int
     height: int
     failure: str
+
+
+class PublicClip(SQLModel):
+    """An approved, ready clip as a visitor gets it on a listing's detail page (app.services.listings).
+
+    ``label``: its accessible name ("Video de Ana (1 de 2)"); ``width`` and ``height``: the served MP4's frame,
+    so the page keeps its place before anything loads.
+    """
+
+    video_url: str
+    poster_url: str
+    width: int
+    height: int
+    label: str

@@ -9,15 +9,17 @@ from typing import cast
 import reflex as rx
 from reflex_base.vars.number import NumberVar
 from reflex_base.vars.object import ObjectVar
+from reflex_base.vars.sequence import ArrayVar
 
 from app.components.age_gate import adults_only, age_notice_first
 from app.components.cards import badges, card_grid
 from app.components.carousel import carousel
+from app.components.clips import clip_list
 from app.components.favourites import favourite_button
 from app.components.forms import checkbox_field, select_field, text_field
 from app.components.layout import READY_ATTRIBUTE, page_frame
 from app.core.geo import cities_by_region
-from app.models import ListingDetail
+from app.models import ListingDetail, PublicClip
 from app.models.listing_filters import (
     AGE_MAX_PARAM,
     AGE_MIN_PARAM,
@@ -317,7 +319,11 @@ def _detail() -> rx.Component:
         ),
         adults_only(
             rx.el.article(
-                carousel(d.photos, name),
+                rx.el.div(
+                    carousel(d.photos, name),
+                    clip_list(cast(ArrayVar[list[PublicClip]], d.clips)),
+                    class_name="detail-media",
+                ),
                 rx.el.div(
                     rx.el.div(rx.el.h1(name), favourite_button(d.uid, name), class_name="detail-title"),
                     rx.el.p(

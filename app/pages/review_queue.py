@@ -8,10 +8,11 @@ import reflex as rx
 from reflex_base.vars.object import ObjectVar
 
 from app.components.forms import form_alert
+from app.models import ClipStatus
 from app.models.listings import REASON_MAX
 from app.services.identity_review import STATUS_CHANGED as IDENTITY_CHANGED
 from app.services.identity_review import STATUS_NEW as IDENTITY_NEW
-from app.services.staff.review_queue import QueueItem, QueuePhoto, QueueRow
+from app.services.staff.review_queue import QueueClip, QueueItem, QueuePhoto, QueueRow
 from app.services.staff.review_signals import QueueSignal
 from app.states.areas import AreaState
 from app.states.staff.review_queue import ReviewQueueState
@@ -167,6 +168,48 @@ def _photos(item: ObjectVar[QueueItem]) -> rx.Component:
     )
 
 
+def _clip(clip: ObjectVar[QueueClip]) -> rx.Component:
+    """A sent clip: playable (never preloaded) once ready, else "Procesando video…" or why it failed."""
+    return rx.el.li(
+        rx.cond(
+            clip.status == ClipStatus.LISTA.value,
+            rx.el.video(
+                src=clip.video_url,
+                poster=clip.poster_url,
+                controls=True,
+                preload="none",
+                plays_inline=True,
+                custom_attrs={"width": clip.width, "height": clip.height},
+                aria_label=clip.label,
+                class_name="queue-video",
+            ),
+            rx.el.p(
+                rx.el.strong(clip.label, ": "),
+                clip.note,
+                class_name=rx.cond(clip.status == ClipStatus.FALLIDA.value, "queue-alert", "muted"),
+            ),
+        ),
+        rx.cond(clip.new, rx.el.span("Video nuevo", class_name="badge")),
+        class_name="queue-clip",
+    )
+
+
+def _clips(item: ObjectVar[QueueItem]) -> rx.Component:
+    return cast(
+        rx.Component,
+        rx.cond(
+            item.clips.length() > 0,
+            rx.el.section(
+                rx.el.h3("Videos de la publicación"),
+                rx.el.ul(
+                    rx.foreach(item.clips, _clip), class_name="queue-clips", aria_label="Videos de la publicación"
+                ),
+                class_name="queue-section",
+            ),
+        ),
+    )
+
+
 def _item(item: ObjectVar[QueueItem]) -> rx.Component:
     return rx.el.article(
         rx.el.header(
@@ -180,6 +223,7 @@ def _item(item: ObjectVar[QueueItem]) -> rx.Component:
         _identity(item),
         _content(item),
         _photos(item),
+        _clips(item),
         rx.el.div(
             rx.el.button(
                 "Aprobar",

@@ -69,7 +69,7 @@ async def city_page(
 async def detail(uid: str) -> ListingDetail | None:
     """A public listing's detail page, from the cache while nothing changed; None when it is absent or not public.
 
-    The copy is the caller's own: its lists (``photos``, ``services``, ``rates``) are copied too; every other
+    The copy is the caller's own: its lists (``photos``, ``services``, ``rates``, ``clips``) are copied too; every other
     field, and each rate's (label, price) tuple, is immutable. "Not public" is not cached: it is asked every time.
     """
 
@@ -84,7 +84,12 @@ async def detail(uid: str) -> ListingDetail | None:
     if found is None:
         return None
     return found.model_copy(
-        update={"photos": list(found.photos), "services": list(found.services), "rates": list(found.rates)}
+        update={
+            "photos": list(found.photos),
+            "services": list(found.services),
+            "rates": list(found.rates),
+            "clips": list(found.clips),
+        }
     )
 
 

@@ -40,7 +40,7 @@ from app.models import (
 )
 from app.models.videos import CLIP_FAILURE_MAX, CLIP_MAX_BYTES, CLIPS_PER_LISTING
 from app.services.listing_photos import REVIEWED_STATUSES, parse_variant_key, variant_key
-from app.services.listings import photo_url, public_conditions
+from app.services.listings import photo_url, poster_url, public_conditions
 from app.services.ownership import locked_owned_listing, locked_owned_media, owned_listing
 from app.services.photos import WIDTHS, store_photo
 from app.services.video_processing import ClipInfo, poster_frame, probe_clip, transcode_clip
@@ -113,9 +113,7 @@ def enqueue_processing(session: Session, clip_uid: str) -> None:
 
 
 def _poster_url(clip: ListingVideo) -> str:
-    keys = poster_keys(clip)
-    fitting = [key for key, width in zip(keys, poster_widths(clip), strict=True) if width <= 800]
-    return photo_url(fitting[-1] if fitting else keys[0]) if keys else ""
+    return poster_url(clip.poster_stem, poster_widths(clip)) if clip.poster_stem else ""
 
 
 def clip_public(clip: ListingVideo) -> ListingVideoPublic:
@@ -407,11 +405,26 @@ def drop_refused_clips(session: Session, listing_uid: str) -> list[ListingVideo]
     return clips
 
 
+def clips_by_listing(session: Session, listing_uids: set[str]) -> dict[str, list[ListingVideo]]:
+    """The clips of each of these listings, in order (one query; the review queue's page)."""
+    found: dict[str, list[ListingVideo]] = {uid: [] for uid in listing_uids}
+    for clip in session.exec(
+        select(ListingVideo)
+        .where(col(ListingVideo.listing_uid).in_(listing_uids))
+        .order_by(col(ListingVideo.position), col(ListingVideo.created_at), col(ListingVideo.uid))
+    ):
+        found[clip.listing_uid].append(clip)
+    return found
+
+
+def clip_stamp(clips: list[ListingVideo]) -> list[list[object]]:
+    """What a reviewer sees of a listing's clips (in order), for its version stamp (app.services.staff.reviews)."""
+    return [[clip.uid, clip.status.value, bool(clip.approved), clip.position] for clip in clips]
+
+
 def review_stamp(session: Session, listing_uid: str) -> list[list[object]]:
-    """What a reviewer sees of a listing's clips, for its version stamp (app.services.staff.reviews)."""
-    return [
-        [clip.uid, clip.status.value, bool(clip.approved), clip.position] for clip in _ordered(session, listing_uid)
-    ]
+    """:func:`clip_stamp` of a listing's clips, read."""
+    return clip_stamp(_ordered(session, listing_uid))
 
 
 # --- who may fetch a clip's files (the /media route) ----------------------------------------------------------

@@ -23,12 +23,15 @@ from app.core.geo import city_by_slug
 from app.core.money import format_currency
 from app.models import (
     AdvertiserService,
+    ClipStatus,
     Listing,
     ListingCard,
     ListingDetail,
     ListingPhoto,
     ListingService,
     ListingStatus,
+    ListingVideo,
+    PublicClip,
     Section,
     Tier,
     utc_now,
@@ -47,6 +50,8 @@ COUNT_CAP = 1000
 FILTERED_COUNT_CAP = 200
 # What urllib.parse.quote leaves as it is (with "/" kept): such a path needs no quoting.
 _URL_SAFE_PATH = re.compile(r"[A-Za-z0-9_.~/-]*")
+# A clip's poster is its stored width up to this one (what a phone's full-width player needs).
+POSTER_WIDTH = 800
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,15 @@ def photo_url(path: str) -> str:
     return MEDIA_URL_PREFIX + (path if _URL_SAFE_PATH.fullmatch(path) else quote(path))
 
 
+def poster_url(stem: str, widths: list[int]) -> str:
+    """The URL of a clip's poster, stored as ``{stem}-{width}.webp`` (listing_photos.variant_key): its widest width
+    up to POSTER_WIDTH, or its narrowest when all are wider; "" without any."""
+    if not widths:
+        return ""
+    fitting = [width for width in widths if width <= POSTER_WIDTH]
+    return photo_url(f"{stem}-{max(fitting) if fitting else min(widths)}.webp")
+
+
 def public_conditions(section: str | None) -> list[ColumnElement[bool]]:
     """The one definition of a public listing: published, and the owner is neither banned nor inactive (the
     listing's ``owner_hidden``, which the database keeps in step with its owner)."""
@@ -149,6 +163,36 @@ _PHOTO_PAIRS = (
 )
 _CARD_ROW: tuple[Any, ...] = (*_CARD_COLUMNS, _PHOTO_PAIRS)
 
+# A detail's clips ride on its row too: each approved, ready clip as "position width height video_key poster_stem
+# poster_widths" (keys hold no space, the widths are comma separated), joined like the photos.
+_CLIP_ROWS = (
+    select(
+        func.aggregate_strings(
+            cast(col(ListingVideo.position), Text)
+            .concat(" ")
+            .concat(cast(col(ListingVideo.width), Text))
+            .concat(" ")
+            .concat(cast(col(ListingVideo.height), Text))
+            .concat(" ")
+            .concat(col(ListingVideo.video_key))
+            .concat(" ")
+            .concat(col(ListingVideo.poster_stem))
+            .concat(" ")
+            .concat(col(ListingVideo.poster_widths)),
+            _PHOTO_SEPARATOR,
+        )
+    )
+    .where(
+        col(ListingVideo.listing_uid) == col(Listing.uid),
+        col(ListingVideo.approved) == True,  # noqa: E712
+        col(ListingVideo.status) == ClipStatus.LISTA.value,
+        col(ListingVideo.video_key).is_not(None),
+        col(ListingVideo.poster_stem).is_not(None),
+    )
+    .scalar_subquery()
+    .label("clip_rows")
+)
+
 
 def _card_select(*columns: Any) -> Any:  # as _public_select
     """The public cards' columns (after ``columns``), from listings joined to their tier."""
@@ -161,6 +205,23 @@ def _photo_urls(pairs: str | None) -> list[str]:
         return []
     found = (pair.partition(" ") for pair in pairs.split(_PHOTO_SEPARATOR))
     return [photo_url(path) for _position, path in sorted((int(position), path) for position, _, path in found)]
+
+
+def _clips(rows: str | None, name: str) -> list[PublicClip]:
+    """The public clips in a row's ``clip_rows``, in order, each named for the visitor ("Video de Ana (1 de 2)")."""
+    if not rows:
+        return []
+    clips = sorted((row.split(" ", 5) for row in rows.split(_PHOTO_SEPARATOR)), key=lambda parts: int(parts[0]))
+    return [
+        PublicClip(
+            video_url=photo_url(video),
+            poster_url=poster_url(stem, [int(part) for part in widths.split(",") if part.isdigit()]),
+            width=int(width),
+            height=int(height),
+            label=f"Video de {name} ({number} de {len(clips)})",
+        )
+        for number, (_position, width, height, video, stem, widths) in enumerate(clips, start=1)
+    ]
 
 
 def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str], moment: Clock) -> dict[str, Any]:
@@ -304,11 +365,11 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
         return None
     moment = clock(now)
     row = session.exec(
-        _public_select(Listing, Tier, _PHOTO_PAIRS).where(*public_conditions(None), Listing.uid == uid)
+        _public_select(Listing, Tier, _PHOTO_PAIRS, _CLIP_ROWS).where(*public_conditions(None), Listing.uid == uid)
     ).first()
     if row is None:
         return None
-    listing, tier, photo_pairs = row
+    listing, tier, photo_pairs, clip_rows = row
     photos = _photo_urls(photo_pairs)
     services = service_names(session, listing.uid)
     visiting = ""
@@ -338,4 +399,5 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
         verified_on=format_date(listing.verified_at, "D [de] MMMM [de] YYYY")
         if listing.verified and listing.verified_at
         else "",
+        clips=_clips(clip_rows, listing.display_name),
     )

@@ -17,7 +17,7 @@ now" window closing, or a listing ageing out of a time-based tab ("Lo nuevo",
 The version moves on every committed write that could change a page, however
 it was made: a listener on every SQLAlchemy engine sees each INSERT, UPDATE or
 DELETE statement on the tables the pages are built from (``WATCHED_TABLES``:
-listings, their photos and services, users, tiers and the services' names),
+listings, their photos, clips and services, users, tiers and the services' names),
 and when that database connection goes back to the pool, after its commit, the
 version is bumped. No write path can forget to invalidate, because none has
 to ask. The bump is coarse (any such write drops every cached page), which
@@ -65,7 +65,15 @@ T = TypeVar("T")
 # its owner (banned or inactive owners hide their listings), its tier (name and order)
 # and, on the detail page, its services (which ones, and their names in the catalogue).
 WATCHED_TABLES = frozenset(
-    {"publicacion", "publicacion_foto", "usuarios", "categoria_profesor", "publicacion_servicio", "servicio_profesor"}
+    {
+        "publicacion",
+        "publicacion_foto",
+        "publicacion_video",
+        "usuarios",
+        "categoria_profesor",
+        "publicacion_servicio",
+        "servicio_profesor",
+    }
 )
 MAX_ENTRIES = 1024  # ~15 KB a document, ~50 KB a page of 24 cards: at most ~50 MB per process
 REDIS_TIMEOUT_S = 0.5

@@ -36,9 +36,9 @@ from app.seed import demo_photos
 from app.services import page_cache
 from app.services.abuse import REDIS_KEY_PREFIX
 from app.services.listings import clock
-from app.storage.local import LocalStorage
+from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.conftest import fresh_pg_database
-from tests.factories import make_listing, make_owner
+from tests.factories import make_listing, make_owner, processed_clip
 from tests.firebase_emulator import FIREBASE_PROJECT
 from tests.frontend_export import ExportError, exported_client
 from tests.invariants import assert_every_listing_in_review_is_queued
@@ -46,6 +46,7 @@ from tests.mailbox import Mailbox
 from tests.ports import free_port
 from tests.processes import stop_process_group
 from tests.redis_server import FIREBASE_SITE_DB, SITE_DB, empty_redis, redis_url
+from tests.video_samples import h264_mp4
 
 PROJECT = Path(__file__).resolve().parents[2]
 # The frontend export and the tests' app servers' copies of it (one folder per server), apart
@@ -128,7 +129,7 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
         "verificada": ("Isidora", {"verified": True, "published_at": old}),
         "curvy": ("Javiera", {"curvy": True, "published_at": old}),
         "madura": ("Karla", {"age": 42, "published_at": old}),
-        "video": ("Luciana", {"has_video": True, "published_at": old}),
+        "video": ("Luciana", {"published_at": old}),
         "trans": ("Maite", {"section": Section.TRANS.value, "published_at": old}),
     }
     names, uids = {}, {}
@@ -143,6 +144,16 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
         session.add(ListingReview(listing_uid=hidden.uid, created_at=now))  # in review, so in the queue
         make_listing(session, banned, name="Vetada", city=CITY)
         names["hidden"], uids["hidden"] = "Oculta", hidden.uid
+        # The Video tab's listing plays a real clip (its MP4 and poster made by the worker's service), approved.
+        samples = media_dir.parent / "samples"
+        samples.mkdir(exist_ok=True)
+        processed_clip(
+            session,
+            uids["video"],
+            storage=LocalStorage(media_dir),
+            private_storage=PrivateLocalStorage(media_dir.parent / "private"),
+            source=h264_mp4(samples, size="640x360", seconds=2),
+        )
         names["vetada"] = "Vetada"
         for i in range(PAGED_CITY_LISTINGS):
             make_listing(

@@ -27,10 +27,18 @@ from app.routes import ADMIN_SETTINGS, ADMIN_TASKS, ADMIN_UPGRADES, ADVERTISER_N
 from app.seed import _ensure_catalogues
 from app.services import listing_drafts, upgrades
 from app.states.public import AGE_COOKIE
-from app.storage.local import LocalStorage
+from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import AREA_CITY, CITY, Site
-from tests.factories import make_account, make_listing, open_session, tier_upgrade, wizard_draft
+from tests.factories import (
+    make_account,
+    make_listing,
+    open_session,
+    processed_clip,
+    tier_upgrade,
+    wizard_draft,
+)
+from tests.video_samples import h264_mp4
 
 pytestmark = pytest.mark.e2e
 
@@ -98,6 +106,7 @@ def test_public_pages_first_visit_and_returning(audited: BrowserContext, site: S
         "/escorts/trans",
         f"/escorts/trans/{CITY}",
         f"/escort/{site.uids['diamante']}",
+        f"/escort/{site.uids['video']}",  # with a clip after the photos
     ]
     legal = ["/disclaimer/report", "/disclaimer/privacidad", "/favoritas"]
     found: list[str] = []
@@ -215,6 +224,14 @@ def test_a_staff_table_with_its_dialog_and_the_review_queue(audited: BrowserCont
         db, LocalProvider(engine=db.get_bind()), f"axe-cola-{viewport}@correo.cl", profile=ProfileId.PROFESOR
     )
     uid = _draft(db, site, owner, f"Axe Cola {viewport.capitalize()}")
+    processed_clip(  # the queue shows it playable beside the photos
+        db,
+        uid,
+        storage=LocalStorage(site.log_path.parent / "media"),
+        private_storage=PrivateLocalStorage(site.log_path.parent / "private"),
+        source=h264_mp4(site.log_path.parent / "samples", name=f"axe-{viewport}.mp4", size="640x360", seconds=1),
+        approved=False,
+    )
     listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     _sign_in(db, audited, site, f"axe-admin-{viewport}@correo.cl", ProfileId.ADMINISTRADOR)
     page = audited.new_page()
@@ -232,7 +249,8 @@ def test_a_staff_table_with_its_dialog_and_the_review_queue(audited: BrowserCont
     found += serious_violations(page, "diálogo Editar")
 
     page.goto("/admin/revisarPublicacion")
-    expect(page.get_by_role("article", name=f"Axe Cola {viewport.capitalize()}")).to_be_visible()
+    item = page.get_by_role("article", name=f"Axe Cola {viewport.capitalize()}")
+    expect(item.get_by_label("Video enviado 1")).to_be_visible()
     found += serious_violations(page)
     _assert_none(found)
 

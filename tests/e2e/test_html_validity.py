@@ -45,11 +45,20 @@ from app.seed import _ensure_catalogues
 from app.services import listing_drafts, upgrades
 from app.services.staff import reviews
 from app.states.public import AGE_COOKIE
-from app.storage.local import LocalStorage
+from app.storage.local import LocalStorage, PrivateLocalStorage
 from app.web.private_api import PENDING_EXPORT_COOKIE
 from tests.e2e.conftest import AREA_CITY, CITY, PAGED_CITY, Site
 from tests.e2e.nu import nu_errors
-from tests.factories import actor_of, make_account, make_listing, open_session, tier_upgrade, wizard_draft
+from tests.factories import (
+    actor_of,
+    make_account,
+    make_listing,
+    open_session,
+    processed_clip,
+    tier_upgrade,
+    wizard_draft,
+)
+from tests.video_samples import h264_mp4
 
 pytestmark = pytest.mark.e2e
 
@@ -65,6 +74,7 @@ def _served(site: Site) -> dict[str, tuple[str, dict[str, str], int]]:
     """Document name → (path, cookies, expected status)."""
     catalina = f"/escorts/{CITY}/catalina/{site.uids['diamante']}"
     maite = f"/escorts/trans/{CITY}/maite-{site.uids['trans']}"
+    luciana = f"/escorts/{CITY}/luciana/{site.uids['video']}"
     return {
         "inicio-primera-visita": ("/escorts", {}, 200),
         "inicio": ("/escorts", ADULT, 200),
@@ -79,6 +89,7 @@ def _served(site: Site) -> dict[str, tuple[str, dict[str, str], int]]:
         "ficha-primera-visita": (catalina, {}, 200),
         "ficha": (catalina, ADULT, 200),
         "ficha-trans": (maite, ADULT, 200),
+        "ficha-video": (luciana, ADULT, 200),
         "login": ("/login", {}, 200),
         "favoritas": ("/favoritas", ADULT, 200),
         **{f"info-{page.slug}": (legal_path(page.slug), {}, 200) for page in LEGAL_PAGES},
@@ -102,6 +113,7 @@ def _hydrated(page: Page, site: Site) -> dict[str, str]:
         ("app-trans-inicio", "/escorts/trans"),
         ("app-login", "/login"),
         ("app-info-terminos", legal_path("terminos")),
+        ("app-ficha-video", f"/escorts/{CITY}/luciana/{site.uids['video']}"),
     ):
         page.goto(path)
         page.wait_for_function(HYDRATED)
@@ -196,10 +208,20 @@ def _signed_in(page: Page, site: Site, db: Session) -> dict[str, str]:
         photo=_photo(),
         identity={"rut": "12.345.678-5"},
     )
+    # ... and a clip, which the queue shows playable beside the photos.
+    processed_clip(
+        db,
+        second,
+        storage=media,
+        private_storage=PrivateLocalStorage(site.log_path.parent / "private"),
+        source=h264_mp4(site.log_path.parent / "samples", name="nu.mp4", size="640x360", seconds=1),
+        approved=False,
+    )
     listing_drafts.send_to_review(session=db, owner_uid=advertiser.uid, uid=second)
     page.goto(ADMIN_REVIEW_QUEUE)
     item = page.get_by_role("article", name="Nu Segunda")
     expect(item.get_by_role("heading", name="Identidad: aprobada y nueva")).to_be_visible()
+    expect(item.get_by_label("Video enviado 1")).to_be_visible()
     documents["app-admin-revision"] = page.content()
     return documents
 

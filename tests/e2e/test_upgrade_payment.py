@@ -11,7 +11,6 @@ a reload. Sessions are opened through the session service.
 from __future__ import annotations
 
 import re
-from email.header import decode_header, make_header
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
@@ -24,7 +23,6 @@ from app.models import ListingUpgrade, NoticeOptOut, ProfileId, UpgradeStatus, U
 from app.routes import ADMIN_SETTINGS, ADMIN_UPGRADES, ADVERTISER_HOME, ADVERTISER_NOTICES
 from tests.e2e.conftest import Site
 from tests.factories import make_account, make_listing, open_session, tier_upgrade
-from tests.waits import wait_until_sent
 
 pytestmark = pytest.mark.e2e
 # A city no other test file counts listings in (the e2e database is shared by the whole run).
@@ -80,9 +78,7 @@ def test_an_advertiser_pays_with_the_reference_and_staff_approve_it_by_that_refe
     expect(card).to_contain_text("$59.990")
     expect(card).to_contain_text(INSTRUCTIONS)
 
-    wait_until_sent()
-    subjects = [str(make_header(decode_header(m["Subject"]))) for m in site.mailbox.to(owner.email)]
-    assert f"Cómo pagar la mejora «Alzar» (referencia {code})" in subjects
+    site.mailbox.wait_for_subject(owner.email, f"Cómo pagar la mejora «Alzar» (referencia {code})")
 
     # The administrator finds the request by the reference as the payment names it, and approves it.
     _signed_in(db, site, page, "jefa-aprueba@correo.cl", ProfileId.ADMINISTRADOR)
@@ -103,9 +99,7 @@ def test_an_advertiser_pays_with_the_reference_and_staff_approve_it_by_that_refe
     # Its notice's subject folds between the two names, as «Subir» de «Antonia Parori» did in the issue (the seed
     # has a «Subir» already), and a mail client reads the space between them.
     expected = "Comenzó la mejora «Alzar» de «Antonia Parori»"
-    wait_until_sent()
-    subjects = [str(make_header(decode_header(m["Subject"]))) for m in site.mailbox.to(owner.email)]
-    assert expected in subjects, subjects
+    site.mailbox.wait_for_subject(owner.email, expected)
 
     # Back on the advertiser's card: approved, nothing left to pay.
     page.context.clear_cookies()

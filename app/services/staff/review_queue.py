@@ -35,12 +35,14 @@ from app.core.money import format_currency
 from app.models import (
     Advertiser,
     AdvertiserService,
+    ClipStatus,
     Listing,
     ListingPhoto,
     ListingReview,
     ListingService,
     ListingStatus,
     ListingVerification,
+    ListingVideo,
     ReviewDecision,
     Section,
     Tier,
@@ -112,6 +114,45 @@ class QueuePhoto(BaseModel):
     flagged: bool
 
 
+class QueueClip(BaseModel):
+    """A clip of the listing as the reviewer gets it: playable once ready (``video_url``), else its state.
+
+    ``status``: a ClipStatus value; ``note``: "Procesando video…" or why it failed ("" when ready).
+    """
+
+    label: str
+    status: str
+    video_url: str
+    poster_url: str
+    width: int
+    height: int
+    note: str
+    new: bool
+
+
+CLIP_PROCESSING = "Procesando video…"
+
+
+def _queue_clips(clips: list[ListingVideo], edit: bool) -> list[QueueClip]:
+    shown = []
+    for number, clip in enumerate(clips, start=1):
+        public = listing_videos.clip_public(clip)
+        note = {ClipStatus.PROCESANDO: CLIP_PROCESSING, ClipStatus.FALLIDA: clip.failure or "No se pudo procesar."}
+        shown.append(
+            QueueClip(
+                label=f"Video enviado {number}",
+                status=clip.status.value,
+                video_url=public.video_url,
+                poster_url=public.poster_url,
+                width=clip.width,
+                height=clip.height,
+                note=note.get(clip.status, ""),
+                new=edit and not clip.approved,
+            )
+        )
+    return shown
+
+
 class QueueItem(BaseModel):
     """One item of the queue as the page shows it; ``version`` stamps the content shown (reviews.listing_version)."""
 
@@ -128,6 +169,7 @@ class QueueItem(BaseModel):
     identity_label: str
     identity: list[QueueRow]
     photos: list[QueuePhoto]
+    clips: list[QueueClip]
     verification_photo_url: str
     signals: list[QueueSignal]
 
@@ -275,6 +317,7 @@ class _Context:
 
     listings: dict[str, Listing]
     photos: dict[str, list[ListingPhoto]]
+    clips: dict[str, list[ListingVideo]]
     services: dict[str, list[str]]
     service_names: dict[str, str]
     tier_names: dict[str, str]
@@ -300,6 +343,7 @@ def _context(session: Session, listing_uids: set[str]) -> _Context:
     return _Context(
         listings=listings,
         photos=photos,
+        clips=listing_videos.clips_by_listing(session, listing_uids),
         services=services,
         service_names=dict(session.exec(select(AdvertiserService.uid, AdvertiserService.name)).all()),
         tier_names=dict(session.exec(select(Tier.uid, Tier.name)).all()),
@@ -416,7 +460,7 @@ def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime
                 ctx.services.get(listing.uid, []),
                 photos,
                 identity_review.stamp(advertiser, listing.uid),
-                listing_videos.review_stamp(session, listing.uid),
+                listing_videos.clip_stamp(ctx.clips.get(listing.uid, [])),
             )
         items.append(
             QueueItem(
@@ -440,6 +484,9 @@ def _build_items(session: Session, entries: list[tuple[str, str]], now: datetime
                     )
                     for photo in photos
                 ],
+                clips=[]
+                if kind == KIND_VERIFICATION
+                else _queue_clips(ctx.clips.get(listing.uid, []), kind == KIND_EDIT),
                 verification_photo_url=verification_photo_path(uid) if kind == KIND_VERIFICATION else "",
                 signals=signals.by_listing.get(listing.uid, []),
             )
