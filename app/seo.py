@@ -300,7 +300,8 @@ def breadcrumb_json_ld(items: Sequence[tuple[str, str]]) -> str:
 def render_head(tags: HeadTags, *, site_name: str) -> str:
     """The <head> elements for ``tags``; every value is escaped."""
     parts = [
-        Markup("<title>{}</title>").format(tags.title),
+        # data-served: the app's own title replaces this one once it runs (assets/site.js).
+        Markup("<title data-served>{}</title>").format(tags.title),
         Markup('<meta name="description" content="{}">').format(tags.description),
     ]
     if tags.noindex:

@@ -360,3 +360,16 @@
     });
   }).observe(document.documentElement, { childList: true, subtree: true });
 })();
+
+// One <title>: the served document's (data-served, app/seo.py) gives way once the app renders its own, which React
+// adds beside it rather than adopting it on a page whose title the app computes (a listing's detail).
+(function () {
+  function one() {
+    if (!document.head.querySelector("title:not([data-served])")) return false;
+    document.head.querySelectorAll("title[data-served]").forEach(function (title) { title.remove(); });
+    return true;
+  }
+  if (one()) return;
+  var watcher = new MutationObserver(function () { if (one()) watcher.disconnect(); });
+  watcher.observe(document.head, { childList: true });
+})();

@@ -135,7 +135,7 @@ def test_breadcrumb_json_ld_parses():
 def test_render_head_has_canonical_og_and_noindex_only_when_asked():
     head = render_head(HeadTags(title="T", description="D", canonical=f"{SITE}/x"), site_name="S")
     for tag in (
-        "<title>T</title>",
+        "<title data-served>T</title>",
         '<meta name="description" content="D">',
         f'<link rel="canonical" href="{SITE}/x">',
         '<meta property="og:title" content="T">',
