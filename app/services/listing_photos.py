@@ -24,6 +24,7 @@ copying such a photo never deletes or duplicates the file.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import ColumnElement, and_, func, or_
@@ -299,15 +300,21 @@ def copy_photos(*, session: Session, storage: Storage, from_listing_uid: str, to
         raise
 
 
-def _key_matches(key: str) -> ColumnElement[bool]:
-    """Photos stored under ``key``: as their ``path``, or as one stored width of their ``stem``."""
-    condition = col(ListingPhoto.path) == key
+def stored_under(key: str, *, whole: Any, stem: Any, widths: Any) -> ColumnElement[bool]:
+    """Rows whose file is ``key``: as their ``whole`` file's key, or as one stored width (of the comma-separated
+    ``widths``) of their pipeline image ``stem`` (a photo's sizes, a clip's poster's)."""
+    condition = col(whole) == key
     parsed = parse_variant_key(key)
     if parsed is not None:
-        stem, width = parsed
-        in_widths = ("," + col(ListingPhoto.widths) + ",").contains(f",{width},")
-        condition = or_(condition, and_(col(ListingPhoto.stem) == stem, in_widths))
+        key_stem, width = parsed
+        in_widths = ("," + col(widths) + ",").contains(f",{width},")
+        condition = or_(condition, and_(col(stem) == key_stem, in_widths))
     return condition
+
+
+def _key_matches(key: str) -> ColumnElement[bool]:
+    """Photos stored under ``key``: as their ``path``, or as one stored width of their ``stem``."""
+    return stored_under(key, whole=ListingPhoto.path, stem=ListingPhoto.stem, widths=ListingPhoto.widths)
 
 
 def public_media(*, session: Session, key: str) -> bool:

@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import ColumnElement, and_, func, or_, update
+from sqlalchemy import ColumnElement, func, update
 from sqlmodel import Session, col, select
 
 from app.core.actor import Actor
@@ -39,7 +39,7 @@ from app.models import (
     utc_now,
 )
 from app.models.videos import CLIP_FAILURE_MAX, CLIP_MAX_BYTES, CLIPS_PER_LISTING
-from app.services.listing_photos import REVIEWED_STATUSES, parse_variant_key, variant_key
+from app.services.listing_photos import REVIEWED_STATUSES, stored_under, variant_key
 from app.services.listings import photo_url, poster_url, public_conditions
 from app.services.ownership import locked_owned_listing, locked_owned_media, owned_listing
 from app.services.photos import WIDTHS, store_photo
@@ -432,13 +432,9 @@ def review_stamp(session: Session, listing_uid: str) -> list[list[object]]:
 
 def _key_matches(key: str) -> ColumnElement[bool]:
     """Clips stored under ``key``: as their MP4, or as one stored width of their poster."""
-    condition = col(ListingVideo.video_key) == key
-    parsed = parse_variant_key(key)
-    if parsed is not None:
-        stem, width = parsed
-        in_widths = ("," + col(ListingVideo.poster_widths) + ",").contains(f",{width},")
-        condition = or_(condition, and_(col(ListingVideo.poster_stem) == stem, in_widths))
-    return condition
+    return stored_under(
+        key, whole=ListingVideo.video_key, stem=ListingVideo.poster_stem, widths=ListingVideo.poster_widths
+    )
 
 
 def public_media(*, session: Session, key: str) -> bool:
