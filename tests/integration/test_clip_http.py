@@ -32,7 +32,6 @@ def engine(app_database, tmp_path, monkeypatch):
     """The app on this test's database, its media on local disk under tmp_path."""
     monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
     monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
-    monkeypatch.setattr(listing_videos, "defer", lambda session, task, **kw: None)
     get_settings.cache_clear()
     engine = make_engine(app_database)
     yield engine
