@@ -74,7 +74,7 @@ UP=0
 
 ensure_docker
 ensure_base
-ensure_host_tools haproxy:haproxy docker-compose:docker-compose
+ensure_host_tools haproxy:haproxy docker-compose:docker-compose ffmpeg:ffmpeg
 
 if as_root docker image inspect "$IMAGE" >/dev/null 2>&1; then
   echo "reusing $IMAGE (remove it to rebuild)"

@@ -68,7 +68,7 @@ from app.models import (
     User,
     utc_now,
 )
-from app.routes import REPORT_SLUG, legal_path
+from app.routes import REPORT_SLUG, city_path, legal_path
 from app.services import accounts, listing_drafts, listing_videos
 from app.services.listings import listing_path
 from app.services.reports import MIN_FILL_SECONDS, REPORTS_PER_CLIENT
@@ -91,7 +91,7 @@ from bench.common import quantile
 from tests.e2e.second_factor import pass_second_factor
 from tests.factories import enrol_staff, make_account, make_listing, open_session
 from tests.mailbox import Mailbox
-from tests.video_samples import h264_mp4
+from tests.video_samples import h264_mp4, iphone_mov
 
 SITE = os.environ.get("STACK_SITE_URL", "http://localhost:8200")
 S3_URL = os.environ.get("STACK_S3_URL", "http://localhost:8333")
@@ -105,6 +105,8 @@ SAVE = "Guardar y seguir"
 WIZARD_CITY = "rancagua"
 LOGIN_STATE = f"{ROOT}.app___states___account____login_state"
 TIMEOUT_S = 30
+PHONE = {"width": 390, "height": 844}
+CLIP_READY_S = 180  # uploaded through the proxy, queued, processed by a worker container
 expect.set_options(timeout=30_000)
 
 
@@ -206,8 +208,9 @@ def sign_up(page: Page, email: str) -> None:
     form.get_by_role("button", name="Crear cuenta").click()
 
 
-def wizard(page: Page, name: str) -> None:
-    """The nine steps of a new listing, with two photos (tests/e2e/test_advertiser.py walks each one in detail)."""
+def wizard(page: Page, name: str, clip: Path) -> None:
+    """The nine steps of a new listing, with two photos and a clip (tests/e2e/test_advertiser.py walks each step
+    in detail): the clip goes through the proxy to a node, which queues it; a worker container processes it."""
 
     def at_step(number: int) -> None:
         expect(page.get_by_text(re.compile(rf"^Paso {number} de 9"))).to_be_visible()
@@ -244,6 +247,10 @@ def wizard(page: Page, name: str) -> None:
     page.locator(".upload-zone input[type=file]").set_input_files([jpeg(1), jpeg(2)])
     photos = page.get_by_role("list", name="Tus fotos").get_by_role("listitem").filter(has=page.get_by_role("img"))
     expect(photos).to_have_count(2)
+    videos = page.get_by_role("region", name="Videos")
+    page.get_by_label("Agregar video").set_input_files(str(clip))
+    expect(videos.get_by_role("img", name="Portada del video 1")).to_be_visible(timeout=CLIP_READY_S * 1000)
+    expect(videos.get_by_text("Listo; se publicará cuando lo revisemos.")).to_be_visible()
     save(7)
     page.get_by_label("Teléfono celular").fill("+56 9 8765 1234")
     save(8)
@@ -298,13 +305,15 @@ def browser_loop() -> None:
 
             def listing() -> str:
                 before = s3_keys()
-                wizard(page, name)
+                with tempfile.TemporaryDirectory() as folder:
+                    wizard(page, name, iphone_mov(Path(folder)))
                 expect(page.get_by_text("Tu publicación quedó en revisión")).to_be_visible()
                 after = s3_keys()
                 added = {bucket: after[bucket] - before[bucket] for bucket in after}
-                if added["fotos"] < 2:
+                # Two photos in their sizes, and the clip's MP4 and poster sizes.
+                if added["fotos"] < 4:
                     raise AssertionError(f"objects added per bucket: {added}")
-                return f"sent to review; S3 objects added: {added}"
+                return f"sent to review, its clip processed by a worker; S3 objects added: {added}"
 
             def approval() -> str:
                 reviewer = account(secretary, ProfileId.SECRETARIA)
@@ -340,13 +349,44 @@ def browser_loop() -> None:
                 visitor.close()
                 return f"its photo shows, from S3 fotos/{key[:12]}… ({size // 1000} kB)"
 
+            def clip_plays() -> str:
+                visitor = browser.new_context(
+                    base_url=SITE, locale="es-CL", viewport=PHONE, has_touch=True, is_mobile=True
+                )
+                visitor.on("response", note)
+                view = visitor.new_page()
+                with database() as session:
+                    listing = session.exec(select(Listing).where(Listing.display_name == name)).one()
+                view.goto(city_path(listing.section, listing.city_slug, "video"))
+                accept_age(view)
+                expect(view.get_by_text(name).first).to_be_visible()
+                view.goto(public_path(name))
+                video = view.locator("video[aria-label^='Video de ']").first
+                video.scroll_into_view_if_needed()
+                expect(video).to_have_attribute("poster", re.compile(r"^/media/videos/.+\.webp$"))
+                video.focus()
+                view.keyboard.press("Space")
+                view.wait_for_function(
+                    "() => { const v = document.querySelector(\"video[aria-label^='Video de ']\");"
+                    " return v && v.currentTime > 0; }"
+                )
+                played = video.evaluate("v => v.currentTime")
+                source = video.evaluate("v => v.currentSrc")
+                part = visitor.request.get(source, headers={"Range": "bytes=100-199"})
+                node = part.headers.get("x-served-by", "?")
+                visitor.close()
+                if part.status != 206 or len(part.body()) != 100:
+                    raise AssertionError(f"range request: {part.status}, {len(part.body())} bytes")
+                return f"on the Video tab; played {played:.1f} s at 390 px; Range answered 206 by {node}"
+
             steps = [
                 ("browser: city page hydrated through the proxy", city),
                 ("browser: sign-up, e-mailed confirmation", signup),
                 ("browser: sign-in", signin),
-                ("browser: wizard, photos land in S3", listing),
+                ("browser: wizard, photos and an iPhone clip land in S3", listing),
                 ("browser: the secretary approves", approval),
                 ("browser: the listing on its public page", public_page),
+                ("browser: the clip, published after approval, plays through the proxy", clip_plays),
             ]
             for label, action in steps:
                 try:
