@@ -287,6 +287,42 @@ def app_database(pg_url: str, tmp_path, monkeypatch) -> Iterator[str]:
     get_engine.cache_clear()
 
 
+@pytest.fixture
+def http_engine(app_database: str, tmp_path, monkeypatch):
+    """The app on this test's database, its public and private media on local disk under tmp_path."""
+    from app.db import make_engine
+    from app.settings import get_settings
+
+    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
+    get_settings.cache_clear()
+    engine = make_engine(app_database)
+    yield engine
+    engine.dispose()
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def http_db(http_engine):
+    """A session on :func:`http_engine`'s database."""
+    from sqlmodel import Session
+
+    with Session(http_engine, expire_on_commit=False) as session:
+        yield session
+
+
+@pytest.fixture
+def http_client(http_engine):
+    """The app's plain HTTP routes and middleware (app.web.api.build_api), in process, on :func:`http_engine`."""
+    from starlette.testclient import TestClient
+
+    from app.app import app as reflex_app
+    from app.web.api import build_api
+
+    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
+        yield test_client
+
+
 @pytest.fixture(scope="session")
 def smtp_server():
     """A real SMTP server on loopback for the whole run: yields (port, mailbox)."""

@@ -2,8 +2,9 @@
 
 The file input carries the upload address in ``data-clip-upload``; assets/clips.js sends the chosen file there,
 draws the progress into ``data-clip-progress``, writes a refusal into ``data-clip-error`` and, once the clip is
-received, clicks the hidden ``data-clip-uploaded`` button (app.states.advertiser.clips). The input has neither
-name nor id, so the step's form never sends it.
+received, clicks the hidden ``data-clip-uploaded`` button (app.states.advertiser.clips). Those three live in
+:func:`clip_upload_status`, on every step of the wizard; the last step lists the clips too
+(:func:`clip_summary`). The input has neither name nor id, so the step's form never sends it.
 """
 
 from __future__ import annotations
@@ -94,7 +95,11 @@ def _add() -> rx.Component:
 
 
 def owner_clips(listing_uid: rx.Var[str] | str) -> rx.Component:
-    """The clips of the caller's listing ``listing_uid``, read when the block appears, and the upload of another."""
+    """The clips of the caller's listing ``listing_uid``, read when the block appears, and the upload of another.
+
+    The upload's progress and outcome are drawn by :func:`clip_upload_status`, which the wizard shows on every
+    step: an advertiser who goes on while a clip uploads still sees it finish, or why it was refused.
+    """
     return rx.el.section(
         rx.el.h3("Video"),
         rx.el.p(HINT, class_name="muted"),
@@ -104,7 +109,18 @@ def owner_clips(listing_uid: rx.Var[str] | str) -> rx.Component:
             aria_live="polite",
         ),
         _add(),
-        # Drawn by assets/clips.js while a clip uploads (a labelled <progress> with the percentage).
+        on_mount=ClipsState.open_listing(listing_uid),
+        key=listing_uid,
+        class_name="clips",
+        aria_label="Videos",
+    )
+
+
+def clip_upload_status() -> rx.Component:
+    """Where assets/clips.js draws a clip's upload: its progress, a refusal, and the hidden button that asks the
+    server to read the clips once the file is received (the same on every step of the wizard)."""
+    return rx.el.div(
+        # A labelled <progress> with the percentage while a clip uploads.
         rx.el.div(custom_attrs={PROGRESS_ATTRIBUTE: ""}, class_name="upload-progress"),
         rx.el.p(aria_live="polite", custom_attrs={ERROR_ATTRIBUTE: ""}, class_name="field-error"),
         rx.el.button(
@@ -114,8 +130,36 @@ def owner_clips(listing_uid: rx.Var[str] | str) -> rx.Component:
             on_click=ClipsState.uploaded,
             custom_attrs={UPLOADED_ATTRIBUTE: ""},
         ),
+        class_name="clip-upload",
+    )
+
+
+def _summary_clip(clip: ObjectVar[ListingVideoPublic]) -> rx.Component:
+    number = (clip.position.to(int) + 1).to_string()
+    return rx.el.li(
+        rx.match(
+            clip.status.to(str),
+            (ClipStatus.LISTA.value, rx.el.img(src=clip.poster_url, alt="Portada del video " + number, loading="lazy")),
+            (ClipStatus.PROCESANDO.value, rx.el.p("Video ", number, ": ", PROCESSING)),
+            rx.el.p("Video ", number, ": ", clip.failure, class_name="field-error"),
+        ),
+        key=clip.uid,
+    )
+
+
+def clip_summary(listing_uid: rx.Var[str] | str) -> rx.Component:
+    """The clips in the wizard's last step, each as its state says: its poster, still processing, or why it
+    failed (nothing when the listing has none)."""
+    return rx.el.div(
+        rx.cond(
+            ClipsState.clips.length() > 0,
+            rx.el.ul(
+                rx.foreach(ClipsState.clips, _summary_clip),
+                class_name="wizard-thumbnails",
+                aria_label="Videos de tu publicación",
+            ),
+        ),
+        aria_live="polite",
         on_mount=ClipsState.open_listing(listing_uid),
         key=listing_uid,
-        class_name="clips",
-        aria_label="Videos",
     )

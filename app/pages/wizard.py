@@ -20,7 +20,7 @@ from app.components.forms import (
     upload_hint,
 )
 from app.components.layout import guarded_content, page_frame
-from app.components.owner_clips import owner_clips
+from app.components.owner_clips import clip_summary, clip_upload_status, owner_clips
 from app.models.advertisers import PASSPORT_MAX, RUT_MAX
 from app.models.listings import DISPLAY_NAME_MAX, MAX_AGE
 from app.routes import ADVERTISER_HOME
@@ -493,6 +493,7 @@ def _review() -> rx.Component:
                 aria_label="Fotos de tu publicación",
             ),
         ),
+        clip_summary(WizardState.uid),
         form_alert(WizardState.error),
         rx.el.div(
             rx.el.button("Atrás", type="button", on_click=WizardState.go_to(8), class_name="btn"),
@@ -527,6 +528,7 @@ def _wizard() -> rx.Component:
             (8, _contact()),
             _review(),
         ),
+        clip_upload_status(),
         class_name="area wizard",
     )
 

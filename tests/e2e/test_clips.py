@@ -1,8 +1,9 @@
 """A clip from the wizard to a visitor's phone (issue 35 §1, "done when").
 
 A new advertiser on a 390 px phone, whose listing was filled through the wizard's services, opens its "Fotos y
-video" step, adds an iPhone MOV that carries GPS, sees the upload's progress, "Procesando video…", then the ready
-poster, and sends the listing to review. A secretary approves it in the review queue. A visitor on a 390 px phone
+video" step, adds an iPhone MOV that carries GPS, sees the upload's progress, goes on to the next step while it
+uploads (the progress follows), comes back to the ready poster, finds the clip in the last step's summary, and
+sends the listing to review. A secretary approves it in the review queue. A visitor on a 390 px phone
 finds the listing on the city's Video tab, opens it and plays the clip (keyboard); the MP4 served to them carries
 no location or device tag (ffprobe, exiftool).
 """
@@ -112,21 +113,31 @@ def test_a_clip_from_the_wizard_to_a_visitor(browser: Browser, site: Site, db: S
             {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": UPLINK_BYTES_PER_S},
         )
         page.get_by_label("Agregar video").set_input_files(str(clip))
-        expect(page.get_by_role("progressbar", name=re.compile(r"^Subiendo video… \d+ %$"))).to_be_visible()
-        expect(videos.get_by_text("Procesando video…")).to_be_visible()
+        uploading = page.get_by_role("progressbar", name=re.compile(r"^Subiendo video… \d+ %$"))
+        expect(uploading).to_be_visible()
+        # The advertiser goes on while it uploads: the progress follows to the next step.
+        page.get_by_role("button", name="Guardar y seguir").click()
+        expect(page.get_by_text(re.compile(r"^Paso 8 de 9"))).to_be_visible()
+        expect(uploading).to_be_visible()
         network.send(
             "Network.emulateNetworkConditions",
             {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
         )
+        expect(uploading).to_have_count(0)
         shown = page.evaluate("window.clipProgress")
         assert any(re.fullmatch(r"Subiendo video… \d+ %", text) for text in shown), shown
-        # The watch reads the clip again until it is ready: its poster, waiting for review.
+        # Back on step 7: the clip arrived; the watch reads it again until it is ready, waiting for review.
+        page.get_by_role("button", name="7. Fotos y video").click()
+        expect(videos.get_by_text(re.compile("Procesando video…|Listo; se publicará"))).to_be_visible()
         expect(videos.get_by_role("img", name="Portada del video 1")).to_be_visible(timeout=90_000)
         expect(videos.get_by_text("Listo; se publicará cuando lo revisemos.")).to_be_visible()
         assert page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")[0] <= PHONE["width"]
         for step in (8, 9):
             page.get_by_role("button", name="Guardar y seguir").click()
             expect(page.get_by_text(re.compile(rf"^Paso {step} de 9"))).to_be_visible()
+        # The summary shows the clip beside the photos.
+        summary = page.get_by_role("list", name="Videos de tu publicación")
+        expect(summary.get_by_role("img", name="Portada del video 1")).to_be_visible()
         page.get_by_role("button", name="Enviar a revisión").click()
         expect(page.get_by_text("Tu publicación quedó en revisión.")).to_be_visible()
     finally:
@@ -154,6 +165,7 @@ def test_a_clip_from_the_wizard_to_a_visitor(browser: Browser, site: Site, db: S
         accept_age(page)
         expect(page.get_by_text(NAME).first).to_be_visible()
         page.goto(detail)
+        page.locator("#vista-previa").wait_for(state="detached")  # the app has taken over the served first screen
         video = page.locator("video[aria-label^='Video de ']").first
         expect(video).to_be_visible()
         # Nothing loads before a tap, nothing plays on its own, the frame's ratio is known beforehand.

@@ -6,11 +6,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from sqlmodel import Session
-from starlette.testclient import TestClient
 
-from app.app import app as reflex_app
-from app.db import make_engine
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ClipStatus, Listing, ListingStatus, ListingVideo
 from app.routes import CLIP_UPLOAD_PREFIX
@@ -18,37 +14,12 @@ from app.services import listing_videos
 from app.settings import get_settings
 from app.storage.factory import get_private_storage, get_storage
 from app.web import video_api
-from app.web.api import build_api
 from tests.factories import make_listing, make_owner, open_session
 from tests.video_samples import h264_mp4
 
 pytestmark = pytest.mark.integration
 
 SITE = {"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"}
-
-
-@pytest.fixture
-def engine(app_database, tmp_path, monkeypatch):
-    """The app on this test's database, its media on local disk under tmp_path."""
-    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
-    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
-    get_settings.cache_clear()
-    engine = make_engine(app_database)
-    yield engine
-    engine.dispose()
-    get_settings.cache_clear()
-
-
-@pytest.fixture
-def db(engine):
-    with Session(engine, expire_on_commit=False) as session:
-        yield session
-
-
-@pytest.fixture
-def client(engine) -> TestClient:
-    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
-        yield test_client
 
 
 @pytest.fixture(scope="module")
@@ -63,58 +34,58 @@ def _upload(client, listing_uid: str, body: bytes, token: str | None, headers: d
     )
 
 
-def test_the_owner_uploads_a_clip_and_it_waits_for_processing(client, db, clip_bytes):
-    owner = make_owner(db, "sube@example.cl")
-    listing = make_listing(db, owner, status=ListingStatus.BORRADOR.value)
-    response = _upload(client, listing.uid, clip_bytes, open_session(db, owner.uid))
+def test_the_owner_uploads_a_clip_and_it_waits_for_processing(http_client, http_db, clip_bytes):
+    owner = make_owner(http_db, "sube@example.cl")
+    listing = make_listing(http_db, owner, status=ListingStatus.BORRADOR.value)
+    response = _upload(http_client, listing.uid, clip_bytes, open_session(http_db, owner.uid))
     assert response.status_code == 201, response.text
-    clip = db.get(ListingVideo, response.json()["uid"])
+    clip = http_db.get(ListingVideo, response.json()["uid"])
     assert clip.listing_uid == listing.uid and clip.status == ClipStatus.PROCESANDO
     assert get_private_storage().list_keys() == [listing_videos.original_key(clip.uid)]
 
 
-def test_refusals(client, db, clip_bytes, monkeypatch):
-    owner = make_owner(db, "duena@example.cl")
-    other = make_owner(db, "otra@example.cl")
-    listing = make_listing(db, owner, status=ListingStatus.BORRADOR.value)
-    token = open_session(db, owner.uid)
-    signed_out = _upload(client, listing.uid, clip_bytes, None)
+def test_refusals(http_client, http_db, clip_bytes, monkeypatch):
+    owner = make_owner(http_db, "duena@example.cl")
+    other = make_owner(http_db, "otra@example.cl")
+    listing = make_listing(http_db, owner, status=ListingStatus.BORRADOR.value)
+    token = open_session(http_db, owner.uid)
+    signed_out = _upload(http_client, listing.uid, clip_bytes, None)
     assert signed_out.status_code == 403 and signed_out.json()["error"] == video_api.SIGNED_OUT
-    assert _upload(client, listing.uid, clip_bytes, "token-inventado").status_code == 403
+    assert _upload(http_client, listing.uid, clip_bytes, "token-inventado").status_code == 403
     foreign = _upload(
-        client, listing.uid, clip_bytes, token, {"Origin": "https://otro.example", "Sec-Fetch-Site": "cross-site"}
+        http_client, listing.uid, clip_bytes, token, {"Origin": "https://otro.example", "Sec-Fetch-Site": "cross-site"}
     )
     assert foreign.status_code == 403
-    not_yours = _upload(client, listing.uid, clip_bytes, open_session(db, other.uid))
+    not_yours = _upload(http_client, listing.uid, clip_bytes, open_session(http_db, other.uid))
     assert not_yours.status_code == 404 and "No encontramos" in not_yours.json()["error"]
-    declared = client.post(
+    declared = http_client.post(
         f"{CLIP_UPLOAD_PREFIX}/{listing.uid}",
         content=b"x",
         headers={**SITE, "Cookie": f"{SESSION_COOKIE}={token}", "Content-Length": str(400 * 1024 * 1024)},
     )
     assert declared.status_code == 413
-    bad = _upload(client, listing.uid, b"esto no es un video" * 50, token)
+    bad = _upload(http_client, listing.uid, b"esto no es un video" * 50, token)
     assert bad.status_code == 400 and bad.json()["error"]
-    empty = _upload(client, listing.uid, b"", token)
+    empty = _upload(http_client, listing.uid, b"", token)
     assert empty.status_code == 400 and empty.json()["error"]
     # Past the limit while streaming (no length declared up front): refused before the end is read.
     monkeypatch.setattr(video_api, "CLIP_MAX_BYTES", 1000)
-    streamed = client.post(
+    streamed = http_client.post(
         f"{CLIP_UPLOAD_PREFIX}/{listing.uid}",
         content=iter([clip_bytes[:800], clip_bytes[800:1600]]),
         headers={**SITE, "Cookie": f"{SESSION_COOKIE}={token}"},
     )
     assert streamed.status_code == 413 and streamed.json()["error"] == listing_videos.TOO_BIG
     assert get_private_storage().list_keys() == []
-    assert db.get(Listing, listing.uid) is not None
+    assert http_db.get(Listing, listing.uid) is not None
 
 
-def test_uploads_are_rate_limited_per_account(client, db, monkeypatch):
-    owner = make_owner(db, "muchos@example.cl")
-    listing = make_listing(db, owner, status=ListingStatus.BORRADOR.value)
-    token = open_session(db, owner.uid)
+def test_uploads_are_rate_limited_per_account(http_client, http_db, monkeypatch):
+    owner = make_owner(http_db, "muchos@example.cl")
+    listing = make_listing(http_db, owner, status=ListingStatus.BORRADOR.value)
+    token = open_session(http_db, owner.uid)
     monkeypatch.setattr(video_api, "UPLOAD_RULE", video_api.Rule(f"videos-{uuid.uuid4().hex}", 2, 3600))
-    answers = [_upload(client, listing.uid, b"no", token).status_code for _ in range(3)]
+    answers = [_upload(http_client, listing.uid, b"no", token).status_code for _ in range(3)]
     assert answers == [400, 400, 429]
 
 
@@ -147,36 +118,37 @@ def _check_ranges(client, key: str, data: bytes) -> None:
         assert refused.headers["content-range"] == f"bytes */{size}"
 
 
-def test_an_approved_clip_answers_range_requests_to_anyone(client, db, clip_bytes):
-    key = _ready_clip(db, make_owner(db, "publica@example.cl"), clip_bytes, approved=True)
-    _check_ranges(client, key, clip_bytes)
-    assert client.get(f"/media/{key}").headers["cache-control"].startswith("public")
+def test_an_approved_clip_answers_range_requests_to_anyone(http_client, http_db, clip_bytes):
+    key = _ready_clip(http_db, make_owner(http_db, "publica@example.cl"), clip_bytes, approved=True)
+    _check_ranges(http_client, key, clip_bytes)
+    assert http_client.get(f"/media/{key}").headers["cache-control"].startswith("public")
 
 
-def test_an_unapproved_clip_is_only_for_its_owner_and_staff(client, db, clip_bytes, staff):
-    owner = make_owner(db, "espera@example.cl")
-    key = _ready_clip(db, owner, clip_bytes, approved=False)
-    assert client.get(f"/media/{key}").status_code == 404
-    other = client.get(
-        f"/media/{key}", headers={"Cookie": f"{SESSION_COOKIE}={open_session(db, make_owner(db, 'y@example.cl').uid)}"}
+def test_an_unapproved_clip_is_only_for_its_owner_and_staff(http_client, http_db, clip_bytes, staff):
+    owner = make_owner(http_db, "espera@example.cl")
+    key = _ready_clip(http_db, owner, clip_bytes, approved=False)
+    assert http_client.get(f"/media/{key}").status_code == 404
+    other = http_client.get(
+        f"/media/{key}",
+        headers={"Cookie": f"{SESSION_COOKIE}={open_session(http_db, make_owner(http_db, 'y@example.cl').uid)}"},
     )
     assert other.status_code == 404
     for viewer in (owner, staff):
-        cookie = {"Cookie": f"{SESSION_COOKIE}={open_session(db, viewer.uid)}"}
-        answer = client.get(f"/media/{key}", headers={**cookie, "Range": "bytes=0-9"})
+        cookie = {"Cookie": f"{SESSION_COOKIE}={open_session(http_db, viewer.uid)}"}
+        answer = http_client.get(f"/media/{key}", headers={**cookie, "Range": "bytes=0-9"})
         assert answer.status_code == 206 and answer.content == clip_bytes[:10]
         assert answer.headers["cache-control"] == "private, no-store"
 
 
-def test_range_requests_on_s3(client, db, clip_bytes, s3_storage, monkeypatch):
+def test_range_requests_on_s3(http_client, http_db, clip_bytes, s3_storage, monkeypatch):
     """From S3 the same route answers ranges (read_range asks S3 for the range), and S3 itself answers them."""
     monkeypatch.setenv("S3_ENDPOINT_URL", s3_storage.client.meta.endpoint_url)
     monkeypatch.setenv("S3_BUCKET", s3_storage.bucket)
     monkeypatch.setenv("S3_ACCESS_KEY", "test-access")
     monkeypatch.setenv("S3_SECRET_KEY", "test-secret")
     get_settings.cache_clear()
-    key = _ready_clip(db, make_owner(db, "nube@example.cl"), clip_bytes, approved=True)
+    key = _ready_clip(http_db, make_owner(http_db, "nube@example.cl"), clip_bytes, approved=True)
     assert s3_storage.exists(key)
-    _check_ranges(client, key, clip_bytes)
+    _check_ranges(http_client, key, clip_bytes)
     native = s3_storage.client.get_object(Bucket=s3_storage.bucket, Key=key, Range="bytes=10-19")
     assert native["ContentRange"] == f"bytes 10-19/{len(clip_bytes)}" and native["Body"].read() == clip_bytes[10:20]

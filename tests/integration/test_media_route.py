@@ -9,12 +9,10 @@ from sqlmodel import Session
 from starlette.testclient import TestClient
 
 from app.app import app as reflex_app
-from app.db import make_engine
 from app.identity.sessions import SESSION_COOKIE
 from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, User
 from app.services.listing_photos import add_photo
 from app.services.users import create_user
-from app.settings import get_settings
 from app.storage.factory import get_storage
 from app.web.api import build_api
 from app.web.middleware import SecurityMiddleware
@@ -27,28 +25,6 @@ pytestmark = pytest.mark.integration
 LONG_CACHE = "public, max-age=31536000, immutable"
 PRIVATE = "private, no-store"
 NOT_PUBLIC = [ListingStatus.BORRADOR, ListingStatus.PENDIENTE, ListingStatus.PAUSADA, ListingStatus.RECHAZADA]
-
-
-@pytest.fixture
-def engine(app_database, tmp_path, monkeypatch):
-    """The app on this test's database, its photos on local disk under tmp_path."""
-    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
-    get_settings.cache_clear()
-    engine = make_engine(app_database)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def db(engine):
-    with Session(engine, expire_on_commit=False) as session:
-        yield session
-
-
-@pytest.fixture
-def client(engine) -> TestClient:
-    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
-        yield test_client
 
 
 def _user(db: Session, email: str, profile: ProfileId) -> User:
@@ -85,68 +61,68 @@ def _assert_not_found(response) -> None:
     assert "public" not in response.headers.get("cache-control", "")
 
 
-def test_an_approved_photo_of_a_public_listing_is_served_to_anyone_with_a_long_cache(client, db):
-    owner = make_owner(db, "duena@example.cl")
-    _listing, photo = _listing_with_photo(db, owner, ListingStatus.PUBLICADA.value)
+def test_an_approved_photo_of_a_public_listing_is_served_to_anyone_with_a_long_cache(http_client, http_db):
+    owner = make_owner(http_db, "duena@example.cl")
+    _listing, photo = _listing_with_photo(http_db, owner, ListingStatus.PUBLICADA.value)
     keys = [photo.path, *(f"{photo.stem}-{width}.webp" for width in photo.widths.split(","))]
     assert photo.path == f"{photo.stem}-800.webp"
     for key in keys:
-        response = _get(client, key)
+        response = _get(http_client, key)
         assert response.status_code == 200
         assert response.headers["cache-control"] == LONG_CACHE
         assert response.headers["content-type"] == "image/webp"
         assert response.content == get_storage().get(key)
     # A width the photo was not stored at is not a key of it.
-    _assert_not_found(_get(client, f"{photo.stem}-1600.webp"))
+    _assert_not_found(_get(http_client, f"{photo.stem}-1600.webp"))
 
 
-def test_a_demo_photo_of_a_public_listing_is_served_as_jpeg(client, db):
-    owner = make_owner(db, "demo@example.cl")
-    make_listing(db, owner, photos=1)
+def test_a_demo_photo_of_a_public_listing_is_served_as_jpeg(http_client, http_db):
+    owner = make_owner(http_db, "demo@example.cl")
+    make_listing(http_db, owner, photos=1)
     key = "photos/demo/placeholder-00.jpg"
     get_storage().put(key, b"\xff\xd8demo", "image/jpeg")
-    response = _get(client, key)
+    response = _get(http_client, key)
     assert response.status_code == 200
     assert response.headers["content-type"] == "image/jpeg"
     assert response.headers["cache-control"] == LONG_CACHE and response.content == b"\xff\xd8demo"
 
 
 @pytest.mark.parametrize("status", NOT_PUBLIC, ids=[status.value for status in NOT_PUBLIC])
-def test_a_photo_of_a_listing_that_is_not_public_is_only_for_its_owner_and_staff(client, db, status):
-    owner = make_owner(db, "duena@example.cl")
-    other = make_owner(db, "otra@example.cl")
-    admin = _user(db, "admin@example.cl", ProfileId.ADMINISTRADOR)
-    secretary = _user(db, "secretaria@example.cl", ProfileId.SECRETARIA)
-    _listing, photo = _listing_with_photo(db, owner, status.value)
+def test_a_photo_of_a_listing_that_is_not_public_is_only_for_its_owner_and_staff(http_client, http_db, status):
+    owner = make_owner(http_db, "duena@example.cl")
+    other = make_owner(http_db, "otra@example.cl")
+    admin = _user(http_db, "admin@example.cl", ProfileId.ADMINISTRADOR)
+    secretary = _user(http_db, "secretaria@example.cl", ProfileId.SECRETARIA)
+    _listing, photo = _listing_with_photo(http_db, owner, status.value)
 
-    _assert_not_found(_get(client, photo.path))
-    _assert_not_found(_get(client, photo.path, open_session(db, other.uid)))
-    _assert_not_found(_get(client, photo.path, "token-inventado"))
+    _assert_not_found(_get(http_client, photo.path))
+    _assert_not_found(_get(http_client, photo.path, open_session(http_db, other.uid)))
+    _assert_not_found(_get(http_client, photo.path, "token-inventado"))
     for viewer in (owner, admin, secretary):
-        response = _get(client, photo.path, open_session(db, viewer.uid))
+        response = _get(http_client, photo.path, open_session(http_db, viewer.uid))
         assert response.status_code == 200
         assert response.headers["cache-control"] == PRIVATE
         assert response.content == get_storage().get(photo.path)
 
 
-def test_an_unapproved_photo_of_a_published_listing_waits_out_of_public_view(client, db):
-    owner = make_owner(db, "duena@example.cl")
-    _listing, photo = _listing_with_photo(db, owner, ListingStatus.PUBLICADA.value, approved=False)
-    _assert_not_found(_get(client, photo.path))
-    response = _get(client, photo.path, open_session(db, owner.uid))
+def test_an_unapproved_photo_of_a_published_listing_waits_out_of_public_view(http_client, http_db):
+    owner = make_owner(http_db, "duena@example.cl")
+    _listing, photo = _listing_with_photo(http_db, owner, ListingStatus.PUBLICADA.value, approved=False)
+    _assert_not_found(_get(http_client, photo.path))
+    response = _get(http_client, photo.path, open_session(http_db, owner.uid))
     assert response.status_code == 200 and response.headers["cache-control"] == PRIVATE
 
 
 @pytest.mark.parametrize("change", [{"ban": True}, {"activo": False}], ids=["banned", "inactive"])
-def test_photos_of_a_hidden_owner_are_not_public(client, db, change):
-    owner = make_owner(db, "duena@example.cl")
-    _listing, photo = _listing_with_photo(db, owner, ListingStatus.PUBLICADA.value)
-    row = db.get(User, owner.uid)
+def test_photos_of_a_hidden_owner_are_not_public(http_client, http_db, change):
+    owner = make_owner(http_db, "duena@example.cl")
+    _listing, photo = _listing_with_photo(http_db, owner, ListingStatus.PUBLICADA.value)
+    row = http_db.get(User, owner.uid)
     for name, value in change.items():
         setattr(row, name, value)
-    db.add(row)
-    db.commit()
-    _assert_not_found(_get(client, photo.path))
+    http_db.add(row)
+    http_db.commit()
+    _assert_not_found(_get(http_client, photo.path))
 
 
 @pytest.mark.parametrize(
@@ -164,16 +140,16 @@ def test_photos_of_a_hidden_owner_are_not_public(client, db, change):
         "",
     ],
 )
-def test_unknown_and_malformed_keys_are_not_found(client, db, key):
+def test_unknown_and_malformed_keys_are_not_found(http_client, http_db, key):
     # A file on disk that no photo row points at is not served either.
     get_storage().put("huerfana/ab/foto-800.webp", b"RIFF", "image/webp")
-    owner = make_owner(db, "duena@example.cl")
-    make_listing(db, owner, photos=0)
-    _assert_not_found(_get(client, key, open_session(db, owner.uid)))
+    owner = make_owner(http_db, "duena@example.cl")
+    make_listing(http_db, owner, photos=0)
+    _assert_not_found(_get(http_client, key, open_session(http_db, owner.uid)))
 
 
-def test_a_raw_dot_dot_path_is_not_found(engine, tmp_path):
-    """A client that sends "/media/../…" unnormalized (TestClient would clean it up) still gets the 404."""
+def test_a_raw_dot_dot_path_is_not_found(http_engine, tmp_path):
+    """A http_client that sends "/media/../…" unnormalized (TestClient would clean it up) still gets the 404."""
     (tmp_path / "secreto.txt").write_text("no")
     messages: list[dict] = []
 
@@ -200,14 +176,14 @@ def test_a_raw_dot_dot_path_is_not_found(engine, tmp_path):
     assert messages[1]["body"] == b"No encontramos esa foto."
 
 
-def test_the_security_middleware_keeps_the_photo_cache_headers(db, engine, tmp_path):
-    owner = make_owner(db, "duena@example.cl")
-    _listing, public = _listing_with_photo(db, owner, ListingStatus.PUBLICADA.value)
-    _draft, private = _listing_with_photo(db, owner, ListingStatus.BORRADOR.value)
+def test_the_security_middleware_keeps_the_photo_cache_headers(http_db, http_engine, tmp_path):
+    owner = make_owner(http_db, "duena@example.cl")
+    _listing, public = _listing_with_photo(http_db, owner, ListingStatus.PUBLICADA.value)
+    _draft, private = _listing_with_photo(http_db, owner, ListingStatus.BORRADOR.value)
     app = SecurityMiddleware(build_api(reflex_app), static_dir=tmp_path)
     with TestClient(app, base_url="http://localhost") as secured:
         response = _get(secured, public.path)
         assert response.headers["cache-control"] == LONG_CACHE
         assert response.headers["x-content-type-options"] == "nosniff"
-        response = _get(secured, private.path, open_session(db, owner.uid))
+        response = _get(secured, private.path, open_session(http_db, owner.uid))
         assert response.status_code == 200 and response.headers["cache-control"] == PRIVATE

@@ -11,47 +11,20 @@ import zipfile
 from datetime import timedelta
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import select
 from starlette.testclient import TestClient
 
-from app.app import app as reflex_app
-from app.db import make_engine
 from app.identity.sessions import SESSION_COOKIE
 from app.models import DataExport, ProfileId, utc_now
 from app.routes import DATA_EXPORT_PREFIX, MY_ACCOUNT
 from app.services import privacy
-from app.settings import get_settings
 from app.storage.factory import get_private_storage, get_storage
-from app.web.api import build_api
 from app.web.private_api import PENDING_EXPORT_COOKIE
 from tests.factories import actor_of, make_account, open_session
 from tests.integration.test_privacy import LINK
 from tests.waits import wait_until_sent
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def engine(app_database, tmp_path, monkeypatch):
-    """The app on this test's database, its stores on local disk under tmp_path."""
-    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
-    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
-    get_settings.cache_clear()
-    engine = make_engine(app_database)
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def db(engine):
-    with Session(engine, expire_on_commit=False) as session:
-        yield session
-
-
-@pytest.fixture
-def client(engine) -> TestClient:
-    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
-        yield test_client
 
 
 def _get(client: TestClient, token: str, session_token: str | None):
@@ -78,43 +51,43 @@ def _assert_asked_to_sign_in(response, token: str) -> None:
     assert "no es válido" not in response.text  # it tells nothing of the link
 
 
-def test_the_export_link_serves_the_owner_alone_while_valid(client, db, provider, tmp_path):
-    owner = make_account(db, provider, "mia@example.cl", profile=ProfileId.CLIENTE)
-    other = make_account(db, provider, "ajena@example.cl", profile=ProfileId.CLIENTE)
-    privacy.request_export(session=db, actor=actor_of(owner))
-    assert privacy.build_next_export(session=db, storage=get_storage(), private_storage=get_private_storage())
+def test_the_export_link_serves_the_owner_alone_while_valid(http_client, http_db, provider, tmp_path):
+    owner = make_account(http_db, provider, "mia@example.cl", profile=ProfileId.CLIENTE)
+    other = make_account(http_db, provider, "ajena@example.cl", profile=ProfileId.CLIENTE)
+    privacy.request_export(session=http_db, actor=actor_of(owner))
+    assert privacy.build_next_export(session=http_db, storage=get_storage(), private_storage=get_private_storage())
     wait_until_sent()
     (mail,) = list((tmp_path / "outbox").iterdir())
     body = email.message_from_bytes(mail.read_bytes()).get_payload(decode=True).decode()
     token = LINK.search(body).group(1)
-    mine, theirs = open_session(db, owner.uid), open_session(db, other.uid)
+    mine, theirs = open_session(http_db, owner.uid), open_session(http_db, other.uid)
 
-    answer = _get(client, token, mine)
+    answer = _get(http_client, token, mine)
     assert answer.status_code == 200, (answer.text, answer.url)
     assert answer.headers["content-type"] == "application/zip"
     assert answer.headers["cache-control"] == "private, no-store"
     assert "attachment" in answer.headers["content-disposition"]
-    # Streamed from the storage with its length said ahead, not recompressed on the way (the client accepts gzip).
-    stored = get_private_storage().size(db.exec(select(DataExport)).one().storage_key)
+    # Streamed from the storage with its length said ahead, not recompressed on the way (the http_client accepts gzip).
+    stored = get_private_storage().size(http_db.exec(select(DataExport)).one().storage_key)
     assert answer.headers["content-length"] == str(stored) == str(len(answer.content))
     assert "content-encoding" not in answer.headers
     exported = json.loads(zipfile.ZipFile(io.BytesIO(answer.content)).read("datos.json"))
     assert exported["cuenta"]["email"] == "mia@example.cl"
 
-    _assert_asked_to_sign_in(_get(client, token, None), token)  # not signed in
-    _assert_asked_to_sign_in(_get(client, "no-existe-" * 3, None), "no-existe-" * 3)  # the same for any link
-    _assert_refused(_get(client, token, theirs))  # another account
-    _assert_refused(_get(client, token[:-1] + ("A" if token[-1] != "A" else "B"), mine))  # a guessed token
-    export = db.exec(select(DataExport)).one()
+    _assert_asked_to_sign_in(_get(http_client, token, None), token)  # not signed in
+    _assert_asked_to_sign_in(_get(http_client, "no-existe-" * 3, None), "no-existe-" * 3)  # the same for any link
+    _assert_refused(_get(http_client, token, theirs))  # another account
+    _assert_refused(_get(http_client, token[:-1] + ("A" if token[-1] != "A" else "B"), mine))  # a guessed token
+    export = http_db.exec(select(DataExport)).one()
     export.expires_at = utc_now() - timedelta(seconds=1)
-    db.add(export)
-    db.commit()
-    _assert_refused(_get(client, token, mine))  # expired
+    http_db.add(export)
+    http_db.commit()
+    _assert_refused(_get(http_client, token, mine))  # expired
 
 
-def test_after_sign_in_the_browser_goes_on_to_the_link_it_opened(client):
+def test_after_sign_in_the_browser_goes_on_to_the_link_it_opened(http_client):
     token = "Abc_def-123" * 4
-    back = client.get(
+    back = http_client.get(
         DATA_EXPORT_PREFIX, headers={"Cookie": f"{PENDING_EXPORT_COOKIE}={token}"}, follow_redirects=False
     )
     # The site's page, which opens the link at once and offers it as a button: the download starts under it.
@@ -125,5 +98,7 @@ def test_after_sign_in_the_browser_goes_on_to_the_link_it_opened(client):
     assert f'{PENDING_EXPORT_COOKIE}=""' in back.headers["set-cookie"]  # cleared
     # Without the cookie, or with anything but a token in it: Mi cuenta.
     for cookie in ("", f"{PENDING_EXPORT_COOKIE}=//evil.example", f"{PENDING_EXPORT_COOKIE}=a/../b"):
-        plain = client.get(DATA_EXPORT_PREFIX, headers={"Cookie": cookie} if cookie else {}, follow_redirects=False)
+        plain = http_client.get(
+            DATA_EXPORT_PREFIX, headers={"Cookie": cookie} if cookie else {}, follow_redirects=False
+        )
         assert plain.status_code == 303 and plain.headers["location"] == MY_ACCOUNT

@@ -13,17 +13,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func
 from sqlmodel import Session, select
-from starlette.testclient import TestClient
 
-from app.app import app as reflex_app
-from app.db import make_engine
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ClipStatus, ListingVideo, ProfileId, User
 from app.routes import CLIP_UPLOAD_PREFIX
 from app.services import listing_videos
-from app.settings import get_settings
 from app.storage.factory import get_private_storage, get_storage
-from app.web.api import build_api
 from tests.factories import make_listing, make_owner, make_staff, open_session
 from tests.video_samples import h264_mp4
 
@@ -44,32 +39,15 @@ MP4 = b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 4
 WEBP = b"RIFF\x10\x00\x00\x00WEBPVP8 " + bytes(64)
 
 
-@pytest.fixture
-def engine(app_database, tmp_path, monkeypatch):
-    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
-    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
-    get_settings.cache_clear()
-    engine = make_engine(app_database)
-    yield engine
-    engine.dispose()
-    get_settings.cache_clear()
-
-
-@pytest.fixture
-def client(engine) -> TestClient:
-    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
-        yield test_client
-
-
 @pytest.fixture(scope="module")
 def clip_bytes(tmp_path_factory) -> bytes:
     return h264_mp4(tmp_path_factory.mktemp("access"), size="320x240", seconds=1).read_bytes()
 
 
 @pytest.fixture
-def world(engine) -> dict:
+def world(http_engine) -> dict:
     """A published listing of the owner's with a ready clip staff have not approved, and a cookie per caller."""
-    with Session(engine, expire_on_commit=False) as db:
+    with Session(http_engine, expire_on_commit=False) as db:
         owner = make_owner(db, "duena@example.cl")
         listing = make_listing(db, owner, name="Dueña del Video")
         clip = ListingVideo(listing_uid=listing.uid, status=ClipStatus.LISTA, approved=False)
@@ -104,60 +82,60 @@ def _clip_rows(engine) -> int:
         return db.exec(select(func.count()).select_from(ListingVideo)).one()
 
 
-def test_only_the_owner_uploads_a_clip(client, engine, world, clip_bytes):
+def test_only_the_owner_uploads_a_clip(http_client, http_engine, world, clip_bytes):
     assert set(world["tokens"]) == set(CALLERS)
     for caller in CALLERS:
         if caller in UPLOADERS:
             continue
-        rows, private = _clip_rows(engine), get_private_storage().list_keys()
-        answer = client.post(
+        rows, private = _clip_rows(http_engine), get_private_storage().list_keys()
+        answer = http_client.post(
             f"{CLIP_UPLOAD_PREFIX}/{world['listing']}",
             content=clip_bytes,
             headers={**SITE, **_cookie(world["tokens"][caller])},
         )
         assert answer.status_code in (403, 404), f"{caller}: {answer.status_code} {answer.text}"
         assert answer.json()["error"], caller  # a Spanish message, not a stack trace
-        assert _clip_rows(engine) == rows and get_private_storage().list_keys() == private, caller
-    answer = client.post(
+        assert _clip_rows(http_engine) == rows and get_private_storage().list_keys() == private, caller
+    answer = http_client.post(
         f"{CLIP_UPLOAD_PREFIX}/{world['listing']}",
         content=clip_bytes,
         headers={**SITE, **_cookie(world["tokens"]["dueña"])},
     )
     assert answer.status_code == 201, answer.text
-    with Session(engine) as db:
-        added = db.get(ListingVideo, answer.json()["uid"])
+    with Session(http_engine) as http_db:
+        added = http_db.get(ListingVideo, answer.json()["uid"])
         assert added is not None and added.listing_uid == world["listing"]
 
 
-def test_an_unapproved_clip_is_seen_by_its_owner_and_staff_only(client, engine, world):
-    missing = client.get(f"/media/{listing_videos.video_key('x' + world['clip'][1:])}")
+def test_an_unapproved_clip_is_seen_by_its_owner_and_staff_only(http_client, http_engine, world):
+    missing = http_client.get(f"/media/{listing_videos.video_key('x' + world['clip'][1:])}")
     for key, data in zip(world["keys"], (MP4, WEBP), strict=True):
         for caller in CALLERS:
-            answer = client.get(f"/media/{key}", headers=_cookie(world["tokens"][caller]))
+            answer = http_client.get(f"/media/{key}", headers=_cookie(world["tokens"][caller]))
             if caller in VIEWERS:
                 assert answer.status_code == 200 and answer.content == data, f"{caller}: {key}"
                 assert answer.headers["cache-control"] == "private, no-store", caller
             else:
                 assert (answer.status_code, answer.content) == (missing.status_code, missing.content), caller
-    with Session(engine) as db:  # approved with its listing: now it is anyone's
-        clip = db.get(ListingVideo, world["clip"])
+    with Session(http_engine) as http_db:  # approved with its listing: now it is anyone's
+        clip = http_db.get(ListingVideo, world["clip"])
         clip.approved = True
-        db.add(clip)
-        db.commit()
+        http_db.add(clip)
+        http_db.commit()
     for key in world["keys"]:
-        assert client.get(f"/media/{key}").status_code == 200
+        assert http_client.get(f"/media/{key}").status_code == 200
 
 
-def test_a_banned_owner_neither_uploads_nor_sees_the_clip(client, engine, world, clip_bytes):
-    with Session(engine) as db:
-        owner = db.get(User, db.exec(select(User.uid).where(User.email == "duena@example.cl")).one())
+def test_a_banned_owner_neither_uploads_nor_sees_the_clip(http_client, http_engine, world, clip_bytes):
+    with Session(http_engine) as http_db:
+        owner = http_db.get(User, http_db.exec(select(User.uid).where(User.email == "duena@example.cl")).one())
         owner.ban = True
-        db.add(owner)
-        db.commit()
+        http_db.add(owner)
+        http_db.commit()
     token = world["tokens"]["dueña"]
-    answer = client.post(
+    answer = http_client.post(
         f"{CLIP_UPLOAD_PREFIX}/{world['listing']}", content=clip_bytes, headers={**SITE, **_cookie(token)}
     )
-    assert answer.status_code == 403 and _clip_rows(engine) == 1
+    assert answer.status_code == 403 and _clip_rows(http_engine) == 1
     for key in world["keys"]:
-        assert client.get(f"/media/{key}", headers=_cookie(token)).status_code == 404
+        assert http_client.get(f"/media/{key}", headers=_cookie(token)).status_code == 404
