@@ -182,6 +182,7 @@ class FloorVisitor:
         self.socket = WebSocket()
         self.count = 0
         self.buffered: list[str] = []
+        self.received = 0  # bytes of the server's messages (their JSON, as sent), for bytes per action
 
     async def open(self, timeout: float) -> None:
         """Connect and hydrate (the CONNECT packet carries the hydrate event, as the frontend sends it)."""
@@ -204,6 +205,7 @@ class FloorVisitor:
         deadline = time.monotonic() + timeout
         while True:
             for message in self.buffered:
+                self.received += len(message.encode())
                 if message == "2":
                     self.socket.send("3")
                 elif message.startswith(f"42{NAMESPACE},"):
@@ -233,13 +235,14 @@ class FloorVisitor:
 
 
 async def run_load(port: int, kind: str, visitors: int, duration: float, think: tuple[float, float]):
-    """``visitors`` tabs doing ``kind`` for ``duration`` seconds; (times in ms, failures)."""
+    """``visitors`` tabs doing ``kind`` for ``duration`` seconds; (times in ms, failures, bytes received)."""
     times: list[float] = []
     failures = 0
+    received = 0
     until = time.monotonic() + duration
 
     async def connecting_tab() -> None:
-        nonlocal failures
+        nonlocal failures, received
         while time.monotonic() < until:
             await asyncio.sleep(random.uniform(*think))
             visitor = FloorVisitor(port)
@@ -250,16 +253,19 @@ async def run_load(port: int, kind: str, visitors: int, duration: float, think: 
             except (TimeoutError, Closed, OSError):
                 failures += 1
             finally:
+                received += visitor.received
                 await visitor.socket.close()
 
     async def tab() -> None:
-        nonlocal failures
+        nonlocal failures, received
         visitor = FloorVisitor(port)
         try:
             await visitor.open(10)
             while time.monotonic() < until:
                 await asyncio.sleep(random.uniform(*think))
+                before = visitor.received
                 times.append(await visitor.act(kind, 10))
+                received += visitor.received - before
         except (TimeoutError, Closed, OSError):
             failures += 1
         finally:
@@ -267,7 +273,7 @@ async def run_load(port: int, kind: str, visitors: int, duration: float, think: 
 
     one_tab = connecting_tab if kind == "connect" else tab
     await asyncio.gather(*(one_tab() for _ in range(visitors)))
-    return times, failures
+    return times, failures, received
 
 
 def measure(port: int, servers: list[int], redis_pid: int | None, kind: str, args) -> dict:
@@ -276,7 +282,7 @@ def measure(port: int, servers: list[int], redis_pid: int | None, kind: str, arg
     before, redis_before = tree_cpu(servers), tree_cpu(redis)
     commands_before = _redis_commands() if redis_pid else 0
     started = time.monotonic()
-    times, failures = asyncio.run(run_load(port, kind, args.visitors, args.duration, args.think))
+    times, failures, received = asyncio.run(run_load(port, kind, args.visitors, args.duration, args.think))
     elapsed = time.monotonic() - started
     after, redis_after = tree_cpu(servers), tree_cpu(redis)
     cpu = sum(after.get(pid, 0) - seconds for pid, seconds in before.items())
@@ -289,6 +295,7 @@ def measure(port: int, servers: list[int], redis_pid: int | None, kind: str, arg
         "ms": 1000 * cpu / max(len(times), 1),
         "ms_redis": 1000 * (cpu + redis_cpu) / max(len(times), 1),
         "cmds": commands / max(len(times), 1),
+        "bytes": received / max(len(times), 1),
         "p50": median(times) if times else float("nan"),
         "p95": quantile(times, 0.95) if times else float("nan"),
         "load": os.getloadavg()[0],
