@@ -130,13 +130,14 @@ def configure(settings: Settings | None = None) -> None:
     _start_error_reports(settings, node)
 
 
-_reports_pid: int | None = None
+# The process and DSN Sentry was started for: once per process (a forked worker starts its own).
+_reporting: tuple[int, str] | None = None
 
 
 def _start_error_reports(settings: Settings, node: str) -> None:
-    """Sentry once per process, when SENTRY_DSN is set."""
-    global _reports_pid
-    if not settings.sentry_dsn or _reports_pid == os.getpid():
+    """Sentry, when SENTRY_DSN is set."""
+    global _reporting
+    if not settings.sentry_dsn or _reporting == (os.getpid(), settings.sentry_dsn):
         return
     sentry_sdk.init(
         dsn=settings.sentry_dsn,
@@ -152,7 +153,7 @@ def _start_error_reports(settings: Settings, node: str) -> None:
         # Error records become reports; lower ones only breadcrumbs of the next report.
         integrations=[LoggingIntegration(level=logging.INFO, event_level=logging.ERROR)],
     )
-    _reports_pid = os.getpid()
+    _reporting = (os.getpid(), settings.sentry_dsn)
 
 
 def scrub_event(event: Any, _hint: Any) -> Any:
