@@ -27,7 +27,8 @@ from app.settings import Settings, get_settings
 # Loggers that come with handlers of their own (Reflex's console, Granian's stdout): theirs are removed so
 # that their records reach the one handler, as every other library's do.
 SERVER_LOGGERS = ("reflex", "_granian", "granian.access")
-# Libraries whose DEBUG lines are their protocol's bytes (request headers and bodies, photos): INFO at most.
+# Libraries whose DEBUG lines are their protocol's bytes (request headers and bodies, photos, websocket frames
+# in Granian's Rust code): INFO at most.
 CHATTY_LOGGERS = (
     "asyncio",
     "boto3",
@@ -39,6 +40,8 @@ CHATTY_LOGGERS = (
     "PIL",
     "python_multipart",
     "s3transfer",
+    "tokio_tungstenite",
+    "tungstenite",
     "urllib3",
     "watchfiles",
 )

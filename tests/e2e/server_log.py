@@ -49,7 +49,8 @@ def record_typed_secrets() -> Iterator[None]:
 
 
 def secrets_of_mail(messages: Iterable[Message]) -> set[str]:
-    """The recipients of ``messages`` and the tokens of their links (query values and long path segments)."""
+    """The recipients of ``messages`` and the tokens of their links (query values and path segments of 16
+    characters or more with a digit: a page's name has none)."""
     found = set()
     for message in messages:
         found.add(str(message["To"]))
@@ -60,7 +61,7 @@ def secrets_of_mail(messages: Iterable[Message]) -> set[str]:
             for link in LINK.findall(payload.decode(errors="replace")):
                 parts = urlsplit(link)
                 values = [value for _, value in parse_qsl(parts.query)] + parts.path.split("/")
-                found.update(value for value in values if len(value) >= 16)
+                found.update(value for value in values if len(value) >= 16 and re.search(r"\d", value))
     return found
 
 
