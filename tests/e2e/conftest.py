@@ -279,12 +279,14 @@ def site(tmp_path_factory, smtp_server) -> Site:
                 uids=uids,
                 mailbox=smtp_server[1],
             )
-        # The server has stopped: its whole log, at DEBUG, holds no secret of the tests that drove it.
-        problems = log_problems(
-            log_path.read_text(errors="replace"), {*SEEDED, *typed, *secrets_of_mail(smtp_server[1].messages)}
-        )
-        if problems:
-            pytest.fail(f"the site's log ({log_path}) is not clean:\n" + "\n".join(problems[:30]), pytrace=False)
+        _assert_clean_log(log_path, secrets_of_mail(smtp_server[1].messages))
+
+
+def _assert_clean_log(log_path: Path, mailed: set[str]) -> None:
+    """A stopped site's whole log, at DEBUG, is JSON lines holding no secret of the tests that drove it."""
+    problems = log_problems(log_path.read_text(errors="replace"), {*SEEDED, *typed, *mailed})
+    if problems:
+        pytest.fail(f"the site's log ({log_path}) is not clean:\n" + "\n".join(problems[:30]), pytrace=False)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -325,6 +327,7 @@ def firebase_site(firebase_emulator, tmp_path_factory) -> FirebaseSite:
         log_path = tmp / "server.log"
         with _serve(PROJECT, free_port(), env, log_path, workers=E2E_WORKERS, web_dir=web_dir) as url:
             yield FirebaseSite(url=url, database_url=database_url, emulator=firebase_emulator, log_path=log_path)
+        _assert_clean_log(log_path, set())
 
 
 @pytest.fixture(scope="module")
