@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from app import logs
 from app.components.failures import APP_WRAPS
 from app.components.layout import TOAST_REGION_LABEL
 from app.route_table import PAGE_ROUTES
@@ -16,6 +17,10 @@ from app.web.api import build_api
 from app.web.cookies import handshake_middleware
 from app.web.middleware import CompressionMiddleware, SecurityMiddleware
 from app.web.state_locks import release_locks_of_cancelled_events
+
+# Logs and error reports: now for this process (the import, and the supervisor that forks the workers), and
+# again in each web worker once Granian has set its own loggers up there (the first lifespan task).
+logs.configure()
 
 # With Redis state, a cancelled event gives back the tab's lock it was taking (app.web.state_locks).
 release_locks_of_cancelled_events()
@@ -45,6 +50,7 @@ app.api_transformer = [
     # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
     SecurityMiddleware,
 ]
+app.register_lifespan_task(logs.configure)
 # Background jobs (app.tasks): run here unless worker processes do (TASK_WORKER=separate).
 if get_settings().task_worker == "in-process":
     app.register_lifespan_task(run_in_process)

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import logging
 import os
 import secrets
 import sys
 from collections.abc import Callable
 
-from app import task_queue, tasks
+from app import logs, task_queue, tasks
 from app.core.errors import ServiceError
 from app.db import session_scope
 from app.identity.factory import get_provider
@@ -112,7 +111,6 @@ def run_task_worker(_args: argparse.Namespace) -> int:
     if not task_queue.is_durable():
         print("Un trabajador aparte necesita PostgreSQL (DATABASE_URL): con SQLite la aplicación ejecuta sus trabajos.")
         return 2
-    logging.basicConfig(level=logging.INFO)
     tasks.run_worker()
     return 0
 
@@ -140,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     worker = commands.add_parser("worker", help="ejecuta los trabajos en segundo plano (correo, exportaciones, videos)")
     worker.set_defaults(run=run_task_worker)
     args = parser.parse_args(argv)
+    logs.configure()
     run: Callable[[argparse.Namespace], int] = args.run
     return run(args)
 

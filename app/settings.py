@@ -130,12 +130,29 @@ class Settings(BaseSettings):
     private_media_dir: Path = PROJECT_ROOT / "data" / "private"
     s3_private_bucket: str = ""
 
+    # Logs (app.logs): "text" lines for a person (scripts/run.sh) or "json", one object a line for a collector;
+    # the level of the app's loggers (DEBUG, INFO, WARNING, ERROR). NODE_NAME names this machine in every
+    # line and error report (empty = the host name).
+    log_format: Literal["text", "json"] = "text"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    node_name: str = ""
+    # Error reports to Sentry or any server that speaks its protocol, only when SENTRY_DSN is set.
+    sentry_dsn: str = ""
+    sentry_environment: str = ""
+    # Share of requests and events traced for performance (0 to 1); 0 sends errors only.
+    sentry_traces_sample_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+
     @field_validator("environment")
     @classmethod
     def _known_environment(cls, value: str) -> str:
         if value not in {"development", "test", "production"}:
             raise ValueError("ENVIRONMENT must be development, test or production")
         return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_case_level(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
 
     @field_validator("site_url")
     @classmethod

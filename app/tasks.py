@@ -27,6 +27,7 @@ from typing import Any
 import procrastinate
 from procrastinate import JobContext, RetryStrategy
 
+from app import logs
 from app.db import commit, session_scope
 from app.identity.jobs import purge_once
 from app.models import PeriodicRun, utc_now
@@ -182,8 +183,18 @@ async def remove_old_jobs() -> object:
     return await asyncio.to_thread(mail.forget_undelivered, older_than=timedelta(hours=FAILED_JOBS_KEPT_HOURS))
 
 
+async def report_failures(call_next: Callable[[], Awaitable[object]], context: JobContext, _worker: object) -> object:
+    """A worker middleware: a job's failure with no retry left goes to the error reports (app.logs)."""
+    try:
+        return await call_next()
+    except Exception as exc:
+        if context.task.get_retry_exception(exception=exc, job=context.job) is None:
+            logs.report(exc, task=context.job.task_name)
+        raise
+
+
 def worker_options(*, in_process: bool) -> dict[str, Any]:
-    """How a worker runs: every queue, succeeded jobs deleted, a heartbeat others can watch."""
+    """How a worker runs: every queue, succeeded jobs deleted, a heartbeat others can watch, failures reported."""
     return {
         "queues": list(QUEUES),
         "name": "app" if in_process else "worker",
@@ -192,6 +203,7 @@ def worker_options(*, in_process: bool) -> dict[str, Any]:
         "update_heartbeat_interval": HEARTBEAT_SECONDS,
         "stalled_worker_timeout": STALLED_AFTER_SECONDS,
         "install_signal_handlers": not in_process,
+        "worker_middleware": [report_failures],
     }
 
 

@@ -1,4 +1,4 @@
-"""Unexpected errors in event handlers: logged with their traceback, shown as a Spanish toast.
+"""Unexpected errors in event handlers: reported (app.logs), logged with their traceback, shown as a Spanish toast.
 
 ``rx.App(backend_exception_handler=on_backend_exception)`` replaces Reflex's
 English "An error occurred." toast. Expected failures never get here: services
@@ -11,6 +11,7 @@ import logging
 
 from reflex_base.event import EventSpec
 
+from app import logs
 from app.db import is_database_outage
 from app.states.notify import notify_error
 
@@ -21,7 +22,8 @@ DATABASE_DOWN = "No pudimos conectar con la base de datos. Inténtalo de nuevo e
 
 
 def on_backend_exception(exception: Exception) -> EventSpec:
-    """Log the exception and tell the visitor, in Spanish, whether the database or something else failed."""
+    """Report and log the exception, and tell the visitor, in Spanish, whether the database or something else failed."""
+    logs.report(exception, where="event")
     if is_database_outage(exception):
         log.error("database unavailable while handling an event", exc_info=exception)
         return notify_error(DATABASE_DOWN)

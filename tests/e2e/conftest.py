@@ -38,6 +38,7 @@ from app.services.abuse import REDIS_KEY_PREFIX
 from app.services.listings import clock
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.conftest import fresh_pg_database
+from tests.e2e.server_log import SEEDED, log_problems, record_typed_secrets, secrets_of_mail, typed
 from tests.factories import make_listing, make_owner, processed_clip
 from tests.firebase_emulator import FIREBASE_PROJECT
 from tests.frontend_export import ExportError, exported_client
@@ -169,10 +170,15 @@ def _seed(database_url: str, media_dir: Path) -> tuple[dict[str, str], dict[str,
 
 
 def _app_env(**settings: str) -> dict[str, str]:
-    """The environment of an app server: this one's, plus ``settings``."""
+    """The environment of an app server: this one's, plus ``settings``.
+
+    Every line it logs is JSON, at every level: the sites' logs are read back for secrets (tests/e2e/server_log.py).
+    """
     return {
         **os.environ,
         "ENVIRONMENT": "test",
+        "LOG_FORMAT": "json",
+        "LOG_LEVEL": "DEBUG",
         "REFLEX_USE_NPM": "1",
         "REFLEX_TELEMETRY_ENABLED": "false",
         "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
@@ -273,6 +279,21 @@ def site(tmp_path_factory, smtp_server) -> Site:
                 uids=uids,
                 mailbox=smtp_server[1],
             )
+        _assert_clean_log(log_path, secrets_of_mail(smtp_server[1].messages))
+
+
+def _assert_clean_log(log_path: Path, mailed: set[str]) -> None:
+    """A stopped site's whole log, at DEBUG, is JSON lines holding no secret of the tests that drove it."""
+    problems = log_problems(log_path.read_text(errors="replace"), {*SEEDED, *typed, *mailed})
+    if problems:
+        pytest.fail(f"the site's log ({log_path}) is not clean:\n" + "\n".join(problems[:30]), pytrace=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def typed_secrets_recorded() -> Iterator[None]:
+    """Every secret the e2e tests type into a page is remembered for the check of the sites' logs."""
+    with record_typed_secrets():
+        yield
 
 
 @dataclass
@@ -306,6 +327,7 @@ def firebase_site(firebase_emulator, tmp_path_factory) -> FirebaseSite:
         log_path = tmp / "server.log"
         with _serve(PROJECT, free_port(), env, log_path, workers=E2E_WORKERS, web_dir=web_dir) as url:
             yield FirebaseSite(url=url, database_url=database_url, emulator=firebase_emulator, log_path=log_path)
+        _assert_clean_log(log_path, set())
 
 
 @pytest.fixture(scope="module")
@@ -506,6 +528,7 @@ def page(browser: Browser, site: Site) -> Page:
     context.set_default_timeout(20_000)
     tab = context.new_page()
     yield tab
+    typed.update(cookie["value"] for cookie in context.cookies() if len(cookie["value"]) >= 16)  # the session's
     context.close()
 
 
