@@ -5,6 +5,7 @@ and every alert is tested both firing and not firing. promtool and amtool are De
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -87,3 +88,18 @@ def test_both_jobs_are_scraped_with_the_token():
 def test_the_alertmanager_configuration_loads():
     output = run_tool("amtool", "check-config", str(ALERTMANAGER), cwd=PROJECT_ROOT)
     assert "SUCCESS" in output
+
+
+def test_compose_runs_them_under_the_monitoring_profile_with_these_files():
+    """`up` alone starts neither; each mounts files of deploy/ that exist, and listens on loopback only."""
+    compose = yaml.safe_load((PROJECT_ROOT / "compose.yaml").read_text(encoding="utf-8"))
+    mounted: set[Path] = set()
+    for name in ("prometheus", "alertmanager"):
+        service = compose["services"][name]
+        assert service["profiles"] == ["monitoring"]
+        assert all(port.startswith("127.0.0.1:") for port in service["ports"])
+        for volume in service["volumes"]:
+            source = re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", volume).split(":")[0]  # the defaults
+            if source.startswith("./"):
+                mounted.add(PROJECT_ROOT / source)
+    assert mounted == {PROMETHEUS / "prometheus.yml", PROMETHEUS / "alerts.yml", ALERTMANAGER}
