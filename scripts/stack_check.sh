@@ -19,7 +19,10 @@
 #   DATABASE_URL, S3 and REFLEX_TRUSTED_PROXY_HOPS=1, all serving SITE_URL=http://localhost:8200,
 #   and 2 background workers (python -m app.cli worker; the nodes run no jobs: TASK_WORKER=separate);
 # - Debian's HAProxy on 8200: round robin across the nodes, websocket upgrades, X-Forwarded-For,
-#   and X-Served-By naming the node of each answer.
+#   and X-Served-By naming the node of each answer; /metrics refused;
+# - Prometheus (:9390) scraping the nodes and workers with deploy/prometheus/alerts.yml, and
+#   Alertmanager (:9393) e-mailing to the driver's SMTP sink, in stand-ins of prom/prometheus and
+#   prom/alertmanager built from Debian's prometheus and prometheus-alertmanager packages.
 # Then the checks of scripts/stack_driver.py run through the proxy, and a table of each step
 # with its figure is printed; the exit status is non-zero when any failed.
 set -euo pipefail
@@ -33,6 +36,13 @@ PG_PORT=5440
 REDIS_PORT=6390
 S3_PORT=8333
 SMTP_PORT=2526
+PROMETHEUS_PORT=9390
+ALERTMANAGER_PORT=9393
+# The driver's SMTP sink for Alertmanager's e-mails.
+ALERT_SMTP_PORT=2528
+# Each worker serves its metrics on its own port (host networking).
+WORKER_METRICS_PORTS=(9464 9465)
+METRICS_TOKEN="stack-check-metrics-token-0123456789"
 # Demo listings: enough for city pages of three pages (the load's visitors page through them).
 LISTINGS="${STACK_LISTINGS:-2500}"
 SITE_URL="http://localhost:$PROXY_PORT"
@@ -51,7 +61,10 @@ mkdir -p "$WORK"
 source scripts/docker_lib.sh
 
 containers() { as_root docker ps -aq --filter name='^stack-'; }
-compose() { as_root docker-compose -p stackcheck --env-file "$WORK/compose.env" -f compose.yaml -f "$WORK/compose.check.yaml" "$@"; }
+compose() {
+  as_root docker-compose -p stackcheck --profile monitoring --env-file "$WORK/compose.env" -f compose.yaml \
+    -f "$WORK/compose.check.yaml" "$@"
+}
 down() { # the stack, and compose's project when a run started one
   [ ! -f "$WORK/compose.env" ] || compose down -v >/dev/null 2>&1 || true
   if [ -f "$WORK/haproxy.pid" ]; then
@@ -99,6 +112,8 @@ cp scripts/standins/seaweedfs/Dockerfile "$weed_context/"
 cp "$(.venv/bin/python -c 'import shutil, sys, os; print(shutil.which("weed", path=os.path.dirname(sys.executable)))')" \
   "$weed_context/weed"
 standin chrislusf/seaweedfs:3.80 "$weed_context"
+standin prom/prometheus:v2.53.0 scripts/standins/prometheus
+standin prom/alertmanager:v0.27.0 scripts/standins/alertmanager
 
 step "Stack: PostgreSQL :$PG_PORT, Redis :$REDIS_PORT, SeaweedFS S3 :$S3_PORT"
 down
@@ -137,7 +152,8 @@ app_env=(-e "DATABASE_URL=$DATABASE_URL" -e "REDIS_URL=$REDIS_URL" -e "SITE_URL=
   -e SECRET_KEY="$APP_SECRET_KEY" -e WEB_WORKERS=1 -e REFLEX_TRUSTED_PROXY_HOPS=1
   -e S3_ENDPOINT_URL="$S3_URL" -e S3_BUCKET=fotos -e S3_PRIVATE_BUCKET=fotos-privadas
   -e S3_ACCESS_KEY="$S3_ACCESS_KEY" -e S3_SECRET_KEY="$S3_SECRET_KEY"
-  -e SMTP_HOST=127.0.0.1 -e SMTP_PORT="$SMTP_PORT" -e SMTP_STARTTLS=false -e TASK_WORKER=separate)
+  -e SMTP_HOST=127.0.0.1 -e SMTP_PORT="$SMTP_PORT" -e SMTP_STARTTLS=false -e TASK_WORKER=separate
+  -e METRICS_TOKEN="$METRICS_TOKEN")
 one_off() { as_root docker run --rm --network host -v "$WORK/data:/data" "${app_env[@]}" "$@"; }
 
 step "S3 buckets (the app's own storage code, as compose.yaml's s3-init)"
@@ -172,7 +188,7 @@ for port in "${NODE_PORTS[@]}"; do wait_for "the node on :$port" 180 healthy "$p
 step "2 background workers (python -m app.cli worker): the nodes never run jobs"
 for index in 1 2; do
   as_root docker run -d --name "stack-worker$index" --hostname "stack-worker$index" --network host -v "$WORK/data:/data" \
-    "${app_env[@]}" "$IMAGE" python -m app.cli worker >/dev/null
+    "${app_env[@]}" -e METRICS_PORT="${WORKER_METRICS_PORTS[$((index - 1))]}" "$IMAGE" python -m app.cli worker >/dev/null
 done
 worker_up() { as_root docker logs "stack-worker$1" 2>&1 | grep -q "Starting worker"; }
 for index in 1 2; do wait_for "worker $index" 60 worker_up "$index"; done
@@ -199,6 +215,8 @@ defaults
   retries 2
 frontend site
   bind 127.0.0.1:$PROXY_PORT
+  # The nodes' metrics are for Prometheus, which reaches them directly (docs/deployment.md).
+  http-request deny if { path /metrics }
   default_backend nodes
 backend nodes
   balance roundrobin
@@ -219,13 +237,66 @@ done
 echo "X-Served-By of 6 requests: $served"
 check "3 nodes behind the proxy answer /healthz" 3 "$(for p in "${NODE_PORTS[@]}"; do healthy "$p" && echo; done | wc -l)"
 check "round robin: nodes that served 6 requests" 3 "$(tr ' ' '\n' <<<"$served" | sort -u | grep -c node)"
+status_of() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+with_token=(-H "Authorization: Bearer $METRICS_TOKEN")
+check "/metrics: no token, token, through the proxy" "401 200 403" \
+  "$(status_of "http://127.0.0.1:${NODE_PORTS[0]}/metrics") $(status_of "${with_token[@]}" "http://127.0.0.1:${NODE_PORTS[0]}/metrics") $(status_of "${with_token[@]}" "$SITE_URL/metrics")"
+
+step "Prometheus :$PROMETHEUS_PORT and Alertmanager :$ALERTMANAGER_PORT"
+# deploy/'s rules as they are. Prometheus's own file lists this stack's targets (as docs/deployment.md
+# says to outside Compose) and scrapes every 5 s instead of 15 s, so the alerts' rows take less time.
+# Alertmanager's is deploy/'s with the driver's SMTP sink as smarthost (no login, no TLS).
+rm -rf "$WORK/prometheus" && mkdir -p "$WORK/prometheus"
+cp deploy/prometheus/alerts.yml "$WORK/prometheus/"
+printf '%s' "$METRICS_TOKEN" >"$WORK/prometheus/metrics_token"
+web_targets="$(printf '"127.0.0.1:%s", ' "${NODE_PORTS[@]}")"
+worker_targets="$(printf '"127.0.0.1:%s", ' "${WORKER_METRICS_PORTS[@]}")"
+cat >"$WORK/prometheus/prometheus.yml" <<EOF
+global: {scrape_interval: 5s, evaluation_interval: 5s}
+rule_files: [alerts.yml]
+alerting:
+  alertmanagers:
+    - static_configs: [{targets: ["127.0.0.1:$ALERTMANAGER_PORT"]}]
+scrape_configs:
+  - job_name: escorts-web
+    authorization: {type: Bearer, credentials_file: /etc/prometheus/metrics_token}
+    static_configs: [{targets: [${web_targets%, }]}]
+  - job_name: escorts-worker
+    authorization: {type: Bearer, credentials_file: /etc/prometheus/metrics_token}
+    static_configs: [{targets: [${worker_targets%, }]}]
+EOF
+stack_alertmanager() { # SMARTHOST: deploy/alertmanager/alertmanager.yml sending to it, without login or TLS
+  .venv/bin/python - "$1" <<'EOF'
+import sys
+
+import yaml
+
+config = yaml.safe_load(open("deploy/alertmanager/alertmanager.yml", encoding="utf-8"))
+config["global"].update(smtp_smarthost=sys.argv[1], smtp_from="alertas@stack-check.invalid", smtp_require_tls=False)
+del config["global"]["smtp_auth_username"], config["global"]["smtp_auth_password_file"]
+for receiver in config["receivers"]:
+    for mail in receiver["email_configs"]:
+        mail["to"] = "operaciones@stack-check.invalid"
+yaml.safe_dump(config, sys.stdout, sort_keys=False)
+EOF
+}
+stack_alertmanager "127.0.0.1:$ALERT_SMTP_PORT" >"$WORK/alertmanager.yml"
+as_root docker run -d --name stack-alertmanager --network host -v "$WORK/alertmanager.yml:/etc/alertmanager/alertmanager.yml:ro" \
+  prom/alertmanager:v0.27.0 --config.file=/etc/alertmanager/alertmanager.yml --storage.path=/alertmanager \
+  --web.listen-address="127.0.0.1:$ALERTMANAGER_PORT" --cluster.listen-address= >/dev/null
+as_root docker run -d --name stack-prometheus --network host -v "$WORK/prometheus:/etc/prometheus:ro" \
+  prom/prometheus:v2.53.0 --config.file=/etc/prometheus/prometheus.yml --storage.tsdb.path=/prometheus \
+  --web.listen-address="127.0.0.1:$PROMETHEUS_PORT" >/dev/null
+wait_for Alertmanager 60 curl -fsS "http://127.0.0.1:$ALERTMANAGER_PORT/-/ready"
+wait_for Prometheus 60 curl -fsS "http://127.0.0.1:$PROMETHEUS_PORT/-/ready"
 
 export STACK_SITE_URL="$SITE_URL" STACK_DATABASE_URL="$DATABASE_URL" STACK_REDIS_URL="$REDIS_URL" STACK_S3_URL="$S3_URL"
 export STACK_S3_ACCESS_KEY="$S3_ACCESS_KEY" STACK_S3_SECRET_KEY="$S3_SECRET_KEY" STACK_SMTP_PORT="$SMTP_PORT"
 export STACK_SECRET_KEY="$APP_SECRET_KEY" STACK_ROWS="$WORK/rows.tsv"
+export STACK_PROMETHEUS_URL="http://127.0.0.1:$PROMETHEUS_PORT" STACK_ALERT_SMTP_PORT="$ALERT_SMTP_PORT"
 if [ "$UP" = 1 ]; then
   for name in STACK_SITE_URL STACK_DATABASE_URL STACK_REDIS_URL STACK_S3_URL STACK_S3_ACCESS_KEY STACK_S3_SECRET_KEY \
-    STACK_SMTP_PORT STACK_SECRET_KEY STACK_ROWS; do
+    STACK_SMTP_PORT STACK_SECRET_KEY STACK_ROWS STACK_PROMETHEUS_URL STACK_ALERT_SMTP_PORT; do
     printf 'export %s=%q\n' "$name" "${!name}"
   done >"$WORK/stack.env"
   printf 'export SECRET_KEY=%q\n' "$APP_SECRET_KEY" >>"$WORK/stack.env" # the driver writes with the nodes' key
@@ -239,12 +310,26 @@ driver() { # the driver's steps; each writes its rows (step, figure, ok/FAILED) 
   while IFS=$'\t' read -r label figure status; do record "$label" "$figure" "$status"; done <"$STACK_ROWS"
   [ "$code" = 0 ] || record "${STACK_LABEL:-}stack_driver.py $1" "exited with status $code" FAILED
 }
+# The sum of a metric's samples over the 3 nodes (their /metrics, with the token).
+metric_sum() {
+  local port
+  for port in "${NODE_PORTS[@]}"; do
+    curl -fsS "${with_token[@]}" "http://127.0.0.1:$port/metrics" || true
+  done | awk -v name="$1" '$1 == name || index($1, name "{") == 1 {sum += $NF} END {printf "%.0f\n", sum}'
+}
+driver scraped
 driver buckets
+events_before="$(metric_sum escorts_ws_events_total)" requests_before="$(metric_sum escorts_http_requests_total)"
 driver browser
+events="$(($(metric_sum escorts_ws_events_total) - events_before))"
+requests="$(($(metric_sum escorts_http_requests_total) - requests_before))"
+if [ "$events" -gt 0 ] && [ "$requests" -gt 0 ]; then moved=ok; else moved=FAILED; fi
+record "metrics move under the browser walk" "+$events websocket events, +$requests HTTP requests" "$moved"
 driver addresses
 driver workers
 driver node-lost
 driver restarts
+driver alerts
 [ "$KEEP" = 1 ] || down
 
 step "compose.yaml for real, with $(docker-compose version --short 2>/dev/null | sed 's/^/docker-compose /')"
@@ -269,13 +354,23 @@ S3_PRIVATE_BUCKET=fotos-privadas
 SMTP_HOST=$host_ip
 SMTP_PORT=2527
 SMTP_STARTTLS=false
+METRICS_TOKEN=$METRICS_TOKEN
+ALERTMANAGER_CONFIG=$WORK/compose-alertmanager.yml
+PROMETHEUS_PORT=9391
+ALERTMANAGER_PORT=9394
 EOF
+# Its monitoring profile too (compose() names it): deploy/'s files, Alertmanager mailing the host.
+stack_alertmanager "$host_ip:2529" >"$WORK/compose-alertmanager.yml"
+# deploy/prometheus/prometheus.yml scrapes app:8000; here the app listens on $COMPOSE_PORT.
+sed "s/app:8000/app:$COMPOSE_PORT/" deploy/prometheus/prometheus.yml >"$WORK/compose-prometheus.yml"
 cat >"$WORK/compose.check.yaml" <<EOF
 services:
   postgres:
     ports: ["127.0.0.1:5441:5432"]
   s3:
     ports: ["8334:8333"]
+  prometheus:
+    volumes: ["$WORK/compose-prometheus.yml:/etc/prometheus/prometheus.yml:ro"]
 EOF
 compose down -v >/dev/null 2>&1 || true
 started=$(date +%s)
@@ -294,6 +389,8 @@ if compose up -d >"$WORK/compose.log" 2>&1 && wait_for "compose's app" 240 healt
   export STACK_SECRET_KEY="$COMPOSE_SECRET_KEY"
   driver buckets
   driver browser
+  export STACK_PROMETHEUS_URL="http://127.0.0.1:9391" STACK_SCRAPED="escorts-web=1,escorts-worker=1"
+  driver scraped
 else
   tail -20 "$WORK/compose.log"
   compose ps || true

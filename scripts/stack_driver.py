@@ -6,6 +6,8 @@
     .venv/bin/python scripts/stack_driver.py workers     # a worker killed mid-transcode, SMTP down, periodic jobs once
     .venv/bin/python scripts/stack_driver.py node-lost   # `docker kill` a node under load
     .venv/bin/python scripts/stack_driver.py restarts    # Redis, then PostgreSQL, restarted under a signed-in tab
+    .venv/bin/python scripts/stack_driver.py scraped     # Prometheus scrapes every node and worker
+    .venv/bin/python scripts/stack_driver.py alerts      # node down and error ratio: fired, e-mailed, resolved
 
 The stack's addresses come from the environment stack_check.sh exports (STACK_SITE_URL, STACK_DATABASE_URL,
 STACK_S3_URL and its keys, STACK_SMTP_PORT). The script runs the driver with the nodes' SECRET_KEY
@@ -18,6 +20,7 @@ seed theirs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import itertools
 import json
@@ -35,7 +38,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import boto3
 import wsproto.events as ws
@@ -90,7 +93,7 @@ from bench.bench_ws_load import (
 from bench.common import quantile
 from tests.e2e.second_factor import pass_second_factor
 from tests.factories import enrol_staff, make_account, make_listing, open_session
-from tests.mailbox import Mailbox
+from tests.mailbox import Mailbox, subject_of
 from tests.video_samples import h264_mp4, iphone_mov
 
 SITE = os.environ.get("STACK_SITE_URL", "http://localhost:8200")
@@ -1179,6 +1182,105 @@ def restarts() -> None:
         browser.close()
 
 
+PROMETHEUS = os.environ.get("STACK_PROMETHEUS_URL", "http://127.0.0.1:9390")
+# Fired: NodeDown's `for: 1m` plus scrapes, evaluation and Alertmanager's group_wait; HttpErrors' `for: 2m`.
+# Resolved: the error ratio's 5-minute window still holds the outage's 503s for 5 minutes after it.
+FIRE_DEADLINE_S = 6 * 60
+RESOLVE_DEADLINE_S = 10 * 60
+
+
+def prometheus(query: str) -> list[dict]:
+    """The result of an instant PromQL query on the stack's Prometheus."""
+    with urllib.request.urlopen(f"{PROMETHEUS}/api/v1/query?{urlencode({'query': query})}", timeout=10) as answer:
+        return json.load(answer)["data"]["result"]
+
+
+def firing(alertname: str) -> bool:
+    return bool(prometheus(f'ALERTS{{alertname="{alertname}",alertstate="firing"}}'))
+
+
+def scraped() -> None:
+    """Prometheus scrapes every node (with the metrics token) and worker, each up: STACK_SCRAPED says how many
+    of each job (3 nodes and 2 workers; compose's profile 1 and 1)."""
+    spec = os.environ.get("STACK_SCRAPED", "escorts-web=3,escorts-worker=2")
+    wanted = Counter({job: int(count) for job, count in (part.split("=") for part in spec.split(","))})
+
+    def up() -> Counter:
+        return Counter(result["metric"]["job"] for result in prometheus("up == 1"))
+
+    try:
+        waited = _until(f"{spec} up", lambda: up() == wanted, 90)
+        figure, ok = f"{spec} up, {waited:.0f} s after Prometheus started", True
+    except TimeoutError:
+        seen = {(r["metric"]["job"], r["metric"]["instance"]): r["value"][1] for r in prometheus("up")}
+        figure, ok = f"up: {seen}", False
+    row("monitoring: Prometheus scrapes every node and worker, up", figure, ok)
+
+
+def alert_mails(mailbox: Mailbox, status: str, words: str) -> list[str]:
+    """Subjects of Alertmanager's e-mails of ``status`` (firing, resolved) whose plain-text part, one
+    line per alert (deploy/alertmanager/alertmanager.yml), has a line with ``status`` and ``words``."""
+    found = []
+    for message in list(mailbox.messages):
+        parts = [part for part in message.walk() if part.get_content_type() == "text/plain"]
+        text_part = parts[0].get_payload(decode=True).decode() if parts else ""
+        if any(f"[{status}]" in line and words in line for line in text_part.splitlines()):
+            found.append(subject_of(message))
+    return found
+
+
+def alerts() -> None:
+    """A node killed: EscortsNodeDown fires and Alertmanager's e-mail reaches the SMTP sink. PostgreSQL stopped
+    while pages are asked for: EscortsHttpErrors fires. Everything back: both resolve, and say so by e-mail."""
+    mailbox = Mailbox()
+    smtp = Controller(mailbox, hostname="127.0.0.1", port=int(os.environ.get("STACK_ALERT_SMTP_PORT", "2528")))
+    smtp.start()
+    victim, node_down = "stack-node3", "target 127.0.0.1:8203 is down"  # the node and its alert's summary
+    errors = "of HTTP requests answer 5xx"
+    try:
+        subprocess.run(["docker", "kill", victim], check=True, capture_output=True)
+        try:
+            waited = _until(
+                "the node-down e-mail", lambda: bool(alert_mails(mailbox, "firing", node_down)), FIRE_DEADLINE_S
+            )
+            figure, ok = f"«{alert_mails(mailbox, 'firing', node_down)[0][:34]}…» {waited:.0f} s after the kill", True
+        except TimeoutError as error:
+            figure, ok = f"{error}; firing in Prometheus: {firing('EscortsNodeDown')}", False
+        finally:
+            subprocess.run(["docker", "start", victim], check=True, capture_output=True)
+        row("monitoring: a node killed, node-down alert e-mailed", figure, ok)
+
+        def asked_and_firing() -> bool:  # one page through the proxy (503 while the database is away)
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(f"{SITE}/escorts-ssg/temuco", timeout=TIMEOUT_S).close()
+            return firing("EscortsHttpErrors")
+
+        subprocess.run(["docker", "stop", "stack-postgres"], check=True, capture_output=True)
+        try:
+            waited = _until("EscortsHttpErrors firing", asked_and_firing, FIRE_DEADLINE_S)
+            figure, ok = f"firing {waited:.0f} s after PostgreSQL stopped", True
+        except TimeoutError as error:
+            figure, ok = str(error), False
+        finally:
+            subprocess.run(["docker", "start", "stack-postgres"], check=True, capture_output=True)
+        row("monitoring: PostgreSQL stopped, error-ratio alert fires", figure, ok)
+
+        healthy_again(120)
+        names = ("EscortsNodeDown", "EscortsHttpErrors")
+        try:
+            waited = _until("both resolved", lambda: not any(firing(name) for name in names), RESOLVE_DEADLINE_S)
+            mailed = [words for words in (node_down, errors) if alert_mails(mailbox, "resolved", words)]
+            figure, ok = (
+                f"resolved {waited:.0f} s after the stack was whole; {len(mailed)} of 2 e-mailed resolved",
+                True,
+            )
+        except TimeoutError:
+            figure, ok = f"still firing: {[name for name in names if firing(name)]}", False
+        row("monitoring: everything back, the alerts resolve", figure, ok)
+    finally:
+        smtp.stop()
+
+
 if __name__ == "__main__":
     {
         "buckets": buckets,
@@ -1187,4 +1289,6 @@ if __name__ == "__main__":
         "workers": workers,
         "node-lost": node_lost,
         "restarts": restarts,
+        "scraped": scraped,
+        "alerts": alerts,
     }[sys.argv[1]]()

@@ -92,6 +92,15 @@ if ! command -v ffprobe >/dev/null 2>&1 || ! command -v exiftool >/dev/null 2>&1
   apt_install --no-install-recommends ffmpeg libimage-exiftool-perl
 fi
 
+# The alert rules' unit tests run Debian's promtool (package prometheus) and amtool (package
+# prometheus-alertmanager) on deploy/ (tests/unit/test_alert_rules.py). Without recommends: no
+# node exporter. On a machine with systemd the packages also start their services (ports 9090
+# and 9093), which no test uses.
+if ! command -v promtool >/dev/null 2>&1 || ! command -v amtool >/dev/null 2>&1; then
+  echo "Instalando promtool y amtool…"
+  apt_install --no-install-recommends prometheus prometheus-alertmanager
+fi
+
 # PostgreSQL on 127.0.0.1:5432: start it, or install it, when it is not up.
 if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   if ! command -v pg_ctlcluster >/dev/null 2>&1; then
