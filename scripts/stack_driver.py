@@ -361,6 +361,7 @@ def browser_loop() -> None:
                 accept_age(view)
                 expect(view.get_by_text(name).first).to_be_visible()
                 view.goto(public_path(name))
+                view.locator("#vista-previa").wait_for(state="detached")  # the app took over the served screen
                 video = view.locator("video[aria-label^='Video de ']").first
                 video.scroll_into_view_if_needed()
                 expect(video).to_have_attribute("poster", re.compile(r"^/media/videos/.+\.webp$"))
