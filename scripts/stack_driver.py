@@ -374,10 +374,10 @@ def browser_loop() -> None:
                 played = video.evaluate("v => v.currentTime")
                 source = video.evaluate("v => v.currentSrc")
                 part = visitor.request.get(source, headers={"Range": "bytes=100-199"})
-                node = part.headers.get("x-served-by", "?")
+                status, size, node = part.status, len(part.body()), part.headers.get("x-served-by", "?")
                 visitor.close()
-                if part.status != 206 or len(part.body()) != 100:
-                    raise AssertionError(f"range request: {part.status}, {len(part.body())} bytes")
+                if status != 206 or size != 100:
+                    raise AssertionError(f"range request: {status}, {size} bytes")
                 return f"on the Video tab; played {played:.1f} s at 390 px; Range answered 206 by {node}"
 
             steps = [
