@@ -364,6 +364,7 @@ def browser_loop() -> None:
                 accept_age(view)
                 expect(view.get_by_text(name).first).to_be_visible()
                 view.goto(public_path(name))
+                view.locator("#vista-previa").wait_for(state="detached")  # the app took over the served screen
                 video = view.locator("video[aria-label^='Video de ']").first
                 video.scroll_into_view_if_needed()
                 expect(video).to_have_attribute("poster", re.compile(r"^/media/videos/.+\.webp$"))
@@ -376,10 +377,10 @@ def browser_loop() -> None:
                 played = video.evaluate("v => v.currentTime")
                 source = video.evaluate("v => v.currentSrc")
                 part = visitor.request.get(source, headers={"Range": "bytes=100-199"})
-                node = part.headers.get("x-served-by", "?")
+                status, size, node = part.status, len(part.body()), part.headers.get("x-served-by", "?")
                 visitor.close()
-                if part.status != 206 or len(part.body()) != 100:
-                    raise AssertionError(f"range request: {part.status}, {len(part.body())} bytes")
+                if status != 206 or size != 100:
+                    raise AssertionError(f"range request: {status}, {size} bytes")
                 return f"on the Video tab; played {played:.1f} s at 390 px; Range answered 206 by {node}"
 
             steps = [
