@@ -117,7 +117,8 @@ sockets, received = [], []
 with sync_playwright() as p:
     browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
     context = browser.new_context()
-    context.add_cookies([{"name": "mayor_de_edad", "value": "1", "url": url}])
+    # On the whole site, as the app sets it (a cookie for the page's URL would not reach /_event).
+    context.add_cookies([{"name": "mayor_de_edad", "value": "1", "domain": "localhost", "path": "/"}])
     page = context.new_page()
     page.on("websocket", lambda ws: (sockets.append(ws.url), ws.on("framereceived", lambda f: received.append(f))))
     page.goto(url)
