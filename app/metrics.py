@@ -30,14 +30,15 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
 from prometheus_client.core import GaugeMetricFamily
-from prometheus_client.exposition import generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
 from prometheus_client.registry import Collector
 
 log = logging.getLogger(__name__)
 
-CONTENT_TYPE = CONTENT_TYPE_LATEST
+# The text format every Prometheus reads (what prometheus-client answers a scraper that names no other).
+CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
 METRICS_PATH = "/metrics"
 # Label values of what happens to an event, a job, a message, a photo.
 OK, ERROR, CANCELLED = "ok", "error", "cancelled"

@@ -40,13 +40,14 @@ def site_figures(session: Session, now: datetime | None = None) -> SiteFigures:
     waiting = {URGENT: 0, NORMAL: 0}
     oldest_urgent: datetime | None = None
     rows = session.exec(
-        select(col(Report.kind).in_(URGENT_KINDS), func.count(), func.min(Report.created_at))
+        select(Report.kind, func.count(), func.min(Report.created_at))
         .where(Report.status == ReportStatus.NUEVO)
-        .group_by(col(Report.kind).in_(URGENT_KINDS))
+        .group_by(col(Report.kind))
     ).all()
-    for urgent, count, oldest in rows:
+    for kind, count, oldest in rows:
+        urgent = kind in URGENT_KINDS
         waiting[URGENT if urgent else NORMAL] += count
-        if urgent:
+        if urgent and (oldest_urgent is None or oldest < oldest_urgent):
             oldest_urgent = oldest
     runs = {run.name: run for run in session.exec(select(PeriodicRun)).all()}
     backup = runs.get(BACKUP)
