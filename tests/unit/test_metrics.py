@@ -4,6 +4,7 @@ app.web.observe (request ids, reconnects, the session digest prefix)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -121,3 +122,20 @@ def test_only_the_session_digests_first_eight_characters_are_taken():
     assert session_prefix({"headers": {"cookie": "otra=1"}}) is None
     assert session_prefix({}) is None
     assert session_prefix(None) is None
+
+
+def test_the_image_command_starts_every_run_with_an_empty_metrics_folder(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("serve", PROJECT / "scripts" / "serve.py")
+    assert spec is not None and spec.loader is not None
+    serve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(serve)
+    given = tmp_path / "metricas"
+    given.mkdir()
+    (given / "counter_4242.db").write_bytes(b"valores de la vez anterior")
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(given))
+    assert serve.fresh_metrics_dir() == (given, False)
+    assert list(given.iterdir()) == []
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
+    made, made_here = serve.fresh_metrics_dir()
+    assert made_here and made.is_dir() and os.environ["PROMETHEUS_MULTIPROC_DIR"] == str(made)
+    made.rmdir()
