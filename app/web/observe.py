@@ -50,6 +50,8 @@ _REQUEST_ID = re.compile(r"[A-Za-z0-9-]{8,64}")
 _DYNAMIC = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*)\]")
 # Files of the build served under a folder: one template each.
 _FOLDERS = ("/assets/", "/_upload/")
+# Methods counted by name; anything else is "other" (a client chooses the method).
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _DIGEST_PREFIX = re.compile(rf"(?:^|;)\s*{DIGEST_COOKIE}=([0-9a-f]{{8}})")
 
 
@@ -154,9 +156,6 @@ class ObserveRequests:
             body = await run_in_threadpool(metrics.exposition, monitoring.read_site_figures)
             response = Response(body, media_type=metrics.CONTENT_TYPE, headers={"Cache-Control": "no-store"})
         await response(scope, receive, send)
-
-
-_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 def observe_requests(api: Starlette) -> Callable[[ASGIApp], ASGIApp]:
