@@ -16,6 +16,7 @@ from app.tasks import run_in_process
 from app.web.api import build_api
 from app.web.cookies import handshake_middleware
 from app.web.middleware import CompressionMiddleware, SecurityMiddleware
+from app.web.observe import observe_events, observe_requests
 from app.web.state_locks import release_locks_of_cancelled_events
 
 # Logs and error reports: now for this process (the import, and the supervisor that forks the workers), and
@@ -24,6 +25,8 @@ logs.configure()
 
 # With Redis state, a cancelled event gives back the tab's lock it was taking (app.web.state_locks).
 release_locks_of_cancelled_events()
+# Every websocket event and socket counted, timed and logged (app.web.observe).
+observe_events()
 
 app = rx.App(
     html_lang="es-CL",
@@ -43,12 +46,16 @@ app = rx.App(
 # Plain HTTP routes first, then ASGI middleware wrapping everything (pages, assets, the websocket)
 # in order. Set once the app exists: the upload route hands files to this app's event processor.
 # Reflex reads the list only when it starts serving (App.__call__).
+api = build_api(app)
 app.api_transformer = [
-    build_api(app),
+    api,
     handshake_middleware,
     CompressionMiddleware,
-    # Last, so outermost: refuses unknown hosts first and sets the headers of every response.
+    # Refuses unknown hosts first and sets the headers of every response.
     SecurityMiddleware,
+    # Last, so outermost: counts, times and logs every request (the Host check's 400s too) and answers
+    # /metrics to Prometheus, which calls a node by its own address.
+    observe_requests(api),
 ]
 app.register_lifespan_task(logs.configure)
 # Background jobs (app.tasks): run here unless worker processes do (TASK_WORKER=separate).

@@ -11,19 +11,22 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.orm import SessionTransaction
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection, QueuePool
 from sqlmodel import Session, create_engine
 
+from app import metrics
 from app.core.errors import ConflictError, StorageError
 from app.settings import Settings, get_settings
 
@@ -32,6 +35,56 @@ log = logging.getLogger(__name__)
 NOT_SAVED = "No pudimos guardar los cambios. Inténtalo de nuevo en un momento."
 # SQLAlchemy's cache of compiled statements, per engine (its default is 500; see make_engine).
 QUERY_CACHE_SIZE = 3000
+
+
+class ObservedPool(QueuePool):
+    """SQLAlchemy's QueuePool, counting in escorts_db_pool_connections{state="waiting"} the requests that
+    find every connection taken and wait for one (until DB_POOL_TIMEOUT_S)."""
+
+    def __init__(self, creator: Any, pool_size: int = 5, max_overflow: int = 10, **kwargs: Any) -> None:
+        super().__init__(creator, pool_size=pool_size, max_overflow=max_overflow, **kwargs)
+        self.limit = pool_size + max_overflow
+
+    def _do_get(self) -> ConnectionPoolEntry:
+        if self.checkedout() < self.limit:
+            return super()._do_get()
+        waiting = metrics.DB_POOL.labels(metrics.WAITING)
+        waiting.inc()
+        try:
+            return super()._do_get()
+        finally:
+            waiting.dec()
+
+
+_STARTED = "app.db.statement_started"
+
+
+def observe(engine: Engine, *, slow_ms: int, pool: bool) -> None:
+    """Count ``engine``'s statements slower than ``slow_ms`` and, with ``pool`` (the process's own engine),
+    its connections in use (escorts_db_slow_statements_total, escorts_db_pool_connections)."""
+    slow_s = slow_ms / 1000
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _started(conn: Connection, *_: object) -> None:
+        conn.info[_STARTED] = time.perf_counter()
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _finished(conn: Connection, *_: object) -> None:
+        started = conn.info.pop(_STARTED, None)
+        if started is not None and time.perf_counter() - started >= slow_s:
+            metrics.DB_SLOW_STATEMENTS.inc()
+
+    if not pool:
+        return
+    in_use = metrics.DB_POOL.labels(metrics.IN_USE)
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(_dbapi: DBAPIConnection, _record: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:
+        in_use.inc()
+
+    @event.listens_for(engine, "checkin")
+    def _checked_in(_dbapi: DBAPIConnection | None, _record: ConnectionPoolEntry) -> None:
+        in_use.dec()
 
 
 def make_engine(url: str, *, settings: Settings | None = None, statement_timeout_ms: int | None = None) -> Engine:
@@ -65,6 +118,7 @@ def make_engine(url: str, *, settings: Settings | None = None, statement_timeout
         statement_timeout_ms = settings.db_statement_timeout_ms
     return create_engine(
         url,
+        poolclass=ObservedPool,
         pool_pre_ping=True,
         pool_size=5,
         max_overflow=10,
@@ -96,8 +150,11 @@ def is_database_outage(exception: BaseException) -> bool:
 
 @functools.lru_cache
 def get_engine() -> Engine:
-    """The process-wide engine for the configured database."""
-    return make_engine(get_settings().database_url)
+    """The process-wide engine for the configured database, its pool and slow statements counted (app.metrics)."""
+    settings = get_settings()
+    engine = make_engine(settings.database_url)
+    observe(engine, slow_ms=settings.db_slow_statement_ms, pool=True)
+    return engine
 
 
 @contextmanager

@@ -85,6 +85,14 @@ class Settings(BaseSettings):
     db_connect_timeout_s: int = 5
     db_statement_timeout_ms: int = 15_000
     db_pool_timeout_s: float = 10.0
+    # A statement slower than this is counted (escorts_db_slow_statements_total, app.metrics).
+    db_slow_statement_ms: int = Field(default=500, ge=1)
+
+    # Prometheus metrics (app.metrics): GET /metrics on the app's port and, in worker processes
+    # (python -m app.cli worker), on METRICS_PORT, both with the header "Authorization: Bearer METRICS_TOKEN".
+    # Empty token: /metrics answers 404 and workers serve nothing. METRICS_PORT=0: workers serve nothing.
+    metrics_token: str = ""
+    metrics_port: int = Field(default=9464, ge=0, le=65535)
 
     # Redis: Reflex's state manager and the abuse limits when set (several
     # workers); otherwise state and limits live in this one process's memory.

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -27,11 +28,11 @@ from typing import Any
 import procrastinate
 from procrastinate import JobContext, RetryStrategy
 
-from app import logs
+from app import logs, metrics
 from app.db import commit, session_scope
 from app.identity.jobs import purge_once
 from app.models import PeriodicRun, utc_now
-from app.services import listing_videos, mail
+from app.services import listing_videos, mail, monitoring
 from app.services.listing_jobs import run_clock_jobs
 from app.services.privacy_jobs import build_exports, run_retention
 from app.settings import get_settings
@@ -65,11 +66,13 @@ MAIL_RETRY = RetryStrategy(max_attempts=10, exponential_wait=2)
 VIDEO_RETRY = RetryStrategy(max_attempts=2, wait=30)
 
 
-@queue.task(name=MAIL.name, queue=MAIL.queue, retry=MAIL_RETRY)
-def send_mail(*, mail_uid: str) -> None:
+@queue.task(name=MAIL.name, queue=MAIL.queue, retry=MAIL_RETRY, pass_context=True)
+def send_mail(context: JobContext, *, mail_uid: str) -> None:
     """Deliver one queued e-mail now; MailError (SMTP down or refusing) makes the job try again later."""
     with session_scope() as session:
-        mail.deliver(session=session, mail_uid=mail_uid)
+        mail.deliver(
+            session=session, mail_uid=mail_uid, last_attempt=context.job.attempts >= (MAIL_RETRY.max_attempts or 0)
+        )
 
 
 @queue.task(name=EXPORT.name, queue=EXPORT.queue, lock=EXPORT.name)
@@ -183,18 +186,43 @@ async def remove_old_jobs() -> object:
     return await asyncio.to_thread(mail.forget_undelivered, older_than=timedelta(hours=FAILED_JOBS_KEPT_HOURS))
 
 
-async def report_failures(call_next: Callable[[], Awaitable[object]], context: JobContext, _worker: object) -> object:
-    """A worker middleware: a job's failure with no retry left goes to the error reports (app.logs)."""
+async def observe_job(call_next: Callable[[], Awaitable[Any]], context: JobContext, _worker: object) -> Any:
+    """Every job a worker runs (Procrastinate's worker middleware): its outcome and time in
+    escorts_task_jobs_total and escorts_task_job_duration_seconds (app.metrics), and one line of the
+    ``app.tasks`` log. A failed job that its task's retry strategy runs again is ``retried``; one with no
+    retry left goes to the error reports (app.logs)."""
+    task = context.job.task_name
+    started = time.perf_counter()
+    outcome = metrics.SUCCEEDED
     try:
         return await call_next()
-    except Exception as exc:
-        if context.task.get_retry_exception(exception=exc, job=context.job) is None:
-            logs.report(exc, task=context.job.task_name)
+    except BaseException as exc:
+        retry = context.task.get_retry_exception(exception=exc, job=context.job)
+        outcome = metrics.RETRIED if retry is not None else metrics.FAILED
+        if outcome == metrics.FAILED and isinstance(exc, Exception):
+            logs.report(exc, task=task)
         raise
+    finally:
+        elapsed = time.perf_counter() - started
+        metrics.TASK_JOBS.labels(task, outcome).inc()
+        metrics.TASK_DURATION.labels(task).observe(elapsed)
+        log.info(
+            "job %s",
+            outcome,
+            extra={
+                "event": {
+                    "id": str(context.job.id),
+                    "task": task,
+                    "duration_ms": round(elapsed * 1000, 1),
+                    "outcome": outcome,
+                }
+            },
+        )
 
 
 def worker_options(*, in_process: bool) -> dict[str, Any]:
-    """How a worker runs: every queue, succeeded jobs deleted, a heartbeat others can watch, failures reported."""
+    """How a worker runs: every queue, succeeded jobs deleted, a heartbeat others can watch, each job observed and
+    its last failure reported."""
     return {
         "queues": list(QUEUES),
         "name": "app" if in_process else "worker",
@@ -203,12 +231,18 @@ def worker_options(*, in_process: bool) -> dict[str, Any]:
         "update_heartbeat_interval": HEARTBEAT_SECONDS,
         "stalled_worker_timeout": STALLED_AFTER_SECONDS,
         "install_signal_handlers": not in_process,
-        "worker_middleware": [report_failures],
+        "worker_middleware": [observe_job],
     }
 
 
 def run_worker() -> None:
-    """A worker process until SIGTERM or SIGINT (jobs under way finish first): ``python -m app.cli worker``."""
+    """A worker process until SIGTERM or SIGINT (jobs under way finish first): ``python -m app.cli worker``.
+
+    With METRICS_TOKEN set it serves its metrics on METRICS_PORT (app.metrics), the database's figures
+    included.
+    """
+    settings = get_settings()
+    metrics.serve(settings.metrics_port, settings.metrics_token, monitoring.read_site_figures)
     queue.run_worker(**worker_options(in_process=False))
 
 

@@ -20,4 +20,8 @@ if [ -z "${SMTP_HOST:-}" ]; then
 fi
 echo "Primer administrador: .venv/bin/python -m app.cli create-admin CORREO"
 echo
+# Metrics (docs/deployment.md, "Metrics"): the backend's processes write them to one folder, emptied at
+# every start (set for the server only: the migration and the seed above count nothing).
+export PROMETHEUS_MULTIPROC_DIR="$PWD/data/metrics"
+rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
 exec reflex run --env prod --single-port --frontend-port "$PORT" --backend-port "$PORT"

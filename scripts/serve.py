@@ -13,6 +13,11 @@ other PORT or behind a port mapping. Before serving, the one generated module
 that holds these addresses (``assets/reflex-env-*.js``, and its ``.gz``) is
 rewritten so that each address takes the page's own port: same origin as the page,
 whatever PORT, published port or proxy.
+
+Metrics (app.metrics): Granian's workers are processes, so prometheus-client runs in multiprocess mode,
+each worker writing its values to files of one folder that a scrape adds up. That folder is
+``PROMETHEUS_MULTIPROC_DIR`` emptied, or a new temporary folder, at every start: values of a previous
+run never mix in.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 # A string literal (any quotes) holding a baked address: scheme, then the path after localhost:<port>.
@@ -45,8 +52,32 @@ def make_frontend_same_origin(client_dir: Path) -> list[Path]:
     return changed
 
 
+def fresh_metrics_dir() -> tuple[Path, bool]:
+    """prometheus-client's multiprocess folder for this start, set in the environment before anything imports
+    it: PROMETHEUS_MULTIPROC_DIR emptied, or a new temporary folder (True: made here, removed at the end)."""
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if given:
+        folder = Path(given)
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.db"):
+            stale.unlink()
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="escorts-metrics-"))
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+    return folder, not given
+
+
 def main() -> None:
     """Serve the app on 0.0.0.0:$PORT from the current directory (the project root)."""
+    metrics_dir, made_here = fresh_metrics_dir()
+    try:
+        _serve()
+    finally:
+        if made_here:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _serve() -> None:
     sys.path.insert(0, os.getcwd())
     from reflex.utils import exec as reflex_exec
     from reflex.utils import prerequisites

@@ -43,9 +43,11 @@ from pyrage import x25519
 from sqlalchemy import Connection, func, inspect, select, table, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlmodel import Session
 
 from app.core.errors import ServiceError
 from app.db import make_engine
+from app.services import monitoring
 from app.settings import Settings
 from app.storage import InvalidKeyError, Storage, check_key
 from app.storage.factory import get_private_storage, get_storage
@@ -422,7 +424,12 @@ def create_backup(*, settings: Settings, dest: str, key: str | None = None) -> B
     with _failures_explained(
         "Lo que alcanzó a escribirse en el destino no tiene manifest.json: bórralo antes de reintentar."
     ):
-        return _create_backup(settings=settings, dest=dest, key=key)
+        summary = _create_backup(settings=settings, dest=dest, key=key)
+    try:
+        _record_success(settings.database_url)
+    except (ServiceError, SQLAlchemyError):  # the backup is whole: only the metrics will not know of it
+        log.exception("backup written, but its success could not be recorded for the metrics")
+    return summary
 
 
 def _create_backup(*, settings: Settings, dest: str, key: str | None) -> BackupSummary:
@@ -580,6 +587,16 @@ def _identity_for(manifest: dict[str, Any], key: str | None) -> x25519.Identity 
             f"BACKUP_KEY no es la clave de este respaldo: se cifró para {manifest.get('recipient')}. No se restauró nada."
         )
     return identity
+
+
+def _record_success(url: str) -> None:
+    """Write down in the backed-up database that a backup succeeded now, where the metrics read it."""
+    engine = make_engine(url)
+    try:
+        with Session(engine) as session:
+            monitoring.record_backup(session)
+    finally:
+        engine.dispose()
 
 
 def _database_tables(url: str) -> list[str]:

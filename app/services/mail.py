@@ -29,6 +29,7 @@ from email.utils import make_msgid
 
 from sqlmodel import Session, col, select
 
+from app import metrics
 from app.core.errors import ServiceError
 from app.core.text import mask_email
 from app.db import Transaction, commit, session_scope
@@ -129,15 +130,22 @@ def queue_mail(session: Session, *, to: str, subject: str, body: str) -> None:
     defer(session, MAIL, mail_uid=message.uid)
 
 
-def deliver(*, session: Session, mail_uid: str) -> None:
+def deliver(*, session: Session, mail_uid: str, last_attempt: bool = True) -> None:
     """Send one queued message and forget it; MailError leaves it queued for the job's next attempt.
 
-    A message already delivered (a job run twice) is not there any more, and nothing is sent.
+    A message already delivered (a job run twice) is not there any more, and nothing is sent. Each attempt
+    is counted in escorts_mail_messages_total (app.metrics): sent, retried (the job tries again later) or,
+    on the ``last_attempt``, failed.
     """
     message = session.get(OutgoingMail, mail_uid)
     if message is None:
         return
-    send_email(to=message.to, subject=message.subject, body=message.body)
+    try:
+        send_email(to=message.to, subject=message.subject, body=message.body)
+    except MailError:
+        metrics.MAIL_MESSAGES.labels(metrics.FAILED if last_attempt else metrics.RETRIED).inc()
+        raise
+    metrics.MAIL_MESSAGES.labels(metrics.SENT).inc()
     session.delete(message)
     commit(session)
 

@@ -56,6 +56,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import ConnectionPoolEntry, Pool
 from starlette.concurrency import run_in_threadpool
 
+from app import metrics
 from app.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -185,9 +186,11 @@ class PageCache:
         entry = self._entries.get(key)
         if entry is None or entry.version != version or self.clock() - entry.stored_at >= self.max_age:
             self.misses += 1
+            metrics.PAGE_CACHE.labels(metrics.MISS).inc()
             return None
         self._entries.move_to_end(key)
         self.hits += 1
+        metrics.PAGE_CACHE.labels(metrics.HIT).inc()
         return entry.value
 
     def put(self, key: Hashable, version: Hashable, value: object) -> None:
@@ -219,6 +222,12 @@ def engine_database(engine: Engine) -> str:
 _flights: dict[tuple[Hashable, ...], asyncio.Future[object]] = {}
 
 
+async def _render(render: Callable[[], T]) -> T:
+    """Render a page off the event loop (cached or not: the cache is off, Redis unreachable), counted."""
+    metrics.PAGE_CACHE_RENDERS.inc()
+    return await run_in_threadpool(render)
+
+
 async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
     """The page for ``key``: from the cache while nothing changed, else ``render()`` (run in a thread) and stored.
 
@@ -227,12 +236,12 @@ async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
     Concurrent requests for a page being rendered share that render; if it fails, each renders its own.
     """
     if pages.max_age <= 0:
-        return await run_in_threadpool(render)
+        return await _render(render)
     database = engine_database(engine)
     version = await versions.current(database)
     full_key = (database, key)
     if version is None:
-        return await run_in_threadpool(render)
+        return await _render(render)
     found = pages.get(full_key, version)
     if found is not None:
         return cast("T", found)  # stored under this key by the same render
@@ -243,11 +252,11 @@ async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
         await asyncio.wait({leader})
         if not leader.cancelled() and leader.exception() is None:
             return cast("T", leader.result())
-        return await run_in_threadpool(render)
+        return await _render(render)
     future = loop.create_future()
     _flights[flight] = future
     try:
-        value = await run_in_threadpool(render)
+        value = await _render(render)
     except BaseException:
         future.cancel()
         raise

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ import imagehash
 import pillow_heif
 from PIL import Image, ImageCms, ImageDraw, ImageFile, UnidentifiedImageError
 
+from app import metrics
 from app.core.errors import PhotoRejectedError
 from app.models import new_uid
 from app.storage import Storage
@@ -217,8 +219,21 @@ def process_photo(data: bytes) -> ProcessedPhoto:
     """Validate an upload and return its clean WebP variants, or raise PhotoRejectedError.
 
     CPU-bound (a few hundred milliseconds for a 12-megapixel photo, on up to two
-    threads): call it off the event loop.
+    threads): call it off the event loop. Counted, with its time, in escorts_photo_uploads_total
+    and escorts_photo_processing_seconds (app.metrics).
     """
+    started = time.perf_counter()
+    try:
+        processed = _process_photo(data)
+    except Exception:
+        metrics.PHOTO_UPLOADS.labels(metrics.FAILED).inc()
+        raise
+    metrics.PHOTO_UPLOADS.labels(metrics.PROCESSED).inc()
+    metrics.PHOTO_SECONDS.observe(time.perf_counter() - started)
+    return processed
+
+
+def _process_photo(data: bytes) -> ProcessedPhoto:
     if not data:
         raise _reject("empty", "El archivo está vacío.")
     if len(data) > MAX_BYTES:

@@ -10,7 +10,8 @@ From the bottom up; a module may import its own layer and the ones below, never 
    sitemap XML): pure functions of paths and models, which services (links in e-mails and
    reports), states and the web adapters all read.
 5. infrastructure: ``app.db`` (engine, sessions, the one unit of work), ``app.task_queue`` (jobs
-   deferred by task name in the caller's transaction) and ``app.logs`` (log lines and error reports).
+   deferred by task name in the caller's transaction) ``app.logs`` (log lines and error reports) and
+   ``app.metrics`` (the Prometheus metrics).
 6. adapters: ``app.storage`` (photo storage), ``app.identity`` (providers, sessions, sign-in
    throttle, area guards, the purge job), ``app.services.mail`` (the mail queue) and
    ``app.services.abuse`` (the rate limiter the throttle uses): they talk to the world outside
@@ -64,7 +65,7 @@ LAYERS = (
     ("settings and texts", ("app.settings", "app.content")),
     ("models", ("app.models",)),
     ("URL rules", ("app.routes", "app.seo")),
-    ("infrastructure", ("app.db", "app.task_queue", "app.logs")),
+    ("infrastructure", ("app.db", "app.task_queue", "app.logs", "app.metrics")),
     ("adapters", ("app.storage", "app.identity", "app.services.mail", "app.services.abuse")),
     ("services", ("app.services",)),
     ("states", ("app.states",)),

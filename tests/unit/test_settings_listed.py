@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NOT_SETTINGS = {
     "app/cli.py": 'os.environ.get("BACKUP_KEY"',  # the backup commands' key, which the site never holds
     "app/identity/firebase.py": 'os.environ.get("FIREBASE_AUTH_EMULATOR_HOST")',  # Firebase's own variable
+    # prometheus-client's own variable, which it reads when imported (set by scripts/serve.py and scripts/run.sh)
+    "app/metrics.py": 'os.environ.get("PROMETHEUS_MULTIPROC_DIR")',
     "app/services/backup.py": "{**os.environ,",  # the environment handed on to pg_dump and psql
 }
 
