@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import subprocess
 import sys
@@ -38,12 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_event_floor import KINDS, measure, serve_floor, write_floor_app
 from bench.bench_ws_load import (
     FIRST_LOAD,
-    HASHES,
     Setup,
     _redis_pid,
     run_load,
     serve_setup,
-    setup_project,
+    served_hashes,
     top_cities,
 )
 from bench.common import demo_database
@@ -103,9 +101,7 @@ def directory_side(data, setup: Setup, cities: list[str], args) -> tuple[Measure
 
     with serve_setup(data, setup, data.folder) as site:
         port = urlsplit(site).port
-        context = setup_project(setup, data.folder) / ".build" / "e2e-export" / "utils" / "context.jsx"
-        found = HASHES.search(context.read_text())
-        hashes = json.loads(found.group(1)) if found else None
+        hashes = served_hashes(setup, data.folder)
         redis_pid = _redis_pid(redis_url(SITE_DB)) if setup.redis else None
         stats, _elapsed, app_cpu, redis_cpu, _load = asyncio.run(
             run_load(site, port, args, cities, hashes, Reflex.VERSION, redis_pid)

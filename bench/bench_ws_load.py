@@ -797,6 +797,13 @@ def setup_project(setup: Setup, folder: Path) -> Path:
     return project
 
 
+def served_hashes(setup: Setup, folder: Path) -> list[str] | None:
+    """The state hashes the served frontend sends when it hydrates (its export's sources, tests/frontend_export.py)."""
+    context = setup_project(setup, folder) / ".build" / "e2e-export" / "utils" / "context.jsx"
+    found = HASHES.search(context.read_text())
+    return json.loads(found.group(1)) if found else None
+
+
 def serve_setup(data, setup: Setup, folder: Path):
     """Serve the app as ``setup`` says (a copy of the project at its revision, if it names one)."""
     project = setup_project(setup, folder)
@@ -860,10 +867,7 @@ def main() -> int:
             print(f"\n== {setup.label} ==")
             with serve_setup(data, setup, data.folder) as site:
                 port = urlsplit(site).port
-                # The state hashes the served frontend sends (its export's sources, tests/frontend_export.py).
-                context = setup_project(setup, data.folder) / ".build" / "e2e-export" / "utils" / "context.jsx"
-                found = HASHES.search(context.read_text())
-                hashes = json.loads(found.group(1)) if found else None
+                hashes = served_hashes(setup, data.folder)
                 redis_pid = _redis_pid(redis_url(SITE_DB)) if setup.redis else None
                 print(
                     f"{args.visitors} visitors at {args.rate:g}/s, then {args.duration} s;"
