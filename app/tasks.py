@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -64,6 +65,8 @@ FAILED_JOBS_KEPT_HOURS = 7 * 24
 MAIL_RETRY = RetryStrategy(max_attempts=10, exponential_wait=2)
 # A clip whose processing failed for a reason other than the file (storage, a killed worker) is tried twice more.
 VIDEO_RETRY = RetryStrategy(max_attempts=2, wait=30)
+# The longest pause before a worker that stopped by itself starts again (keep_working).
+WORKER_RESTART_MAX_S = 60.0
 
 
 @queue.task(name=MAIL.name, queue=MAIL.queue, retry=MAIL_RETRY, pass_context=True)
@@ -230,7 +233,7 @@ def worker_options(*, in_process: bool) -> dict[str, Any]:
         "delete_jobs": "successful",
         "update_heartbeat_interval": HEARTBEAT_SECONDS,
         "stalled_worker_timeout": STALLED_AFTER_SECONDS,
-        "install_signal_handlers": not in_process,
+        "install_signal_handlers": False,  # the process's own (run_worker), or the web server's
         "worker_middleware": [observe_job],
     }
 
@@ -243,7 +246,34 @@ def run_worker() -> None:
     """
     settings = get_settings()
     metrics.serve(settings.metrics_port, settings.metrics_token, monitoring.read_site_figures)
-    queue.run_worker(**worker_options(in_process=False))
+    asyncio.run(_worker_process())
+
+
+async def _worker_process() -> None:
+    work = asyncio.current_task()
+    assert work is not None
+    loop = asyncio.get_running_loop()
+    for stop_signal in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(stop_signal, work.cancel)  # Procrastinate stops gracefully when cancelled
+    async with queue.open_async():
+        try:
+            await keep_working(worker_options(in_process=False))
+        except asyncio.CancelledError:
+            log.info("worker stopped")
+
+
+async def keep_working(options: dict[str, Any]) -> None:
+    """Run a worker until cancelled. Procrastinate stops a worker whose database connection failed (a
+    PostgreSQL restart): it starts again after a pause, doubling from 1 s to a minute while it keeps failing."""
+    pause = 1.0
+    while True:
+        started = time.monotonic()
+        await queue.run_worker_async(**options)
+        if time.monotonic() - started > WORKER_RESTART_MAX_S:
+            pause = 1.0
+        log.warning("the worker stopped by itself (its database connection failed); starting again in %.0f s", pause)
+        await asyncio.sleep(pause)
+        pause = min(2 * pause, WORKER_RESTART_MAX_S)
 
 
 async def run_in_process() -> None:
@@ -254,4 +284,4 @@ async def run_in_process() -> None:
     async with queue.open_async():
         if not is_durable() and (requeued := await asyncio.to_thread(mail.requeue_undelivered)):
             log.info("%d undelivered e-mails queued again", requeued)
-        await queue.run_worker_async(**worker_options(in_process=True))
+        await keep_working(worker_options(in_process=True))

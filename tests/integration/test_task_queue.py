@@ -4,6 +4,7 @@
 - an e-mail outlives an SMTP outage: retried with growing waits, delivered once the server is back;
   after the last attempt it stays failed, on the administrators' page;
 - the job of a worker killed mid-delivery goes to another worker and the e-mail arrives once;
+- a worker whose database connection drops (a PostgreSQL restart) starts again and delivers what comes next;
 - a periodic task is deferred once per period however many workers defer it.
 
 Nothing waits for wall time: "ten minutes later" is the job made due in the database (its ``scheduled_at``),
@@ -22,10 +23,11 @@ import uuid
 from datetime import timedelta
 
 import procrastinate
+import psycopg
 import pytest
 from aiosmtpd.controller import Controller
 from procrastinate.periodic import PeriodicDeferrer
-from sqlalchemy import text
+from sqlalchemy import make_url, text
 from sqlmodel import Session, select
 
 from app import tasks
@@ -196,6 +198,61 @@ def test_the_job_of_a_worker_killed_mid_delivery_goes_to_another_and_arrives_onc
         if worker.poll() is None:
             stop_process_group(worker)
         controller.stop()
+
+
+def _listener_pids(db: Session) -> list[int]:
+    """The worker's connection that listens for new jobs (its last statement a LISTEN)."""
+    db.rollback()
+    return list(
+        db.exec(
+            text("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'")
+        ).scalars()
+    )
+
+
+def test_a_worker_whose_database_connection_drops_starts_again_and_delivers(db, smtp_to, smtp_server):
+    """A PostgreSQL restart, as the worker sees it: its listening connection ends and no new one is allowed
+    for a while. Procrastinate stops such a worker; the process starts it again once the database is back
+    (app.tasks.keep_working), and mail queued afterwards is delivered."""
+    port, mailbox = smtp_server
+    smtp_to(port)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "worker"],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": get_settings().database_url, "SMTP_PORT": str(port)},
+        start_new_session=True,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    said: list[str] = []
+    threading.Thread(target=lambda: said.extend(worker.stderr), daemon=True).start()
+    url = make_url(get_settings().database_url)
+    admin = psycopg.connect(
+        url.set(drivername="postgresql", database="postgres").render_as_string(False), autocommit=True
+    )
+    try:
+        deadline = time.monotonic() + DEADLINE_S
+        while not (listening := _listener_pids(db)):
+            assert time.monotonic() < deadline and worker.poll() is None, "the worker never listened"
+            time.sleep(0.05)
+        admin.execute(f'ALTER DATABASE "{url.database}" ALLOW_CONNECTIONS false')
+        admin.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [listening])
+        while not any("stopped by itself" in line for line in said):
+            assert time.monotonic() < deadline, f"the worker did not stop: {said}"
+            time.sleep(0.05)
+        admin.execute(f'ALTER DATABASE "{url.database}" ALLOW_CONNECTIONS true')
+        while _listener_pids(db) in ([], listening):
+            assert time.monotonic() < deadline, "the worker never listened again"
+            assert worker.poll() is None, "the worker process ended"
+            time.sleep(0.05)
+        to = _address()
+        _queue_one(db, to)
+        mailbox.wait_for_subject(to, "Prueba de la cola", timeout=DEADLINE_S)
+        assert len(mailbox.to(to)) == 1
+    finally:
+        admin.execute(f'ALTER DATABASE "{url.database}" ALLOW_CONNECTIONS true')
+        admin.close()
+        stop_process_group(worker)
 
 
 def _wait_until_running(db: Session, task: str) -> None:
