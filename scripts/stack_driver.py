@@ -381,7 +381,7 @@ def browser_loop() -> None:
                 visitor.close()
                 if status != 206 or size != 100:
                     raise AssertionError(f"range request: {status}, {size} bytes")
-                return f"on the Video tab; played {played:.1f} s at 390 px; Range answered 206 by {node}"
+                return f"on the Video tab; played to {1000 * played:.0f} ms at 390 px; Range answered 206 by {node}"
 
             steps = [
                 ("browser: city page hydrated through the proxy", city),
