@@ -264,11 +264,15 @@ async def _worker_process() -> None:
 
 async def keep_working(options: dict[str, Any]) -> None:
     """Run a worker until cancelled. Procrastinate stops a worker whose database connection failed (a
-    PostgreSQL restart): it starts again after a pause, doubling from 1 s to a minute while it keeps failing."""
+    PostgreSQL restart), and raises when the database is still away as it stops or starts: either way it
+    starts again after a pause, doubling from 1 s to a minute while it keeps failing."""
     pause = 1.0
     while True:
         started = time.monotonic()
-        await queue.run_worker_async(**options)
+        try:
+            await queue.run_worker_async(**options)
+        except procrastinate.exceptions.ConnectorException:  # the database away while it starts or stops
+            log.warning("the worker could not reach its database", exc_info=True)
         if time.monotonic() - started > WORKER_RESTART_MAX_S:
             pause = 1.0
         log.warning("the worker stopped by itself (its database connection failed); starting again in %.0f s", pause)
