@@ -93,6 +93,19 @@ def summary(report: dict) -> str:
     return f"{scores}  {metrics}" + (f"  failing: {', '.join(failing)}" if failing else "")
 
 
+def prepare(lh_dir: Path, out: Path) -> bool:
+    """Check that Lighthouse is installed in ``lh_dir``, put bench/lighthouse.mjs beside it, make ``out``, and
+    print the date and the load average the figures were measured at (False, with why, when not installed)."""
+    if not (lh_dir / "node_modules" / "lighthouse").is_dir():
+        print(f"Lighthouse is not installed in {lh_dir}: cd {lh_dir} && npm install lighthouse")
+        return False
+    shutil.copy(Path(__file__).with_name("lighthouse.mjs"), lh_dir / "lighthouse.mjs")
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"date: {time.strftime('%Y-%m-%d %H:%M %Z')}, cores: {os.cpu_count()}")
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return True
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lh-dir", type=Path, default=Path("/tmp/lh"), help="where `npm install lighthouse` ran")
@@ -107,13 +120,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1, help="runs of every page and mode (figures of each printed)")
     args = parser.parse_args()
     wanted = set(args.pages.split(","))
-    if not (args.lh_dir / "node_modules" / "lighthouse").is_dir():
-        print(f"Lighthouse is not installed in {args.lh_dir}: cd {args.lh_dir} && npm install lighthouse")
+    if not prepare(args.lh_dir, args.out):
         return 2
-    shutil.copy(Path(__file__).with_name("lighthouse.mjs"), args.lh_dir / "lighthouse.mjs")
-    args.out.mkdir(parents=True, exist_ok=True)
-    print(f"date: {time.strftime('%Y-%m-%d %H:%M %Z')}, cores: {os.cpu_count()}")
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     import httpx
 
     with demo_site(args.listings, 1, args.revision) as (site, city, _):

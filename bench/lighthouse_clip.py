@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_page_ratio import demo_site
-from bench.lighthouse import METRICS, run, summary
+from bench.lighthouse import METRICS, prepare, run, summary
 
 # The bound on what a clip may cost the detail page's performance score.
 ALLOWED_DROP = 0.05
@@ -109,13 +107,8 @@ def main() -> int:
     parser.add_argument("--listings", type=int, default=3000)
     parser.add_argument("--runs", type=int, default=3, help="runs of each page, alternately")
     args = parser.parse_args()
-    if not (args.lh_dir / "node_modules" / "lighthouse").is_dir():
-        print(f"Lighthouse is not installed in {args.lh_dir}: cd {args.lh_dir} && npm install lighthouse")
+    if not prepare(args.lh_dir, args.out):
         return 2
-    shutil.copy(Path(__file__).with_name("lighthouse.mjs"), args.lh_dir / "lighthouse.mjs")
-    args.out.mkdir(parents=True, exist_ok=True)
-    print(f"date: {time.strftime('%Y-%m-%d %H:%M %Z')}, cores: {os.cpu_count()}")
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with demo_site(args.listings, 1) as (site, city, _), tempfile.TemporaryDirectory() as tmp:
         (plain_name, plain), (clip_name, with_clip) = _pair(city)
         _add_clip(with_clip, Path(tmp))

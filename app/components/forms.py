@@ -14,6 +14,7 @@ from typing import Any, cast
 import reflex as rx
 from reflex_base.event import EventSpec
 from reflex_base.vars.object import ObjectVar
+from reflex_base.vars.sequence import ArrayVar
 from reflex_components_core.el.elements.forms import HTMLInputTypeAttribute
 
 from app.core.dates import TYPED_DAY_MASK
@@ -224,4 +225,14 @@ def date_field(
         rx.el.p(DATE_HINT, id=hint_id, class_name="hint muted"),
         *error,
         class_name="field",
+    )
+
+
+def thumbnail_list(items: ArrayVar[Any], item: Callable[[Any], rx.Component], label: str) -> rx.Component:
+    """A summary's small pictures (the wizard's last step): one list item each, named ``label``; nothing when empty."""
+    return cast(
+        rx.Component,
+        rx.cond(
+            items.length() > 0, rx.el.ul(rx.foreach(items, item), class_name="wizard-thumbnails", aria_label=label)
+        ),
     )

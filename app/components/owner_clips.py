@@ -14,6 +14,7 @@ from typing import cast
 import reflex as rx
 from reflex_base.vars.object import ObjectVar
 
+from app.components.forms import thumbnail_list
 from app.models import ClipStatus, ListingVideoPublic
 from app.models.videos import CLIP_MAX_BYTES, CLIP_MAX_SECONDS, CLIPS_PER_LISTING
 from app.states.advertiser.clips import ClipsState
@@ -151,14 +152,7 @@ def clip_summary(listing_uid: rx.Var[str] | str) -> rx.Component:
     """The clips in the wizard's last step, each as its state says: its poster, still processing, or why it
     failed (nothing when the listing has none)."""
     return rx.el.div(
-        rx.cond(
-            ClipsState.clips.length() > 0,
-            rx.el.ul(
-                rx.foreach(ClipsState.clips, _summary_clip),
-                class_name="wizard-thumbnails",
-                aria_label="Videos de tu publicación",
-            ),
-        ),
+        thumbnail_list(ClipsState.clips, _summary_clip, "Videos de tu publicación"),
         aria_live="polite",
         on_mount=ClipsState.open_listing(listing_uid),
         key=listing_uid,

@@ -17,6 +17,7 @@ from app.components.forms import (
     select_field,
     text_field,
     textarea_field,
+    thumbnail_list,
     upload_hint,
 )
 from app.components.layout import guarded_content, page_frame
@@ -485,14 +486,7 @@ def _review() -> rx.Component:
             class_name="wizard-summary",
             aria_label="Resumen de tu publicación",
         ),
-        rx.cond(
-            WizardState.photos.length() > 0,
-            rx.el.ul(
-                rx.foreach(WizardState.photos, _thumbnail),
-                class_name="wizard-thumbnails",
-                aria_label="Fotos de tu publicación",
-            ),
-        ),
+        thumbnail_list(WizardState.photos, _thumbnail, "Fotos de tu publicación"),
         clip_summary(WizardState.uid),
         form_alert(WizardState.error),
         rx.el.div(
