@@ -16,6 +16,10 @@ median ratio over the rounds with its spread (lowest and highest round). Target:
 then 1.5. Starts the full app: run it under ``flock /tmp/e2e.lock`` like the e2e tests.
 
     flock /tmp/e2e.lock .venv/bin/python bench/bench_cost_ratio.py [--rounds 2] [--visitors 150]
+
+``--by-kind`` profiles each kind of action alone instead (``bench_ws_load.ONLY``: first loads, cities, tabs, a
+listing and back, paging, counting, filtering), each against the floor's kind of action it is, and with
+``--profile`` py-spy samples the server during a second load of each, printing where its CPU went.
 """
 
 from __future__ import annotations
@@ -37,8 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_event_floor import KINDS, measure, serve_floor, write_floor_app
 from bench.bench_ws_load import (
     FIRST_LOAD,
+    ONLY,
     Setup,
     _redis_pid,
+    profile,
     run_load,
     serve_setup,
     served_hashes,
@@ -60,6 +66,8 @@ FLOOR_KIND = {
     "filter": "navigation",
 }
 TARGETS = (2.0, 1.5)
+# The floor's kind of action each of bench_ws_load.ONLY's loads is.
+ONLY_FLOOR_KIND = {"first_load": "connect", "paging": "event", "count": "event"}
 
 
 @dataclass
@@ -74,29 +82,47 @@ class Measured:
     failures: int
 
 
-def floor_side(folder: Path, setup: Setup, shares: dict[str, float], args) -> Measured:
-    """The floor app on ``setup``: one load per kind, weighted by ``shares`` (the directory's mix)."""
-    rows = {}
+def floor_by_kind(folder: Path, setup: Setup, args) -> dict[str, Measured]:
+    """The floor app on ``setup``: one load of each of its kinds."""
     with serve_floor(folder, setup, folder / "floor.log") as (port, servers):
         redis_pid = _redis_pid(redis_url(SITE_DB)) if setup.redis else None
-        for kind in KINDS:
-            rows[kind] = measure(port, servers, redis_pid, kind, args)
+        rows = {kind: measure(port, servers, redis_pid, kind, args) for kind in KINDS}
+    return {
+        kind: Measured(row["ms"], row["ms_redis"], row["cmds"], row["bytes"], row["actions"], row["failures"])
+        for kind, row in rows.items()
+    }
+
+
+def floor_side(folder: Path, setup: Setup, shares: dict[str, float], args) -> Measured:
+    """The floor app on ``setup``: one load per kind, weighted by ``shares`` (the directory's mix)."""
+    rows = floor_by_kind(folder, setup, args)
 
     def weighted(key: str) -> float:
-        return sum(shares[kind] * rows[kind][key] for kind in KINDS)
+        return sum(shares[kind] * getattr(rows[kind], key) for kind in KINDS)
 
     return Measured(
         ms=weighted("ms"),
         ms_redis=weighted("ms_redis"),
         cmds=weighted("cmds"),
         bytes=weighted("bytes"),
-        actions=sum(row["actions"] for row in rows.values()),
-        failures=sum(row["failures"] for row in rows.values()),
+        actions=sum(row.actions for row in rows.values()),
+        failures=sum(row.failures for row in rows.values()),
     )
 
 
-def directory_side(data, setup: Setup, cities: list[str], args) -> tuple[Measured, dict[str, float]]:
-    """The directory on ``setup`` under bench_ws_load.py's visitors; and the shares of the floor's kinds in it."""
+def directory_side(
+    data,
+    setup: Setup,
+    cities: list[str],
+    args,
+    profile_to: Path | None = None,
+    first_load: Measured | None = None,
+) -> tuple[Measured, dict[str, float]]:
+    """The directory on ``setup`` under bench_ws_load.py's visitors; and the shares of the floor's kinds in it.
+
+    With ``profile_to``, a second load of as many visitors follows with py-spy sampling the server (printed).
+    With ``first_load`` (what one costs, measured alone), the visitors' first loads are taken out: the figures
+    are those of the other actions."""
     from reflex_base.constants.base import Reflex
 
     with serve_setup(data, setup, data.folder) as site:
@@ -106,16 +132,34 @@ def directory_side(data, setup: Setup, cities: list[str], args) -> tuple[Measure
         stats, _elapsed, app_cpu, redis_cpu, _load = asyncio.run(
             run_load(site, port, args, cities, hashes, Reflex.VERSION, redis_pid)
         )
+        if profile_to is not None:
+            profile(
+                site,
+                port,
+                argparse.Namespace(**{**vars(args), "profile": args.visitors}),
+                cities,
+                hashes,
+                Reflex.VERSION,
+                profile_to,
+            )
     done = max(1, stats.events_ok)
     counts = dict.fromkeys(KINDS, 0)
     for kind, times in stats.times.items():
         counts[FLOOR_KIND[kind]] += len(times)
     total = sum(counts.values()) or 1
-    sizes = [size for values in stats.sizes.values() for size in values]
+    ms, ms_redis, cmds = 1000 * app_cpu, 1000 * (app_cpu + redis_cpu), float(stats.redis_commands)
+    if first_load is not None:
+        loads = len(stats.times.get(FIRST_LOAD, []))
+        done = max(1, stats.events_ok - loads)
+        ms, ms_redis = ms - loads * first_load.ms, ms_redis - loads * first_load.ms_redis
+        cmds -= loads * first_load.cmds
+    sizes = [
+        size for kind, values in stats.sizes.items() if first_load is None or kind != FIRST_LOAD for size in values
+    ]
     measured = Measured(
-        ms=1000 * app_cpu / done,
-        ms_redis=1000 * (app_cpu + redis_cpu) / done,
-        cmds=stats.redis_commands / done,
+        ms=ms / done,
+        ms_redis=ms_redis / done,
+        cmds=cmds / done,
         bytes=sum(sizes) / max(1, len(sizes)),
         actions=stats.events_ok,
         failures=stats.failed,
@@ -134,6 +178,8 @@ def main() -> int:
     parser.add_argument("--cities", type=int, default=10, help="busiest cities the directory's visitors pick from")
     parser.add_argument("--rate", type=float, default=50, help="directory visitors started a second")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds an action may take before it fails")
+    parser.add_argument("--by-kind", action="store_true", help="each kind of action alone, against the floor's kind")
+    parser.add_argument("--profile", action="store_true", help="with --by-kind: py-spy on a second load of each kind")
     args = parser.parse_args()
     setups = [Setup.parse(text) for text in args.setups.split(",")]
     if any(setup.revision for setup in setups):
@@ -160,6 +206,9 @@ def main() -> int:
             raise RuntimeError("no city has three pages of listings: seed more (--listings)")
         floor_folder = Path(tmp)
         write_floor_app(floor_folder)
+        if args.by_kind:
+            by_kind(data, floor_folder, setups, cities, args, floor_args)
+            return 0
         for round_number in range(1, args.rounds + 1):
             for setup in setups:
                 print(f"\n== round {round_number}, {setup.label}: the directory ==", flush=True)
@@ -194,6 +243,35 @@ def main() -> int:
             f"  {setup.label:<{width}}  {median(ratios):.2f} (rounds {min(ratios):.2f}–{max(ratios):.2f})  {verdicts}"
         )
     return 0
+
+
+def by_kind(data, floor_folder: Path, setups: list[Setup], cities: list[str], args, floor_args) -> None:
+    """Per setup: the floor's kinds once, then each of bench_ws_load.ONLY's kinds of action alone; one table."""
+    for setup in setups:
+        print(f"\n== {setup.label}: the floor, each kind ==", flush=True)
+        floor = floor_by_kind(floor_folder, setup, floor_args)
+        rows = []
+        first_load = None
+        for only in ONLY:  # first loads first: the others' figures are taken net of their visitors' first loads
+            print(f"\n== {setup.label}: the directory, {only} alone ==", flush=True)
+            load = argparse.Namespace(**{**vars(args), "only": only})
+            out = Path(tempfile.gettempdir()) / f"cost-profile-{setup.label}-{only}.txt" if args.profile else None
+            directory, _ = directory_side(data, setup, cities, load, out, first_load)
+            first_load = first_load or directory
+            rows.append((only, directory, floor[ONLY_FLOOR_KIND.get(only, "navigation")]))
+        print(
+            f"\n{setup.label}: each kind of action alone against the floor's kind (ms CPU an action, Redis's counted)"
+        )
+        print(
+            f"{'action':<11} {'floor kind':<11} {'floor':>6} {'directory':>9} {'ratio':>6} {'cmds f/d':>11} {'bytes f/d':>13}"
+        )
+        for only, directory, base in rows:
+            kind = ONLY_FLOOR_KIND.get(only, "navigation")
+            print(
+                f"{only:<11} {kind:<11} {base.ms_redis:>6.2f} {directory.ms_redis:>9.2f}"
+                f" {directory.ms_redis / base.ms_redis:>6.2f} {base.cmds:>5.1f}/{directory.cmds:<5.1f}"
+                f" {base.bytes:>6.0f}/{directory.bytes:<6.0f}"
+            )
 
 
 if __name__ == "__main__":

@@ -173,6 +173,17 @@ MIX = {
     "detail": {"back": 75, "city": 15, "leave": 10},
 }
 FIRST_LOAD = "first load"
+# One kind of action alone (``--only``), for a profile of each: the mix a visitor follows instead of MIX. A listing
+# is left by going back, so "detail" measures the pair; "first_load" visitors leave once the page has loaded.
+ONLY = {
+    "first_load": {"list": {"leave": 1}, "detail": {"leave": 1}},
+    "city": {"list": {"city": 1}, "detail": {"leave": 1}},
+    "tab": {"list": {"tab": 1}, "detail": {"leave": 1}},
+    "detail": {"list": {"detail": 1}, "detail": {"back": 1}},
+    "paging": {"list": {"next_page": 3, "previous_page": 1}, "detail": {"leave": 1}},
+    "count": {"list": {"count": 1}, "detail": {"leave": 1}},
+    "filter": {"list": {"filter": 1}, "detail": {"leave": 1}},
+}
 KINDS = (FIRST_LOAD, "city", "tab", "detail", "back", "next_page", "previous_page", "count", "filter")
 
 
@@ -223,12 +234,19 @@ class Visitor:
     """One browser tab on the public directory: one websocket, one Reflex token."""
 
     def __init__(
-        self, site: str, cities: list[str], hashes: list[str] | None, protocol: str, stats: Stats, timeout: float
+        self,
+        site: str,
+        cities: list[str],
+        hashes: list[str] | None,
+        protocol: str,
+        stats: Stats,
+        timeout: float,
+        mix: dict[str, dict[str, int]] = MIX,
     ):
         parts = urlsplit(site)
         self.host, self.port, self.origin = parts.hostname, parts.port, f"{parts.scheme}://{parts.netloc}"
         self.cities, self.hashes, self.protocol = cities, hashes, protocol
-        self.stats, self.timeout = stats, timeout
+        self.stats, self.timeout, self.mix = stats, timeout, mix
         self.socket: WebSocket | None = None
         self.updates: asyncio.Queue = asyncio.Queue()
         self.pump: asyncio.Task | None = None
@@ -380,15 +398,16 @@ class Visitor:
             self.socket = None
 
     def choose(self) -> str:
-        """The next action, drawn from ``MIX`` among those the page offers."""
-        weights = dict(MIX["detail" if self.on_detail else "list"])
+        """The next action, drawn from the visitor's mix (``MIX``) among those the page offers."""
+        weights = dict(self.mix["detail" if self.on_detail else "list"])
         if not self.on_detail:
             if self.page >= self.page_count:
-                weights.pop("next_page")
+                weights.pop("next_page", None)
             if self.page <= 1:
-                weights.pop("previous_page")
+                weights.pop("previous_page", None)
             if not self.cards:
-                weights.pop("detail")
+                weights.pop("detail", None)
+            weights = weights or {"leave": 1}
         return random.choices(list(weights), weights=list(weights.values()))[0]
 
     async def act(self, kind: str) -> None:
@@ -607,7 +626,8 @@ async def run_load(
 
     watcher = asyncio.create_task(sampler())
     for index in range(args.visitors):
-        visitor = Visitor(site, cities, hashes, protocol, stats, args.timeout)
+        mix = ONLY[args.only] if getattr(args, "only", None) else MIX
+        visitor = Visitor(site, cities, hashes, protocol, stats, args.timeout, mix)
         tasks.append(asyncio.create_task(visit(visitor, until, think)))
         await asyncio.sleep(max(0.0, started + (index + 1) / args.rate - time.perf_counter()))
     print(f"all {args.visitors} visitors started in {time.perf_counter() - started:.1f} s")
@@ -833,6 +853,9 @@ def main() -> int:
     parser.add_argument("--listings", type=int, default=50_000)
     parser.add_argument("--cities", type=int, default=10, help="busiest cities the visitors pick from")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds an action may take before it fails")
+    parser.add_argument(
+        "--only", choices=sorted(ONLY), help="every visitor does this one kind of action (and what it needs), not MIX"
+    )
     parser.add_argument(
         "--profile",
         type=int,
