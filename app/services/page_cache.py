@@ -1,6 +1,7 @@
 """Public pages kept in memory and dropped as soon as anything they show may have changed.
 
-Two kinds of page use it: the rendered /escorts-ssg documents (app.web.api) and the
+Three kinds of page use it: the rendered /escorts-ssg documents (app.web.api), the
+documents of the interactive public pages with their first screen (app.web.seo_api), and the
 cards and listing details of the interactive directory (app.services.directory_cards).
 A page is stored under its inputs (which page, tab and section, the settings it
 depends on, and for the documents whether the visitor has accepted the 18+
@@ -39,13 +40,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import hashlib
 import logging
 import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
@@ -228,6 +230,12 @@ async def _render(render: Callable[[], T]) -> T:
     return await run_in_threadpool(render)
 
 
+async def _render_async(render: Callable[[], Awaitable[T]]) -> T:
+    """Render a page that awaits its own parts (themselves cached, read off the event loop), counted."""
+    metrics.PAGE_CACHE_RENDERS.inc()
+    return await render()
+
+
 async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
     """The page for ``key``: from the cache while nothing changed, else ``render()`` (run in a thread) and stored.
 
@@ -235,13 +243,23 @@ async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
 
     Concurrent requests for a page being rendered share that render; if it fails, each renders its own.
     """
+    return await _cached(key, engine, functools.partial(_render, render))
+
+
+async def cached_async(key: Hashable, engine: Engine, render: Callable[[], Awaitable[T]]) -> T:
+    """As :func:`cached`, for a page whose ``render`` is a coroutine function (run on the event loop; what it
+    reads blocking must go off the loop itself, as the cached reads it builds on do)."""
+    return await _cached(key, engine, functools.partial(_render_async, render))
+
+
+async def _cached(key: Hashable, engine: Engine, produce: Callable[[], Awaitable[T]]) -> T:
     if pages.max_age <= 0:
-        return await _render(render)
+        return await produce()
     database = engine_database(engine)
     version = await versions.current(database)
     full_key = (database, key)
     if version is None:
-        return await _render(render)
+        return await produce()
     found = pages.get(full_key, version)
     if found is not None:
         return cast("T", found)  # stored under this key by the same render
@@ -252,11 +270,11 @@ async def cached(key: Hashable, engine: Engine, render: Callable[[], T]) -> T:
         await asyncio.wait({leader})
         if not leader.cancelled() and leader.exception() is None:
             return cast("T", leader.result())
-        return await _render(render)
+        return await produce()
     future = loop.create_future()
     _flights[flight] = future
     try:
-        value = await _render(render)
+        value = await produce()
     except BaseException:
         future.cancel()
         raise

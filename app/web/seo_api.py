@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import gzip
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
@@ -38,7 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app import seo
 from app.content.legal import LEGAL_PAGES
 from app.core.geo import city_by_slug
-from app.db import session_scope
+from app.db import get_engine, session_scope
 from app.routes import (
     AREAS,
     FAVOURITES,
@@ -51,7 +52,7 @@ from app.routes import (
     TRANS_HOME,
     legal_path,
 )
-from app.services import sitemap
+from app.services import page_cache, sitemap
 from app.services.public_view import NotFound, PublicPageView, Redirect, build_public_view
 from app.settings import get_settings
 from app.states.public import AGE_COOKIE
@@ -166,6 +167,45 @@ def exported_shell(name: str) -> seo.Shell:
     return _shell(str(frontend_dir()), name, preview=True)
 
 
+@dataclass(frozen=True)
+class Document:
+    """A document as it is sent (its body gzipped when the client takes it), kept whole in the page cache."""
+
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...]
+
+    def response(self) -> Response:
+        """A new response carrying this document."""
+        media_type = "text/html; charset=utf-8" if self.body else None
+        return Response(self.body, status_code=self.status, media_type=media_type, headers=dict(self.headers))
+
+
+def _takes_gzip(request: Request) -> bool:
+    return "gzip" in request.headers.get("accept-encoding", "")
+
+
+def _document(
+    shell: seo.Shell,
+    tags: seo.HeadTags,
+    *,
+    gzipped: bool,
+    status: int = 200,
+    preview: str = "",
+    headers: dict[str, str] | None = None,
+) -> Document:
+    """``shell`` with ``tags`` in its head and ``preview`` first in its body, gzipped when ``gzipped``."""
+    head = seo.render_head(tags, site_name=get_settings().site_name)
+    body = shell.with_head(head, preview + seo.render_structured_data(tags)).encode()
+    headers = {"Vary": "Accept-Encoding", **(headers or {})}
+    if len(body) >= GZIP_MIN_BYTES and gzipped:
+        body = gzip.compress(body, compresslevel=6)
+        headers["Content-Encoding"] = "gzip"
+    if status == 404 or tags.noindex:
+        headers["X-Robots-Tag"] = "noindex"
+    return Document(status, body, tuple(headers.items()))
+
+
 def document_response(
     request: Request,
     shell: seo.Shell,
@@ -175,20 +215,18 @@ def document_response(
     headers: dict[str, str] | None = None,
 ) -> Response:
     """``shell`` with ``tags`` in its head and ``preview`` first in its body, gzipped when the client takes it."""
-    head = seo.render_head(tags, site_name=get_settings().site_name)
-    body = shell.with_head(head, preview + seo.render_structured_data(tags)).encode()
-    headers = {"Vary": "Accept-Encoding", **(headers or {})}
-    if len(body) >= GZIP_MIN_BYTES and "gzip" in request.headers.get("accept-encoding", ""):
-        body = gzip.compress(body, compresslevel=6)
-        headers["Content-Encoding"] = "gzip"
-    if status == 404 or tags.noindex:
-        headers["X-Robots-Tag"] = "noindex"
-    return Response(body, status_code=status, media_type="text/html; charset=utf-8", headers=headers)
+    return _document(
+        shell, tags, gzipped=_takes_gzip(request), status=status, preview=preview, headers=headers
+    ).response()
+
+
+def _not_found_document(gzipped: bool) -> Document:
+    tags = seo.not_found_tags(site_name=get_settings().site_name)
+    return _document(_shell(str(frontend_dir()), _SPA_FALLBACK, preview=False), tags, gzipped=gzipped, status=404)
 
 
 def _not_found(request: Request) -> Response:
-    tags = seo.not_found_tags(site_name=get_settings().site_name)
-    return document_response(request, _shell(str(frontend_dir()), _SPA_FALLBACK, preview=False), tags, status=404)
+    return _not_found_document(_takes_gzip(request)).response()
 
 
 @functools.lru_cache(maxsize=1024)
@@ -328,23 +366,38 @@ async def public_document(request: Request) -> Response:
 
     Which URLs are pages, redirects or not found is :func:`app.seo.resolve_document`'s; what a page shows is
     its view (app.services.public_view), the one the running page's state shows too. Listings come first
-    only to a returning visitor (18+ notice accepted on this device).
+    only to a returning visitor (18+ notice accepted on this device). The answer is the same for everyone
+    who asks for the same address alike (18+ notice, gzip), so it is kept whole in the page cache
+    (app.services.page_cache) until anything it shows may have changed: it holds nothing of the visitor.
     """
-    path = request.url.path
+    path, query = request.url.path, request.url.query
+    adult, gzipped = _returning_visitor(request), _takes_gzip(request)
+    settings = get_settings()
+    key = ("document", str(frontend_dir()), settings.site_url, settings.page_size, path, query, adult, gzipped)
+    document = await page_cache.cached_async(
+        key, get_engine(), functools.partial(_public_document, path, query, adult=adult, gzipped=gzipped)
+    )
+    return document.response()
+
+
+async def _public_document(path: str, query: str, *, adult: bool, gzipped: bool) -> Document:
     outcome = seo.resolve_document(path)
     if outcome.status == 301:
-        query = request.url.query
-        return RedirectResponse(outcome.location + (f"?{query}" if query else ""), status_code=301)
+        return _redirect(outcome.location + (f"?{query}" if query else ""))
     if outcome.status == 404 or outcome.view is None:
-        return _not_found(request)
-    adult = _returning_visitor(request)
-    built = await build_public_view(path=path, query=request.url.query, with_listings=adult)
+        return _not_found_document(gzipped)
+    built = await build_public_view(path=path, query=query, with_listings=adult)
     if isinstance(built, NotFound):
-        return _not_found(request)
+        return _not_found_document(gzipped)
     if isinstance(built, Redirect):
-        return RedirectResponse(built.location, status_code=301)
+        return _redirect(built.location)
     shell = shell_for(path)
-    return document_response(request, shell, built.tags, preview=_first_screen(built, path, shell, adult))
+    return _document(shell, built.tags, gzipped=gzipped, preview=_first_screen(built, path, shell, adult))
+
+
+def _redirect(location: str) -> Document:
+    """A permanent redirect to ``location`` (its address quoted as Starlette's RedirectResponse does)."""
+    return Document(301, b"", (("location", RedirectResponse(location).headers["location"]),))
 
 
 # --- robots.txt and sitemaps ---------------------------------------------------------------------

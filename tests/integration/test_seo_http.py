@@ -467,6 +467,24 @@ def test_city_preview_follows_publishing_and_escapes_names(site):
     assert "Talquina" not in body and "No hay avisos que coincidan con este filtro." in body
 
 
+def test_a_document_is_rendered_once_for_everyone_who_asks_alike_until_its_listings_change(site, monkeypatch):
+    """The whole answer (first screen, head, gzip) comes from the page cache for the same address, 18+ notice and
+    encoding; a change to what it shows renders it again."""
+    rendered = []
+    first_screen = seo_api._first_screen
+    monkeypatch.setattr(seo_api, "_first_screen", lambda *args: rendered.append(args[1]) or first_screen(*args))
+    first = _get(site, "/escorts/talca", cookies=ADULT)
+    again = _get(site, "/escorts/talca", cookies=ADULT)
+    assert rendered == ["/escorts/talca"] and again.content == first.content and "Ana Talquina" in again.text
+    assert again.headers["content-encoding"] == "gzip" and again.headers["vary"] == "Accept-Encoding"
+    _get(site, "/escorts/talca")  # a first visit: the 18+ notice, another document
+    _get(site, "/escorts/talca", cookies=ADULT, headers={"Accept-Encoding": "identity"})
+    assert len(rendered) == 3
+    _change(site, site.listings["ana"], display_name="Ana Curicana")
+    assert "Ana Curicana" in _body(site, "/escorts/talca", cookies=ADULT) and len(rendered) == 4
+    assert _get(site, "/escorts/Talca").headers["location"] == "/escorts/talca"  # redirects are kept as well
+
+
 # --- The documents of the guarded pages (app.web.private_api) -----------------------------------------
 
 
