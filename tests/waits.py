@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from app import tasks
@@ -46,14 +45,5 @@ def wait_until_sent(timeout: float = 60.0) -> None:
 
 
 def wait_for_counts(timeout: float = 30.0) -> None:
-    """Wait until the listing counts handed over so far are done: each one holds a backlog slot until then."""
-    deadline = time.monotonic() + timeout
-    taken = 0
-    try:
-        while taken < public.COUNT_BACKLOG:
-            if not public._count_slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
-                raise TimeoutError(f"listing counts still running after {timeout} s")
-            taken += 1
-    finally:
-        for _ in range(taken):
-            public._count_slots.release()
+    """Wait until the listing counts handed over so far are done (app.states.public.count_batches)."""
+    public.count_batches.wait_until_counted(timeout)

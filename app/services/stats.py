@@ -5,14 +5,17 @@ view. A visitor (the keyed hash of their address, app.services.abuse.client_key)
 counts at most once per day, per listing and per kind: the "already counted"
 check is a limit of one hit in the shared abuse counters (Redis or memory),
 keyed by kind, listing, visitor and day. The listing's owner and staff are
-never counted. Each count is one ``INSERT ... ON CONFLICT DO UPDATE`` that adds
-one to a column, so concurrent counts never lose an increment.
+never counted. The pages hand their hits over in batches (:func:`record_many`):
+each listing and kind of a batch is one ``INSERT ... ON CONFLICT DO UPDATE``
+that adds its count to a column, so concurrent batches never lose an increment.
 
 Indexes: every query here reads a range of the primary key (listing_uid, day).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
@@ -61,17 +64,27 @@ def _counted_before(*, kind: str, listing_uid: str, visitor: str, today: date) -
     return not limiter().take(ONCE_A_DAY, key)
 
 
-def _increment(session: Session, *, listing_uid: str, today: date, column: str) -> None:
-    """Add one to ``column`` of the listing's row for ``today`` (created at one), atomically."""
+def _increment(session: Session, *, listing_uid: str, today: date, column: str, by: int = 1) -> None:
+    """Add ``by`` to ``column`` of the listing's row for ``today`` (created with it), atomically."""
     dialect = session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    counters = {name: int(name == column) for name in KIND_COLUMNS.values()}
+    counters = {name: by if name == column else 0 for name in KIND_COLUMNS.values()}
     statement = insert(ListingDailyStats).values(listing_uid=listing_uid, day=today, **counters)
     table = ListingDailyStats.__table__  # type: ignore[attr-defined]  # a table class has one
     statement = statement.on_conflict_do_update(
-        index_elements=[table.c.listing_uid, table.c.day], set_={column: table.c[column] + 1}
+        index_elements=[table.c.listing_uid, table.c.day], set_={column: table.c[column] + by}
     )
     session.execute(statement)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One view or contact click to count: the listing, the kind, the keyed visitor hash, the signed-in caller."""
+
+    listing_uid: str
+    kind: str
+    visitor: str
+    actor: Actor | None = None
 
 
 def record(*, session: Session, listing_uid: str, kind: str, visitor: str, actor: Actor | None, today: date) -> bool:
@@ -83,25 +96,50 @@ def record(*, session: Session, listing_uid: str, kind: str, visitor: str, actor
     ``actor`` the signed-in caller (None when anonymous), whose profile is read
     from the database. Commits.
     """
-    column = KIND_COLUMNS.get(kind)
-    if column is None:
+    if kind not in KIND_COLUMNS:
         raise InvalidInputError("No reconocemos ese tipo de estadística.", field="kind")
-    if not isinstance(listing_uid, str) or not listing_uid or len(listing_uid) > 40:
-        return False
-    # A row whose columns are read by name, which SQLAlchemy's typing does not follow.
-    listing: Any = session.exec(select(Listing.owner_uid, Listing.status).where(Listing.uid == listing_uid)).first()
-    if listing is None or listing.status != ListingStatus.PUBLICADA:
-        return False
-    if actor is not None:
-        if actor.uid == listing.owner_uid:
-            return False
-        if session.exec(select(User.profile_uid).where(User.uid == actor.uid)).first() in STAFF_PROFILES:
-            return False
-    if _counted_before(kind=kind, listing_uid=listing_uid, visitor=visitor, today=today):
-        return False
-    _increment(session, listing_uid=listing_uid, today=today, column=column)
+    return record_many(session=session, hits=[Hit(listing_uid, kind, visitor, actor)], today=today) == 1
+
+
+def record_many(*, session: Session, hits: list[Hit], today: date) -> int:
+    """Count ``hits`` as :func:`record` counts each (an unknown kind is skipped), in one transaction: the listings
+    and the callers' profiles read once, one increment per listing and kind. Returns how many were counted."""
+    wanted = [
+        hit
+        for hit in hits
+        if hit.kind in KIND_COLUMNS and isinstance(hit.listing_uid, str) and 0 < len(hit.listing_uid) <= 40
+    ]
+    if not wanted:
+        return 0
+    # Rows whose columns are read by name, which SQLAlchemy's typing does not follow.
+    rows: Any = session.exec(
+        select(Listing.uid, Listing.owner_uid).where(
+            col(Listing.uid).in_({hit.listing_uid for hit in wanted}), Listing.status == ListingStatus.PUBLICADA
+        )
+    ).all()
+    owners = {row.uid: row.owner_uid for row in rows}
+    callers = {hit.actor.uid for hit in wanted if hit.actor is not None}
+    staff = set(
+        session.exec(
+            select(User.uid).where(
+                col(User.uid).in_(callers), col(User.profile_uid).in_([profile.value for profile in STAFF_PROFILES])
+            )
+        ).all()
+        if callers
+        else ()
+    )
+    increments: Counter[tuple[str, str]] = Counter()
+    for hit in wanted:
+        owner = owners.get(hit.listing_uid)
+        caller = hit.actor.uid if hit.actor is not None else None
+        if owner is None or caller == owner or caller in staff:
+            continue
+        if not _counted_before(kind=hit.kind, listing_uid=hit.listing_uid, visitor=hit.visitor, today=today):
+            increments[(hit.listing_uid, KIND_COLUMNS[hit.kind])] += 1
+    for (listing_uid, column), by in sorted(increments.items()):  # one order: concurrent batches never deadlock
+        _increment(session, listing_uid=listing_uid, today=today, column=column, by=by)
     commit(session)
-    return True
+    return sum(increments.values())
 
 
 def totals_for(*, session: Session, listing_uids: list[str], today: date) -> dict[str, StatTotals]:

@@ -9,8 +9,8 @@ query runs once per page or listing after each change of the listings, not on
 every load and paging event.
 
 The detail page counts its views and contact clicks (app.services.stats) on
-threads of their own, after the handler has returned: counting never holds
-up the page, and a failure is logged and dropped.
+a thread of its own, once a second for all of them, after the handler has
+returned: counting never holds up the page, and a failure is logged and dropped.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
+from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
@@ -79,42 +80,89 @@ def age_cookie() -> str:
     return morsel.OutputString()
 
 
-# Counting has threads of its own (a stalled database must not take the threads the page
-# queries run on), and when it falls this far behind, new counts are dropped, not queued.
-COUNT_WORKERS = 2
+# Counting has a thread of its own (a stalled database must not take the threads the page queries run on).
+# Hits are gathered and counted together once COUNT_SECONDS after the first of a batch: one transaction a
+# second per process, not one per view. When this many wait, new ones are dropped, not queued; those of the
+# last second are lost when the process stops.
+COUNT_SECONDS = 1.0
 COUNT_BACKLOG = 500
-_count_pool = ThreadPoolExecutor(max_workers=COUNT_WORKERS, thread_name_prefix="estadisticas")
-_count_slots = threading.BoundedSemaphore(COUNT_BACKLOG)
 
 
-def _count(listing_uid: str, kind: str, visitor: str, token_hash: str) -> None:
-    """Count one view or click; the caller's session decides whether they are the owner or staff."""
+@dataclass(frozen=True)
+class _Pending:
+    listing_uid: str
+    kind: str
+    visitor: str
+    token_hash: str
+
+
+class CountBatches:
+    """The detail pages' views and clicks of this process, counted in batches on a thread of their own."""
+
+    def __init__(self) -> None:
+        self._pending: list[_Pending] = []
+        self._changed = threading.Condition()
+        self._counting = False
+        self._thread: threading.Thread | None = None
+
+    def add(self, hit: _Pending) -> bool:
+        """Hand one hit over and return at once; False when the backlog is full (the hit is dropped)."""
+        with self._changed:
+            if len(self._pending) >= COUNT_BACKLOG:
+                return False
+            self._pending.append(hit)
+            if self._thread is None or not self._thread.is_alive():  # started here: a forked worker has none
+                self._thread = threading.Thread(target=self._run, name="estadisticas", daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+        return True
+
+    def wait_until_counted(self, timeout: float) -> None:
+        """Wait until every hit handed over so far is counted (or dropped); TimeoutError after ``timeout`` s."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: not self._pending and not self._counting, timeout):
+                raise TimeoutError(f"listing counts still waiting after {timeout} s")
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: bool(self._pending))
+                self._counting = True
+                deadline = time.monotonic() + COUNT_SECONDS  # the rest of the second's hits join this batch
+                while (left := deadline - time.monotonic()) > 0:
+                    self._changed.wait(left)
+                batch, self._pending = self._pending, []
+            try:
+                _count(batch)
+            finally:
+                with self._changed:
+                    self._counting = False
+                    self._changed.notify_all()
+
+
+def _count(batch: list[_Pending]) -> None:
+    """Count one batch; each caller's session decides whether they are the owner or staff."""
     try:
         with session_scope() as session:
-            check = resolve_session(session=session, token_hash=token_hash, idle_days=get_settings().session_idle_days)
-            stats.record(
-                session=session,
-                listing_uid=listing_uid,
-                kind=kind,
-                visitor=visitor,
-                actor=check.actor,
-                today=listings.clock().today,
-            )
+            idle_days = get_settings().session_idle_days
+            actors = {
+                token_hash: resolve_session(session=session, token_hash=token_hash, idle_days=idle_days).actor
+                for token_hash in {hit.token_hash for hit in batch if hit.token_hash}
+            }
+            hits = [stats.Hit(hit.listing_uid, hit.kind, hit.visitor, actors.get(hit.token_hash)) for hit in batch]
+            stats.record_many(session=session, hits=hits, today=listings.clock().today)
     except Exception as exc:  # a statistic is never worth a broken page
-        log.warning("listing %s: %s not counted (%s)", listing_uid, kind, type(exc).__name__)
+        log.warning("listing counts dropped: %d (%s)", len(batch), type(exc).__name__)
 
 
-def _counted(_future: Future[None]) -> None:
-    _count_slots.release()
+count_batches = CountBatches()
 
 
 def count_later(listing_uid: str, kind: str, address: str, token_hash: str) -> None:
-    """Hand one count to the counting threads and return at once (dropped when they are far behind)."""
+    """Hand one count to the counting thread and return at once (dropped when it is far behind)."""
     visitor = client_key(address, get_settings().secret_key)
-    if not _count_slots.acquire(blocking=False):
+    if not count_batches.add(_Pending(listing_uid, kind, visitor, token_hash)):
         log.warning("listing %s: %s not counted (backlog full)", listing_uid, kind)
-        return
-    _count_pool.submit(_count, listing_uid, kind, visitor, token_hash).add_done_callback(_counted)
 
 
 def _text(number: int | None) -> str:

@@ -213,6 +213,26 @@ def test_the_detail_page_counts_visitors_but_not_the_owner_or_staff(db):
     assert _today_counts(listing.uid) == (2, 1, 1)
 
 
+def test_a_batch_counts_each_hit_as_one_count_would(db):
+    owner = make_owner(db, "duena@example.cl")
+    listing, other = make_listing(db, owner), make_listing(db, owner, name="Otra")
+    admin = actor_of(_user(db, "admin@example.cl", ProfileId.ADMINISTRADOR))
+    hits = [
+        stats.Hit(listing.uid, stats.VIEW, "visitante-1"),
+        stats.Hit(listing.uid, stats.VIEW, "visitante-1"),  # the same visitor again: once a day
+        stats.Hit(listing.uid, stats.VIEW, "visitante-2"),
+        stats.Hit(listing.uid, stats.CALL, "visitante-2"),
+        stats.Hit(listing.uid, stats.VIEW, "dueña", actor_of(owner)),
+        stats.Hit(listing.uid, stats.VIEW, "admin", admin),
+        stats.Hit(other.uid, stats.WHATSAPP, "visitante-1"),
+        stats.Hit("no-existe", stats.VIEW, "visitante-3"),
+        stats.Hit(listing.uid, "otra-cosa", "visitante-3"),
+    ]
+    with Session(get_engine(), expire_on_commit=False) as session:
+        assert stats.record_many(session=session, hits=hits, today=TODAY) == 4
+    assert _rows(listing.uid) == {TODAY: (2, 0, 1)} and _rows(other.uid) == {TODAY: (0, 1, 0)}
+
+
 def test_a_click_counts_only_the_listing_the_tab_shows(db):
     listing = make_listing(db, make_owner(db, "duena@example.cl"))
     state, _ = client_states(DirectoryState)  # no detail loaded: nothing to count
@@ -228,7 +248,7 @@ def test_a_failing_count_neither_breaks_nor_blocks_the_detail_page(db, monkeypat
     def broken(**_kwargs):
         raise RuntimeError("contadores caídos")
 
-    monkeypatch.setattr(stats, "record", broken)
+    monkeypatch.setattr(stats, "record_many", broken)
     state = _detail_page(listing)
     with caplog.at_level(logging.WARNING, logger=public_state.__name__):
         _open(state)
@@ -236,8 +256,5 @@ def test_a_failing_count_neither_breaks_nor_blocks_the_detail_page(db, monkeypat
         wait_for_counts()
     assert state.detail is not None and state.detail.uid == listing.uid
     messages = [record.getMessage() for record in caplog.records]
-    assert messages == [
-        f"listing {listing.uid}: view not counted (RuntimeError)",
-        f"listing {listing.uid}: call not counted (RuntimeError)",
-    ]
+    assert messages == ["listing counts dropped: 1 (RuntimeError)"] * 2  # the view's batch, then the click's
     assert _today_counts(listing.uid) == (0, 0, 0)
