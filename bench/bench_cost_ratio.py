@@ -260,7 +260,8 @@ def by_kind(data, floor_folder: Path, setups: list[Setup], cities: list[str], ar
             first_load = first_load or directory
             rows.append((only, directory, floor[ONLY_FLOOR_KIND.get(only, "navigation")]))
         print(
-            f"\n{setup.label}: each kind of action alone against the floor's kind (ms CPU an action, Redis's counted)"
+            f"\n{setup.label}: each kind of action alone against the floor's kind (ms CPU an action, Redis's counted;"
+            " after the first loads', net of them)"
         )
         print(
             f"{'action':<11} {'floor kind':<11} {'floor':>6} {'directory':>9} {'ratio':>6} {'cmds f/d':>11} {'bytes f/d':>13}"

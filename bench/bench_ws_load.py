@@ -788,6 +788,14 @@ def profile(site: str, port: int, args, cities: list[str], hashes: list[str] | N
     profile_summary(out, top=40)
 
 
+def pin_server(port: int, core: int = 1) -> None:
+    """Every thread of the app's processes on ``core`` alone, and this client on the others (taskset)."""
+    for pid in server_tree(port):
+        subprocess.run(["taskset", "-a", "-p", "-c", str(core), str(pid)], check=True, capture_output=True)
+    os.sched_setaffinity(0, set(range(os.cpu_count() or 1)) - {core})
+    print(f"pinned: the app on core {core}, this client on the others")
+
+
 def _redis_commands() -> int:
     """Commands the site's Redis server has run since it started (every database: state, caches, limits)."""
     import redis
@@ -854,6 +862,11 @@ def main() -> int:
     parser.add_argument("--cities", type=int, default=10, help="busiest cities the visitors pick from")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds an action may take before it fails")
     parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the app's processes on core 1 alone and this client on core 0 (taskset), for the capacity check",
+    )
+    parser.add_argument(
         "--only", choices=sorted(ONLY), help="every visitor does this one kind of action (and what it needs), not MIX"
     )
     parser.add_argument(
@@ -892,6 +905,8 @@ def main() -> int:
                 port = urlsplit(site).port
                 hashes = served_hashes(setup, data.folder)
                 redis_pid = _redis_pid(redis_url(SITE_DB)) if setup.redis else None
+                if args.pin:
+                    pin_server(port)
                 print(
                     f"{args.visitors} visitors at {args.rate:g}/s, then {args.duration} s;"
                     f" think time {args.think} s; timeout {args.timeout:g} s"

@@ -111,7 +111,8 @@ def serve_demo(
     """The app in production mode on ``data``, built into BENCH_WEB_DIR and served as the end-to-end tests serve
     it (state in a private Redis server, ``workers`` backend workers); yields its URL. ``project``: another copy
     of the project to serve; ``redis=False``: state in the one worker's memory; ``env``: more of the app's
-    environment."""
+    environment. It logs as production does (JSON at INFO, compose.yaml), not at the tests' DEBUG: a benchmark
+    measures what a site costs."""
     from tests.e2e.conftest import PROJECT, _app_env, _serve
     from tests.mailbox import free_port
     from tests.redis_server import SITE_DB, empty_redis
@@ -124,6 +125,7 @@ def serve_demo(
         IDENTITY_PROVIDER="local",
         REDIS_URL=empty_redis(SITE_DB) if redis else "",
         WEB_WORKERS=str(workers),
+        LOG_LEVEL="INFO",
         **(env or {}),
     )
     started = time.perf_counter()
