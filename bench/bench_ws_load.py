@@ -305,6 +305,7 @@ class Visitor:
         on_load (the directory sends only the vars that changed: going back to the same list sends no cards)."""
 
         def done(delta: dict, hydrated: bool) -> bool:
+            self.page_count = delta.get("page_count_rx_state_", self.page_count)  # sent alone when only it changed
             if "groups_rx_state_" in delta and (
                 path is None or delta.get("shown_path_rx_state_", path) == path.split("?", 1)[0]
             ):
@@ -315,7 +316,6 @@ class Visitor:
                     raise Failed(f"page {delta.get('page_rx_state_')} instead of {page}")
                 self.cards = cards
                 self.page = page
-                self.page_count = delta.get("page_count_rx_state_", self.page_count)
                 if path is None:
                     return True  # paging is an event of its own: no on_load follows
             if path is not None and hydrated:
