@@ -443,7 +443,9 @@ def _processing_note() -> rx.Component:
     """How many photos are still processing (read by screen readers as it changes)."""
     return rx.el.p(
         rx.cond(
-            PendingPhotosState.processing_count > 0, PendingPhotosState.processing_count.to_string() + PROCESSING_NOTE
+            PendingPhotosState.processing_count > 0,
+            PendingPhotosState.processing_count.to_string() + PROCESSING_NOTE,
+            "",
         ),
         role="status",
         class_name="muted",

@@ -279,7 +279,7 @@ def test_no_step_moves_on_from_the_moment_photos_are_chosen(advertiser):
     assert state.step == 1 and state.uid == "" and state.uploading is True
     events = invoke(state, "upload_photos", files=[])
     assert state.processing is False and state.uploading is True  # until the upload's own follow-up event
-    assert [event.fn.__name__ for event in events] == ["finish_upload"]
+    assert [event.fn.__name__ for event in events] == ["finish_upload", "uploaded"]  # then the pending photos
     invoke(state, "finish_upload")
     assert state.uploading is False
     invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
