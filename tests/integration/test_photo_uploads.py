@@ -179,3 +179,14 @@ def test_the_photo_step_counts_photos_processing_and_sending_waits_for_them(db, 
         listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=listing.uid)
     _process(db, stores, uid)
     assert photo_uploads.processing_count(db, listing.uid) == 0
+
+
+def test_photos_still_processing_are_queued_again_at_start(db, stores, enqueued):
+    """The embedded queue forgets its jobs when the app stops; the rows of photos processing stay and are queued."""
+    owner = make_owner(db, "reinicio@example.cl")
+    listing = make_listing(db, owner, status=DRAFT, photos=0)
+    uid = _receive(db, stores, owner, listing)
+    refused = _receive(db, stores, owner, listing, TEXT_AS_JPG)
+    _process(db, stores, refused)
+    assert photo_uploads.requeue_processing() == 1
+    assert enqueued().count({"pending_uid": uid}) == 2 and {"pending_uid": refused} in enqueued()
