@@ -440,7 +440,8 @@ def _pending(photo: ObjectVar[PendingPhotoPublic]) -> rx.Component:
 
 
 def _processing_note() -> rx.Component:
-    """How many photos are still processing (read by screen readers as it changes)."""
+    """How many photos are still processing (read by screen readers as it changes). Its mount reads them and
+    watches them while any is processing: after every upload too, as its key changes."""
     return rx.el.p(
         rx.cond(
             PendingPhotosState.processing_count > 0,
@@ -449,6 +450,8 @@ def _processing_note() -> rx.Component:
         ),
         role="status",
         class_name="muted",
+        on_mount=PendingPhotosState.open_listing(WizardState.uid),
+        key=WizardState.uid + "-" + WizardState.uploads.to_string(),
     )
 
 
@@ -502,8 +505,6 @@ def _photos() -> rx.Component:
             rx.foreach(WizardState.refused, _refused),
             class_name="photo-grid",
             aria_label="Tus fotos",
-            on_mount=PendingPhotosState.open_listing(WizardState.uid),
-            key=WizardState.uid,
         ),
         owner_clips(WizardState.uid),
     )
@@ -534,7 +535,7 @@ def _review() -> rx.Component:
             aria_label="Resumen de tu publicación",
         ),
         thumbnail_list(WizardState.photos, _thumbnail, "Fotos de tu publicación"),
-        rx.el.div(_processing_note(), on_mount=PendingPhotosState.open_listing(WizardState.uid), key=WizardState.uid),
+        _processing_note(),
         clip_summary(WizardState.uid),
         form_alert(WizardState.error),
         rx.el.div(

@@ -94,12 +94,13 @@ def test_someone_elses_listing_shows_nothing_and_dismisses_nothing(owner):
         assert session.get(PendingPhoto, refused) is not None
 
 
-def test_an_upload_reads_them_again_and_watches(owner):
+def test_the_block_mounted_again_after_an_upload_reads_them_and_watches(owner):
     token, listing_uid = owner
     state = _state(token)
     invoke(state, "open_listing", listing_uid=listing_uid)
     _add(listing_uid, PendingPhotoStatus.PROCESANDO)  # what WizardState.upload_photos received
-    assert _names(invoke(state, "uploaded")) == ["watch"] and state.processing_count == 1
+    assert _names(invoke(state, "open_listing", listing_uid=listing_uid)) == ["watch"]
+    assert state.processing_count == 1
 
 
 def _on_page(state: PendingPhotosState, path: str) -> None:

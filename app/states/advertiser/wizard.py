@@ -128,6 +128,10 @@ class WizardState(ClearingFormState, rx.State):
     uploading: bool = False
     processing: bool = False
     upload_percent: int = 0
+    # Uploads finished in this tab: part of the pending photos' block's key, so that it mounts again after each
+    # one and its on_mount (a websocket event, not chained to the upload: the upload's request lasts until the
+    # events it chains end, and a watch would hold it) reads and watches the photos just received.
+    uploads: rx.Field[int] = rx.field(0)
     # [file name, why it was not added]: files the browser refused in the last drop, and the server in the last upload.
     browser_refused: list[list[str]] = []
     server_refused: list[list[str]] = []
@@ -365,12 +369,13 @@ class WizardState(ClearingFormState, rx.State):
         # what this handler wrote is lost on the server, though the browser saw it; the step must not
         # stay held by a flag that only this handler would clear.
         yield WizardState.finish_upload
-        yield PendingPhotosState.uploaded
 
     @requires(ProfileId.PROFESOR)
     async def finish_upload(self) -> None:
-        """The upload is over: the step may move on, with the photos the listing now has."""
+        """The upload is over: the step may move on, with the photos the listing now has; the pending photos'
+        block mounts again (``uploads``) and reads the photos just received."""
         self.uploading = self.processing = False
+        self.uploads += 1
         if self.uid:
             self.photos = await run_service(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
 
@@ -456,15 +461,6 @@ class PendingPhotosState(rx.State):
             return [notify_error(exc.message)]
         self._listing_uid = uid
         return self._watch_if_processing()
-
-    @requires(ProfileId.PROFESOR)
-    async def uploaded(self) -> Events:
-        """Photos were just received (WizardState.upload_photos): read them and watch their processing."""
-        try:
-            events = await self._read()
-        except ServiceError as exc:
-            return [notify_error(exc.message)]
-        return [*events, *self._watch_if_processing()]
 
     @requires(ProfileId.PROFESOR)
     async def refresh(self) -> Events:
