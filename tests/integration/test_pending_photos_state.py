@@ -61,7 +61,7 @@ def test_processing_photos_are_watched_and_the_wizard_reads_its_photos_once_one_
     first = _add(listing_uid, PendingPhotoStatus.PROCESANDO)
     _add(listing_uid, PendingPhotoStatus.PROCESANDO)
     state = _state(token)
-    assert _names(invoke(state, "open_listing", listing_uid=listing_uid)) == ["watch"]
+    assert _names(invoke(state, "open_listing", listing_uid=listing_uid)) == ["reload_photos", "watch"]
     assert state.processing_count == 2
     assert invoke(state, "refresh") == []  # nothing finished: the wizard's photos are not read again
     _processed(first)
@@ -73,7 +73,7 @@ def test_a_refused_photo_shows_its_message_until_dismissed(owner):
     token, listing_uid = owner
     refused = _add(listing_uid, PendingPhotoStatus.RECHAZADA, "El archivo no es una foto válida.")
     state = _state(token)
-    assert invoke(state, "open_listing", listing_uid=listing_uid) == []  # nothing processing: no watch
+    assert _names(invoke(state, "open_listing", listing_uid=listing_uid)) == ["reload_photos"]  # no watch
     assert [(p.file_name, p.failure) for p in state.pending] == [("playa.jpg", "El archivo no es una foto válida.")]
     assert invoke(state, "dismiss", pending_uid=refused) == []
     assert state.pending == []
@@ -99,7 +99,7 @@ def test_the_block_mounted_again_after_an_upload_reads_them_and_watches(owner):
     state = _state(token)
     invoke(state, "open_listing", listing_uid=listing_uid)
     _add(listing_uid, PendingPhotoStatus.PROCESANDO)  # what WizardState.upload_photos received
-    assert _names(invoke(state, "open_listing", listing_uid=listing_uid)) == ["watch"]
+    assert _names(invoke(state, "open_listing", listing_uid=listing_uid)) == ["reload_photos", "watch"]
     assert state.processing_count == 1
 
 

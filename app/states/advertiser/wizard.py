@@ -422,7 +422,7 @@ class PendingPhotosState(rx.State):
 
     While one is processing, a background event (:meth:`watch`) asks the browser to call :meth:`refresh`, a
     guarded handler; each time fewer are processing, the wizard reads its photos again
-    (``WizardState.reload_photos``). The watch stops once none is processing, when the tab has left the wizard,
+    (``WizardState.reload_photos``), and once on each mount. The watch stops once none is processing, when the tab has left the wizard,
     when a newer watch replaced it, or after WATCH_ROUNDS.
     """
 
@@ -437,20 +437,24 @@ class PendingPhotosState(rx.State):
 
     async def _read(self) -> Events:
         """Read the pending photos again; the wizard's photos too when one has been processed meanwhile."""
-        before = self.processing_count
+        before = self._processing_uids()
         self.pending = (
             await run_service(photo_uploads.list_pending, owner_uid=current_actor().uid, uid=self._listing_uid)
             if self._listing_uid
             else []
         )
-        return [WizardState.reload_photos] if self.processing_count < before else []
+        return [WizardState.reload_photos] if before - self._processing_uids() else []
+
+    def _processing_uids(self) -> set[str]:
+        return {photo.uid for photo in self.pending if photo.status == PendingPhotoStatus.PROCESANDO}
 
     def _watch_if_processing(self) -> Events:
         return [PendingPhotosState.watch] if self.processing_count else []
 
     @requires(ProfileId.PROFESOR)
     async def open_listing(self, listing_uid: str) -> Events:
-        """Show the pending photos of the caller's listing ``listing_uid`` (the block's mount), watched."""
+        """Show the pending photos of the caller's listing ``listing_uid`` (the block's mount), watched; the wizard
+        reads its photos again too: one received by the upload that remounted the block may be done already."""
         uid = listing_uid if isinstance(listing_uid, str) else ""  # the service refuses a malformed one
         self._listing_uid, self.pending, self._watch_id = "", [], ""
         if not uid:
@@ -460,7 +464,7 @@ class PendingPhotosState(rx.State):
         except ServiceError as exc:
             return [notify_error(exc.message)]
         self._listing_uid = uid
-        return self._watch_if_processing()
+        return [WizardState.reload_photos, *self._watch_if_processing()]
 
     @requires(ProfileId.PROFESOR)
     async def refresh(self) -> Events:
