@@ -441,8 +441,9 @@ def _pending(photo: ObjectVar[PendingPhotoPublic]) -> rx.Component:
 
 def _processing_note() -> rx.Component:
     """How many photos are still processing (read by screen readers as it changes). Its mount reads them and
-    watches them while any is processing: after every upload too, as its key changes."""
-    return rx.el.p(
+    watches them while any is processing: after every upload too, as the key of the block around it changes
+    (a key on the note itself would remount its element, not the component that runs its on_mount)."""
+    note = rx.el.p(
         rx.cond(
             PendingPhotosState.processing_count > 0,
             PendingPhotosState.processing_count.to_string() + PROCESSING_NOTE,
@@ -451,8 +452,8 @@ def _processing_note() -> rx.Component:
         role="status",
         class_name="muted",
         on_mount=PendingPhotosState.open_listing(WizardState.uid),
-        key=WizardState.uid + "-" + WizardState.uploads.to_string(),
     )
+    return rx.el.div(note, key=WizardState.uid + "-" + WizardState.uploads.to_string())
 
 
 def _upload_zone() -> rx.Component:
