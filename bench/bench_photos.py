@@ -178,11 +178,18 @@ def _queue_mode(args: argparse.Namespace) -> None:
         os.environ["PRIVATE_MEDIA_DIR"] = str(data.folder / "private")
         get_settings.cache_clear()
         with Session(get_engine()) as session:
-            cities = top_cities(session, pages=1, limit=10)
+            cities = top_cities(session, pages=0, limit=10)
+        if not cities:
+            raise RuntimeError("no city has a public listing: seed more (--listings)")
         targets = _listings_for(args.queue)
         setup = Setup(redis=False, workers=1, env=(("TASK_WORKER", "separate"),))
         with serve_demo(data, workers=1, redis=False, env=dict(setup.env)) as site:
-            worker = subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], start_new_session=True)
+            worker_log = Path(tempfile.gettempdir()) / f"bench-photos-worker-{os.getpid()}.log"
+            print(f"worker process: python -m app.cli worker, its log in {worker_log}")
+            with worker_log.open("w") as log:
+                worker = subprocess.Popen(
+                    [sys.executable, "-m", "app.cli", "worker"], stdout=log, stderr=log, start_new_session=True
+                )
             try:
                 port, hashes = urlsplit(site).port, served_hashes(setup, data.folder)
                 print("\n== websocket load alone ==")
