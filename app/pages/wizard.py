@@ -52,8 +52,9 @@ WIZARD_INTRO = (
 )
 PHOTO_PROCESSING = "Procesando foto…"
 REFUSED_PHOTO = "No se pudo procesar: "
-# The photos step and the summary say how many photos are still processing.
-PROCESSING_NOTE = " fotos se están procesando; puedes seguir con los pasos siguientes mientras tanto."
+# The photos step and the summary say how many photos are still processing, and what that means there.
+GO_ON_MEANWHILE = "puedes seguir con los pasos siguientes mientras tanto."
+SEND_AFTERWARDS = "podrás enviar tu publicación cuando terminen."
 REFUSED_IN_BROWSER = "No se aceptaron algunos archivos: sube fotos JPEG, PNG, WebP o HEIC de hasta 15 MB. "
 
 
@@ -419,7 +420,7 @@ def _pending(photo: ObjectVar[PendingPhotoPublic]) -> rx.Component:
     return rx.el.li(
         rx.cond(
             photo.status.to(str) == PendingPhotoStatus.PROCESANDO.value,
-            rx.el.p(PHOTO_PROCESSING, class_name="photo-state"),
+            rx.el.p(PHOTO_PROCESSING),
             rx.fragment(
                 rx.el.p(rx.el.strong(photo.file_name), class_name="refused-name"),
                 rx.el.p(REFUSED_PHOTO, photo.failure, class_name="field-error"),
@@ -439,15 +440,17 @@ def _pending(photo: ObjectVar[PendingPhotoPublic]) -> rx.Component:
     )
 
 
-def _processing_note() -> rx.Component:
-    """How many photos are still processing (read by screen readers as it changes). Its mount reads them and
-    watches them while any is processing: after every upload too, as the key of the block around it changes
-    (a key on the note itself would remount its element, not the component that runs its on_mount)."""
+def _processing_note(meanwhile: str) -> rx.Component:
+    """How many photos are still processing, then ``meanwhile`` (read by screen readers as it changes). Its mount
+    reads them and watches them while any is processing: after every upload too, as the key of the block around
+    it changes (a key on the note itself would remount its element, not the component that runs its on_mount)."""
+    count = PendingPhotosState.processing_count
     note = rx.el.p(
-        rx.cond(
-            PendingPhotosState.processing_count > 0,
-            PendingPhotosState.processing_count.to_string() + PROCESSING_NOTE,
-            "",
+        rx.match(
+            count,
+            (0, ""),
+            (1, "1 foto se está procesando; " + meanwhile),
+            count.to_string() + " fotos se están procesando; " + meanwhile,
         ),
         role="status",
         class_name="muted",
@@ -499,7 +502,7 @@ def _photos() -> rx.Component:
         rx.cond(WizardState.processing, rx.el.p("Recibiendo tus fotos…", role="status")),
         rx.el.p(WizardState.refused_summary, role="status", class_name="field-error"),
         _field_error("photos"),
-        _processing_note(),
+        _processing_note(GO_ON_MEANWHILE),
         rx.el.ol(
             rx.foreach(WizardState.photos, _photo),
             rx.foreach(PendingPhotosState.pending, _pending),
@@ -536,7 +539,7 @@ def _review() -> rx.Component:
             aria_label="Resumen de tu publicación",
         ),
         thumbnail_list(WizardState.photos, _thumbnail, "Fotos de tu publicación"),
-        _processing_note(),
+        _processing_note(SEND_AFTERWARDS),
         clip_summary(WizardState.uid),
         form_alert(WizardState.error),
         rx.el.div(

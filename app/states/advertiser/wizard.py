@@ -420,10 +420,11 @@ class PendingPhotosState(rx.State):
     """The photos of the wizard's listing received and not processed yet, or refused: a state of its own, small,
     so that reading them every WATCH_SECONDS while one is processing rewrites only this (as ClipsState does).
 
-    While one is processing, a background event (:meth:`watch`) asks the browser to call :meth:`refresh`, a
-    guarded handler; each time fewer are processing, the wizard reads its photos again
-    (``WizardState.reload_photos``), and once on each mount. The watch stops once none is processing, when the tab has left the wizard,
-    when a newer watch replaced it, or after WATCH_ROUNDS.
+    The block mounts when the photo step (or the summary) shows, and again after every upload (its key counts
+    them: ``WizardState.uploads``). While a photo is processing, a background event (:meth:`watch`) asks the
+    browser to call :meth:`refresh`, a guarded handler; whenever a photo that was processing no longer is, and
+    once on each mount, the wizard reads its photos again (``WizardState.reload_photos``). The watch stops once
+    none is processing, when the tab has left the wizard, when a newer watch replaced it, or after WATCH_ROUNDS.
     """
 
     pending: rx.Field[list[PendingPhotoPublic]] = rx.field(default_factory=list)
