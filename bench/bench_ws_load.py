@@ -84,6 +84,7 @@ TARGET_P95_MS = 150.0
 NAMESPACE = "/_event"
 ROOT = "reflex___state____state"
 DIRECTORY = f"{ROOT}.app___states___public____directory_state"
+HYDRATED = "is_hydrated_rx_state_"
 AGE_VAR = f"{ROOT}.app___states___public____age_gate_state.adult_rx_state_"
 UPDATE_VARS = f"{ROOT}.reflex___state____update_vars_internal_state.update_vars_internal"
 ON_LOAD = f"{ROOT}.reflex___state____on_load_internal_state.on_load_internal"
@@ -281,8 +282,11 @@ class Visitor:
             self.updates.put_nowait((time.perf_counter(), Closed(str(error) or type(error).__name__)))
 
     async def _await(self, sent: float, done) -> float:
-        """Milliseconds from ``sent`` to the first update whose directory delta satisfies ``done``."""
+        """Milliseconds from ``sent`` to the update that completes the action: ``done(directory delta, hydrated)``
+        says so (``hydrated``: the update ends a navigation's on_load, the root's ``is_hydrated`` back to true).
+        The action's size is that of every update until then."""
         deadline = sent + self.timeout
+        self.last_size = 0
         while True:
             left = deadline - time.perf_counter()
             if left <= 0:
@@ -290,38 +294,48 @@ class Visitor:
             arrived, update = await asyncio.wait_for(self.updates.get(), left)
             if isinstance(update, Closed):
                 raise update
-            delta = (update.get("delta") or {}).get(DIRECTORY)
-            if delta and done(delta):
-                self.last_size = len(json.dumps(update))
+            self.last_size += len(json.dumps(update))
+            deltas = update.get("delta") or {}
+            hydrated = (deltas.get(ROOT) or {}).get(HYDRATED) is True
+            if done(deltas.get(DIRECTORY) or {}, hydrated):
                 return (arrived - sent) * 1000
 
     def _list_done(self, page: int, path: str | None = None, *, may_be_empty: bool = False):
-        """An update showing page ``page`` of a list page's cards (of ``path``, for a navigation)."""
+        """An update showing page ``page`` of a list page's cards; for a navigation to ``path``, the end of its
+        on_load (the directory sends only the vars that changed: going back to the same list sends no cards)."""
 
-        def done(delta: dict) -> bool:
-            if "groups_rx_state_" not in delta:
-                return False
-            if path is not None and delta.get("shown_path_rx_state_", path) != path.split("?", 1)[0]:
-                return False  # the answer of an earlier navigation
-            cards = [card for group in delta["groups_rx_state_"] for card in group["cards"]]
-            if not cards and not may_be_empty:
-                raise Failed("a city page without cards")
-            if delta.get("page_rx_state_", page) != page:
-                raise Failed(f"page {delta.get('page_rx_state_')} instead of {page}")
-            self.cards = cards
-            self.page = page
-            self.page_count = delta.get("page_count_rx_state_", self.page_count)
-            return True
+        def done(delta: dict, hydrated: bool) -> bool:
+            if "groups_rx_state_" in delta and (
+                path is None or delta.get("shown_path_rx_state_", path) == path.split("?", 1)[0]
+            ):
+                cards = [card for group in delta["groups_rx_state_"] for card in group["cards"]]
+                if not cards and not may_be_empty:
+                    raise Failed("a city page without cards")
+                if delta.get("page_rx_state_", page) != page:
+                    raise Failed(f"page {delta.get('page_rx_state_')} instead of {page}")
+                self.cards = cards
+                self.page = page
+                self.page_count = delta.get("page_count_rx_state_", self.page_count)
+                if path is None:
+                    return True  # paging is an event of its own: no on_load follows
+            if path is not None and hydrated:
+                self.page = page
+                return True
+            return False
 
         return done
 
     def _detail_done(self, card: dict):
-        def done(delta: dict) -> bool:
-            if not delta.get("detail_rx_state_"):
-                return False
-            if delta["detail_rx_state_"]["uid"] != card["uid"]:
-                raise Failed(f"listing {delta['detail_rx_state_']['uid']} instead of {card['uid']}")
-            return True
+        seen = []
+
+        def done(delta: dict, hydrated: bool) -> bool:
+            if delta.get("detail_rx_state_"):
+                if delta["detail_rx_state_"]["uid"] != card["uid"]:
+                    raise Failed(f"listing {delta['detail_rx_state_']['uid']} instead of {card['uid']}")
+                seen.append(True)
+            if hydrated and not seen:
+                raise Failed("a listing's page without its listing")
+            return hydrated
 
         return done
 
@@ -435,7 +449,7 @@ class Visitor:
             self.last_count = value
             field_value = ("precio_max", value)
 
-            def counted(delta: dict) -> bool:
+            def counted(delta: dict, _hydrated: bool) -> bool:
                 return "draft_total_rx_state_" in delta or "draft_price_max_rx_state_" in delta
 
             event = (f"{DIRECTORY}.set_filter", {"field": field_value[0], "value": field_value[1]})

@@ -266,32 +266,51 @@ class DirectoryState(rx.State):
         built = await build_public_view(path=self.router.url.path, query=self.router.url.query)
         if isinstance(built, Redirect):
             return rx.redirect(built.location, replace=True)
-        self.page = 1
-        self.featured, self.groups, self.cards, self.tabs, self.detail = [], [], [], [], None
+        self._change(page=1)
         if isinstance(built, NotFound):
-            self.view, self.section, self.city_slug, self.city_name = "missing", built.section, "", ""
-            self.tab_slug = DEFAULT_TAB.slug
-            self.heading = built.heading
-            self.page_title = built.tags.title
+            self._change(
+                view="missing",
+                section=built.section,
+                city_slug="",
+                city_name="",
+                tab_slug=DEFAULT_TAB.slug,
+                heading=built.heading,
+                page_title=built.tags.title,
+                detail=None,
+            )
         else:
             self._show(built)
             if built.listings is not None:
                 await self._show_filters(built, built.listings)
-        self.shown_path = self.router.url.path
+        self._change(shown_path=self.router.url.path)
         return None
+
+    def _change(self, **values: object) -> None:
+        """Set the vars whose value differs: an unchanged var is not sent again.
+
+        Each view shows only its own vars (app.pages.public matches on ``view``), so a detail leaves the list it
+        was opened from in place, and going back to it sends the view's name, not its cards again.
+        """
+        for name, value in values.items():
+            if getattr(self, name) != value:
+                setattr(self, name, value)
 
     def _show(self, built: PublicPageView) -> None:
         """Put the view's fields into the vars; a detail's view is counted."""
-        self.view = built.kind
-        self.section = built.section
-        self.city_slug = built.city_slug
-        self.city_name = built.city_name
-        self.tab_slug = built.tab.slug
-        self.heading = built.heading
-        self.page_title = built.tags.title
-        self.featured = built.featured or []
-        self.tabs = built.tabs
-        self.detail = built.detail
+        self._change(
+            view=built.kind,
+            section=built.section,
+            city_slug=built.city_slug,
+            city_name=built.city_name,
+            tab_slug=built.tab.slug,
+            heading=built.heading,
+            page_title=built.tags.title,
+            detail=built.detail,
+        )
+        if built.featured is not None:
+            self._change(featured=built.featured)
+        if built.kind != "detail":
+            self._change(tabs=built.tabs)
         if built.listings is not None:
             self._show_listings(built, built.listings)
         if built.kind == "detail":
@@ -299,38 +318,45 @@ class DirectoryState(rx.State):
 
     def _show_listings(self, built: PublicPageView, result: listings.CardPage) -> None:
         """One page of a city's cards, with its count, pager and heading."""
-        self.total = result.total
-        self.page_count = result.page_count
-        self.total_label = built.total_label
-        self.page_label = built.page_label
-        self.heading = built.heading
-        self.groups = built.groups or []
-        self.cards = [] if built.groups is not None else result.cards
+        self._change(
+            total=result.total,
+            page_count=result.page_count,
+            total_label=built.total_label,
+            page_label=built.page_label,
+            heading=built.heading,
+            groups=built.groups or [],
+            cards=[] if built.groups is not None else result.cards,
+        )
 
     async def _show_filters(self, built: PublicPageView, result: listings.CardPage) -> None:
         """The city page's filters: those applied, as chips, and the form showing them with its choices."""
-        self.filtered = built.filters.active
-        self.filter_query = built.filters.query_string()
-        self.unfiltered_url = self.router.url.path
-        self.chips = built.chips
+        self._change(
+            filtered=built.filters.active,
+            filter_query=built.filters.query_string(),
+            unfiltered_url=self.router.url.path,
+            chips=built.chips,
+        )
         self._show_draft(built.filters)
         communes = await directory_cards.commune_counts(self.section, self.city_slug)
-        self.commune_options = [[found.commune.id, found.commune.name] for found in communes]
-        self.services = [
-            FilterChoice(value=option.slug, label=option.name) for option in await directory_cards.service_options()
-        ]
-        self.draft_total = result.total
-        self.draft_label = directory_view.apply_label(result)
+        services = await directory_cards.service_options()
+        self._change(
+            commune_options=[[found.commune.id, found.commune.name] for found in communes],
+            services=[FilterChoice(value=option.slug, label=option.name) for option in services],
+            draft_total=result.total,
+            draft_label=directory_view.apply_label(result),
+        )
 
     def _show_draft(self, filters: ListingFilters) -> None:
         """The filter form shows ``filters``."""
-        self.draft_commune = filters.commune.id if filters.commune else ""
-        self.draft_price_min = _pesos(filters.price_min)
-        self.draft_price_max = _pesos(filters.price_max)
-        self.draft_age_min = _text(filters.age_min)
-        self.draft_age_max = _text(filters.age_max)
-        self.draft_services = [service.slug for service in filters.services]
-        self.filter_errors = {}
+        self._change(
+            draft_commune=filters.commune.id if filters.commune else "",
+            draft_price_min=_pesos(filters.price_min),
+            draft_price_max=_pesos(filters.price_max),
+            draft_age_min=_text(filters.age_min),
+            draft_age_max=_text(filters.age_max),
+            draft_services=[service.slug for service in filters.services],
+            filter_errors={},
+        )
 
     async def _draft_filters(self) -> ListingFilters:
         """The form's filters: the commune, the rates and ages it could read (a message for each field it

@@ -237,6 +237,34 @@ def test_the_city_page_and_its_paging_query_once_for_every_visitor(site, monkeyp
     assert first.tab_slug == second.tab_slug == DEFAULT_TAB.slug
 
 
+def _go(state: DirectoryState, path: str) -> set[str]:
+    """A client-side navigation of the tab to ``path``: the vars its update sends."""
+    root = state._get_root_state()
+    root.router_data = root._update_router_vars({RouteVar.PATH: path, RouteVar.ORIGIN: path, RouteVar.QUERY: {}}, {})
+    state._clean()
+    invoke(state, "load")
+    return set(state.dirty_vars)
+
+
+def test_back_from_a_listing_sends_the_view_and_not_the_list_again(site):
+    _, shown = site
+    tab = _visitor(f"/escorts/{CITY}")
+    invoke(tab, "load")
+    cards = tab.groups
+    detail = listings.listing_path(section=MUJERES, city_slug=CITY, name_slug="antonia", uid=shown["Antonia"].uid)
+    opened = _go(tab, detail)
+    wait_for_counts()  # the view it counted
+    assert tab.view == "detail" and tab.detail.display_name == "Antonia"
+    assert {"view", "detail"} <= opened and not opened & {"groups", "cards", "tabs", "chips", "total"}
+    back = _go(tab, f"/escorts/{CITY}")
+    assert tab.view == "city" and tab.detail is None and tab.groups == cards
+    assert {"view", "detail"} <= back
+    assert not back & {"groups", "cards", "tabs", "total", "chips", "services", "commune_options", "draft_total"}
+    other = _go(tab, f"/escorts/{OTHER_CITY}")
+    assert {"groups", "city_slug", "tabs"} <= other
+    assert [card.display_name for group in tab.groups for card in group.cards] == ["Elena"]
+
+
 @pytest.fixture
 def antonia(site) -> str:
     """Antonia's uid; her listing offers two services of the catalogue ("Masajes" and "Cena")."""
