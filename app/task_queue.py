@@ -53,7 +53,8 @@ class PeriodicTask(NamedTuple):
 MAIL = TaskName("mail.send", "mail", "Correos")
 EXPORT = TaskName("privacy.build_exports", "default", "Exportaciones de datos")
 VIDEO = TaskName("videos.process", "videos", "Videos por procesar")
-QUEUES = ("mail", "default", "videos")
+PHOTO = TaskName("photos.process", "photos", "Fotos por procesar")
+QUEUES = ("mail", "default", "videos", "photos")
 
 MINUTE, HOUR = timedelta(minutes=1), timedelta(hours=1)
 LISTINGS_CLOCK = PeriodicTask("listings.clock", "* * * * *", MINUTE, "Vencimientos y mejoras de publicaciones")
@@ -64,7 +65,7 @@ RETRY_STALLED = PeriodicTask("queue.retry_stalled", "* * * * *", MINUTE, "Reinte
 REMOVE_OLD_JOBS = PeriodicTask("queue.remove_old_jobs", "23 4 * * *", 24 * HOUR, "Limpieza de trabajos antiguos")
 PERIODIC_TASKS = (LISTINGS_CLOCK, RETENTION, EXPORTS_CATCH_UP, SIGN_IN_PURGE, RETRY_STALLED, REMOVE_OLD_JOBS)
 # What staff read for each task name.
-TASK_LABELS = {task.name: task.label for task in (MAIL, EXPORT, VIDEO, *PERIODIC_TASKS)}
+TASK_LABELS = {task.name: task.label for task in (MAIL, EXPORT, VIDEO, PHOTO, *PERIODIC_TASKS)}
 
 # How long a worker may stay silent before its running jobs count as stalled (seconds).
 HEARTBEAT_SECONDS = 10

@@ -6,6 +6,7 @@ this module, above the services, says what each name does:
 - ``mail.send``: one e-mail, retried with exponential backoff (2 s, 4 s ... 17 min: 11 attempts over
   about 34 minutes); after the last attempt the job stays ``failed``, counted on the staff's queue page;
 - ``videos.process``: a clip transcoded and its poster taken (on the ``videos`` queue);
+- ``photos.process``: a photo received in the wizard decoded, cleaned and stored in its sizes (``photos`` queue);
 - ``privacy.build_exports``: the data exports people asked for (deferred by the request, and every 5
   minutes besides for any request whose job was lost, as in-memory jobs are on a restart);
 - periodic: the listings' clock (every minute), retention and the sign-in tables' purge (hourly), the
@@ -33,7 +34,7 @@ from app import logs, metrics
 from app.db import commit, session_scope
 from app.identity.jobs import purge_once
 from app.models import PeriodicRun, utc_now
-from app.services import listing_videos, mail, monitoring
+from app.services import listing_videos, mail, monitoring, photo_uploads
 from app.services.listing_jobs import run_clock_jobs
 from app.services.privacy_jobs import build_exports, run_retention
 from app.settings import get_settings
@@ -44,6 +45,7 @@ from app.task_queue import (
     HEARTBEAT_SECONDS,
     LISTINGS_CLOCK,
     MAIL,
+    PHOTO,
     QUEUES,
     REMOVE_OLD_JOBS,
     RETENTION,
@@ -65,6 +67,8 @@ FAILED_JOBS_KEPT_HOURS = 7 * 24
 MAIL_RETRY = RetryStrategy(max_attempts=10, exponential_wait=2)
 # A clip whose processing failed for a reason other than the file (storage, a killed worker) is tried twice more.
 VIDEO_RETRY = RetryStrategy(max_attempts=2, wait=30)
+# A photo whose processing failed for a reason other than the file is tried twice more, sooner than a clip.
+PHOTO_RETRY = RetryStrategy(max_attempts=2, wait=10)
 # The longest pause before a worker that stopped by itself starts again (keep_working).
 WORKER_RESTART_MAX_S = 60.0
 
@@ -108,6 +112,31 @@ def process_video(context: JobContext, *, clip_uid: str) -> None:
                     clip_uid=clip_uid,
                     message=listing_videos.PROCESSING_FAILED,
                     keep_original=True,
+                )
+        raise
+
+
+@queue.task(name=PHOTO.name, queue=PHOTO.queue, retry=PHOTO_RETRY, pass_context=True)
+def process_photo(context: JobContext, *, pending_uid: str) -> None:
+    """Process a photo received in the wizard (app.services.photo_uploads.process_pending, safe to run twice).
+
+    A refused file is refused at once; any other error is retried, and after the last attempt the photo is
+    refused with a message asking its owner to upload it again.
+    """
+    storage, private_storage = get_storage(), get_private_storage()
+    try:
+        with session_scope() as session:
+            photo_uploads.process_pending(
+                session=session, storage=storage, private_storage=private_storage, pending_uid=pending_uid
+            )
+    except Exception:
+        if context.job.attempts >= (PHOTO_RETRY.max_attempts or 0):  # no retry left
+            with session_scope() as session:
+                photo_uploads.refuse_pending(
+                    session=session,
+                    private_storage=private_storage,
+                    pending_uid=pending_uid,
+                    message=photo_uploads.PROCESSING_FAILED,
                 )
         raise
 
@@ -283,9 +312,12 @@ async def keep_working(options: dict[str, Any]) -> None:
 async def run_in_process() -> None:
     """The app's own worker (``TASK_WORKER=in-process``): a lifespan task of the web app.
 
-    Without PostgreSQL the queue lives in memory: the e-mails a previous run left undelivered are queued again.
+    Without PostgreSQL the queue lives in memory: the e-mails a previous run left undelivered, and the photos it
+    left unprocessed, are queued again.
     """
     async with queue.open_async():
         if not is_durable() and (requeued := await asyncio.to_thread(mail.requeue_undelivered)):
             log.info("%d undelivered e-mails queued again", requeued)
+        if not is_durable() and (requeued := await asyncio.to_thread(photo_uploads.requeue_processing)):
+            log.info("%d unprocessed photos queued again", requeued)
         await keep_working(worker_options(in_process=True))

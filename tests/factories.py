@@ -27,12 +27,31 @@ from app.models import (
     StaffSecondFactor,
     Tier,
     User,
+    new_uid,
     utc_now,
 )
 from app.models.listings import services_text
-from app.services import listing_drafts, listing_videos
+from app.services import listing_drafts, listing_photos, listing_videos
+from app.services.ownership import locked_owned_listing
+from app.services.photos import store_photo
 from app.services.users import create_user
 from app.storage import Storage
+
+
+def add_photo(
+    *, session: Session, storage: Storage, owner_uid: str, uid: str | None, data: bytes
+) -> listing_photos.OwnerPhoto:
+    """A photo processed and added to the owner's listing at once, as the worker adds one
+    (app.services.photo_uploads.process_pending), without the queue."""
+    stored = store_photo(storage=storage, data=data, prefix=listing_photos.PHOTO_PREFIX)
+    listing = locked_owned_listing(session=session, owner_uid=owner_uid, uid=uid)
+    photo = listing_photos.insert_photo(session, listing, stored, photo_uid=new_uid())
+    session.commit()
+    return next(
+        item
+        for item in listing_photos.list_photos(session=session, owner_uid=owner_uid, uid=listing.uid)
+        if item.uid == photo.uid
+    )
 
 
 def _with_changes(session: Session, uid: str, changes: dict) -> User:
@@ -308,7 +327,6 @@ def wizard_draft(
     (step 1: ``identity`` over RUT 11.111.111-1, born 15 January 30 years ago, Chile), with one photo; its uid."""
     from app.core.geo import commune_names_for_city
     from app.models import AdvertiserService, AdvertiserType
-    from app.services import listing_photos
 
     options = listing_drafts.wizard_options(session=session)
     kind = session.exec(select(AdvertiserType).limit(1)).first()
@@ -332,7 +350,7 @@ def wizard_draft(
     uid = None
     for number, values in steps.items():
         if number == 7:
-            listing_photos.add_photo(session=session, storage=storage, owner_uid=owner.uid, uid=uid, data=photo)
+            add_photo(session=session, storage=storage, owner_uid=owner.uid, uid=uid, data=photo)
         uid = listing_drafts.save_step(
             session=session,
             owner_uid=owner.uid,

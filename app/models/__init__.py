@@ -52,6 +52,7 @@ from app.models.listings import (
     VerificationStatus,
 )
 from app.models.notices import Notice, NoticeOptOut, NoticeStatus
+from app.models.pending_photos import PendingPhoto, PendingPhotoPublic, PendingPhotoStatus
 from app.models.privacy import DataExport, ExportStatus
 from app.models.reports import REPORT_KIND_LABELS, Report, ReportKind, ReportStatus
 from app.models.site_settings import SiteSetting
@@ -134,6 +135,9 @@ __all__ = [
     "NoticeOptOut",
     "NoticeStatus",
     "OutgoingMail",
+    "PendingPhoto",
+    "PendingPhotoPublic",
+    "PendingPhotoStatus",
     "PeriodicRun",
     "Profile",
     "ProfileCreate",

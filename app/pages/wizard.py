@@ -22,6 +22,7 @@ from app.components.forms import (
 )
 from app.components.layout import guarded_content, page_frame
 from app.components.owner_clips import clip_summary, clip_upload_status, owner_clips
+from app.models import PendingPhotoPublic, PendingPhotoStatus
 from app.models.advertisers import PASSPORT_MAX, RUT_MAX
 from app.models.listings import DISPLAY_NAME_MAX, MAX_AGE
 from app.routes import ADVERTISER_HOME
@@ -29,7 +30,7 @@ from app.services.listing_drafts import IDENTITY_PENDING, IDENTITY_REVIEWED
 from app.services.listing_form import STEP_BY_NUMBER, STEPS
 from app.services.listing_photos import MAX_PHOTOS, OwnerPhoto
 from app.services.photos import MAX_BYTES
-from app.states.advertiser.wizard import STEP_FIELD, WizardState
+from app.states.advertiser.wizard import STEP_FIELD, PendingPhotosState, WizardState
 from app.states.areas import AreaState
 
 FORM = "wizard"
@@ -49,6 +50,11 @@ WIZARD_INTRO = (
     f"Son {len(STEPS)} pasos y cada uno se guarda al apretar «Guardar y seguir»: puedes dejar tu publicación a "
     "medias y seguir después desde «Mis publicaciones». Antes de publicarse, el equipo del sitio la revisa."
 )
+PHOTO_PROCESSING = "Procesando foto…"
+REFUSED_PHOTO = "No se pudo procesar: "
+# The photos step and the summary say how many photos are still processing, and what that means there.
+GO_ON_MEANWHILE = "puedes seguir con los pasos siguientes mientras tanto."
+SEND_AFTERWARDS = "podrás enviar tu publicación cuando terminen."
 REFUSED_IN_BROWSER = "No se aceptaron algunos archivos: sube fotos JPEG, PNG, WebP o HEIC de hasta 15 MB. "
 
 
@@ -409,6 +415,50 @@ def _refused(item: ArrayVar[list[str]]) -> rx.Component:
     )
 
 
+def _pending(photo: ObjectVar[PendingPhotoPublic]) -> rx.Component:
+    """A photo received and not processed yet (a placeholder), or refused by processing (why, and "Descartar")."""
+    return rx.el.li(
+        rx.cond(
+            photo.status.to(str) == PendingPhotoStatus.PROCESANDO.value,
+            rx.el.p(PHOTO_PROCESSING),
+            rx.fragment(
+                rx.el.p(rx.el.strong(photo.file_name), class_name="refused-name"),
+                rx.el.p(REFUSED_PHOTO, photo.failure, class_name="field-error"),
+                rx.el.button(
+                    "Descartar",
+                    type="button",
+                    on_click=PendingPhotosState.dismiss(photo.uid),
+                    custom_attrs={"aria-label": "Descartar " + photo.file_name.to(str)},
+                    class_name="btn",
+                ),
+            ),
+        ),
+        key=photo.uid,
+        class_name=rx.cond(
+            photo.status.to(str) == PendingPhotoStatus.PROCESANDO.value, "photo photo-pending", "photo photo-refused"
+        ),
+    )
+
+
+def _processing_note(meanwhile: str) -> rx.Component:
+    """How many photos are still processing, then ``meanwhile`` (read by screen readers as it changes). Its mount
+    reads them and watches them while any is processing: after every upload too, as the key of the block around
+    it changes (a key on the note itself would remount its element, not the component that runs its on_mount)."""
+    count = PendingPhotosState.processing_count
+    note = rx.el.p(
+        rx.match(
+            count,
+            (0, ""),
+            (1, "1 foto se está procesando; " + meanwhile),
+            count.to_string() + " fotos se están procesando; " + meanwhile,
+        ),
+        role="status",
+        class_name="muted",
+        on_mount=PendingPhotosState.open_listing(WizardState.uid),
+    )
+    return rx.el.div(note, key=WizardState.uid + "-" + WizardState.uploads.to_string())
+
+
 def _upload_zone() -> rx.Component:
     return labelled_upload(
         UPLOAD_LABEL,
@@ -449,11 +499,13 @@ def _photos() -> rx.Component:
                 class_name="upload-progress",
             ),
         ),
-        rx.cond(WizardState.processing, rx.el.p("Procesando tus fotos…", role="status")),
+        rx.cond(WizardState.processing, rx.el.p("Recibiendo tus fotos…", role="status")),
         rx.el.p(WizardState.refused_summary, role="status", class_name="field-error"),
         _field_error("photos"),
+        _processing_note(GO_ON_MEANWHILE),
         rx.el.ol(
             rx.foreach(WizardState.photos, _photo),
+            rx.foreach(PendingPhotosState.pending, _pending),
             rx.foreach(WizardState.refused, _refused),
             class_name="photo-grid",
             aria_label="Tus fotos",
@@ -487,6 +539,7 @@ def _review() -> rx.Component:
             aria_label="Resumen de tu publicación",
         ),
         thumbnail_list(WizardState.photos, _thumbnail, "Fotos de tu publicación"),
+        _processing_note(SEND_AFTERWARDS),
         clip_summary(WizardState.uid),
         form_alert(WizardState.error),
         rx.el.div(

@@ -43,7 +43,7 @@ from app.models import (
     User,
     utc_now,
 )
-from app.services import identity_review, listing_revisions
+from app.services import identity_review, listing_revisions, photo_uploads
 from app.services.listing_form import (
     DOCUMENT_PASSPORT,
     DOCUMENT_RUT,
@@ -265,7 +265,8 @@ def save_step(
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True) if uid else None
     if listing is None and step != 1:
         raise InvalidInputError("Empieza por el primer paso.")
-    photo_count = _photo_count(session, listing.uid) if listing is not None and step == PHOTO_STEP else 0
+    # Photos still processing count: the advertiser may go on while they process (send_to_review waits for them).
+    photo_count = photo_uploads.photo_count(session, listing.uid) if listing is not None and step == PHOTO_STEP else 0
     clean = clean_step(
         step,
         values,
@@ -388,10 +389,13 @@ def send_to_review(*, session: Session, owner_uid: str, uid: str, now: datetime 
     """Validate the whole listing again and put it in staff's review queue.
 
     A draft, a rejected or an expired listing becomes ``pendiente``; a published or paused
-    one keeps showing its approved version while its changes wait for review.
+    one keeps showing its approved version while its changes wait for review. Refused
+    (ConflictError) while photos are still processing: staff review the photos it will have.
     """
     now = now or utc_now()
     listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid, for_update=True)
+    if photo_uploads.processing_count(session, listing.uid):
+        raise ConflictError(photo_uploads.STILL_PROCESSING)
     _validate_all(session, listing, now)
     advertiser = identity_review.advertiser_of(session, owner_uid, for_update=True)
     if listing.status in listing_revisions.REVISED_STATUSES:

@@ -1,14 +1,15 @@
-"""The photos of an advertiser's own listing: add, list, reorder, choose the cover, delete, copy.
+"""The photos of an advertiser's own listing: add (processed), list, reorder, choose the cover, delete, copy.
 
 Every function that takes ``owner_uid`` looks the listing (or the photo, joined
 to its listing) up together with the owner's id: a missing photo and someone
 else's give the same NotFoundError.
 
-Uploads go through the photo pipeline (app/services/photos.py) before the
-listing is locked, so a refused file never touches the database and a slow
-decode never holds a lock. The listing row is locked while photos are counted
-and positions written, so concurrent uploads can neither pass MAX_PHOTOS nor
-share a position. Positions always stay 0..n-1; position 0 is the cover.
+Uploads are received by app.services.photo_uploads and processed by a worker,
+which runs the photo pipeline (app/services/photos.py) before the listing is
+locked and then adds the photo here (:func:`insert_photo`). The listing row is
+locked while photos are counted and positions written, so concurrent uploads
+can neither pass MAX_PHOTOS nor share a position. Positions always stay 0..n-1;
+position 0 is the cover.
 
 A photo added to a listing that has been published (publicada or pausada)
 waits for staff review (``approved`` false): the listing enters the review
@@ -35,8 +36,8 @@ from app.core.errors import InvalidInputError
 from app.db import commit
 from app.models import STAFF_PROFILES, Listing, ListingPhoto, ListingStatus, new_uid, utc_now
 from app.services.listings import photo_url, public_conditions
-from app.services.ownership import locked_owned_listing, locked_owned_media, owned_listing
-from app.services.photos import CONTENT_TYPE, StoredPhoto, StoredVariant, delete_photo, store_photo
+from app.services.ownership import locked_owned_media, owned_listing
+from app.services.photos import CONTENT_TYPE, StoredPhoto, StoredVariant
 from app.storage import Storage
 
 MAX_PHOTOS = 12
@@ -50,7 +51,6 @@ REVIEWED_STATUSES = frozenset({ListingStatus.PUBLICADA.value, ListingStatus.PAUS
 PHOTO_NOT_FOUND = "No encontramos esa foto."
 TOO_MANY = f"Una publicación puede tener como máximo {MAX_PHOTOS} fotos: borra una antes de subir otra."
 NOT_SAVED = "No pudimos guardar la foto. Inténtalo de nuevo en unos minutos."
-BAD_FILE = "No recibimos ningún archivo: vuelve a elegir la foto."
 BAD_OFFSET = "Solo puedes mover la foto un lugar antes o después."
 
 # Staff may look at the photos of any listing (review, support).
@@ -153,32 +153,11 @@ def _default_variant(stored: StoredPhoto) -> StoredVariant:
     return fitting[-1] if fitting else stored.variants[0]
 
 
-def add_photo(*, session: Session, storage: Storage, owner_uid: str, uid: str, data: bytes) -> OwnerPhoto:
-    """Process an upload and add it as the last photo of the caller's listing ``uid``.
+def insert_photo(session: Session, listing: Listing, stored: StoredPhoto, *, photo_uid: str) -> ListingPhoto:
+    """Add ``stored`` as the last photo of ``listing`` (locked by the caller) with the review flags; flushed.
 
-    Refuses a photo past MAX_PHOTOS before processing it. A refused file
-    (PhotoRejectedError) stores nothing; if the database write fails, the files
-    just stored are deleted again. CPU-bound: call it off the event loop.
+    InvalidInputError(TOO_MANY) when the listing already has MAX_PHOTOS.
     """
-    listing = owned_listing(session=session, owner_uid=owner_uid, uid=uid)
-    if _count(session, listing.uid) >= MAX_PHOTOS:
-        raise InvalidInputError(TOO_MANY, field=FIELD)
-    session.rollback()  # end the read transaction: nothing is held while the photo is processed
-    if not isinstance(data, bytes | bytearray):
-        raise InvalidInputError(BAD_FILE, field=FIELD)
-    stored = store_photo(storage=storage, data=bytes(data), prefix=PHOTO_PREFIX)
-    try:
-        photo = _insert(session, stored, owner_uid=owner_uid, uid=uid)
-    except BaseException:
-        session.rollback()
-        delete_photo(storage=storage, photo=stored)
-        raise
-    return _owner_photo(photo)
-
-
-def _insert(session: Session, stored: StoredPhoto, *, owner_uid: str, uid: str) -> ListingPhoto:
-    """Write the photo row (and the review flags) under the listing lock, then commit."""
-    listing = locked_owned_listing(session=session, owner_uid=owner_uid, uid=uid)
     count = _count(session, listing.uid)
     if count >= MAX_PHOTOS:
         raise InvalidInputError(TOO_MANY, field=FIELD)
@@ -186,6 +165,7 @@ def _insert(session: Session, stored: StoredPhoto, *, owner_uid: str, uid: str) 
     now = utc_now()
     needs_review = listing.status in REVIEWED_STATUSES
     photo = ListingPhoto(
+        uid=photo_uid,
         listing_uid=listing.uid,
         position=count,
         path=_default_variant(stored).key,
@@ -203,7 +183,7 @@ def _insert(session: Session, stored: StoredPhoto, *, owner_uid: str, uid: str) 
         listing.verified = False
     listing.updated_at = now
     session.add(listing)
-    commit(session, NOT_SAVED)
+    session.flush()
     return photo
 
 

@@ -47,6 +47,7 @@ from app.services import (
     listing_photos,
     listing_revisions,
     listing_videos,
+    photo_uploads,
     stats,
     upgrades,
     verification,
@@ -298,11 +299,12 @@ class RemovedFiles:
     """The stored files of rows just deleted: removed only once the deletion has committed."""
 
     photos: list[ListingPhoto] = field(default_factory=list)
-    private_keys: list[str] = field(default_factory=list)
+    private_keys: list[str] = field(default_factory=list)  # verification photos, photos not processed yet
     clips: list[ListingVideo] = field(default_factory=list)
 
     def remove(self, *, storage: Storage, private: Storage) -> None:
-        """Delete the files (public photos, clips with their private originals, then private verification photos)."""
+        """Delete the files (public photos, clips with their private originals, then the private files: verification
+        photos, photos received and not processed)."""
         listing_photos.delete_photo_files(storage=storage, photos=self.photos)
         listing_videos.delete_clip_files(storage=storage, private_storage=private, clips=self.clips)
         for key in self.private_keys:
@@ -323,6 +325,7 @@ def remove_listing_rows(*, session: Session, listing: Listing, note: str, now: d
         if key
     ]
     photos = listing_photos.delete_all_photos(session=session, listing_uid=listing.uid)
+    private_keys += photo_uploads.delete_all_pending(session=session, listing_uid=listing.uid)
     clips = listing_videos.delete_all_clips(session=session, listing_uid=listing.uid)
     for table in (ListingService, ListingReview, ListingUpgrade, ListingVerification, ListingDailyStats):
         session.exec(delete(table).where(col(table.listing_uid) == listing.uid))

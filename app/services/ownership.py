@@ -12,10 +12,10 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.core.errors import NotFoundError
-from app.models import Listing, ListingPhoto, ListingVideo
+from app.models import Listing, ListingPhoto, ListingVideo, PendingPhoto
 
-# A listing's media row: a photo or a clip (each has its uid and its listing's).
-Media = TypeVar("Media", ListingPhoto, ListingVideo)
+# A listing's media row: a photo, a clip or a photo still processing (each has its uid and its listing's).
+Media = TypeVar("Media", ListingPhoto, ListingVideo, PendingPhoto)
 
 NOT_FOUND_MESSAGE = "No encontramos esa publicación entre las tuyas."
 

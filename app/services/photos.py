@@ -233,11 +233,16 @@ def process_photo(data: bytes) -> ProcessedPhoto:
     return processed
 
 
-def _process_photo(data: bytes) -> ProcessedPhoto:
+def check_size(data: bytes) -> None:
+    """The checks that need no decoding: PhotoRejectedError for an empty file or one over MAX_BYTES."""
     if not data:
         raise _reject("empty", "El archivo está vacío.")
     if len(data) > MAX_BYTES:
         raise _reject("too_large", "La foto supera el máximo de 15 MB.")
+
+
+def _process_photo(data: bytes) -> ProcessedPhoto:
+    check_size(data)
     largest = _decode(data)
     # The largest variant encodes on the pool while this thread derives and encodes the smaller ones.
     largest_data = _pool.submit(_encode, largest)

@@ -149,7 +149,8 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     expect(page.get_by_label("Llego el (dd-mm-aaaa)")).to_have_attribute("placeholder", "dd-mm-aaaa")
     _save(page, 6)
 
-    # 7. Photos: two real JPEGs and a text file named .jpg; the bad one gets its own message, the others stay.
+    # 7. Photos: two real JPEGs and a text file named .jpg, processed by the site's worker; the bad one gets its own
+    # message, the others stay (each waited for as its thumbnail appears).
     fake = tmp_path / "falsa.jpg"
     fake.write_text("esto no es una foto")
     files = [_jpeg(tmp_path, "uno.jpg", (200, 60, 90)), fake, _jpeg(tmp_path, "dos.jpg", (40, 90, 160))]
@@ -175,8 +176,11 @@ def test_the_whole_wizard_then_review_then_the_city_page(page: Page, site: Site,
     listed = page.get_by_role("list", name="Tus fotos").get_by_role("listitem")
     photos = listed.filter(has=page.get_by_role("img"))
     expect(photos).to_have_count(2)
-    # The refused file is in the photo list with its reason.
-    expect(listed.filter(has_text="falsa.jpg")).to_contain_text("No se subió")
+    # The file the worker refused is in the photo list with its reason, until it is dismissed.
+    refused = listed.filter(has_text="falsa.jpg")
+    expect(refused).to_contain_text("No se pudo procesar: El archivo no es una foto válida")
+    refused.get_by_role("button", name="Descartar falsa.jpg").click()
+    expect(refused).to_have_count(0)
     expect(photos.first.get_by_text("Portada")).to_be_visible()
     # The cover is the first photo: choosing another one moves it to the front; arrows move one place.
     second = photos.nth(1).get_by_role("img").get_attribute("src")

@@ -30,7 +30,7 @@ from app.settings import get_settings
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from tests.e2e.axe import serious_violations
 from tests.e2e.conftest import CITY, Site
-from tests.factories import make_account, make_listing, open_session
+from tests.factories import add_photo, make_account, make_listing, open_session
 from tests.photo_samples import jpeg_with_gps
 
 pytestmark = pytest.mark.e2e
@@ -72,9 +72,7 @@ def test_download_my_data_then_delete_my_account(page: Page, site: Site, db: Ses
     email = f"privada-{uuid.uuid4().hex[:8]}@example.cl"
     owner = make_account(db, LocalProvider(engine=db.get_bind()), email, profile=ProfileId.PROFESOR)
     listing = make_listing(db, owner, name="Privadina", city=CITY, photos=0, phone="+56 9 7000 0001")
-    listing_photos.add_photo(
-        session=db, storage=media, owner_uid=owner.uid, uid=listing.uid, data=jpeg_with_gps((900, 1200))
-    )
+    add_photo(session=db, storage=media, owner_uid=owner.uid, uid=listing.uid, data=jpeg_with_gps((900, 1200)))
     verification.request_verification(
         session=db, storage=private, owner_uid=owner.uid, listing_uid=listing.uid, data=jpeg_with_gps((900, 1200))
     )

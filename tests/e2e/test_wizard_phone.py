@@ -219,7 +219,8 @@ def test_the_whole_wizard_on_a_phone(phone: Page, tmp_path):
     expect(page.get_by_label("Desde el Jueves")).to_have_value("")
     _save(page, 6)
 
-    # Step 7: the file input has a name; a file too big is listed with its reason; the step waits for uploads.
+    # Step 7: the file input has a name; a file too big is listed with its reason; the step waits for uploads,
+    # and each photo shows once the site's worker has processed it.
     expect(page.get_by_label("Elegir fotos para subir")).to_have_count(1)
     # Nothing can be dragged on a phone: the zone says to choose.
     expect(page.get_by_text("Elige fotos", exact=True)).to_be_visible()

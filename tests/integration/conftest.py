@@ -27,7 +27,7 @@ from app.identity.local import LocalProvider
 from app.models import ProfileId, User
 from app.settings import Settings, get_settings
 from app.storage.factory import get_storage
-from app.storage.local import LocalStorage
+from app.storage.local import LocalStorage, PrivateLocalStorage
 from app.storage.s3 import S3Storage
 from tests.factories import make_staff, make_wizard_catalogue
 from tests.mailbox import Mailbox
@@ -63,6 +63,12 @@ def db_on_both(request, monkeypatch) -> Iterator[Session]:
 def storage(tmp_path) -> LocalStorage:
     """Photos on disk, in this test's folder."""
     return LocalStorage(tmp_path / "media")
+
+
+@pytest.fixture
+def private_storage(tmp_path) -> PrivateLocalStorage:
+    """Private files (photos received and not processed, clips' originals) on disk, in this test's folder."""
+    return PrivateLocalStorage(tmp_path / "private")
 
 
 @pytest.fixture

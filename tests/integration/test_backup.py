@@ -39,12 +39,11 @@ from app.models import (
 )
 from app.services import listing_videos, listings, verification
 from app.services.backup import new_key
-from app.services.listing_photos import add_photo
 from app.settings import get_settings
 from app.storage.factory import get_private_storage, get_storage
 from app.storage.s3 import S3Storage
 from tests.conftest import create_pg_database, drop_pg_database
-from tests.factories import actor_of, make_listing, make_owner, make_staff, open_session
+from tests.factories import actor_of, add_photo, make_listing, make_owner, make_staff, open_session
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import jpeg_with_gps
 from tests.ports import free_port

@@ -281,7 +281,7 @@ def test_no_step_moves_on_from_the_moment_photos_are_chosen(advertiser):
     assert state.processing is False and state.uploading is True  # until the upload's own follow-up event
     assert [event.fn.__name__ for event in events] == ["finish_upload"]
     invoke(state, "finish_upload")
-    assert state.uploading is False
+    assert state.uploading is False and state.uploads == 1  # the pending photos' block mounts again
     invoke(state, "save", form_data=IDENTITY_FORM | {"nationality": "Chile"})
     assert state.step == 2
 

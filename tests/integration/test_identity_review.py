@@ -14,12 +14,12 @@ from sqlmodel import Session, select
 
 from app.core.errors import ConflictError
 from app.models import Advertiser, AuditEntry, Listing, ListingStatus, User
-from app.services import listing_drafts, listing_photos
+from app.services import listing_drafts
 from app.services.listings import public_listing
 from app.services.staff import directory as staff_directory
 from app.services.staff import review_queue, reviews
 from app.services.staff.shared import TableQuery
-from tests.factories import actor_of, make_owner, save_wizard_step
+from tests.factories import actor_of, add_photo, make_owner, save_wizard_step
 from tests.invariants import assert_every_listing_in_review_is_queued
 from tests.photo_samples import jpeg_with_gps
 
@@ -39,7 +39,7 @@ def _filled(db, owner, catalogue, storage, **identity) -> str:
     uid = save_wizard_step(db, owner, None, catalogue, 1, **identity)
     for step in range(2, 9):
         if step == 7:
-            listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
+            add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
         uid = save_wizard_step(db, owner, uid, catalogue, step)
     return uid
 

@@ -1,7 +1,7 @@
 """The photo service of an advertiser's listing, on SQLite and PostgreSQL, with photos on local disk
-(and on S3 for the metadata check): add, list, reorder, cover, delete, copy; ownership; the 12-photo
-limit under concurrent uploads; bad uploads leaving nothing behind; review of photos added to a
-published listing."""
+(and on S3 for the metadata check): add (received, then processed as the worker does), list, reorder,
+cover, delete, copy; ownership; the 12-photo limit under concurrent uploads; bad uploads leaving
+nothing behind; review of photos added to a published listing."""
 
 from __future__ import annotations
 
@@ -15,11 +15,10 @@ from sqlmodel import Session, select
 
 from app.core.errors import InvalidInputError, NotFoundError, PhotoRejectedError, StorageError
 from app.db import make_engine
-from app.models import Listing, ListingPhoto, ListingStatus, utc_now
+from app.models import Listing, ListingPhoto, ListingStatus, PendingPhoto, PendingPhotoStatus, utc_now
 from app.services import listing_photos, listings
 from app.services.listing_photos import (
     MAX_PHOTOS,
-    add_photo,
     copy_photos,
     delete_all_photos,
     delete_listing_photo,
@@ -29,6 +28,7 @@ from app.services.listing_photos import (
     photo_variant_urls,
     set_cover,
 )
+from app.services.photo_uploads import process_pending, receive_photo
 from tests.factories import make_listing, make_owner
 from tests.integration.conftest import stored_keys
 from tests.photo_samples import BAD_UPLOADS, TEXT_AS_JPG, assert_no_metadata, heic_with_gps, jpeg_with_gps
@@ -78,12 +78,25 @@ def _keys_of(rows: list[ListingPhoto]) -> list[str]:
     return sorted(f"{row.stem}-{width}.webp" for row in rows if row.stem for width in row.widths.split(","))
 
 
-def _add(db, storage, owner, listing, data=None):
-    return add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=listing.uid, data=data or _photo())
+def _receive(db, private_storage, owner_uid, listing_uid, data) -> str:
+    return receive_photo(session=db, private_storage=private_storage, owner_uid=owner_uid, uid=listing_uid, data=data)
 
 
-def test_add_list_move_cover_and_delete(db, storage, owner, draft):
-    first, second, third = (_add(db, storage, owner, draft) for _ in range(3))
+@pytest.fixture
+def add(db, storage, private_storage):
+    """Upload a photo and process it as the worker does: the photo as its owner sees it (None if refused)."""
+
+    def add(owner, listing, data=None, storage=storage) -> listing_photos.OwnerPhoto | None:
+        uid = _receive(db, private_storage, owner.uid, listing.uid, data or _photo())
+        process_pending(session=db, storage=storage, private_storage=private_storage, pending_uid=uid)
+        photos = list_photos(session=db, owner_uid=owner.uid, uid=listing.uid)
+        return next((photo for photo in photos if photo.uid == uid), None)
+
+    return add
+
+
+def test_add_list_move_cover_and_delete(db, storage, owner, draft, add):
+    first, second, third = (add(owner, draft) for _ in range(3))
     assert [p.uid for p in list_photos(session=db, owner_uid=owner.uid, uid=draft.uid)] == [
         first.uid,
         second.uid,
@@ -121,15 +134,15 @@ def test_add_list_move_cover_and_delete(db, storage, owner, draft):
     assert stored_keys(storage) == _keys_of(rows)  # every width of the deleted photo is gone
 
 
-def test_a_narrow_photo_points_at_its_largest_width(db, storage, owner, draft):
-    _add(db, storage, owner, draft, _photo((700, 500)))
+def test_a_narrow_photo_points_at_its_largest_width(db, storage, owner, draft, add):
+    add(owner, draft, _photo((700, 500)))
     (row,) = _rows(db, draft.uid)
     assert row.widths == "400,700" and row.path == f"{row.stem}-700.webp"
     assert photo_variant_urls(row) == [(f"/media/{row.stem}-400.webp", 400), (f"/media/{row.stem}-700.webp", 700)]
 
 
-def test_another_owner_reaches_none_of_the_photos(db, storage, owner, draft):
-    photos = [_add(db, storage, owner, draft) for _ in range(2)]
+def test_another_owner_reaches_none_of_the_photos(db, storage, private_storage, owner, draft, add):
+    photos = [add(owner, draft) for _ in range(2)]
     intruder = make_owner(db, "intrusa@example.cl")
     own_listing = make_listing(db, intruder, status=DRAFT, photos=0)
     before_rows = [(row.uid, row.position, row.path) for row in _rows(db, draft.uid)]
@@ -139,7 +152,7 @@ def test_another_owner_reaches_none_of_the_photos(db, storage, owner, draft):
         with pytest.raises(NotFoundError, match="No encontramos esa publicación"):
             list_photos(session=db, owner_uid=intruder.uid, uid=listing_uid)
         with pytest.raises(NotFoundError, match="No encontramos esa publicación"):
-            add_photo(session=db, storage=storage, owner_uid=intruder.uid, uid=listing_uid, data=_photo())
+            _receive(db, private_storage, intruder.uid, listing_uid, _photo())
     for photo_uid in (photos[1].uid, "no-existe", "", None, 42, "x" * 500):
         with pytest.raises(NotFoundError, match="No encontramos esa foto"):
             delete_listing_photo(session=db, storage=storage, owner_uid=intruder.uid, photo_uid=photo_uid)
@@ -150,51 +163,70 @@ def test_another_owner_reaches_none_of_the_photos(db, storage, owner, draft):
 
     assert [(row.uid, row.position, row.path) for row in _rows(db, draft.uid)] == before_rows
     assert _rows(db, own_listing.uid) == []
-    assert stored_keys(storage) == before_files
+    assert stored_keys(storage) == before_files and private_storage.list_keys() == []
 
 
-def test_a_thirteenth_photo_is_refused_before_it_is_processed(db, storage, owner):
-    full = make_listing(db, owner, status=DRAFT, photos=MAX_PHOTOS)
+def test_a_thirteenth_photo_is_refused_before_it_is_stored(db, storage, private_storage, owner, add):
+    full = make_listing(db, owner, status=DRAFT, photos=MAX_PHOTOS - 1)
+    add(owner, full)
     for data in (_photo(), TEXT_AS_JPG):  # not even looked at: no "not an image" answer
         with pytest.raises(InvalidInputError) as refused:
-            _add(db, storage, owner, full, data)
+            add(owner, full, data)
         assert type(refused.value) is InvalidInputError and refused.value.field == "photos"
         assert "como máximo 12 fotos" in refused.value.message
     assert len(_rows(db, full.uid)) == MAX_PHOTOS
-    assert stored_keys(storage) == []
+    assert private_storage.list_keys() == []
+
+
+def _pending(db, listing_uid) -> list[PendingPhoto]:
+    db.expire_all()
+    return list(db.exec(select(PendingPhoto).where(PendingPhoto.listing_uid == listing_uid)))
 
 
 @pytest.mark.parametrize("case", list(BAD_UPLOADS))
 def test_a_bad_upload_is_refused_and_leaves_nothing_while_the_rest_of_the_batch_is_kept(
-    db, storage, owner, draft, case
+    db, storage, private_storage, owner, draft, case, add
 ):
     make, reason, message = BAD_UPLOADS[case]
-    kept = _add(db, storage, owner, draft)
+    kept = add(owner, draft)
     files_before = stored_keys(storage)
-    with pytest.raises(PhotoRejectedError, match=message) as refused:
-        _add(db, storage, owner, draft, make())
-    assert refused.value.reason == reason
-    assert stored_keys(storage) == files_before
+    if reason == "too_large":  # refused as it arrives, before anything is stored
+        with pytest.raises(PhotoRejectedError, match=message):
+            add(owner, draft, make())
+        assert _pending(db, draft.uid) == []
+    else:  # refused by the worker: the owner reads why
+        assert add(owner, draft, make()) is None
+        [refused] = _pending(db, draft.uid)
+        assert refused.status == PendingPhotoStatus.RECHAZADA and message in refused.failure
+        assert refused.raw_key is None
+    assert stored_keys(storage) == files_before and private_storage.list_keys() == []
     assert [row.uid for row in _rows(db, draft.uid)] == [kept.uid]
-    last = _add(db, storage, owner, draft)
+    last = add(owner, draft)
     rows = _rows(db, draft.uid)
     assert [row.uid for row in rows] == [kept.uid, last.uid] and [row.position for row in rows] == [0, 1]
     assert stored_keys(storage) == _keys_of(rows)
 
 
-def test_a_failed_database_write_deletes_the_stored_files(db, storage, owner, draft, monkeypatch):
+def test_a_failed_database_write_deletes_the_stored_files(db, storage, private_storage, owner, draft, monkeypatch):
     def failing_commit():
         raise OperationalError("COMMIT", {}, Exception("conexión perdida"))
 
     monkeypatch.setattr(db, "commit", failing_commit)
     with pytest.raises(StorageError, match="No pudimos guardar la foto"):
-        _add(db, storage, owner, draft)
+        _receive(db, private_storage, owner.uid, draft.uid, _photo())
     monkeypatch.undo()
-    assert _rows(db, draft.uid) == []
-    assert stored_keys(storage) == []
+    assert private_storage.list_keys() == [] and _pending(db, draft.uid) == []
+    uid = _receive(db, private_storage, owner.uid, draft.uid, _photo())
+    monkeypatch.setattr(db, "commit", failing_commit)
+    with pytest.raises(StorageError, match="No pudimos guardar la foto"):
+        process_pending(session=db, storage=storage, private_storage=private_storage, pending_uid=uid)
+    monkeypatch.undo()
+    assert _rows(db, draft.uid) == [] and stored_keys(storage) == []
+    assert [row.uid for row in _pending(db, draft.uid)] == [uid]  # kept for the retry, with its file
+    assert len(private_storage.list_keys()) == 1
 
 
-def test_concurrent_uploads_stop_at_exactly_twelve(engine, db, storage, owner):
+def test_concurrent_uploads_stop_at_exactly_twelve(engine, db, storage, private_storage, owner):
     listing = make_listing(db, owner, status=DRAFT, photos=9)
     uploads = 6
     data = _photo((600, 400))
@@ -205,9 +237,7 @@ def test_concurrent_uploads_stop_at_exactly_twelve(engine, db, storage, owner):
         with Session(engine, expire_on_commit=False) as session:
             barrier.wait()
             try:
-                outcomes.append(
-                    add_photo(session=session, storage=storage, owner_uid=owner.uid, uid=listing.uid, data=data)
-                )
+                outcomes.append(_receive(session, private_storage, owner.uid, listing.uid, data))
             except InvalidInputError as error:
                 outcomes.append(error)
 
@@ -220,16 +250,20 @@ def test_concurrent_uploads_stop_at_exactly_twelve(engine, db, storage, owner):
     refused = [outcome for outcome in outcomes if isinstance(outcome, InvalidInputError)]
     assert len(outcomes) == uploads and len(refused) == uploads - (MAX_PHOTOS - 9)
     assert all("como máximo 12 fotos" in error.message for error in refused)
+    assert len(private_storage.list_keys()) == MAX_PHOTOS - 9  # the refused uploads' files were deleted again
+    for uid in outcomes:
+        if isinstance(uid, str):
+            process_pending(session=db, storage=storage, private_storage=private_storage, pending_uid=uid)
     rows = _rows(db, listing.uid)
     assert [row.position for row in rows] == list(range(MAX_PHOTOS))
-    assert stored_keys(storage) == _keys_of(rows)  # the refused uploads' files were deleted again
+    assert stored_keys(storage) == _keys_of(rows) and private_storage.list_keys() == []
 
 
 @pytest.mark.parametrize("status", [ListingStatus.PUBLICADA.value, ListingStatus.PAUSADA.value])
-def test_a_photo_added_to_a_published_listing_waits_for_review_and_suspends_the_badge(db, storage, owner, status):
+def test_a_photo_added_to_a_published_listing_waits_for_review_and_suspends_the_badge(db, storage, owner, status, add):
     verified_at = utc_now() - timedelta(days=3)
     listing = make_listing(db, owner, status=status, photos=2, verified=True, verified_at=verified_at)
-    added = _add(db, storage, owner, listing)
+    added = add(owner, listing)
     assert not added.approved
     db.expire_all()
     stored = db.get(Listing, listing.uid)
@@ -247,9 +281,9 @@ def test_a_photo_added_to_a_published_listing_waits_for_review_and_suspends_the_
 @pytest.mark.parametrize(
     "status", [ListingStatus.BORRADOR.value, ListingStatus.PENDIENTE.value, ListingStatus.RECHAZADA.value]
 )
-def test_a_photo_added_to_an_unpublished_listing_is_reviewed_with_the_listing(db, storage, owner, status):
+def test_a_photo_added_to_an_unpublished_listing_is_reviewed_with_the_listing(db, storage, owner, status, add):
     listing = make_listing(db, owner, status=status, photos=0)
-    assert _add(db, storage, owner, listing).approved
+    assert add(owner, listing).approved
     db.expire_all()
     stored = db.get(Listing, listing.uid)
     assert stored.revision_at is None
@@ -257,22 +291,22 @@ def test_a_photo_added_to_an_unpublished_listing_is_reviewed_with_the_listing(db
 
 @pytest.mark.parametrize("backend", ["local", "s3"])
 @pytest.mark.parametrize("make", [jpeg_with_gps, heic_with_gps], ids=["jpeg", "heic"])
-def test_gps_tagged_uploads_are_stored_without_any_metadata(request, db, owner, draft, backend, make):
+def test_gps_tagged_uploads_are_stored_without_any_metadata(request, db, owner, draft, backend, make, add):
     storage = request.getfixturevalue("s3_storage") if backend == "s3" else request.getfixturevalue("storage")
-    _add(db, storage, owner, draft, make())
+    add(owner, draft, make(), storage=storage)
     rows = _rows(db, draft.uid)
     assert stored_keys(storage) == _keys_of(rows)
     for key in _keys_of(rows):
         assert_no_metadata(storage.get(key))
 
 
-def test_copy_duplicates_the_files_and_delete_all_removes_only_the_listings_own(db, storage, owner, draft):
+def test_copy_duplicates_the_files_and_delete_all_removes_only_the_listings_own(db, storage, owner, draft, add):
     storage.put("photos/demo/placeholder-00.jpg", b"demo", "image/jpeg")
     demo = ListingPhoto(listing_uid=draft.uid, position=0, path="photos/demo/placeholder-00.jpg", width=600)
     db.add(demo)
     db.commit()
-    _add(db, storage, owner, draft)
-    _add(db, storage, owner, draft)
+    add(owner, draft)
+    add(owner, draft)
     copy = make_listing(db, owner, status=DRAFT, photos=0, city="temuco")
 
     copy_photos(session=db, storage=storage, from_listing_uid=draft.uid, to_listing_uid=copy.uid)

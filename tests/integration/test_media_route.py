@@ -11,12 +11,11 @@ from starlette.testclient import TestClient
 from app.app import app as reflex_app
 from app.identity.sessions import SESSION_COOKIE
 from app.models import Listing, ListingPhoto, ListingStatus, ProfileId, User
-from app.services.listing_photos import add_photo
 from app.services.users import create_user
 from app.storage.factory import get_storage
 from app.web.api import build_api
 from app.web.middleware import SecurityMiddleware
-from tests.factories import make_listing, make_owner, open_session
+from tests.factories import add_photo, make_listing, make_owner, open_session
 from tests.handlers import run_async
 from tests.photo_samples import jpeg_with_gps
 

@@ -22,6 +22,7 @@ EXPECTED_TABLES = {
     "servicio_app",
     "publicacion",
     "publicacion_foto",
+    "publicacion_foto_pendiente",
     "publicacion_video",
     "publicacion_servicio",
     "verificacion_publicacion",

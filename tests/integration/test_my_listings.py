@@ -34,7 +34,15 @@ from app.services import listing_drafts, listing_photos, my_listings
 from app.services.listings import city_cards, public_listing
 from app.services.staff import reviews
 from app.services.users import create_user
-from tests.factories import actor_of, claiming_staff, make_listing, make_owner, services_disagreeing, wizard_steps
+from tests.factories import (
+    actor_of,
+    add_photo,
+    claiming_staff,
+    make_listing,
+    make_owner,
+    services_disagreeing,
+    wizard_steps,
+)
 from tests.photo_samples import jpeg_with_gps
 
 CITY = "talca"
@@ -52,9 +60,7 @@ def _fill(db, owner_uid, catalogue, storage, *, upto: int = 8, photos: int = 2) 
     for number in range(1, upto + 1):
         if number == 7:
             for _ in range(photos):
-                listing_photos.add_photo(
-                    session=db, storage=storage, owner_uid=owner_uid, uid=uid, data=jpeg_with_gps()
-                )
+                add_photo(session=db, storage=storage, owner_uid=owner_uid, uid=uid, data=jpeg_with_gps())
         uid = listing_drafts.save_step(
             session=db,
             owner_uid=owner_uid,
@@ -328,7 +334,7 @@ def test_photos_added_to_a_published_listing_wait_for_review_and_a_refused_edit_
     staff = _staff(db)
     reviews.approve_listing(session=db, actor=actor_of(staff), listing_uid=uid)
     public_before = public_listing(session=db, uid=uid).photos
-    added = listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
+    added = add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
     assert added.approved is False and public_listing(session=db, uid=uid).photos == public_before
     stored = db.get(ListingPhoto, added.uid)
     files = [storage.root / key for key in listing_photos.photo_variant_keys(stored)]

@@ -56,7 +56,15 @@ from app.settings import get_settings
 from app.states.account import AccountActionState
 from app.storage.local import LocalStorage, PrivateLocalStorage
 from app.storage.s3 import PrivateS3Storage, S3Storage
-from tests.factories import STAFF_TOTP_SECRET, actor_of, enrol_staff, make_account, make_listing, open_session
+from tests.factories import (
+    STAFF_TOTP_SECRET,
+    actor_of,
+    add_photo,
+    enrol_staff,
+    make_account,
+    make_listing,
+    open_session,
+)
 from tests.handlers import client_states, invoke
 from tests.integration.conftest import s3_settings
 from tests.photo_samples import jpeg_with_gps
@@ -96,9 +104,7 @@ def _advertiser_with_everything(db, provider, stores, email: str):
     owner = make_account(db, provider, email, profile=ProfileId.PROFESOR)
     listing = make_listing(db, owner, name=f"Ana-{email[:4]}", photos=0, phone="+56 9 5555 0001")
     for _ in range(2):
-        listing_photos.add_photo(
-            session=db, storage=storage, owner_uid=owner.uid, uid=listing.uid, data=jpeg_with_gps((900, 1200))
-        )
+        add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=listing.uid, data=jpeg_with_gps((900, 1200)))
     verification.request_verification(
         session=db, storage=private, owner_uid=owner.uid, listing_uid=listing.uid, data=jpeg_with_gps((900, 1200))
     )
@@ -540,7 +546,7 @@ def test_the_last_active_administrator_cannot_delete_themself(db, provider, stor
 def _draft(db, owner, days_idle: int, storage=None):
     draft = make_listing(db, owner, status=ListingStatus.BORRADOR.value, photos=0, name=f"Borrador {days_idle}")
     if storage is not None:
-        listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=draft.uid, data=jpeg_with_gps())
+        add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=draft.uid, data=jpeg_with_gps())
     row = db.get(Listing, draft.uid)
     row.updated_at = utc_now() - timedelta(days=days_idle)
     db.add(row)

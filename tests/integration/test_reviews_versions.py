@@ -26,6 +26,7 @@ from app.services.staff import review_queue, reviews
 from app.storage.local import PrivateLocalStorage
 from tests.factories import (
     actor_of,
+    add_photo,
     make_listing,
     make_owner,
     save_wizard_step,
@@ -48,9 +49,7 @@ def _sent(db, owner, catalogue, storage) -> str:
     for step in range(1, 9):
         if step == 7:
             for _ in range(2):
-                listing_photos.add_photo(
-                    session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps()
-                )
+                add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
         uid = save_wizard_step(db, owner, uid, catalogue, step)
     listing_drafts.send_to_review(session=db, owner_uid=owner.uid, uid=uid)
     return uid
@@ -75,7 +74,7 @@ def _change(change: str, db, owner, uid, catalogue, storage) -> None:
     elif change == "telefono":
         save_wizard_step(db, owner, uid, catalogue, 8, phone="+56 9 1111 2222", whatsapp="")
     elif change == "foto_nueva":
-        listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
+        add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=uid, data=jpeg_with_gps())
     elif change == "foto_borrada":
         listing_photos.delete_listing_photo(
             session=db, storage=storage, owner_uid=owner.uid, photo_uid=_photos(db, uid)[0].uid

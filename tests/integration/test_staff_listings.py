@@ -29,7 +29,7 @@ from app.services.staff import reports as staff_reports
 from app.services.staff import reviews
 from app.services.staff.shared import TableQuery
 from app.storage.local import LocalStorage
-from tests.factories import actor_of, claiming_staff, make_listing, make_owner, make_staff, tier_of
+from tests.factories import actor_of, add_photo, claiming_staff, make_listing, make_owner, make_staff, tier_of
 from tests.photo_samples import jpeg_with_gps
 
 DESCRIPTION = "Una descripción suficientemente larga para pasar la revisión de staff."
@@ -208,7 +208,7 @@ def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, a
         session=db, owner_uid=owner.uid, uid=edited.uid, step=8, values={"phone": "+56 9 5555 4444", "whatsapp": ""}
     )
     with_photo = _taken_down(db, secretary, owner, "Con foto")
-    listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=with_photo.uid, data=jpeg_with_gps())
+    add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=with_photo.uid, data=jpeg_with_gps())
     assert db.exec(select(ListingPhoto).where(ListingPhoto.listing_uid == with_photo.uid)).all()[-1].approved
     new_cover = _taken_down(db, secretary, owner, "Otra portada")
     last = db.exec(
@@ -217,9 +217,7 @@ def test_staff_do_not_republish_what_the_owner_changed_after_the_take_down(db, a
     listing_photos.set_cover(session=db, owner_uid=owner.uid, photo_uid=last.uid)
     # The owner changes it, then staff edit it: the owner's change is still not reviewed.
     edited_then_fixed = _taken_down(db, secretary, owner, "Corregida")
-    listing_photos.add_photo(
-        session=db, storage=storage, owner_uid=owner.uid, uid=edited_then_fixed.uid, data=jpeg_with_gps()
-    )
+    add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=edited_then_fixed.uid, data=jpeg_with_gps())
     values = staff_listings.listing_form_values(session=db, actor=actor_of(admin), uid=edited_then_fixed.uid)
     staff_listings.update_listing(session=db, actor=actor_of(admin), uid=edited_then_fixed.uid, data=values)
     for listing in (edited, with_photo, new_cover, edited_then_fixed):
@@ -300,7 +298,7 @@ def test_an_administrator_deletes_a_reported_listing_and_the_report_stays_for_th
     owner = make_owner(db, "duena@example.cl")
     storage = LocalStorage(tmp_path)
     listing = _published(db, owner, name="Reportada", photos=0)
-    listing_photos.add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=listing.uid, data=jpeg_with_gps())
+    add_photo(session=db, storage=storage, owner_uid=owner.uid, uid=listing.uid, data=jpeg_with_gps())
     report = Report(kind="trata", listing_uid=listing.uid, message="Parece trata de personas.")
     db.add(report)
     db.commit()

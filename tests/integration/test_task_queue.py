@@ -5,7 +5,8 @@
   after the last attempt it stays failed, on the administrators' page;
 - the job of a worker killed mid-delivery goes to another worker and the e-mail arrives once;
 - a worker whose database connection drops (a PostgreSQL restart) starts again and delivers what comes next;
-- a periodic task is deferred once per period however many workers defer it.
+- a periodic task is deferred once per period however many workers defer it;
+- photos received by the web process are processed by a worker process.
 
 Nothing waits for wall time: "ten minutes later" is the job made due in the database (its ``scheduled_at``),
 "the worker stopped beating" is its heartbeat moved back, exactly as those minutes would leave them.
@@ -34,14 +35,16 @@ from app import tasks
 from app.core.errors import ForbiddenError
 from app.db import commit
 from app.models import ClipStatus, ListingStatus, ListingVideo, PeriodicRun, ProfileId
-from app.services import listing_videos
+from app.services import listing_videos, photo_uploads, photos
+from app.services.listing_photos import list_photos
 from app.services.mail import queue_mail
 from app.services.staff.task_health import task_health
 from app.settings import get_settings
 from app.storage.factory import get_private_storage, get_storage
-from app.task_queue import MAIL, PERIODIC_TASKS, VIDEO, connector_for, get_connector
+from app.task_queue import MAIL, PERIODIC_TASKS, PHOTO, VIDEO, connector_for, get_connector
 from tests.factories import actor_of, make_listing, make_owner, make_staff
 from tests.mailbox import Mailbox
+from tests.photo_samples import jpeg_with_gps
 from tests.ports import free_port
 from tests.processes import stop_process_group
 from tests.video_samples import h264_mp4
@@ -337,3 +340,39 @@ def _periodic_jobs(db: Session) -> dict[str, int]:
     for job in _jobs(db, task=None):
         counts[job.task_name] = counts.get(job.task_name, 0) + 1
     return counts
+
+
+def test_a_worker_process_adds_the_photos_the_web_process_only_received(db, tmp_path, monkeypatch):
+    monkeypatch.setenv("MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.setenv("PRIVATE_MEDIA_DIR", str(tmp_path / "private"))
+    get_settings.cache_clear()
+
+    def never(data):
+        raise AssertionError("the web process decoded a photo")
+
+    monkeypatch.setattr(photos, "process_photo", never)
+    owner = make_owner(db, "fotos-cola@example.cl")
+    listing = make_listing(db, owner, status=ListingStatus.BORRADOR.value, photos=0)
+    uids = [
+        photo_uploads.receive_photo(
+            session=db,
+            private_storage=get_private_storage(),
+            owner_uid=owner.uid,
+            uid=listing.uid,
+            data=jpeg_with_gps(),
+        )
+        for _ in range(3)
+    ]
+    worker = subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + DEADLINE_S
+        while photo_uploads.photo_count(db, listing.uid) != 3 or photo_uploads.processing_count(db, listing.uid):
+            assert time.monotonic() < deadline and worker.poll() is None, "the worker did not process the photos"
+            db.rollback()
+            time.sleep(0.05)
+    finally:
+        stop_process_group(worker)
+    db.rollback()
+    added = list_photos(session=db, owner_uid=owner.uid, uid=listing.uid)
+    assert sorted(photo.uid for photo in added) == sorted(uids)
+    assert get_private_storage().list_keys() == [] and _jobs(db, PHOTO.name) == []

@@ -101,6 +101,8 @@ PUBLIC_HANDLERS = {
     # While a clip processes, asks the browser every few seconds for the guarded ClipsState.refresh; reads only
     # the tab's own vars (background event: it cannot resolve a session outside `async with self`).
     "ClipsState.watch",
+    # The same for photos still processing (the guarded PendingPhotosState.refresh).
+    "PendingPhotosState.watch",
     # Take away the message under a field the user just changed (the caller's own display only).
     "LoginState.clear_field_error",
     "AccountActionState.clear_field_error",

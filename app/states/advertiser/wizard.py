@@ -10,8 +10,10 @@ upload request's session (``app.web.cookies.upload_endpoint``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from uuid import uuid4
 
 import reflex as rx
 from reflex_base.event import EventSpec
@@ -19,9 +21,9 @@ from reflex_base.event import EventSpec
 from app.core.dates import CALENDAR_DAY_CHARS, typed_day
 from app.core.errors import ServiceError
 from app.core.money import format_currency
-from app.models import ProfileId
-from app.routes import ADVERTISER_HOME, WIZARD_LISTING_PARAM
-from app.services import listing_drafts, listing_photos
+from app.models import PendingPhotoPublic, PendingPhotoStatus, ProfileId
+from app.routes import ADVERTISER_HOME, ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
+from app.services import listing_drafts, listing_photos, photo_uploads
 from app.services.listing_drafts import WizardDraft
 from app.services.listing_form import PHOTO_STEP, SEND_STEP, STEP_BY_NUMBER
 from app.services.listing_photos import OwnerPhoto
@@ -31,9 +33,14 @@ from app.states.auth import current_actor, public, requires
 from app.states.forms import ClearingFormState
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
-from app.storage.factory import get_storage
+from app.storage.factory import get_private_storage, get_storage
 
 SENT_TO_REVIEW = "Tu publicación quedó en revisión."
+# How often photos still processing are read again, and for how long at most (five minutes).
+WATCH_SECONDS = 1.0
+WATCH_ROUNDS = 300
+# What a handler answers: events, or handlers the browser calls next.
+Events = list[EventSpec | Callable[..., Any]]
 CHECKBOX_FIELDS = ("porn_actress", "curvy")
 RATE_FIELDS = STEP_BY_NUMBER[5].fields
 SERVICE_PREFIX = "service_"
@@ -121,6 +128,10 @@ class WizardState(ClearingFormState, rx.State):
     uploading: bool = False
     processing: bool = False
     upload_percent: int = 0
+    # Uploads finished in this tab: part of the pending photos' block's key, so that it mounts again after each
+    # one and its on_mount (a websocket event, not chained to the upload: the upload's request lasts until the
+    # events it chains end, and a watch would hold it) reads and watches the photos just received.
+    uploads: rx.Field[int] = rx.field(0)
     # [file name, why it was not added]: files the browser refused in the last drop, and the server in the last upload.
     browser_refused: list[list[str]] = []
     server_refused: list[list[str]] = []
@@ -322,11 +333,11 @@ class WizardState(ClearingFormState, rx.State):
     async def upload_photos(
         self, files: list[rx.UploadFile]
     ) -> AsyncIterator[Callable[..., Any] | None]:  # None flushes the state; then the next handler
-        """Add the uploaded photos to the draft one by one; each refused file keeps its own message."""
+        """Receive the uploaded photos one by one for a worker to process; each refused file keeps its own message."""
         uploads = files if isinstance(files, list) else []
         errors: list[list[str]] = []
         owner = current_actor().uid
-        storage = get_storage()
+        private_storage = get_private_storage()
         self.processing, self.server_refused = True, []
         yield None
         try:
@@ -337,7 +348,12 @@ class WizardState(ClearingFormState, rx.State):
                     if data is None:
                         raise ServiceError("No recibimos el archivo: vuelve a elegirlo.")
                     await run_service(
-                        listing_photos.add_photo, storage=storage, owner_uid=owner, uid=self.uid, data=data
+                        photo_uploads.receive_photo,
+                        private_storage=private_storage,
+                        owner_uid=owner,
+                        uid=self.uid,
+                        data=data,
+                        file_name=name,
                     )
                 except ServiceError as exc:
                     errors.append([name, exc.message])
@@ -356,8 +372,16 @@ class WizardState(ClearingFormState, rx.State):
 
     @requires(ProfileId.PROFESOR)
     async def finish_upload(self) -> None:
-        """The upload is over: the step may move on, with the photos the listing now has."""
+        """The upload is over: the step may move on, with the photos the listing now has; the pending photos'
+        block mounts again (``uploads``) and reads the photos just received."""
         self.uploading = self.processing = False
+        self.uploads += 1
+        if self.uid:
+            self.photos = await run_service(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
+
+    @requires(ProfileId.PROFESOR)
+    async def reload_photos(self) -> None:
+        """Read the photos again: one received earlier has been processed (PendingPhotosState.refresh)."""
         if self.uid:
             self.photos = await run_service(listing_photos.list_photos, owner_uid=current_actor().uid, uid=self.uid)
 
@@ -390,3 +414,100 @@ class WizardState(ClearingFormState, rx.State):
         if not outcome.ok:
             return None
         return [notify_success(SENT_TO_REVIEW), rx.redirect(ADVERTISER_HOME)]
+
+
+class PendingPhotosState(rx.State):
+    """The photos of the wizard's listing received and not processed yet, or refused: a state of its own, small,
+    so that reading them every WATCH_SECONDS while one is processing rewrites only this (as ClipsState does).
+
+    The block mounts when the photo step (or the summary) shows, and again after every upload (its key counts
+    them: ``WizardState.uploads``). While a photo is processing, a background event (:meth:`watch`) asks the
+    browser to call :meth:`refresh`, a guarded handler; whenever a photo that was processing no longer is, and
+    once on each mount, the wizard reads its photos again (``WizardState.reload_photos``). The watch stops once
+    none is processing, when the tab has left the wizard, when a newer watch replaced it, or after WATCH_ROUNDS.
+    """
+
+    pending: rx.Field[list[PendingPhotoPublic]] = rx.field(default_factory=list)
+    _listing_uid: str = ""
+    _watch_id: str = ""
+
+    @rx.var
+    def processing_count(self) -> int:
+        """How many photos are still being processed."""
+        return sum(1 for photo in self.pending if photo.status == PendingPhotoStatus.PROCESANDO)
+
+    async def _read(self) -> Events:
+        """Read the pending photos again; the wizard's photos too when one has been processed meanwhile."""
+        before = self._processing_uids()
+        self.pending = (
+            await run_service(photo_uploads.list_pending, owner_uid=current_actor().uid, uid=self._listing_uid)
+            if self._listing_uid
+            else []
+        )
+        return [WizardState.reload_photos] if before - self._processing_uids() else []
+
+    def _processing_uids(self) -> set[str]:
+        return {photo.uid for photo in self.pending if photo.status == PendingPhotoStatus.PROCESANDO}
+
+    def _watch_if_processing(self) -> Events:
+        return [PendingPhotosState.watch] if self.processing_count else []
+
+    @requires(ProfileId.PROFESOR)
+    async def open_listing(self, listing_uid: str) -> Events:
+        """Show the pending photos of the caller's listing ``listing_uid`` (the block's mount), watched; the wizard
+        reads its photos again too: one received by the upload that remounted the block may be done already."""
+        uid = listing_uid if isinstance(listing_uid, str) else ""  # the service refuses a malformed one
+        self._listing_uid, self.pending, self._watch_id = "", [], ""
+        if not uid:
+            return []
+        try:
+            self.pending = await run_service(photo_uploads.list_pending, owner_uid=current_actor().uid, uid=uid)
+        except ServiceError as exc:
+            return [notify_error(exc.message)]
+        self._listing_uid = uid
+        return [WizardState.reload_photos, *self._watch_if_processing()]
+
+    @requires(ProfileId.PROFESOR)
+    async def refresh(self) -> Events:
+        """Read the pending photos again (the watch asks for it while one is processing)."""
+        try:
+            return await self._read()
+        except ServiceError as exc:
+            self._watch_id = ""
+            return [notify_error(exc.message)]
+
+    @requires(ProfileId.PROFESOR)
+    async def dismiss(self, pending_uid: str) -> Events:
+        """Take away a refused photo's message."""
+        try:
+            await run_service(
+                photo_uploads.dismiss_pending,
+                private_storage=get_private_storage(),
+                owner_uid=current_actor().uid,
+                pending_uid=pending_uid,
+            )
+            await self._read()
+        except ServiceError as exc:
+            return [notify_error(exc.message)]
+        return []
+
+    def _still_watching(self, watch_id: str) -> bool:
+        on_wizard = self.router.url.path.rstrip("/") == ADVERTISER_NEW_LISTING
+        return self._watch_id == watch_id and on_wizard and self.processing_count > 0
+
+    @rx.event(background=True)
+    @public
+    async def watch(self) -> AsyncIterator[EventSpec | None]:
+        """Every WATCH_SECONDS, while a photo is processing and the tab shows the wizard, ask for ``refresh``.
+
+        Public: it reads nothing but this tab's own vars; the reading itself is the guarded ``refresh``.
+        """
+        watch_id = uuid4().hex
+        async with self:
+            self._watch_id = watch_id
+        for _ in range(WATCH_ROUNDS):
+            await asyncio.sleep(WATCH_SECONDS)
+            async with self:
+                if not self._still_watching(watch_id):
+                    return
+            yield PendingPhotosState.refresh  # type: ignore[misc]  # an EventHandler, which Reflex sends as an event
