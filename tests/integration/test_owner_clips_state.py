@@ -10,6 +10,7 @@ from reflex_base.constants import RouteVar
 from sqlmodel import Session
 
 import app.states.advertiser.clips as clips_module
+import app.states.advertiser.watching as watching
 from app.db import get_engine
 from app.identity.local import LocalProvider
 from app.models import ClipStatus, ListingStatus, ListingVideo, ProfileId
@@ -132,7 +133,7 @@ def sleeps(monkeypatch) -> list:
             actions[len(slept)]()
 
     actions: dict = {}
-    monkeypatch.setattr(clips_module.asyncio, "sleep", fake_sleep)
+    monkeypatch.setattr(watching.asyncio, "sleep", fake_sleep)
     return [slept, actions]
 
 

@@ -10,6 +10,7 @@ from reflex.istate.data import RouterData
 from reflex_base.constants import RouteVar
 from sqlmodel import Session
 
+import app.states.advertiser.watching as watching
 import app.states.advertiser.wizard as wizard_module
 from app.db import get_engine
 from app.identity.local import LocalProvider
@@ -119,7 +120,7 @@ def test_the_watch_asks_for_readings_only_while_one_processes_on_the_wizard(owne
         if len(slept) == 3:  # the third wait ends after a reading found none processing
             state.pending = []
 
-    monkeypatch.setattr(wizard_module.asyncio, "sleep", fake_sleep)
+    monkeypatch.setattr(watching.asyncio, "sleep", fake_sleep)
     _on_page(state, ADVERTISER_HOME)
     assert invoke(state, "watch") == [] and slept == [wizard_module.WATCH_SECONDS]
     slept.clear()

@@ -13,9 +13,7 @@ after WATCH_ROUNDS.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
-from uuid import uuid4
 
 import reflex as rx
 from reflex_base.event import EventSpec
@@ -23,8 +21,9 @@ from reflex_base.event import EventSpec
 from app.core.errors import ServiceError
 from app.models import ClipStatus, ListingVideoPublic, ProfileId
 from app.models.videos import CLIPS_PER_LISTING
-from app.routes import ADVERTISER_NEW_LISTING, CLIP_UPLOAD_PREFIX
+from app.routes import CLIP_UPLOAD_PREFIX
 from app.services import listing_videos
+from app.states.advertiser.watching import watch_on_wizard
 from app.states.auth import current_actor, public, requires
 from app.states.notify import notify_error, notify_success
 from app.states.offload import run_service
@@ -128,10 +127,6 @@ class ClipsState(rx.State):
             return [notify_error(exc.message)]
         return [notify_success(DELETED)]
 
-    def _still_watching(self, watch_id: str) -> bool:
-        on_wizard = self.router.url.path.rstrip("/") == ADVERTISER_NEW_LISTING
-        return self._watch_id == watch_id and on_wizard and self.processing
-
     @rx.event(background=True)
     @public
     async def watch(self) -> AsyncIterator[EventSpec | None]:
@@ -139,12 +134,12 @@ class ClipsState(rx.State):
 
         Public: it reads nothing but this tab's own vars; the reading itself is the guarded ``refresh``.
         """
-        watch_id = uuid4().hex
-        async with self:
-            self._watch_id = watch_id
-        for _ in range(WATCH_ROUNDS):
-            await asyncio.sleep(WATCH_SECONDS)
-            async with self:
-                if not self._still_watching(watch_id):
-                    return
-            yield ClipsState.refresh  # type: ignore[misc]  # an EventHandler, which Reflex sends as an event
+        watch = watch_on_wizard(
+            self,
+            busy=lambda: self.processing,
+            refresh=ClipsState.refresh,
+            seconds=WATCH_SECONDS,
+            rounds=WATCH_ROUNDS,
+        )
+        async for event in watch:
+            yield event

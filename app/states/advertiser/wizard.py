@@ -10,10 +10,8 @@ upload request's session (``app.web.cookies.upload_endpoint``).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
-from uuid import uuid4
 
 import reflex as rx
 from reflex_base.event import EventSpec
@@ -22,12 +20,13 @@ from app.core.dates import CALENDAR_DAY_CHARS, typed_day
 from app.core.errors import ServiceError
 from app.core.money import format_currency
 from app.models import PendingPhotoPublic, PendingPhotoStatus, ProfileId
-from app.routes import ADVERTISER_HOME, ADVERTISER_NEW_LISTING, WIZARD_LISTING_PARAM
+from app.routes import ADVERTISER_HOME, WIZARD_LISTING_PARAM
 from app.services import listing_drafts, listing_photos, photo_uploads
 from app.services.listing_drafts import WizardDraft
 from app.services.listing_form import PHOTO_STEP, SEND_STEP, STEP_BY_NUMBER
 from app.services.listing_photos import OwnerPhoto
 from app.states.advertiser.my_listings import read_upload
+from app.states.advertiser.watching import watch_on_wizard
 from app.states.areas import enter_area
 from app.states.auth import current_actor, public, requires
 from app.states.forms import ClearingFormState
@@ -491,10 +490,6 @@ class PendingPhotosState(rx.State):
             return [notify_error(exc.message)]
         return []
 
-    def _still_watching(self, watch_id: str) -> bool:
-        on_wizard = self.router.url.path.rstrip("/") == ADVERTISER_NEW_LISTING
-        return self._watch_id == watch_id and on_wizard and self.processing_count > 0
-
     @rx.event(background=True)
     @public
     async def watch(self) -> AsyncIterator[EventSpec | None]:
@@ -502,12 +497,12 @@ class PendingPhotosState(rx.State):
 
         Public: it reads nothing but this tab's own vars; the reading itself is the guarded ``refresh``.
         """
-        watch_id = uuid4().hex
-        async with self:
-            self._watch_id = watch_id
-        for _ in range(WATCH_ROUNDS):
-            await asyncio.sleep(WATCH_SECONDS)
-            async with self:
-                if not self._still_watching(watch_id):
-                    return
-            yield PendingPhotosState.refresh  # type: ignore[misc]  # an EventHandler, which Reflex sends as an event
+        watch = watch_on_wizard(
+            self,
+            busy=lambda: self.processing_count > 0,
+            refresh=PendingPhotosState.refresh,
+            seconds=WATCH_SECONDS,
+            rounds=WATCH_ROUNDS,
+        )
+        async for event in watch:
+            yield event
