@@ -68,6 +68,7 @@ from urllib.parse import urlsplit
 
 import wsproto
 import wsproto.events as ws
+from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -201,6 +202,7 @@ class Stats:
     open_sockets: int = 0
     peak_sockets: int = 0
     redis_commands: int = 0  # commands the Redis server ran during the load (INFO commandstats)
+    postgres_cpu: float = 0.0  # CPU seconds of the PostgreSQL backends serving the site's database during the load
 
     def fail(self, kind: str, reason: str) -> None:
         self.failures[(kind, reason[:80])] += 1
@@ -536,6 +538,19 @@ def tree_cpu(pids: list[int]) -> dict[int, float]:
     return seconds
 
 
+def postgres_backends(database: str) -> list[int]:
+    """The PostgreSQL server processes serving ``database`` (their title: ``postgres: ... USER DATABASE HOST``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if entry.name.isdigit() and title.startswith("postgres: ") and f" {database} " in title:
+            found.append(int(entry.name))
+    return found
+
+
 def machine_busy() -> tuple[int, int]:
     """(busy, total) jiffies of the whole machine, from /proc/stat."""
     values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
@@ -624,6 +639,8 @@ async def run_load(
     until = started + ramp + args.duration
     cpu_before, machine_before, client_before = tree_cpu(pids), machine_busy(), time.process_time()
     redis_before = tree_cpu([redis_pid]) if redis_pid else {}
+    database = make_url(os.environ["DATABASE_URL"]).database or ""
+    postgres_before = tree_cpu(postgres_backends(database))
     commands_before = _redis_commands() if redis_pid else 0
     load_before = os.getloadavg()
     tasks = []
@@ -650,6 +667,9 @@ async def run_load(
     elapsed = time.perf_counter() - started
     cpu_after, machine_after, client_after = tree_cpu(pids), machine_busy(), time.process_time()
     redis_after = tree_cpu([redis_pid]) if redis_pid else {}
+    # A backend that started during the load counts whole; one that ended during it is not counted.
+    postgres_after = tree_cpu(postgres_backends(database))
+    stats.postgres_cpu = sum(used - postgres_before.get(pid, 0) for pid, used in postgres_after.items())
     stats.redis_commands = _redis_commands() - commands_before if redis_pid else 0
     print(f"load average before: {' '.join(f'{x:.2f}' for x in load_before)}")
     print(
@@ -675,7 +695,9 @@ async def run_load(
     redis_cpu = sum(redis_after.get(pid, 0) - redis_before.get(pid, 0) for pid in redis_before)
     print(
         f"app CPU: {server:.1f} s in {elapsed:.0f} s = {server / elapsed:.2f} cores on average"
-        f" (peak 5 s window {max((s for s, _ in samples), default=0):.2f}); Redis: {redis_cpu:.1f} s; by process:"
+        f" (peak 5 s window {max((s for s, _ in samples), default=0):.2f}); Redis: {redis_cpu:.1f} s;"
+        f" PostgreSQL: {stats.postgres_cpu:.1f} s ({1000 * stats.postgres_cpu / max(1, stats.events_ok):.2f} ms an"
+        " action); by process:"
     )
     if redis_pid:
         print(
@@ -703,7 +725,7 @@ def print_side_by_side(results: list[Result], visitors: int) -> None:
     width = max(22, *(len(r.setup.label) for r in results))
     header = (
         f"{'setup':<{width}} {'actions':>8} {'per s':>7} {'errors':>7} {'app CPU':>8} {'ms/action':>10}"
-        f" {'+Redis':>7} {'cmds':>5} {'p95':>6} {'p95 1st':>8} {'load':>5}"
+        f" {'+Redis':>7} {'PG':>5} {'cmds':>5} {'p95':>6} {'p95 1st':>8} {'load':>5}"
     )
     print(header)
     for r in results:
@@ -711,11 +733,12 @@ def print_side_by_side(results: list[Result], visitors: int) -> None:
         print(
             f"{r.setup.label:<{width}} {done:>8} {done / r.elapsed:>7.1f} {r.stats.failed:>7}"
             f" {r.app_cpu / r.elapsed:>7.0%} {1000 * r.app_cpu / max(1, done):>10.2f}"
-            f" {1000 * (r.app_cpu + r.redis_cpu) / max(1, done):>7.2f}"
+            f" {1000 * (r.app_cpu + r.redis_cpu) / max(1, done):>7.2f} {1000 * r.stats.postgres_cpu / max(1, done):>5.2f}"
             f" {r.stats.redis_commands / max(1, done):>5.1f} {_ms(r.actions, 0.95):>6}"
             f" {_ms(r.stats.times.get(FIRST_LOAD, []), 0.95):>8} {r.load_before:>5.1f}"
         )
     print("app CPU: cores on average; ms/action: app CPU per action answered (+Redis: with the Redis server's);")
+    print("PG: CPU an action of the PostgreSQL backends serving the site's database, ms;")
     print("cmds: Redis commands an action answered (state, locks, page-cache versions, limits);")
     print("p95 over all actions and over first loads (document + hydrate), ms; load: 1-minute load average before")
     width = max(22, *(len(r.setup.label) for r in results))
@@ -791,6 +814,7 @@ def profile(site: str, port: int, args, cities: list[str], hashes: list[str] | N
     root = server_tree(port)[0]
     print(f"\nprofiled load: {load.visitors} visitors, py-spy on the server tree of {root} for {seconds} s")
     command = [spy, "record", "--pid", str(root), "--subprocesses", "--nonblocking", "--rate", "50"]
+    command += ["--gil"] if getattr(args, "profile_gil", False) else []
     command += ["--duration", str(seconds), "--format", "raw", "--output", str(out)]
     with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as sampler:
         asyncio.run(run_load(site, port, load, cities, hashes, protocol, None))
@@ -890,6 +914,12 @@ def main() -> int:
         metavar="VISITORS",
         help="after each setup's measured load, a second one of VISITORS visitors with py-spy sampling the server"
         " (on PATH or PY_SPY); its figures are perturbed by the sampling",
+    )
+    parser.add_argument(
+        "--profile-gil",
+        action="store_true",
+        help="with --profile: sample only the thread holding the GIL (py-spy --gil): where the interpreter's time goes,"
+        " without the threads that wait for it, and without native code that released it (the websocket server's)",
     )
     args = parser.parse_args()
     setups = args.setups or [Setup(False, 1), Setup(True, 1), Setup(True, args.workers)]
