@@ -34,8 +34,7 @@ app = rx.App(
     head_components=[
         rx.el.script(src="/site.js", defer=True),
         rx.el.script(src="/favourites.js", defer=True),
-        rx.el.script(src="/proof.js", defer=True),
-        rx.el.script(src="/clips.js", defer=True),
+        # assets/proof.js and assets/clips.js come only to the pages that use them (assets/site.js).
     ],
     # Sonner names its region "Notifications alt+T" unless given its whole name.
     toaster=rx.toast.provider(position="bottom-center", custom_attrs={"customAriaLabel": TOAST_REGION_LABEL}),

@@ -107,6 +107,8 @@
     }
   }
 
+  // Fetched when the form first shows (assets/site.js): a challenge may be there already.
+  check();
   var scheduled = false;
   new MutationObserver(function () {
     if (scheduled) return;

@@ -14,6 +14,9 @@
 //   never during a press on it: a tap on its 18+ button is not lost;
 // - the app's module script, which documents with a first screen bring as
 //   text, starts once the first frame is painted;
+// - the scripts only some pages use (assets/proof.js for the sign-up's proof
+//   of work, assets/clips.js for the wizard's clip upload) are fetched when
+//   their markup first shows, not by every page;
 // - the build's stylesheet, which public documents bring as media="print"
 //   so that the first paint waits only for the site's inline CSS
 //   (app/seo.py split_shell), applies once loaded and the preview leaves,
@@ -41,6 +44,31 @@
     };
     requestAnimationFrame(function () { setTimeout(startApp, 0); });
     setTimeout(startApp, 1000);  // a tab opened in the background paints no frame until shown
+  }
+
+  // The scripts only some pages use, each fetched once, when the markup it works on first shows.
+  var onDemand = [["[data-proof-challenge]", "/proof.js"], ["[data-clip-upload]", "/clips.js"]];
+  function loadNeeded() {
+    onDemand = onDemand.filter(function (pair) {
+      if (!document.querySelector(pair[0])) return true;
+      var script = document.createElement("script");
+      script.src = pair[1];
+      document.head.appendChild(script);
+      return false;
+    });
+    return onDemand.length > 0;
+  }
+  if (loadNeeded()) {
+    var looking = false;
+    var needs = new MutationObserver(function () {
+      if (looking) return;
+      looking = true;
+      requestAnimationFrame(function () {
+        looking = false;
+        if (!loadNeeded()) needs.disconnect();
+      });
+    });
+    needs.observe(document.documentElement, { childList: true, subtree: true });
   }
 
   var deferred = Array.prototype.slice.call(document.querySelectorAll("link[data-media]"));

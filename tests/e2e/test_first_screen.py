@@ -20,7 +20,7 @@ from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import ProfileId
 from app.pages.wizard import WIZARD_INTRO
-from app.routes import ADMIN_LISTINGS, ADVERTISER_NEW_LISTING
+from app.routes import ADMIN_LISTINGS, ADVERTISER_NEW_LISTING, LOGIN
 from app.services.staff.listings import LISTINGS_SPEC
 from app.states.public import AGE_COOKIE
 from tests.e2e.conftest import CITY
@@ -76,6 +76,26 @@ def test_react_hydrates_the_served_markup_of_city_and_detail_pages(browser: Brow
             expect(page.locator("body > [data-is-root-theme]")).to_have_attribute("data-servido", "1")
             page.wait_for_load_state("networkidle")
             assert errors == [], path
+    finally:
+        page.context.close()
+
+
+def test_the_scripts_of_sign_up_and_clip_uploads_come_only_where_they_are_used(browser: Browser, site):
+    """A public page fetches neither assets/proof.js (the sign-up's proof of work) nor assets/clips.js (the
+    wizard's clip upload): site.js fetches each once its markup shows, as the sign-up form's on /login."""
+    page = _returning_visitor(browser, site)
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url))
+    try:
+        for path in (f"/escorts/{CITY}", f"/escorts/{CITY}/catalina/{site.uids['diamante']}"):
+            page.goto(path)
+            expect(page.locator(PREVIEW)).to_have_count(0)
+            page.wait_for_load_state("networkidle")
+        assert [url for url in fetched if url.endswith(("/proof.js", "/clips.js"))] == []
+        page.goto(LOGIN)
+        expect(page.locator("input[data-proof-challenge]")).to_have_count(1)
+        page.wait_for_function("() => performance.getEntriesByName(location.origin + '/proof.js').length > 0")
+        assert [url for url in fetched if url.endswith("/clips.js")] == []
     finally:
         page.context.close()
 
