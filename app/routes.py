@@ -47,6 +47,8 @@ REPORT_SLUG = "report"
 # The visitor's saved listings (issue 19 §2), and the POST that gives the public cards of the ones on the device.
 FAVOURITES = "/favoritas"
 FAVOURITE_CARDS = "/favoritas/tarjetas"
+# A detail page's view or contact click, sent by its document before the app runs (assets/site.js).
+COUNT_HIT = "/contar"
 # Reflex's catch-all: any path no page matches.
 NOT_FOUND = "404"
 

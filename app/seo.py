@@ -390,8 +390,9 @@ def split_shell(document: str, site_css: str = "") -> Shell:
     the first paint waits for nothing but the document: that CSS goes inline, the build's stylesheet
     comes as ``media="print"``, and the preload hints go, so the app's stylesheet and modules no
     longer compete with the document for a slow connection. The app's module script comes as text,
-    which assets/site.js starts once the first frame is painted: the first screen never waits for
-    the app's scripts to download and run (a slow phone on a fast network would run them first).
+    which assets/site.js starts once the first frame is painted (under a public page's preview, for a
+    visitor not signed in, on their first move): the first screen never waits for the app's scripts
+    to download and run (a slow phone on a fast network would run them first).
     site.js applies that stylesheet when the preview leaves, so the preview is never restyled while
     it shows, and the app never shows unstyled.
     """

@@ -13,7 +13,11 @@
 //   listings of the same path (data-vista-lista) or the 18+ notice, but
 //   never during a press on it: a tap on its 18+ button is not lost;
 // - the app's module script, which documents with a first screen bring as
-//   text, starts once the first frame is painted;
+//   text, starts once the first frame is painted, or, under a public page's
+//   preview (data-app-on-interaction) for a visitor not signed in, on their
+//   first move (pointer, touch, key, wheel, focus or scroll);
+// - a detail document counts its view and its preview's contact clicks with
+//   beacons (data-count-url);
 // - the scripts only some pages use (assets/proof.js for the sign-up's proof
 //   of work, assets/clips.js for the wizard's clip upload) are fetched when
 //   their markup first shows, not by every page;
@@ -42,8 +46,40 @@
       script.textContent = appModule.textContent;
       appModule.replaceWith(script);
     };
-    requestAnimationFrame(function () { setTimeout(startApp, 0); });
-    setTimeout(startApp, 1000);  // a tab opened in the background paints no frame until shown
+    var waiting = document.querySelector("#vista-previa[data-app-on-interaction]");
+    var known = false;  // a signed-in visitor (the app's "user" record) or a notice waiting for the next page
+    try { known = !!(window.localStorage.getItem("user") || window.sessionStorage.getItem("aviso")); } catch (e) {}
+    if (waiting && !known) {
+      // A public page's preview already shows it, and its links work: the app starts on the visitor's
+      // first move, so a phone that only looks never pays for the app's scripts.
+      var starters = ["pointerdown", "pointermove", "touchstart", "keydown", "wheel", "focusin"];
+      var startNow = function () {
+        starters.forEach(function (name) { document.removeEventListener(name, startNow, true); });
+        window.removeEventListener("scroll", startNow);
+        startApp();
+      };
+      starters.forEach(function (name) { document.addEventListener(name, startNow, { capture: true, passive: true }); });
+      window.addEventListener("scroll", startNow, { passive: true });
+    } else {
+      requestAnimationFrame(function () { setTimeout(startApp, 0); });
+      setTimeout(startApp, 1000);  // a tab opened in the background paints no frame until shown
+    }
+  }
+
+  // A detail document counts its view, and its preview's contact clicks, itself (data-count-url, the
+  // page's path and the kind in a small form): its app may never start. The app counts what it shows
+  // too (app.states.public); a visitor counts once a day for each kind.
+  var counting = document.querySelector("#vista-previa[data-count-url]");
+  if (counting && navigator.sendBeacon) {
+    var count = function (kind) {
+      var form = new URLSearchParams({ ruta: window.location.pathname, tipo: kind });
+      navigator.sendBeacon(counting.getAttribute("data-count-url"), form);
+    };
+    count(counting.getAttribute("data-count"));
+    counting.addEventListener("click", function (event) {
+      var contact = event.target.closest && event.target.closest("a[data-count]");
+      if (contact) count(contact.getAttribute("data-count"));
+    });
   }
 
   // The scripts only some pages use, each fetched once, when the markup it works on first shows.

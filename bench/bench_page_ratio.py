@@ -257,6 +257,8 @@ def freeze(browser, app_url: str, target: Target, directory: Path, cookie: tuple
     try:
         page = context.new_page()
         page.goto(app_url + target.path, wait_until="networkidle")
+        page.mouse.move(10, 10)  # the visitor's first move starts the app of a public page (assets/site.js)
+        page.locator("#vista-previa").wait_for(state="detached")
         page.wait_for_selector(target.selector, state="attached")
         page.wait_for_load_state("networkidle")
         first_card = page.locator(CARD_LINK).first.get_attribute("href") if page.locator(CARD_LINK).count() else None

@@ -122,6 +122,7 @@ with sync_playwright() as p:
     page = context.new_page()
     page.on("websocket", lambda ws: (sockets.append(ws.url), ws.on("framereceived", lambda f: received.append(f))))
     page.goto(url)
+    page.mouse.move(10, 10)  # the visitor's first move starts the app of a public page (assets/site.js)
     # The app's count of the city's listings ("N avisos"), there once its state has come.
     page.wait_for_selector('[data-is-root-theme] [data-vista-lista="/escorts/santiago-de-chile"]', state="attached")
     links = page.eval_on_selector_all(

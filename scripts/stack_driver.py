@@ -91,6 +91,7 @@ from bench.bench_ws_load import (
     visit,
 )
 from bench.common import quantile
+from tests.browsing import moving_context
 from tests.e2e.second_factor import pass_second_factor
 from tests.factories import enrol_staff, make_account, make_listing, open_session
 from tests.mailbox import Mailbox, subject_of
@@ -280,7 +281,7 @@ def browser_loop() -> None:
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            context = browser.new_context(base_url=SITE, locale="es-CL", viewport={"width": 1280, "height": 900})
+            context = moving_context(browser, base_url=SITE, locale="es-CL", viewport={"width": 1280, "height": 900})
             context.on("response", note)
             page = context.new_page()
             steps: list[tuple[str, Callable[[], str]]] = []
@@ -323,7 +324,7 @@ def browser_loop() -> None:
                 with database() as session:
                     enrol_staff(session, reviewer)  # a known second factor (issue 20 §1)
                 cleared = approve_demo_queue(reviewer, name)
-                staff = browser.new_context(base_url=SITE, locale="es-CL", viewport={"width": 1280, "height": 900})
+                staff = moving_context(browser, base_url=SITE, locale="es-CL", viewport={"width": 1280, "height": 900})
                 staff.on("response", note)
                 desk = staff.new_page()
                 sign_in(desk, secretary)
@@ -337,7 +338,9 @@ def browser_loop() -> None:
                 return f"approved from the review queue (after {cleared} demo items approved by the service)"
 
             def public_page() -> str:
-                visitor = browser.new_context(base_url=SITE, locale="es-CL", viewport={"width": 1280, "height": 900})
+                visitor = moving_context(
+                    browser, base_url=SITE, locale="es-CL", viewport={"width": 1280, "height": 900}
+                )
                 visitor.on("response", note)
                 view = visitor.new_page()
                 view.goto(public_path(name))
@@ -353,8 +356,8 @@ def browser_loop() -> None:
                 return f"its photo shows, from S3 fotos/{key[:12]}… ({size // 1000} kB)"
 
             def clip_plays() -> str:
-                visitor = browser.new_context(
-                    base_url=SITE, locale="es-CL", viewport=PHONE, has_touch=True, is_mobile=True
+                visitor = moving_context(
+                    browser, base_url=SITE, locale="es-CL", viewport=PHONE, has_touch=True, is_mobile=True
                 )
                 visitor.on("response", note)
                 view = visitor.new_page()
@@ -1161,7 +1164,7 @@ def restarts() -> None:
         token = open_session(session, session.exec(select(User).where(User.email == email)).one().uid)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(base_url=SITE, locale="es-CL")
+        context = moving_context(browser, base_url=SITE, locale="es-CL")
         context.add_cookies([{"name": SESSION_COOKIE, "value": token, "url": SITE, "httpOnly": True}])
         page = context.new_page()
         page.goto(MY_LISTINGS)

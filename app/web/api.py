@@ -1,4 +1,4 @@
-"""Plain HTTP routes beside the Reflex app: SSG pages, listing photos (/media) and health.
+"""Plain HTTP routes beside the Reflex app: SSG pages, listing photos (/media), detail counts (/contar) and health.
 
 Handed to the app's ``api_transformer`` by the composition root (app.app), which
 passes the ``rx.App`` in for the upload route; these routes answer before the
@@ -31,6 +31,7 @@ from app.models.filter_tabs import DEFAULT_TAB
 from app.models.listing_filters import ListingFilters
 from app.routes import (
     AGE_FORM_PATH,
+    COUNT_HIT,
     FAVOURITE_CARDS,
     SSG_HOME,
     SSG_PAGE_PARAM,
@@ -39,15 +40,16 @@ from app.routes import (
     safe_age_next,
     ssg_page_url,
 )
-from app.services import city_filters, favourites, listing_photos, listing_videos, listings, page_cache
+from app.services import city_filters, favourites, listing_photos, listing_videos, listings, page_cache, stats
 from app.services.directory_view import published_label
+from app.services.public_view import PublicPageView, build_public_view
 from app.settings import Settings, get_settings
-from app.states.public import AGE_COOKIE, age_cookie
+from app.states.public import AGE_COOKIE, age_cookie, count_later
 from app.storage import InvalidKeyError, Storage, check_key
 from app.storage.factory import get_storage
 from app.web import ssg, video_api
 from app.web.cookies import request_session_hash, session_actor, session_routes
-from app.web.middleware import from_this_site
+from app.web.middleware import client_address, from_this_site
 from app.web.outage import DatabaseOutagePage
 from app.web.private_api import ROUTES as PRIVATE_ROUTES
 from app.web.rendering import render
@@ -65,6 +67,9 @@ CROSS_SITE_FORM = "Solicitud rechazada: este formulario solo se puede enviar des
 # A list of MAX_FAVOURITES uids of 40 characters and their names (up to 60 characters of up to 4 bytes),
 # quoted and separated, with room to spare.
 FAVOURITES_MAX_BYTES = 80 * 1024
+# A detail's path (at most a few hundred characters) and a kind.
+COUNT_MAX_BYTES = 1024
+COUNT_REFUSED = "Solicitud no válida."
 NO_STORE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
 
 
@@ -287,6 +292,30 @@ async def favourite_cards(request: Request) -> Response:
     return HTMLResponse(await run_in_threadpool(_favourites_html, uids, names), headers=NO_STORE)
 
 
+async def count_hit(request: Request) -> Response:
+    """POST /contar: a detail page's view or contact click, counted by its document before the app runs.
+
+    assets/site.js sends it with a beacon from the page's preview: the page's path (``ruta``) and the
+    kind (``tipo``: view, whatsapp, call) in a small urlencoded form. It is counted as the app counts
+    (app.states.public.count_later: once a visitor a day, never the listing's owner or staff, off the
+    event loop); a path that is no public detail counts nothing. 204 either way, 400 for a form that
+    is not one, 403 from another site; nothing of the request is kept or logged but the count.
+    """
+    if not from_this_site(request):
+        return PlainTextResponse(CROSS_SITE_FORM, status_code=403, headers=NO_STORE)
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != FORM_URLENCODED:
+        return PlainTextResponse("Formato no admitido.", status_code=415, headers=NO_STORE)
+    body = await _small_body(request, COUNT_MAX_BYTES)
+    fields = parse_qs(body.decode("utf-8", errors="replace")) if body is not None else {}
+    path, kind = fields.get("ruta", [""])[0], fields.get("tipo", [""])[0]
+    if kind not in stats.KIND_COLUMNS or not path.startswith("/"):
+        return PlainTextResponse(COUNT_REFUSED, status_code=400, headers=NO_STORE)
+    built = await build_public_view(path=path, with_listings=False)
+    if isinstance(built, PublicPageView) and built.detail is not None:
+        count_later(built.detail.uid, kind, client_address(request), request_session_hash(request))
+    return Response(status_code=204, headers=NO_STORE)
+
+
 async def health(_: Request) -> Response:
     """Liveness and database check for the hosting team: 503 while the database is unreachable."""
     try:
@@ -418,6 +447,7 @@ def build_api(reflex_app: App) -> Starlette:
             Route(SSG_HOME, ssg_home, methods=["GET"]),
             Route(AGE_FORM_PATH, confirm_age, methods=["POST"]),
             Route(FAVOURITE_CARDS, favourite_cards, methods=["POST"]),
+            Route(COUNT_HIT, count_hit, methods=["POST"]),
             Route(SSG_HOME + "/{city}", ssg_city, methods=["GET"]),
             Route(SSG_HOME + "/{city}/{commune}", ssg_commune, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),

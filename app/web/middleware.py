@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from reflex_base import constants
+from reflex_base.config import get_config
 from reflex_base.environment import environment
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware.gzip import GZipMiddleware
@@ -264,6 +265,18 @@ class CompressionMiddleware(GZipMiddleware):
 
     def __init__(self, app: ASGIApp) -> None:
         super().__init__(app, minimum_size=500, compresslevel=6)
+
+
+def client_address(request: Request) -> str:
+    """The caller's address as Reflex reads it on the websocket: the peer's, or with ``trusted_proxy_hops``
+    the one that many proxies back in X-Forwarded-For (so that a visitor counts alike over HTTP and the socket)."""
+    address = request.client.host if request.client else ""
+    hops = get_config().trusted_proxy_hops
+    if hops:
+        forwarded = [part.strip() for part in request.headers.get("x-forwarded-for", "").split(",") if part.strip()]
+        if len(forwarded) >= hops:
+            address = forwarded[-hops]
+    return address
 
 
 def from_this_site(request: Request) -> bool:

@@ -14,7 +14,10 @@ for the stylesheet), and React's hydration skips it (an element React did not
 render, in <body>); the app's own page stays hidden while it is there
 (assets/styles.css) until
 assets/site.js sees the app's listings or notice in place
-(``READY_ATTRIBUTE``, ``.age-gate``) and removes the preview.
+(``READY_ATTRIBUTE``, ``.age-gate``) and removes the preview. On a home, city or
+detail page the preview is the page until a visitor not signed in first moves: only
+then does site.js start the app; a detail's preview counts its view and contact
+presses itself (``POST /contar``, app.web.api.count_hit).
 
 The markup is in app/web/templates/preview/ (the cards in cards.html, shared with
 the SSG pages); every value is escaped. Nothing here is secret or personal.
@@ -38,17 +41,21 @@ from app.pages.public import (
     NO_MATCH,
     REMOVE_FILTER,
 )
-from app.routes import REPORT_LISTING_PARAM, REPORT_PATH, section_home
+from app.routes import COUNT_HIT, REPORT_LISTING_PARAM, REPORT_PATH, section_home
+from app.services import stats
 from app.services.directory_view import FilterChip, TabLink, TierGroup
 from app.web.rendering import render
 
 PREVIEW_ID = "vista-previa"
 
 
-def _render(template: str, theme_attributes: str, *, signed_in: bool = False, **context: object) -> str:
+def _render(
+    template: str, theme_attributes: str, *, signed_in: bool = False, public: bool = False, **context: object
+) -> str:
+    """``public``: a home, city or detail page, whose app assets/site.js starts on the visitor's first move."""
     # The theme root's attributes come from the exported page, not from a visitor: kept as they are.
     theme = Markup(theme_attributes)
-    return render(template, preview_id=PREVIEW_ID, theme=theme, signed_in=signed_in, **context)
+    return render(template, preview_id=PREVIEW_ID, theme=theme, signed_in=signed_in, public=public, **context)
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,7 @@ def city_preview(
     return _render(
         "preview/city.html",
         theme_attributes,
+        public=True,
         home=section_home(section),
         city_slug=city_slug,
         heading=heading,
@@ -109,6 +117,7 @@ def home_preview(
     return _render(
         "preview/home.html",
         theme_attributes,
+        public=True,
         home=section_home(section),
         heading=heading,
         featured=featured,
@@ -122,6 +131,9 @@ def detail_preview(detail: ListingDetail, *, adult: bool, path: str, theme_attri
     return _render(
         "preview/detail.html",
         theme_attributes,
+        public=True,
+        count_url=COUNT_HIT,
+        counts={"view": stats.VIEW, "whatsapp": stats.WHATSAPP, "call": stats.CALL},
         home=section_home(detail.section),
         detail=detail,
         adult=adult,

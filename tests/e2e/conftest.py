@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 import pytest
 import redis
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 from sqlmodel import Session
 
 from app.db import make_engine, migrate
@@ -37,6 +37,7 @@ from app.services import page_cache
 from app.services.abuse import REDIS_KEY_PREFIX
 from app.services.listings import clock
 from app.storage.local import LocalStorage, PrivateLocalStorage
+from tests.browsing import moving_context
 from tests.conftest import fresh_pg_database
 from tests.e2e.server_log import SEEDED, log_problems, record_typed_secrets, secrets_of_mail, typed
 from tests.factories import make_listing, make_owner, processed_clip
@@ -494,11 +495,25 @@ class _Chromium:
 _CHROMIUM = _Chromium()
 
 
+class MovingVisitors:
+    """The browser, whose new contexts are visitors who move at once (tests.browsing.VISITOR_MOVES_AT_ONCE), unless
+    made with ``idle=True``: a visitor who only looks (tests/e2e/test_first_screen.py)."""
+
+    def __init__(self, browser: Browser) -> None:
+        self._browser = browser
+
+    def new_context(self, *, idle: bool = False, **options) -> BrowserContext:
+        return self._browser.new_context(**options) if idle else moving_context(self._browser, **options)
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
+
+
 @pytest.fixture
-def browser() -> Browser:
+def browser() -> MovingVisitors:
     """This process's chromium: started by its first e2e test, and again by an e2e test that
     comes after other tests (a worker may run both halves' units, see ``xdist_scope``)."""
-    return _CHROMIUM.browser or _CHROMIUM.start()
+    return MovingVisitors(_CHROMIUM.browser or _CHROMIUM.start())
 
 
 @pytest.hookimpl(wrapper=True)
@@ -522,7 +537,7 @@ def pytest_runtest_teardown(item, nextitem) -> None:
 
 
 @pytest.fixture
-def page(browser: Browser, site: Site) -> Page:
+def page(browser: MovingVisitors, site: Site) -> Page:
     """A fresh browser context (no cookies) on the site, in Spanish, desktop size."""
     context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 1280, "height": 900})
     context.set_default_timeout(20_000)

@@ -100,6 +100,44 @@ def test_the_scripts_of_sign_up_and_clip_uploads_come_only_where_they_are_used(b
         page.context.close()
 
 
+def test_a_visitor_who_only_looks_runs_no_app_and_a_detail_still_counts(browser, site):
+    """On a phone, a public page's preview is the page until the visitor's first move: no app module is fetched
+    and no websocket opens, while a detail's view and a tap on its WhatsApp button are counted by the document
+    (POST /contar); that tap starts the app, which then takes over from the preview."""
+    context = browser.new_context(
+        idle=True, base_url=site.url, locale="es-CL", viewport={"width": 390, "height": 844}, has_touch=True
+    )
+    context.set_default_timeout(20_000)
+    context.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
+    context.route("https://wa.me/**", lambda route: route.fulfill(body="WhatsApp"))
+    page = context.new_page()
+    fetched, sockets, counted = [], [], []
+    page.on("request", lambda request: fetched.append(request.url))
+    page.on("websocket", lambda socket: sockets.append(socket.url))
+    page.on(
+        "response",
+        lambda answer: counted.append((answer.request.post_data, answer.status)) if "/contar" in answer.url else None,
+    )
+    detail = f"/escorts/{CITY}/catalina/{site.uids['diamante']}"
+    try:
+        for path in (f"/escorts/{CITY}", detail):
+            page.goto(path)
+            page.wait_for_load_state("networkidle")
+            expect(page.locator(PREVIEW)).to_be_visible()
+            expect(page.locator("script[data-app-module]")).to_have_attribute("type", "text/plain")
+        assert [url for url in fetched if APP_MODULES.search(url)] == [] and sockets == []
+        assert counted == [(f"ruta={detail.replace('/', '%2F')}&tipo=view", 204)]
+        with context.expect_page() as chat, page.expect_response(lambda answer: "/contar" in answer.url):
+            page.locator(PREVIEW).get_by_role("link", name="WhatsApp").tap()
+        chat.value.close()
+        expect(page.locator(PREVIEW)).to_have_count(0)
+        expect(page.locator("[data-is-root-theme] h1")).to_have_text("Catalina")
+        assert len(sockets) == 1
+        assert counted[1:] == [(f"ruta={detail.replace('/', '%2F')}&tipo=whatsapp", 204)]
+    finally:
+        context.close()
+
+
 def test_the_preview_stays_until_the_apps_stylesheet_is_in(browser: Browser, site):
     """The app is never shown unstyled: its stylesheet comes without blocking the first paint."""
     page = _returning_visitor(browser, site)

@@ -1,6 +1,7 @@
 """Listing statistics on both databases: views and contact clicks counted once per visitor per day,
 never for the owner or staff, exact under concurrency; the 7/30-day totals and the owner's daily series;
-and the public detail page counting through its handlers without ever failing because of it."""
+the public detail page counting through its handlers without ever failing because of it, and its
+document counting through POST /contar before the app runs."""
 
 from __future__ import annotations
 
@@ -12,14 +13,19 @@ import pytest
 from reflex.istate.data import SessionData
 from reflex_base.constants import RouteVar
 from sqlmodel import Session, select
+from starlette.testclient import TestClient
 
+from app.app import app as reflex_app
 from app.core.errors import InvalidInputError, NotFoundError
 from app.db import get_engine
+from app.identity.sessions import SESSION_COOKIE
 from app.models import ListingDailyStats, ProfileId, User
+from app.routes import COUNT_HIT
 from app.services import listings, stats
 from app.services.users import create_user
 from app.states import public as public_state
 from app.states.public import DirectoryState
+from app.web.api import build_api
 from tests.abuse import use_storage
 from tests.factories import actor_of, claiming_staff, make_listing, make_owner, open_session
 from tests.handlers import client_states, invoke
@@ -257,4 +263,64 @@ def test_a_failing_count_neither_breaks_nor_blocks_the_detail_page(db, monkeypat
     assert state.detail is not None and state.detail.uid == listing.uid
     messages = [record.getMessage() for record in caplog.records]
     assert messages == ["listing counts dropped: 1 (RuntimeError)"] * 2  # the view's batch, then the click's
+    assert _today_counts(listing.uid) == (0, 0, 0)
+
+
+# --- the detail document's own counts (POST /contar, sent by assets/site.js) ---------------------
+
+
+@pytest.fixture
+def client(db) -> TestClient:
+    with TestClient(build_api(reflex_app), base_url="http://localhost") as test_client:
+        yield test_client
+
+
+def _post_count(client: TestClient, path: str, kind: str = stats.VIEW, origin: str = "http://localhost", **cookies):
+    client.cookies.clear()
+    client.cookies.update(cookies)
+    return client.post(COUNT_HIT, data={"ruta": path, "tipo": kind}, headers={"Origin": origin})
+
+
+def _path(listing) -> str:
+    return listings.listing_path(
+        section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
+    )
+
+
+def test_a_detail_document_counts_its_view_and_clicks_as_the_app_does(db, client):
+    owner = make_owner(db, "duena@example.cl")
+    listing = make_listing(db, owner)
+    path = _path(listing)
+    for kind in (stats.VIEW, stats.VIEW, stats.WHATSAPP, stats.CALL):  # the same visitor: once a day each
+        response = _post_count(client, path, kind)
+        assert response.status_code == 204 and response.headers["cache-control"] == "no-store"
+    _post_count(client, path, stats.VIEW, **{SESSION_COOKIE: open_session(db, owner.uid)})  # the owner: never
+    wait_for_counts()
+    assert _today_counts(listing.uid) == (1, 1, 1)
+    # The app's own count of the same visitor's view (the page's hydrate) is the same one.
+    _open(_detail_page(listing, address="testclient"))
+    assert _today_counts(listing.uid) == (1, 1, 1)
+
+
+def test_the_count_route_counts_only_details_and_refuses_bad_input(db, client):
+    listing = make_listing(db, make_owner(db, "duena@example.cl"))
+    city = f"/escorts/{listing.city_slug}"
+    assert _post_count(client, city).status_code == 204  # no detail: nothing to count
+    assert _post_count(client, _path(listing) + "-x").status_code == 204
+    assert _post_count(client, _path(listing), origin="https://otro.example").status_code == 403
+    for path, kind in ((_path(listing), "otra-cosa"), ("escorts", stats.VIEW), ("", stats.VIEW)):
+        refused = _post_count(client, path, kind)
+        assert refused.status_code == 400 and refused.text == "Solicitud no válida."
+    as_json = client.post(COUNT_HIT, json={"ruta": _path(listing)}, headers={"Origin": "http://localhost"})
+    assert as_json.status_code == 415
+    assert (
+        client.post(
+            COUNT_HIT,
+            content=b"ruta=" + b"a" * 4096,
+            headers={"Origin": "http://localhost", "Content-Type": "application/x-www-form-urlencoded"},
+        ).status_code
+        == 400
+    )
+    assert client.get(COUNT_HIT).status_code in (404, 405)
+    wait_for_counts()
     assert _today_counts(listing.uid) == (0, 0, 0)

@@ -386,7 +386,9 @@ def _body(site, path, **kwargs) -> str:
 def test_returning_visitor_gets_the_city_first_screen_before_the_app(site):
     listing = site.listings
     body = _body(site, "/escorts/talca", cookies=ADULT)
-    assert body.startswith('<div id="vista-previa" class="radix-themes" data-accent-color="pink" data-radius="medium">')
+    assert body.startswith(
+        '<div id="vista-previa" class="radix-themes" data-accent-color="pink" data-radius="medium" data-app-on-interaction>'
+    )
     preview, app_part = body.split('<section aria-label="Notifications">', 1)
     assert "<h1>Escorts en Talca</h1>" in preview
     assert f'href="/escorts/talca/ana-talquina/{listing["ana"].uid}"' in preview
@@ -445,6 +447,9 @@ def test_returning_visitor_gets_the_detail_first_screen(site):
     assert "age-gate" not in preview and '<article class="detail">' in preview and "<h1>Ana Talquina</h1>" in preview
     assert "Hola, soy Ana Talquina." in preview
     assert 'loading="eager"' in preview and 'fetchpriority="high"' in preview
+    # The document counts its view and its contact presses itself (assets/site.js, POST /contar).
+    assert preview.startswith('<div id="vista-previa"') and 'data-count-url="/contar" data-count="view">' in preview
+    assert 'class="btn btn-whatsapp" data-count="whatsapp">WhatsApp</a>' in preview
 
 
 def _change(site, listing: Listing, **changes) -> None:
