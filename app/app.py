@@ -33,8 +33,8 @@ app = rx.App(
     stylesheets=["/styles.css"],
     head_components=[
         rx.el.script(src="/site.js", defer=True),
-        rx.el.script(src="/favourites.js", defer=True),
-        # assets/proof.js and assets/clips.js come only to the pages that use them (assets/site.js).
+        # assets/favourites.js comes with the app (assets/site.js starts both), assets/proof.js and
+        # assets/clips.js only to the pages that use them.
     ],
     # Sonner names its region "Notifications alt+T" unless given its whole name.
     toaster=rx.toast.provider(position="bottom-center", custom_attrs={"customAriaLabel": TOAST_REGION_LABEL}),

@@ -355,7 +355,8 @@ _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
 # The build's one stylesheet (Radix Themes and the app's styles, 714 KB, 85 KB gzip).
 _BUILD_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"]+\.css)" rel="stylesheet"[^>]*>')
 # The same stylesheet as it waits for assets/site.js, which applies it when the preview leaves.
-_DEFERRED_STYLESHEET = Markup('<link href="{}" rel="stylesheet" media="print" data-media="all">')
+# The app's module script as text, with the build stylesheet's address for assets/site.js to fetch when it starts it.
+_APP_MODULE_TEXT = Markup('<script type="text/plain" data-app-module data-stylesheet="{}">')
 # The head's hints to fetch that stylesheet and the app's modules (about 250 KB) at high priority, at once.
 _APP_MODULE = re.compile(r'<script type="module"[^>]*>')
 _PRELOADS = re.compile(r'<link (?:as="style" href="[^"]+" rel="preload"|rel="modulepreload" href="[^"]+")\s*/?>')
@@ -388,8 +389,10 @@ def split_shell(document: str, site_css: str = "") -> Shell:
 
     With ``site_css`` (assets/styles.css, which styles the preview of app.web.preview on its own),
     the first paint waits for nothing but the document: that CSS goes inline, the build's stylesheet
-    comes as ``media="print"``, and the preload hints go, so the app's stylesheet and modules no
-    longer compete with the document for a slow connection. The app's module script comes as text,
+    leaves the head (its address rides on the app's module script, and site.js fetches it, as
+    ``media="print"``, when it starts the app), and the preload hints go, so the app's stylesheet and
+    modules no longer compete with the document for a slow connection, and the browser does not parse
+    that stylesheet before the first screen's photo is painted. The app's module script comes as text,
     which assets/site.js starts once the first frame is painted (under a public page's preview, for a
     visitor not signed in, on their first move): the first screen never waits for the app's scripts
     to download and run (a slow phone on a fast network would run them first).
@@ -400,17 +403,13 @@ def split_shell(document: str, site_css: str = "") -> Shell:
     if head_end < 0:
         return Shell(document, "")
     head = _REFLEX_HEAD_TAGS.sub("", document[:head_end])
-    if site_css and _BUILD_STYLESHEET.search(head):
+    rest = document[head_end:]
+    stylesheet = _BUILD_STYLESHEET.search(head)
+    if site_css and stylesheet:
         head = _PRELOADS.sub("", head)
         inline = Markup("<style>{}</style>").format(Markup(site_css.replace("</", "<\\/")))
-        head = _BUILD_STYLESHEET.sub(
-            lambda link: str(inline + _DEFERRED_STYLESHEET.format(link.group(1))),
-            head,
-            count=1,
-        )
-    rest = document[head_end:]
-    if site_css and _BUILD_STYLESHEET.search(document[:head_end]):
-        rest = _APP_MODULE.sub('<script type="text/plain" data-app-module>', rest, count=1)
+        head = _BUILD_STYLESHEET.sub(lambda _link: str(inline), head, count=1)
+        rest = _APP_MODULE.sub(lambda _script: str(_APP_MODULE_TEXT.format(stylesheet.group(1))), rest, count=1)
     charset = _AFTER_CHARSET.search(head)
     if charset:
         cut = charset.end()

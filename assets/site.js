@@ -20,11 +20,13 @@
 //   beacons (data-count-url);
 // - the scripts only some pages use (assets/proof.js for the sign-up's proof
 //   of work, assets/clips.js for the wizard's clip upload) are fetched when
-//   their markup first shows, not by every page;
-// - the build's stylesheet, which public documents bring as media="print"
-//   so that the first paint waits only for the site's inline CSS
-//   (app/seo.py split_shell), applies once loaded and the preview leaves,
-//   in the same frame: the preview is never restyled while it shows;
+//   their markup first shows, not by every page, and assets/favourites.js
+//   when the app starts;
+// - the build's stylesheet, which documents with a first screen leave to
+//   this script (app/seo.py split_shell), so that the first paint waits
+//   only for the site's inline CSS, is fetched as media="print" when the
+//   app starts, and applies once loaded and the preview leaves, in the same
+//   frame: the preview is never restyled while it shows;
 // - when the websocket drops while an event this page sent has had no
 //   answer yet (its app node died mid-write), a Spanish alert says so at
 //   once: Reflex reconnects silently and the event is lost;
@@ -34,13 +36,35 @@
 (function () {
   "use strict";
 
+  function addScript(src) {
+    var script = document.createElement("script");
+    script.src = src;
+    document.head.appendChild(script);
+  }
+
   // The app's module script, which documents with a first screen bring as text (app/seo.py
   // split_shell): it starts once a frame is painted, so that first screen never waits for the
   // app's scripts to download and run. Its text is the built one, whose hash the CSP names.
+  // assets/favourites.js (the hearts, the account's favourites) starts with it.
   var appModule = document.querySelector("script[data-app-module]");
+  if (!appModule) addScript("/favourites.js");
+  // The build's stylesheet (its address is on the module script), fetched as print, which blocks
+  // nothing, when the app starts: applied when the preview leaves (withStyles, below).
+  var fetchStyles = function () {
+    var href = appModule.getAttribute("data-stylesheet");
+    if (!href || document.querySelector("link[data-media]")) return;
+    var link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.media = "print";
+    link.setAttribute("data-media", "all");
+    link.href = href;
+    document.head.appendChild(link);
+  };
   if (appModule) {
     var startApp = function () {
       if (!appModule.parentNode) return;
+      fetchStyles();
+      addScript("/favourites.js");
       var script = document.createElement("script");
       script.type = "module";
       script.textContent = appModule.textContent;
@@ -53,7 +77,10 @@
       // A public page's preview already shows it, and its links work: the app starts on the visitor's
       // first move, so a phone that only looks never pays for the app's scripts.
       var starters = ["pointerdown", "pointermove", "touchstart", "keydown", "wheel", "focusin"];
-      var startNow = function () {
+      var startNow = function (event) {
+        // A pointer that did not move (the browser's own move when the page lays out under a resting mouse)
+        // is no move of the visitor's.
+        if (event.type === "pointermove" && !event.movementX && !event.movementY) return;
         starters.forEach(function (name) { document.removeEventListener(name, startNow, true); });
         window.removeEventListener("scroll", startNow);
         startApp();
@@ -61,6 +88,7 @@
       starters.forEach(function (name) { document.addEventListener(name, startNow, { capture: true, passive: true }); });
       window.addEventListener("scroll", startNow, { passive: true });
     } else {
+      fetchStyles();
       requestAnimationFrame(function () { setTimeout(startApp, 0); });
       setTimeout(startApp, 1000);  // a tab opened in the background paints no frame until shown
     }
@@ -87,9 +115,7 @@
   function loadNeeded() {
     onDemand = onDemand.filter(function (pair) {
       if (!document.querySelector(pair[0])) return true;
-      var script = document.createElement("script");
-      script.src = pair[1];
-      document.head.appendChild(script);
+      addScript(pair[1]);
       return false;
     });
     return onDemand.length > 0;
@@ -107,10 +133,9 @@
     needs.observe(document.documentElement, { childList: true, subtree: true });
   }
 
-  var deferred = Array.prototype.slice.call(document.querySelectorAll("link[data-media]"));
-
   // Run ``then`` with the deferred stylesheets loaded and applied.
   function withStyles(then) {
+    var deferred = Array.prototype.slice.call(document.querySelectorAll("link[data-media]"));
     var waiting = deferred.filter(function (link) { return !link.sheet; });
     var left = waiting.length;
     function apply() {

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, BrowserContext
 # visitor who only looks leaves this out.
 VISITOR_MOVES_AT_ONCE = (
     "document.addEventListener('DOMContentLoaded', () =>"
-    " document.dispatchEvent(new PointerEvent('pointermove', {bubbles: true})));"
+    " document.dispatchEvent(new PointerEvent('pointermove', {bubbles: true, movementX: 1})));"
 )
 
 

@@ -186,15 +186,15 @@ def test_split_shell_inlines_the_site_css_and_lets_nothing_else_hold_up_the_firs
         '<script type="module" async="">import "/assets/root-A.js";</script></body></html>'
     )
     document = split_shell(exported, ".card { color: red; }").with_head("")
-    # The app's module comes as text, byte for byte (its hash is in the CSP): assets/site.js starts it.
-    assert '<script type="text/plain" data-app-module>import "/assets/root-A.js";</script>' in document
+    # The app's module comes as text, byte for byte (its hash is in the CSP), with the build's stylesheet's
+    # address: assets/site.js fetches that stylesheet and starts the module.
+    assert (
+        f'<script type="text/plain" data-app-module data-stylesheet="{build_css}">import "/assets/root-A.js";</script>'
+    ) in document
     assert 'type="module"' not in document
     assert 'rel="preload"' not in document and "modulepreload" not in document
-    assert (
-        f'<style>.card {{ color: red; }}</style><link href="{build_css}" rel="stylesheet" media="print" '
-        'data-media="all"></head>'
-    ) in document
-    assert 'rel="stylesheet" type="text/css"' not in document
+    assert "<style>.card { color: red; }</style></head>" in document
+    assert 'rel="stylesheet"' not in document
     assert "</style><script>" not in split_shell(exported, "a{}</style><script>").with_head("")
     assert split_shell(exported).with_head("") == exported  # no site CSS found: left as Reflex wrote it
 
