@@ -137,11 +137,13 @@ SITE_CSS = "styles.css"  # assets/styles.css, copied into the build
 
 
 @functools.lru_cache(maxsize=16)
-def _shell(directory: str, name: str, preview: bool) -> seo.Shell:
+def _shell(directory: str, name: str, preview: bool, public: bool = False) -> seo.Shell:
     """The exported page ``name`` under ``directory``, split for head tags; read once per process.
 
     ``preview``: the document will carry a preview of its first screen, so its first paint need not
     wait for the build's stylesheet (app.seo.split_shell); without one, the app must not show unstyled.
+    ``public``: that preview is a public page's, which needs none of the app's own pages' styles
+    (app.seo.first_screen_css).
     """
     try:
         document = (Path(directory) / name).read_text(encoding="utf-8")
@@ -151,7 +153,7 @@ def _shell(directory: str, name: str, preview: bool) -> seo.Shell:
     site_css = ""  # then the build's stylesheet stays render-blocking, as Reflex wrote it
     if preview:
         try:
-            site_css = (Path(directory) / SITE_CSS).read_text(encoding="utf-8")
+            site_css = seo.first_screen_css((Path(directory) / SITE_CSS).read_text(encoding="utf-8"), public=public)
         except OSError:
             log.warning("No %s in %s: the first paint waits for the build's stylesheet", SITE_CSS, directory)
     return seo.split_shell(document, site_css)
@@ -159,7 +161,7 @@ def _shell(directory: str, name: str, preview: bool) -> seo.Shell:
 
 def shell_for(path: str, directory: Path | None = None) -> seo.Shell:
     """The exported document of public ``path`` (its prerendered page, or the SPA fallback), for a preview."""
-    return _shell(str(directory or frontend_dir()), _EXPORTED.get(path, _SPA_FALLBACK), preview=True)
+    return _shell(str(directory or frontend_dir()), _EXPORTED.get(path, _SPA_FALLBACK), preview=True, public=True)
 
 
 def exported_shell(name: str) -> seo.Shell:

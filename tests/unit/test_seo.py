@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from app.seo import (
     breadcrumb_json_ld,
     city_tags,
     detail_tags,
+    first_screen_css,
     page_tags,
     render_head,
     render_structured_data,
@@ -275,3 +277,31 @@ def test_a_commune_page_is_indexable_and_other_filtered_variants_are_not():
     assert not city_tags(view=view, site_url=site, site_name="X").noindex
     head = render_head(priced, site_name="X")
     assert '<meta name="robots" content="noindex">' in head
+
+
+def test_a_public_first_screen_inlines_the_site_css_without_comments_and_the_app_only_styles():
+    css = (
+        "/* Site styles. */\n.grid { display: grid; }\n"
+        "/* >>> app only: the app's own pages */\n.staff-table { color: red; }\n/* <<< app only */\n"
+        ".card { color: blue; } /* the card */\n"
+    )
+    assert first_screen_css(css, public=True) == "\n.grid { display: grid; }\n\n.card { color: blue; } \n"
+    guarded = first_screen_css(css, public=False)  # a guarded page's first screen may show any of them
+    assert ".staff-table { color: red; }" in guarded and "/*" not in guarded
+
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLIC_PREVIEWS = ("preview/city.html", "preview/home.html", "preview/detail.html", "preview/notice.html")
+
+
+def test_every_class_a_public_preview_shows_keeps_its_styles_in_the_inlined_css():
+    """A rule for the public first screen's markup never sits in a region of assets/styles.css marked app only."""
+    templates = ROOT / "app" / "web" / "templates"
+    markup = "".join((templates / name).read_text() for name in (*PUBLIC_PREVIEWS, "preview/frame.html", "cards.html"))
+    shown = {name for value in re.findall(r'class="([^"{]*)"', markup) for name in value.split()}
+    site_css = (ROOT / "assets" / "styles.css").read_text()
+    styled = set(re.findall(r"\.([A-Za-z][\w-]*)", first_screen_css(site_css, public=False)))
+    inlined = set(re.findall(r"\.([A-Za-z][\w-]*)", first_screen_css(site_css, public=True)))
+    assert {"grid", "card", "tab", "btn", "age-gate"} <= shown & inlined
+    assert sorted((shown & styled) - inlined) == []
+    assert site_css.count("/* >>> app only") == site_css.count("/* <<< app only */") >= 1
