@@ -354,8 +354,8 @@ _AFTER_CHARSET = re.compile(r"<meta charSet=\"utf-8\"\s*/?>", re.IGNORECASE)
 _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
 # The build's one stylesheet (Radix Themes and the app's styles, 714 KB, 85 KB gzip).
 _BUILD_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"]+\.css)" rel="stylesheet"[^>]*>')
-# The same stylesheet as it waits for assets/site.js, which applies it when the preview leaves.
-# The app's module script as text, with the build stylesheet's address for assets/site.js to fetch when it starts it.
+# The app's module script as text, with that stylesheet's address: assets/site.js fetches the stylesheet when it
+# starts the module, and applies it when the preview leaves.
 _APP_MODULE_TEXT = Markup('<script type="text/plain" data-app-module data-stylesheet="{}">')
 # The head's hints to fetch that stylesheet and the app's modules (about 250 KB) at high priority, at once.
 _APP_MODULE = re.compile(r'<script type="module"[^>]*>')
