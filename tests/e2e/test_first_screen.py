@@ -102,8 +102,9 @@ def test_the_scripts_of_sign_up_and_clip_uploads_come_only_where_they_are_used(b
 
 def test_a_visitor_who_only_looks_runs_no_app_and_a_detail_still_counts(browser, site):
     """On a phone, a public page's preview is the page until the visitor's first move: none of the app's modules,
-    its stylesheet or assets/favourites.js is fetched and no websocket opens, while a detail's view and a tap on its WhatsApp button are counted by the document
-    (POST /contar); that tap starts the app, which then takes over from the preview."""
+    its stylesheet or assets/favourites.js is fetched and no websocket opens, while a detail's view and a tap on
+    its WhatsApp button are counted by the document (POST /contar); that tap starts the app, which then takes over
+    from the preview."""
     context = browser.new_context(
         idle=True, base_url=site.url, locale="es-CL", viewport={"width": 390, "height": 844}, has_touch=True
     )
