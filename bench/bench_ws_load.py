@@ -813,7 +813,8 @@ def profile(site: str, port: int, args, cities: list[str], hashes: list[str] | N
     seconds = int(load.visitors / load.rate + load.duration)
     root = server_tree(port)[0]
     print(f"\nprofiled load: {load.visitors} visitors, py-spy on the server tree of {root} for {seconds} s")
-    command = [spy, "record", "--pid", str(root), "--subprocesses", "--nonblocking", "--rate", "50"]
+    rate = str(getattr(args, "profile_rate", 50))
+    command = [spy, "record", "--pid", str(root), "--subprocesses", "--nonblocking", "--rate", rate]
     command += ["--gil"] if getattr(args, "profile_gil", False) else []
     command += ["--duration", str(seconds), "--format", "raw", "--output", str(out)]
     with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as sampler:
@@ -920,6 +921,12 @@ def main() -> int:
         action="store_true",
         help="with --profile: sample only the thread holding the GIL (py-spy --gil): where the interpreter's time goes,"
         " without the threads that wait for it, and without native code that released it (the websocket server's)",
+    )
+    parser.add_argument(
+        "--profile-rate",
+        type=int,
+        default=50,
+        help="with --profile: py-spy's samples a second (more: finer, more perturbed)",
     )
     args = parser.parse_args()
     setups = args.setups or [Setup(False, 1), Setup(True, 1), Setup(True, args.workers)]
