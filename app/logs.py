@@ -91,16 +91,21 @@ class JsonFormatter(logging.Formatter):
 
 
 class TextFormatter(logging.Formatter):
-    """A line for a person: time, level, logger, message, the event's fields as key=value; redacted."""
+    """A line for a person: time, level, logger, message, the event's fields as key=value; redacted.
 
-    def __init__(self) -> None:
-        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    What is redacted is what a record carries (its message, traceback and fields), not the time, level and
+    logger name in front of them: the time's colons would send every line through all of the rules.
+    """
 
     def format(self, record: logging.LogRecord) -> str:
         """The record as text (a traceback follows on the next lines)."""
-        first, newline, rest = redact(super().format(record)).partition("\n")
         fields = "".join(f" {key}={value}" for key, value in event_fields(record).items())
-        return f"{first}{fields}{newline}{rest}"
+        line = f"{self.formatTime(record)} {record.levelname} {record.name}: {redact(record.getMessage())}{fields}"
+        if record.exc_info:
+            line += "\n" + redact(self.formatException(record.exc_info))
+        if record.stack_info:
+            line += "\n" + redact(self.formatStack(record.stack_info))
+        return line
 
 
 class _Handler(logging.StreamHandler):  # type: ignore[type-arg]  # typeshed's generic over the stream
