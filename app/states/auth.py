@@ -364,7 +364,8 @@ class AuthState(rx.State):
     def _take_flash(self) -> list[EventSpec]:
         """The one-shot notice left for this page load (as a toast), consumed."""
         message = FLASH_MESSAGES.get(self.flash)
-        self.flash = ""
+        if self.flash:  # assigned only when set: an assignment is a change sent, and with Redis a state written
+            self.flash = ""
         return [notify_success(message)] if message else []
 
     @public
