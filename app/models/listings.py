@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import Column, ColumnElement, Index, Text, desc, false, text
 from sqlmodel import Field, SQLModel, col
+from sqlmodel._compat import SQLModelConfig
 
 from app.core.payment_codes import new_payment_code
 from app.models.base import new_uid, utc_now
@@ -542,7 +543,13 @@ class ListingUpgradePublic(ListingUpgradeBase):
 
 
 class ListingCard(SQLModel):
-    """What a listing card shows; the only listing data a city page sends."""
+    """What a listing card shows; the only listing data a city page sends.
+
+    Frozen, its lists tuples: a card is built once per page and change of the listings and then shared by every
+    visitor it is shown to (app.services.page_cache), so nothing may change it, and nothing has to copy it.
+    """
+
+    model_config = SQLModelConfig(frozen=True)
 
     uid: str
     section: str
@@ -559,15 +566,15 @@ class ListingCard(SQLModel):
     available_now: bool
     price: str
     url: str
-    photos: list[str]
+    photos: tuple[str, ...]
 
 
 class ListingDetail(ListingCard):
     """Everything the public detail page shows."""
 
     description: str
-    services: list[str]
-    rates: list[tuple[str, str]]
+    services: tuple[str, ...]
+    rates: tuple[tuple[str, str], ...]
     phone: str
     whatsapp_url: str
     tel_url: str
@@ -575,7 +582,7 @@ class ListingDetail(ListingCard):
     visiting: str
     published: str
     verified_on: str = ""
-    clips: list[PublicClip] = Field(default_factory=list)
+    clips: tuple[PublicClip, ...] = ()
 
 
 class VerificationStatus(StrEnum):

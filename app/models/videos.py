@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
+from sqlmodel._compat import SQLModelConfig
 
 from app.models.base import new_uid, utc_now
 from app.models.types import EnumColumns, EnumString
@@ -108,8 +109,10 @@ class PublicClip(SQLModel):
     """An approved, ready clip as a visitor gets it on a listing's detail page (app.services.listings).
 
     ``label``: its accessible name ("Video de Ana (1 de 2)"); ``width`` and ``height``: the served MP4's frame,
-    so the page keeps its place before anything loads.
+    so the page keeps its place before anything loads. Frozen, as the detail that carries it (ListingCard).
     """
+
+    model_config = SQLModelConfig(frozen=True)
 
     video_url: str
     poster_url: str

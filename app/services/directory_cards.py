@@ -20,14 +20,6 @@ from app.services import city_filters, listings, page_cache
 from app.settings import get_settings
 
 
-def _copies(cards: list[ListingCard]) -> list[ListingCard]:
-    """Cards of the caller's own: what is cached is shared by every visitor and must never change.
-
-    Every field but ``photos`` is a str, int or bool, so copying that list is enough (and 4x cheaper than deep).
-    """
-    return [card.model_copy(update={"photos": list(card.photos)}) for card in cards]
-
-
 async def featured(section: str) -> list[ListingCard]:
     """A section home's featured cards, from the cache while nothing changed."""
 
@@ -36,7 +28,7 @@ async def featured(section: str) -> list[ListingCard]:
             return listings.featured_cards(session=session, section=section)
 
     key = ("featured", section)
-    return _copies(await page_cache.cached(key, get_engine(), query))
+    return list(await page_cache.cached(key, get_engine(), query))
 
 
 async def city_page(
@@ -47,6 +39,23 @@ async def city_page(
     The filters are part of the key, whole (commune, bounds and each service's uid): a page is never served
     for other filters.
     """
+    result = await _cached_city_page(section, city_slug, tab, page, grouped, filters)
+    return dataclasses.replace(result, cards=list(result.cards))
+
+
+async def city_count(
+    section: str, city_slug: str, tab: FilterTab, grouped: bool, filters: ListingFilters
+) -> listings.CardPage:
+    """How many of a city's listings ``filters`` match: :func:`city_page`'s first page without its cards (the
+    filter form's count, which shows none of them), from the same cache entry."""
+    result = await _cached_city_page(section, city_slug, tab, 1, grouped, filters)
+    return dataclasses.replace(result, cards=[])
+
+
+async def _cached_city_page(
+    section: str, city_slug: str, tab: FilterTab, page: int, grouped: bool, filters: ListingFilters
+) -> listings.CardPage:
+    """The cached page itself, shared by every caller: its cards are frozen, its list is not (hand on a copy)."""
 
     def query() -> listings.CardPage:
         with session_scope() as session:
@@ -62,15 +71,14 @@ async def city_page(
 
     settings = get_settings()
     key = ("city_cards", section, city_slug, tab.slug, page, grouped, filters, settings.page_size, settings.timezone)
-    result = await page_cache.cached(key, get_engine(), query)
-    return dataclasses.replace(result, cards=_copies(result.cards))
+    return await page_cache.cached(key, get_engine(), query)
 
 
 async def detail(uid: str) -> ListingDetail | None:
     """A public listing's detail page, from the cache while nothing changed; None when it is absent or not public.
 
-    The copy is the caller's own: its lists (``photos``, ``services``, ``rates``, ``clips``) are copied too; every other
-    field, and each rate's (label, price) tuple, is immutable. "Not public" is not cached: it is asked every time.
+    The detail is frozen (ListingCard), so every caller shares the one cached. "Not public" is not cached: it is
+    asked every time.
     """
 
     def query() -> ListingDetail | None:
@@ -80,17 +88,7 @@ async def detail(uid: str) -> ListingDetail | None:
     settings = get_settings()
     # The WhatsApp greeting names the site; "available until" is in the site's time zone.
     key = ("detail", uid, settings.site_name, settings.timezone)
-    found = await page_cache.cached(key, get_engine(), query)
-    if found is None:
-        return None
-    return found.model_copy(
-        update={
-            "photos": list(found.photos),
-            "services": list(found.services),
-            "rates": list(found.rates),
-            "clips": list(found.clips),
-        }
-    )
+    return await page_cache.cached(key, get_engine(), query)
 
 
 async def service_options() -> list[ServiceOption]:

@@ -245,7 +245,7 @@ def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str]
         "url": listing_path(
             section=listing.section, city_slug=listing.city_slug, name_slug=listing.name_slug, uid=listing.uid
         ),
-        "photos": photos,
+        "photos": tuple(photos),
     }
 
 
@@ -388,8 +388,8 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
     return ListingDetail(
         **_card_fields(listing, tier.name, tier.slug, photos, moment),
         description=listing.description,
-        services=list(services),
-        rates=_rates(listing),
+        services=tuple(services),
+        rates=tuple(_rates(listing)),
         phone=listing.phone,
         whatsapp_url=f"https://wa.me/{whatsapp}?text={text}" if whatsapp else "",
         tel_url=f"tel:+{phone}" if phone else "",
@@ -399,5 +399,5 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
         verified_on=format_date(listing.verified_at, "D [de] MMMM [de] YYYY")
         if listing.verified and listing.verified_at
         else "",
-        clips=_clips(clip_rows, listing.display_name),
+        clips=tuple(_clips(clip_rows, listing.display_name)),
     )

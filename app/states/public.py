@@ -372,7 +372,7 @@ class DirectoryState(rx.State):
         """How many listings the form's filters match (page 1 of them, from the same cache as the page's)."""
         tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
         filters = await self._draft_filters()
-        result = await directory_cards.city_page(self.section, self.city_slug, tab, 1, self.view == "city", filters)
+        result = await directory_cards.city_count(self.section, self.city_slug, tab, self.view == "city", filters)
         self.draft_total = result.total
         self.draft_label = directory_view.apply_label(result)
 

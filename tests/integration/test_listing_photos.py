@@ -271,7 +271,7 @@ def test_a_photo_added_to_a_published_listing_waits_for_review_and_suspends_the_
     assert stored.verified_at.replace(tzinfo=None) == verified_at.replace(tzinfo=None)  # restored on approval
     if status == ListingStatus.PUBLICADA.value:
         public = listings.public_listing(session=db, uid=listing.uid)
-        assert public.photos == [f"/media/photos/demo/placeholder-{i:02d}.jpg" for i in range(2)]
+        assert public.photos == tuple(f"/media/photos/demo/placeholder-{i:02d}.jpg" for i in range(2))
         assert added.url not in public.photos
     # The owner still sees it, marked as waiting.
     owned = list_photos(session=db, owner_uid=owner.uid, uid=listing.uid)

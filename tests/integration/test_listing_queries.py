@@ -213,8 +213,8 @@ def test_card_and_detail_content(db):
     assert len(card.photos) == 3 and card.photos[0].startswith("/media/photos/")
     assert card.verified and card.available_now
     detail = listings.public_listing(session=db, uid=listing.uid, now=now)
-    assert detail.services == ["Masajes relajantes"]
-    assert detail.rates == [("30 minutos", "$50.000"), ("1 hora", "$85.000")]
+    assert detail.services == ("Masajes relajantes",)
+    assert detail.rates == (("30 minutos", "$50.000"), ("1 hora", "$85.000"))
     assert detail.whatsapp_url.startswith("https://wa.me/56987654321?text=Hola%20Antonella")
     assert detail.tel_url == "tel:+56912345678"
     assert detail.visiting.startswith("De pasada del ")
@@ -233,9 +233,9 @@ def test_a_card_and_the_detail_show_the_approved_photos_cover_first(db):
     ):
         db.add(ListingPhoto(listing_uid=listing.uid, position=position, path=path, approved=approved))
     db.commit()
-    expected = ["/media/photos/cover.jpg", "/media/photos/with%20space.jpg", "/media/photos/k.jpg"]
+    expected = ("/media/photos/cover.jpg", "/media/photos/with%20space.jpg", "/media/photos/k.jpg")
     cards = {card.display_name: card.photos for card in _tab(db, "todas").cards}
-    assert cards == {"Ana": expected, "Sin fotos": []}
+    assert cards == {"Ana": expected, "Sin fotos": ()}
     assert [card.photos for card in listings.public_cards(session=db, uids=[listing.uid])] == [expected]
     assert listings.public_listing(session=db, uid=listing.uid).photos == expected
 
