@@ -194,6 +194,16 @@ _CLIP_ROWS = (
 )
 
 
+# A detail's services ride on its row too: their names, joined like the photos (sorted in Python).
+_SERVICE_NAMES = (
+    select(func.aggregate_strings(col(AdvertiserService.name), _PHOTO_SEPARATOR))
+    .join(ListingService, col(ListingService.service_uid) == col(AdvertiserService.uid))
+    .where(col(ListingService.listing_uid) == col(Listing.uid))
+    .scalar_subquery()
+    .label("service_names")
+)
+
+
 def _card_select(*columns: Any) -> Any:  # as _public_select
     """The public cards' columns (after ``columns``), from listings joined to their tier."""
     return select(*columns, *_CARD_ROW).select_from(Listing).join(Tier, col(Tier.uid) == col(Listing.tier_uid))
@@ -365,13 +375,15 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
         return None
     moment = clock(now)
     row = session.exec(
-        _public_select(Listing, Tier, _PHOTO_PAIRS, _CLIP_ROWS).where(*public_conditions(None), Listing.uid == uid)
+        _public_select(Listing, Tier, _PHOTO_PAIRS, _CLIP_ROWS, _SERVICE_NAMES).where(
+            *public_conditions(None), Listing.uid == uid
+        )
     ).first()
     if row is None:
         return None
-    listing, tier, photo_pairs, clip_rows = row
+    listing, tier, photo_pairs, clip_rows, names = row
     photos = _photo_urls(photo_pairs)
-    services = service_names(session, listing.uid)
+    services = sorted(names.split(_PHOTO_SEPARATOR)) if names else []
     visiting = ""
     if listing.visiting_from and listing.visiting_until and listing.visiting_until >= moment.today:
         visiting = (
