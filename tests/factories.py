@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -381,7 +382,7 @@ def card_view(**changes) -> ListingCard:
         "available_now": False,
         "price": "$80.000",
         "url": f"/escorts/temuco/valentina/{VIEW_UID}",
-        "photos": ["/media/ab/cover-800.webp", "/media/ab/other-800.webp"],
+        "photos": ("/media/ab/cover-800.webp", "/media/ab/other-800.webp"),
     }
     return ListingCard(**{**fields, **changes})
 
@@ -389,10 +390,10 @@ def card_view(**changes) -> ListingCard:
 def detail_view(**changes) -> ListingDetail:
     """A public detail page's data (no database); any field can be overridden."""
     fields = dict(
-        card_view().model_dump(),
+        dataclasses.asdict(card_view()),
         description="Hola " * 100,
-        services=[],
-        rates=[],
+        services=(),
+        rates=(),
         phone="",
         whatsapp_url="",
         tel_url="",

@@ -13,13 +13,13 @@ database's triggers to say whether a listing has one (migration 0018).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import ClassVar
 
 from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
-from sqlmodel._compat import SQLModelConfig
 
 from app.models.base import new_uid, utc_now
 from app.models.types import EnumColumns, EnumString
@@ -105,14 +105,13 @@ class ListingVideoPublic(SQLModel):
     failure: str
 
 
-class PublicClip(SQLModel):
+@dataclass(frozen=True)
+class PublicClip:
     """An approved, ready clip as a visitor gets it on a listing's detail page (app.services.listings).
 
     ``label``: its accessible name ("Video de Ana (1 de 2)"); ``width`` and ``height``: the served MP4's frame,
     so the page keeps its place before anything loads. Frozen, as the detail that carries it (ListingCard).
     """
-
-    model_config = SQLModelConfig(frozen=True)
 
     video_url: str
     poster_url: str

@@ -7,9 +7,8 @@ the two never disagree.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from pydantic import BaseModel
+from dataclasses import dataclass, replace
+from itertools import groupby
 
 from app.core.geo import place_name
 from app.core.money import format_currency
@@ -21,15 +20,17 @@ from app.seo import place_heading
 from app.services.listings import CardPage
 
 
-class TierGroup(BaseModel):
+@dataclass(frozen=True)
+class TierGroup:
     """Cards of one tier on a city page."""
 
     name: str
     slug: str
-    cards: list[ListingCard]
+    cards: tuple[ListingCard, ...]
 
 
-class TabLink(BaseModel):
+@dataclass(frozen=True)
+class TabLink:
     """A filter tab as shown on a city page."""
 
     slug: str
@@ -38,7 +39,8 @@ class TabLink(BaseModel):
     active: bool
 
 
-class FilterChoice(BaseModel):
+@dataclass(frozen=True)
+class FilterChoice:
     """One choice of a filter (a commune, a service): its value in the URL and its label."""
 
     value: str
@@ -73,7 +75,8 @@ def tab_links(*, section: str, city_slug: str, active_slug: str, filters: Listin
     ]
 
 
-class FilterChip(BaseModel):
+@dataclass(frozen=True)
+class FilterChip:
     """A filter a city page applies, as shown above its cards: its label and the page's URL without it."""
 
     label: str  # "Tarifa hasta $130.000"
@@ -105,12 +108,8 @@ def filter_chips(filters: ListingFilters, path: str) -> list[FilterChip]:
 
 def tier_groups(cards: list[ListingCard]) -> list[TierGroup]:
     """Consecutive cards of the same tier under one heading (cards come sorted by tier)."""
-    groups: list[TierGroup] = []
-    for card in cards:
-        if not groups or groups[-1].slug != card.tier_slug:
-            groups.append(TierGroup(name=card.tier_name, slug=card.tier_slug, cards=[]))
-        groups[-1].cards.append(card)
-    return groups
+    runs = groupby(cards, key=lambda card: (card.tier_name, card.tier_slug))
+    return [TierGroup(name=name, slug=slug, cards=tuple(run)) for (name, slug), run in runs]
 
 
 def _thousands(number: int) -> str:
