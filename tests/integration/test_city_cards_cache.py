@@ -24,6 +24,7 @@ from app.services.staff import listings as staff_listings
 from app.services.staff import users as staff_users
 from app.services.users import create_user
 from app.settings import get_settings
+from app.states.auth import FLASH_MESSAGES, AuthState
 from app.states.public import DirectoryState
 from tests.factories import (
     actor_of,
@@ -219,6 +220,19 @@ def _visitor(path: str) -> DirectoryState:
     root = state._get_root_state()
     root.router_data = root._update_router_vars({RouteVar.PATH: path, RouteVar.ORIGIN: path, RouteVar.QUERY: {}}, {})
     return state
+
+
+def test_an_anonymous_load_leaves_the_session_state_unchanged_and_a_flash_notice_is_shown_once(site):
+    visitor = _visitor(f"/escorts/{CITY}")
+    auth = visitor._get_root_state().get_substate(AuthState.get_full_name().split("."))
+    invoke(visitor, "load")
+    assert visitor.view == "city"
+    assert not auth.dirty_vars  # nothing for the page to store, nor (with Redis) to write back
+    auth.flash = "clave-cambiada"
+    auth._clean()
+    events = invoke(visitor, "load")
+    assert auth.flash == "" and "flash" in auth.dirty_vars
+    assert any(FLASH_MESSAGES["clave-cambiada"] in str(event) for event in events)
 
 
 def test_the_city_page_and_its_paging_query_once_for_every_visitor(site, monkeypatch):
