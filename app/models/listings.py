@@ -49,6 +49,7 @@ from sqlalchemy import Column, ColumnElement, Index, Text, desc, false, text
 from sqlmodel import Field, SQLModel, col
 
 from app.core.payment_codes import new_payment_code
+from app.core.stored_values import StoredValue
 from app.models.base import new_uid, utc_now
 from app.models.types import EnumColumns, EnumString
 from app.models.videos import PublicClip
@@ -543,7 +544,7 @@ class ListingUpgradePublic(ListingUpgradeBase):
 
 
 @dataclass(frozen=True)
-class ListingCard:
+class ListingCard(StoredValue):
     """What a listing card shows; the only listing data a city page sends.
 
     A frozen dataclass with tuple fields: a card is built once per page and change of the listings and then

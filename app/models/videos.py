@@ -21,6 +21,7 @@ from typing import ClassVar
 from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
+from app.core.stored_values import StoredValue
 from app.models.base import new_uid, utc_now
 from app.models.types import EnumColumns, EnumString
 
@@ -106,7 +107,7 @@ class ListingVideoPublic(SQLModel):
 
 
 @dataclass(frozen=True)
-class PublicClip:
+class PublicClip(StoredValue):
     """An approved, ready clip as a visitor gets it on a listing's detail page (app.services.listings).
 
     ``label``: its accessible name ("Video de Ana (1 de 2)"); ``width`` and ``height``: the served MP4's frame,

@@ -12,6 +12,7 @@ from itertools import groupby
 
 from app.core.geo import place_name
 from app.core.money import format_currency
+from app.core.stored_values import StoredValue
 from app.models import ListingCard
 from app.models.filter_tabs import DEFAULT_TAB, FILTER_TABS, FilterTab
 from app.models.listing_filters import NO_FILTERS, ListingFilters
@@ -21,7 +22,7 @@ from app.services.listings import CardPage
 
 
 @dataclass(frozen=True)
-class TierGroup:
+class TierGroup(StoredValue):
     """Cards of one tier on a city page."""
 
     name: str
@@ -30,7 +31,7 @@ class TierGroup:
 
 
 @dataclass(frozen=True)
-class TabLink:
+class TabLink(StoredValue):
     """A filter tab as shown on a city page."""
 
     slug: str
@@ -40,7 +41,7 @@ class TabLink:
 
 
 @dataclass(frozen=True)
-class FilterChoice:
+class FilterChoice(StoredValue):
     """One choice of a filter (a commune, a service): its value in the URL and its label."""
 
     value: str
@@ -76,7 +77,7 @@ def tab_links(*, section: str, city_slug: str, active_slug: str, filters: Listin
 
 
 @dataclass(frozen=True)
-class FilterChip:
+class FilterChip(StoredValue):
     """A filter a city page applies, as shown above its cards: its label and the page's URL without it."""
 
     label: str  # "Tarifa hasta $130.000"
