@@ -118,15 +118,17 @@ def serve_demo(
     from tests.redis_server import SITE_DB, empty_redis
 
     env = _app_env(
-        DATABASE_URL=data.url,
-        MEDIA_DIR=str(data.media),
-        PRIVATE_MEDIA_DIR=str(data.folder / "private"),
-        OUTBOX_DIR=str(data.folder / "outbox"),
-        IDENTITY_PROVIDER="local",
-        REDIS_URL=empty_redis(SITE_DB) if redis else "",
-        WEB_WORKERS=str(workers),
-        LOG_LEVEL="INFO",
-        **(env or {}),
+        **{
+            "DATABASE_URL": data.url,
+            "MEDIA_DIR": str(data.media),
+            "PRIVATE_MEDIA_DIR": str(data.folder / "private"),
+            "OUTBOX_DIR": str(data.folder / "outbox"),
+            "IDENTITY_PROVIDER": "local",
+            "REDIS_URL": empty_redis(SITE_DB) if redis else "",
+            "WEB_WORKERS": str(workers),
+            "LOG_LEVEL": "INFO",
+            **(env or {}),  # a setup's own variables win (LOG_LEVEL=WARNING: the site without its INFO lines)
+        }
     )
     started = time.perf_counter()
     with _serve(project or PROJECT, free_port(), env, data.server_log, workers=workers, web_dir=BENCH_WEB_DIR) as url:

@@ -9,7 +9,8 @@
 - :func:`observe_events` wraps Reflex 0.10's event processor and websocket namespace, as
   app.web.state_locks wraps its state manager: every event (its handler as ``State.event``, its time
   with the state lock, ok, error or cancelled) and one ``app.events`` log record with the first 8
-  characters of the session digest when the tab is signed in; the open sockets, connections and
+  characters of the session digest when the tab is signed in (at DEBUG for Reflex's own navigation
+  steps that went well, ``FRAMEWORK_EVENTS``); the open sockets, connections and
   reconnections (a page's socket connecting again: its hydrate event no longer carries the compiled
   defaults' hashes).
 """
@@ -53,6 +54,10 @@ _FOLDERS = ("/assets/", "/_upload/")
 # Methods counted by name; anything else is "other" (a client chooses the method).
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _DIGEST_PREFIX = re.compile(rf"(?:^|;)\s*{DIGEST_COOKIE}=([0-9a-f]{{8}})")
+# Reflex's own plumbing of every navigation (the new URL's vars, the page's loaders queued, the page marked
+# loaded): three of a navigation's four events, which say nothing the page's own loader's record does not.
+# Counted and timed like any event; logged at DEBUG unless they fail or are cancelled.
+FRAMEWORK_EVENTS = frozenset({"update_vars_internal", "on_load_internal", "set_is_hydrated"})
 
 
 def request_id(headers: Headers) -> str:
@@ -174,6 +179,11 @@ def handler_name(entry: EventQueueEntry, registered: RegisteredEventHandler) -> 
     return f"{registered.states[0].__name__}.{event}" if registered.states else event
 
 
+def is_framework_event(entry: EventQueueEntry) -> bool:
+    """Whether the event is one of Reflex's own navigation steps (``FRAMEWORK_EVENTS``)."""
+    return entry.event.name.rsplit(".", 1)[-1] in FRAMEWORK_EVENTS
+
+
 def session_prefix(router_data: Mapping[str, Any] | None) -> str | None:
     """The first 8 characters of the session digest a signed-in tab's websocket carries (app.web.cookies)."""
     headers = (router_data or {}).get(constants.RouteVar.HEADERS) or {}
@@ -206,15 +216,22 @@ async def _observed_entry(
         elapsed = time.perf_counter() - started
         metrics.WS_EVENTS.labels(handler, outcome).inc()
         metrics.WS_EVENT_DURATION.labels(handler).observe(elapsed)
-        fields: dict[str, object] = {
-            "id": entry.ctx.txid,
-            "handler": handler,
-            "duration_ms": round(elapsed * 1000, 1),
-            "outcome": outcome,
-        }
-        if (prefix := session_prefix(entry.ctx.router_data)) is not None:
-            fields["session"] = prefix
-        events_log.info("event processed", extra={"event": fields})
+        level = logging.DEBUG if outcome == metrics.OK and is_framework_event(entry) else logging.INFO
+        if events_log.isEnabledFor(level):
+            _log_event(level, entry, handler, elapsed, outcome)
+
+
+def _log_event(level: int, entry: EventQueueEntry, handler: str, elapsed: float, outcome: str) -> None:
+    """The event's one ``app.events`` record."""
+    fields: dict[str, object] = {
+        "id": entry.ctx.txid,
+        "handler": handler,
+        "duration_ms": round(elapsed * 1000, 1),
+        "outcome": outcome,
+    }
+    if (prefix := session_prefix(entry.ctx.router_data)) is not None:
+        fields["session"] = prefix
+    events_log.log(level, "event processed", extra={"event": fields})
 
 
 def is_reconnect(auth: object) -> bool:

@@ -30,6 +30,7 @@ from app.services import photos
 from app.services.backup import create_backup
 from app.services.mail import MailError, deliver, queue_email
 from app.settings import get_settings
+from app.states.public import AgeGateState
 from app.task_queue import MAIL
 from app.web.api import build_api
 from app.web.observe import observe_requests
@@ -141,26 +142,43 @@ def _run_event(name: str, *, cookie: str = "", payload: dict | None = None) -> N
         worker.submit(context.run, asyncio.run, scenario()).result()
 
 
-def test_websocket_events_are_counted_by_handler_and_outcome(app_database, caplog):
+def _event_records(caplog, handler: str) -> list[dict]:
+    return [r.event for r in caplog.records if r.name == "app.events" and r.event["handler"] == handler]  # type: ignore[attr-defined]
+
+
+def test_websocket_events_are_counted_by_handler_and_outcome_and_framework_steps_log_at_debug(app_database, caplog):
     ok = value("escorts_ws_events_total", handler="State.set_is_hydrated", outcome="ok")
     timed = value("escorts_ws_event_duration_seconds_count", handler="State.set_is_hydrated")
+    signed_in = f"otra=1; sesion_hash={SIGNED_IN_DIGEST}"
+    # Reflex's own step of a navigation, gone well: counted and timed, no INFO record...
     with caplog.at_level(logging.INFO, logger="app.events"):
-        _run_event(HYDRATED, cookie=f"otra=1; sesion_hash={SIGNED_IN_DIGEST}", payload={"value": True})
+        _run_event(HYDRATED, cookie=signed_in, payload={"value": True})
     assert value("escorts_ws_events_total", handler="State.set_is_hydrated", outcome="ok") == ok + 1
     assert value("escorts_ws_event_duration_seconds_count", handler="State.set_is_hydrated") == timed + 1
-    [record] = [
-        r.event  # type: ignore[attr-defined]
-        for r in caplog.records
-        if r.name == "app.events" and r.event["handler"] == "State.set_is_hydrated"  # type: ignore[attr-defined]
-    ]
+    assert _event_records(caplog, "State.set_is_hydrated") == []
+    # ...its record at DEBUG.
+    with caplog.at_level(logging.DEBUG, logger="app.events"):
+        _run_event(HYDRATED, cookie=signed_in, payload={"value": True})
+    [record] = _event_records(caplog, "State.set_is_hydrated")
     assert record["handler"] == "State.set_is_hydrated" and record["outcome"] == "ok"
     assert record["session"] == SIGNED_IN_DIGEST[:8]
     assert SIGNED_IN_DIGEST not in caplog.text
+    caplog.clear()
 
-    # Arguments the handler does not take: Reflex's call of it raises.
+    # The app's own handler, gone well: its record at INFO.
+    with caplog.at_level(logging.INFO, logger="app.events"):
+        _run_event(f"{AgeGateState.get_full_name()}.accept", cookie=signed_in)
+    [accepted] = _event_records(caplog, "AgeGateState.accept")
+    assert accepted["outcome"] == "ok" and accepted["session"] == SIGNED_IN_DIGEST[:8]
+    caplog.clear()
+
+    # Arguments the handler does not take: Reflex's call of it raises, and the failure is logged at INFO.
     errors = value("escorts_ws_events_total", handler="State.set_is_hydrated", outcome="error")
-    _run_event(HYDRATED, payload={"otro": 1})
+    with caplog.at_level(logging.INFO, logger="app.events"):
+        _run_event(HYDRATED, payload={"otro": 1})
     assert value("escorts_ws_events_total", handler="State.set_is_hydrated", outcome="error") == errors + 1
+    [failed] = _event_records(caplog, "State.set_is_hydrated")
+    assert failed["outcome"] == "error" and "session" not in failed
 
 
 def test_a_job_run_by_the_worker_and_its_mail_are_counted(app_database, mailbox, caplog):
