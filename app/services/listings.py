@@ -206,7 +206,7 @@ _SERVICE_NAMES = (
 
 # A detail's statement, built once with the uid as its parameter: SQLAlchemy keeps its cache key and compiled form
 # on the object, so each detail the page cache misses skips building the statement and walking it for its key
-# (0.63 -> 0.36 ms of CPU a detail, docs/performance.md 2026-11-29).
+# (0.61 -> 0.38 ms of Python a detail, bench/bench_queries.py; docs/performance.md, 2026-11-29).
 _PUBLIC_DETAIL = _public_select(Listing, Tier, _PHOTO_PAIRS, _CLIP_ROWS, _SERVICE_NAMES).where(
     *public_conditions(None), col(Listing.uid) == bindparam("uid")
 )
