@@ -368,9 +368,6 @@ def card_view(**changes) -> ListingCard:
     """A public card as the listing services return it (no database); any field can be overridden."""
     fields = {
         "uid": VIEW_UID,
-        "section": Section.MUJERES.value,
-        "city_slug": "temuco",
-        "city_name": "Temuco",
         "commune": "Centro",
         "display_name": "Valentina",
         "age": 25,
@@ -391,6 +388,9 @@ def detail_view(**changes) -> ListingDetail:
     """A public detail page's data (no database); any field can be overridden."""
     fields = dict(
         dataclasses.asdict(card_view()),
+        section=Section.MUJERES.value,
+        city_slug="temuco",
+        city_name="Temuco",
         description="Hola " * 100,
         services=(),
         rates=(),

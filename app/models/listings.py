@@ -554,9 +554,6 @@ class ListingCard(StoredValue):
     """
 
     uid: str
-    section: str
-    city_slug: str
-    city_name: str
     commune: str
     display_name: str
     age: int
@@ -573,8 +570,13 @@ class ListingCard(StoredValue):
 
 @dataclass(frozen=True)
 class ListingDetail(ListingCard):
-    """Everything the public detail page shows (frozen and shared, as ListingCard)."""
+    """Everything the public detail page shows (frozen and shared, as ListingCard): the card's fields, where the
+    listing is (its crumbs and title name the city; a card shows none of it, so a city page does not send it),
+    and the rest of the listing."""
 
+    section: str
+    city_slug: str
+    city_name: str
     description: str
     services: tuple[str, ...]
     rates: tuple[tuple[str, str], ...]

@@ -244,12 +244,8 @@ def _clips(rows: str | None, name: str) -> list[PublicClip]:
 
 def _card_fields(listing: Any, tier_name: str, tier_slug: str, photos: list[str], moment: Clock) -> dict[str, Any]:
     """A card's fields from ``listing``: a Listing, or a row of ``_CARD_COLUMNS``."""
-    city = city_by_slug(listing.city_slug)
     return {
         "uid": listing.uid,
-        "section": listing.section,
-        "city_slug": listing.city_slug,
-        "city_name": city.name if city else listing.city_slug,
         "commune": listing.commune,
         "display_name": listing.display_name,
         "age": listing.age,
@@ -401,8 +397,12 @@ def public_listing(*, session: Session, uid: str, now: datetime | None = None) -
     whatsapp = _digits(listing.whatsapp)
     phone = _digits(listing.phone)
     text = quote(f"Hola {listing.display_name}, vi tu aviso en {get_settings().site_name}.")
+    city = city_by_slug(listing.city_slug)
     return ListingDetail(
         **_card_fields(listing, tier.name, tier.slug, photos, moment),
+        section=listing.section,
+        city_slug=listing.city_slug,
+        city_name=city.name if city else listing.city_slug,
         description=listing.description,
         services=tuple(services),
         rates=tuple(_rates(listing)),

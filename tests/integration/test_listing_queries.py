@@ -209,10 +209,10 @@ def test_card_and_detail_content(db):
     card = _tab(db, "todas", now=now).cards[0]
     assert card.price == "$85.000"
     assert card.url == f"/escorts/{CITY}/antonella/{listing.uid}"
-    assert card.city_name == "Valparaíso"
     assert len(card.photos) == 3 and card.photos[0].startswith("/media/photos/")
     assert card.verified and card.available_now
     detail = listings.public_listing(session=db, uid=listing.uid, now=now)
+    assert (detail.section, detail.city_slug, detail.city_name) == ("mujeres", CITY, "Valparaíso")
     assert detail.services == ("Masajes relajantes",)
     assert detail.rates == (("30 minutos", "$50.000"), ("1 hora", "$85.000"))
     assert detail.whatsapp_url.startswith("https://wa.me/56987654321?text=Hola%20Antonella")
