@@ -32,6 +32,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_earlier_attempts")]
 WRITE_CUT = "Se cortó la conexión mientras guardábamos. Revisa si tu cambio quedó guardado y vuelve a intentarlo."
 WRONG_LOGIN = "El correo o la contraseña no son correctos."
 SENT_EVENT = re.compile(r'^42(/[^,]*,)?\d*\["event"')
+# What the app answers an event with (assets/site.js counts an event answered on the same packet).
+ANSWER = SENT_EVENT
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Wire:
 
     connections: list[WebSocketRoute] = field(default_factory=list)
     cut_next_event: bool = False
+    unanswered: int = 0  # events sent since the app last answered one, as assets/site.js counts them
 
     def route(self, page_side: WebSocketRoute) -> None:
         server = page_side.connect_to_server()
@@ -47,12 +50,27 @@ class Wire:
 
         def to_server(message: str | bytes) -> None:
             server.send(message)
-            if self.cut_next_event and isinstance(message, str) and SENT_EVENT.match(message):
-                self.cut_next_event = False
-                page_side.close()  # the event reached the node, which dies before answering
+            if isinstance(message, str) and SENT_EVENT.match(message):
+                self.unanswered += 1
+                if self.cut_next_event:
+                    self.cut_next_event = False
+                    page_side.close()  # the event reached the node, which dies before answering
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, str) and ANSWER.match(message):
+                self.unanswered = 0
+            page_side.send(message)
 
         page_side.on_message(to_server)
-        server.on_message(page_side.send)
+        server.on_message(to_page)
+
+    def wait_until_answered(self, page: Page, timeout_s: float = 20) -> None:
+        """Until every event the page sent has been answered (one it sends after an answer, a field's message
+        taken away say, is a write in flight too)."""
+        deadline = time.monotonic() + timeout_s
+        while self.unanswered:
+            assert time.monotonic() < deadline, f"{self.unanswered} events of the page still unanswered"
+            page.wait_for_timeout(50)  # lets Playwright deliver the routing callbacks between polls
 
     def wait_for_connections(self, page: Page, count: int, timeout_s: float = 20) -> None:
         deadline = time.monotonic() + timeout_s
@@ -103,6 +121,7 @@ def test_a_connection_dropped_after_the_answer_shows_nothing(wired):
     page, wire = wired
     _send_wrong_login(page)
     expect(page.get_by_role("form", name="Ingresar").get_by_text(WRONG_LOGIN)).to_be_visible()  # answered
+    wire.wait_until_answered(page)  # and whatever the page sent after it
     wire.connections[-1].close()
     wire.wait_for_connections(page, 2)  # the drop was seen: the app reconnected
     expect(page.get_by_role("form", name="Ingresar").get_by_role("button", name="Ingresar")).to_be_enabled()
