@@ -12,10 +12,11 @@ action, each in a load of its own:
 - ``connect``: a new tab's websocket, its handshakes and the hydrate event, until the page's on_load has
   run (the counter shows 1), then the socket closes: a first load without its HTTP document;
 - ``event``: one event whose handler adds 1 to the counter, answered by the update carrying the new count;
-- ``navigation``: what the frontend sends when a visitor follows a link, ``update_vars_internal`` and
-  ``on_load_internal``, which runs the page's one on_load handler (the same counter) and
-  ``set_is_hydrated``: the events of every navigation of the directory (``DirectoryState.load`` in place
-  of the counter).
+- ``navigation``: what the frontend sends when a visitor follows a link to the app's other page,
+  ``update_vars_internal`` (the router's new vars, sent back) and ``on_load_internal``, which runs the
+  page's one on_load handler (the same counter) and ``set_is_hydrated``: the events of every navigation of
+  the directory (``DirectoryState.load`` in place of the counter). Until 2026-11-29 the floor "navigated"
+  to the page it was on, so its router never changed and it sent one update fewer than a real navigation.
 
 It prints, per setup and kind, the actions answered, the CPU of the server's processes (and of the Redis
 server) per action, the Redis commands per action, and p50/p95; then the floor of a mix of the kinds
@@ -96,7 +97,11 @@ def index() -> rx.Component:
 
 app = rx.App()
 app.add_page(index, route="/", on_load=Floor.bump)
+app.add_page(index, route="/otra", on_load=Floor.bump)
 """
+# A navigation goes to the other page: following a link changes the URL, so Reflex updates the router's vars,
+# sends them and runs the new page's on_load, as on every navigation of the directory (whose paths always change).
+PATHS = ("/", "/otra")
 # Reflex's production backend, as scripts/serve.py starts it, without the compiled frontend.
 _SERVE = """import os, sys
 sys.path.insert(0, os.getcwd())
@@ -183,6 +188,7 @@ class FloorVisitor:
         self.count = 0
         self.buffered: list[str] = []
         self.received = 0  # bytes of the server's messages (their JSON, as sent), for bytes per action
+        self.path = PATHS[0]
 
     async def open(self, timeout: float) -> None:
         """Connect and hydrate (the CONNECT packet carries the hydrate event, as the frontend sends it)."""
@@ -199,7 +205,7 @@ class FloorVisitor:
         await self._answer(1, timeout)  # the page's on_load ran once
 
     def _router(self) -> dict:
-        return {"pathname": "/", "asPath": "/"}
+        return {"pathname": self.path, "asPath": self.path}
 
     async def _answer(self, count: int, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -224,6 +230,8 @@ class FloorVisitor:
     async def act(self, kind: str, timeout: float) -> float:
         """One action; milliseconds until its answer."""
         events = [f"{FLOOR_STATE}.bump"] if kind == "event" else [UPDATE_VARS, ON_LOAD]
+        if kind == "navigation":
+            self.path = PATHS[1] if self.path == PATHS[0] else PATHS[0]
         started = time.perf_counter()
         for name in events:
             payload = {"vars": {}} if name == UPDATE_VARS else {}
@@ -315,7 +323,15 @@ def main() -> int:
         help="weights of the kinds in the floor of a mix (default: bench_ws_load.py's visitors, first loads as"
         " connect, paging and counting as event)",
     )
+    parser.add_argument(
+        "--same-page",
+        action="store_true",
+        help="navigate to the page the tab is on, as the floor did until 2026-11-29 (no router update)",
+    )
     args = parser.parse_args()
+    if args.same_page:
+        global PATHS
+        PATHS = (PATHS[0], PATHS[0])
     low, _, high = args.think.partition("-")
     args.think = (float(low), float(high or low))
     args.mix = {kind: float(weight) for kind, _, weight in (part.partition("=") for part in args.mix.split(","))}

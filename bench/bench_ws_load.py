@@ -86,7 +86,6 @@ NAMESPACE = "/_event"
 ROOT = "reflex___state____state"
 DIRECTORY = f"{ROOT}.app___states___public____directory_state"
 HYDRATED = "is_hydrated_rx_state_"
-AGE_VAR = f"{ROOT}.app___states___public____age_gate_state.adult_rx_state_"
 UPDATE_VARS = f"{ROOT}.reflex___state____update_vars_internal_state.update_vars_internal"
 ON_LOAD = f"{ROOT}.reflex___state____on_load_internal_state.on_load_internal"
 HASHES = re.compile(r"export const initialStateHashes = (\[.*?\])", re.DOTALL)
@@ -360,7 +359,7 @@ class Visitor:
         """A client-side navigation to ``path``, as the frontend makes it (the filter form then shows its filters)."""
         found = re.search(r"precio_max=([0-9]+)", path)
         self.last_count = found.group(1) if found else ""
-        await self._action(kind, [(UPDATE_VARS, {"vars": {AGE_VAR: "1"}}), (ON_LOAD, {})], path, done)
+        await self._action(kind, [(UPDATE_VARS, {"vars": {}}), (ON_LOAD, {})], path, done)
 
     async def first_load(self) -> None:
         """Arrive on a city page: its document, then the websocket and engine.io handshakes, then the CONNECT
@@ -387,7 +386,7 @@ class Visitor:
         if not opened[0].startswith("0{"):
             raise Closed(f"no engine.io open packet: {opened[0][:80]}")
         self.pump = asyncio.create_task(self._pump())
-        payload: dict = {"vars": {AGE_VAR: "1"}}
+        payload: dict = {"vars": {}}
         if self.hashes:
             payload["hashes"] = self.hashes
         boot = {"name": f"{ROOT}.hydrate_and_load", "payload": payload, "router_data": self._router(self.path)}
