@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_event_floor import KINDS, measure, serve_floor, write_floor_app
+from bench.bench_event_floor import KINDS, measure, navigate_in_place, serve_floor, write_floor_app
 from bench.bench_ws_load import (
     FIRST_LOAD,
     ONLY,
@@ -180,7 +180,12 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds an action may take before it fails")
     parser.add_argument("--by-kind", action="store_true", help="each kind of action alone, against the floor's kind")
     parser.add_argument("--profile", action="store_true", help="with --by-kind: py-spy on a second load of each kind")
+    parser.add_argument(
+        "--same-page", action="store_true", help="the floor's navigations to the page it is on, as before 2026-11-29"
+    )
     args = parser.parse_args()
+    if args.same_page:
+        navigate_in_place()
     setups = [Setup.parse(text) for text in args.setups.split(",")]
     if any(setup.revision for setup in setups):
         parser.error("the floor app has no revisions: drop @REVISION")

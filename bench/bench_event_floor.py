@@ -102,6 +102,15 @@ app.add_page(index, route="/otra", on_load=Floor.bump)
 # A navigation goes to the other page: following a link changes the URL, so Reflex updates the router's vars,
 # sends them and runs the new page's on_load, as on every navigation of the directory (whose paths always change).
 PATHS = ("/", "/otra")
+
+
+def navigate_in_place() -> None:
+    """Make navigations go to the page the tab is on, as the floor measured them until 2026-11-29: the router
+    never changes, so Reflex sends one update fewer than on a real navigation (``--same-page``)."""
+    global PATHS
+    PATHS = (PATHS[0], PATHS[0])
+
+
 # Reflex's production backend, as scripts/serve.py starts it, without the compiled frontend.
 _SERVE = """import os, sys
 sys.path.insert(0, os.getcwd())
@@ -330,8 +339,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.same_page:
-        global PATHS
-        PATHS = (PATHS[0], PATHS[0])
+        navigate_in_place()
     low, _, high = args.think.partition("-")
     args.think = (float(low), float(high or low))
     args.mix = {kind: float(weight) for kind, _, weight in (part.partition("=") for part in args.mix.split(","))}
