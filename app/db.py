@@ -164,6 +164,16 @@ def session_scope() -> Iterator[Session]:
         yield session
 
 
+@contextmanager
+def read_scope() -> Iterator[Session]:
+    """A session for reads alone, each statement committed on its own: a public page's one statement costs one
+    round trip to the database instead of three (no BEGIN before it, no ROLLBACK when the session closes) and
+    a third less of the worker's CPU (docs/performance.md). Nothing may be written through it."""
+    with Session(get_engine(), expire_on_commit=False) as session:
+        session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        yield session
+
+
 _AFTER_COMMIT = "app.db.after_commit"
 _ON_ROLLBACK = "app.db.on_rollback"
 

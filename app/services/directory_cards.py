@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from app.db import get_engine, session_scope
+from app.db import get_engine, read_scope
 from app.models import ListingCard, ListingDetail
 from app.models.filter_tabs import FilterTab
 from app.models.listing_filters import NO_FILTERS, ListingFilters, ServiceOption, parse_filters
@@ -24,7 +24,7 @@ async def featured(section: str) -> list[ListingCard]:
     """A section home's featured cards, from the cache while nothing changed."""
 
     def query() -> list[ListingCard]:
-        with session_scope() as session:
+        with read_scope() as session:
             return listings.featured_cards(session=session, section=section)
 
     key = ("featured", section)
@@ -58,7 +58,7 @@ async def _cached_city_page(
     """The cached page itself, shared by every caller: its cards are frozen, its list is not (hand on a copy)."""
 
     def query() -> listings.CardPage:
-        with session_scope() as session:
+        with read_scope() as session:
             return listings.city_cards(
                 session=session,
                 section=section,
@@ -82,7 +82,7 @@ async def detail(uid: str) -> ListingDetail | None:
     """
 
     def query() -> ListingDetail | None:
-        with session_scope() as session:
+        with read_scope() as session:
             return listings.public_listing(session=session, uid=uid)
 
     settings = get_settings()
@@ -95,7 +95,7 @@ async def service_options() -> list[ServiceOption]:
     """The services catalogue as filters, from the cache while nothing changed."""
 
     def query() -> list[ServiceOption]:
-        with session_scope() as session:
+        with read_scope() as session:
             return city_filters.service_options(session=session)
 
     return list(await page_cache.cached(("service_options",), get_engine(), query))
@@ -105,7 +105,7 @@ async def commune_counts(section: str, city_slug: str) -> list[city_filters.Comm
     """The communes a city's public listings of ``section`` name, from the cache while nothing changed."""
 
     def query() -> list[city_filters.CommuneCount]:
-        with session_scope() as session:
+        with read_scope() as session:
             return city_filters.commune_counts(session=session, section=section, city_slug=city_slug)
 
     return list(await page_cache.cached(("commune_counts", section, city_slug), get_engine(), query))

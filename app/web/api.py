@@ -25,7 +25,7 @@ from starlette.routing import Route
 from app import seo
 from app.core.errors import InvalidInputError, NotFoundError
 from app.core.geo import City, Commune, city_by_slug, city_communes, place_name
-from app.db import get_engine, session_scope
+from app.db import get_engine, read_scope, session_scope
 from app.models import ListingCard, Section
 from app.models.filter_tabs import DEFAULT_TAB
 from app.models.listing_filters import ListingFilters
@@ -116,7 +116,7 @@ def _home_document(adult_ok: bool) -> str:
 
 
 def _featured_cards() -> list[ListingCard]:
-    with session_scope() as session:
+    with read_scope() as session:
         return listings.featured_cards(session=session, section=Section.MUJERES.value)
 
 
@@ -179,7 +179,7 @@ def _city_document(city_slug: str, page: int, adult_ok: bool, commune: Commune |
     city_path = _ssg_path(city_slug, None)
     path = _ssg_path(city_slug, commune)
     filters = ListingFilters(commune=commune)
-    with session_scope() as session:
+    with read_scope() as session:
         result = listings.city_cards(
             session=session,
             section=Section.MUJERES.value,
@@ -259,7 +259,7 @@ async def _small_body(request: Request, limit: int) -> bytes | None:
 
 
 def _favourites_html(uids: list[str], names: dict[str, str]) -> str:
-    with session_scope() as session:
+    with read_scope() as session:
         saved = favourites.saved_cards(session=session, uids=uids)
     return render("favourites.html", cards=saved.cards, gone=saved.gone, names=names)
 

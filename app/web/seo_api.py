@@ -39,7 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app import seo
 from app.content.legal import LEGAL_PAGES
 from app.core.geo import city_by_slug
-from app.db import get_engine, session_scope
+from app.db import get_engine, read_scope
 from app.routes import (
     AREAS,
     FAVOURITES,
@@ -420,7 +420,7 @@ def _xml_not_found() -> Response:
 
 
 def _index_entries() -> list[sitemap.Entry]:
-    with session_scope() as session:
+    with read_scope() as session:
         return sitemap.index_entries(session=session, site_url=get_settings().site_url)
 
 
@@ -437,7 +437,7 @@ async def pages_sitemap(_: Request) -> Response:
 
 
 def _city_entries(section: str, city_slug: str, page: int) -> list[sitemap.Entry] | None:
-    with session_scope() as session:
+    with read_scope() as session:
         return sitemap.city_entries(
             session=session, site_url=get_settings().site_url, section=section, city_slug=city_slug, page=page
         )
