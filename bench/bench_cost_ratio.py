@@ -5,7 +5,8 @@ setup (``--setups``: memory state with one worker, Redis with one and with two w
 (``--rounds``), this runs, interleaved and with the same websocket client and think time:
 
 1. the framework's floor: ``bench_event_floor.py``'s app of one counter, served as this app is, loaded
-   with its three kinds of action (a tab's connect and hydrate, an event, a navigation), one load each;
+   with its three kinds of action (a tab's first load: its document, connect and hydrate; an event; a
+   navigation), one load each;
 2. the directory: ``bench_ws_load.py``'s visitors on the demo data (``--listings``), doing what people do.
 
 The floor's CPU per action is weighted by the directory's own mix of that round: first loads count as
@@ -38,7 +39,14 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_event_floor import KINDS, measure, navigate_in_place, serve_floor, write_floor_app
+from bench.bench_event_floor import (
+    KINDS,
+    measure,
+    navigate_in_place,
+    serve_floor,
+    without_document,
+    write_floor_app,
+)
 from bench.bench_ws_load import (
     FIRST_LOAD,
     ONLY,
@@ -183,9 +191,16 @@ def main() -> int:
     parser.add_argument(
         "--same-page", action="store_true", help="the floor's navigations to the page it is on, as before 2026-11-29"
     )
+    parser.add_argument(
+        "--without-document",
+        action="store_true",
+        help="the floor's first loads without their HTTP document, as before 2026-11-29",
+    )
     args = parser.parse_args()
     if args.same_page:
         navigate_in_place()
+    if args.without_document:
+        without_document()
     setups = [Setup.parse(text) for text in args.setups.split(",")]
     if any(setup.revision for setup in setups):
         parser.error("the floor app has no revisions: drop @REVISION")

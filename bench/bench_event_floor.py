@@ -9,8 +9,11 @@ Reflex and the same settings of Redis and its opportunistic lock as ``rxconfig.p
 The same websocket client as ``bench_ws_load.py`` (socket.io on /_event) loads it with three kinds of
 action, each in a load of its own:
 
-- ``connect``: a new tab's websocket, its handshakes and the hydrate event, until the page's on_load has
-  run (the counter shows 1), then the socket closes: a first load without its HTTP document;
+- ``connect``: a new tab's first load: its HTTP document (a page Reflex exported, served by Reflex's own
+  static files as ``scripts/serve.py`` mounts them), then its websocket, the handshakes and the hydrate
+  event, until the page's on_load has run (the counter shows 1), then the socket closes. Until 2026-11-29
+  the floor's connect fetched no document, where every first load of the directory does
+  (``--without-document`` keeps that measure);
 - ``event``: one event whose handler adds 1 to the counter, answered by the update carrying the new count;
 - ``navigation``: what the frontend sends when a visitor follows a link to the app's other page,
   ``update_vars_internal`` (the router's new vars, sent back) and ``on_load_internal``, which runs the
@@ -34,6 +37,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -53,10 +57,12 @@ from bench.bench_ws_load import (
     ROOT,
     UPDATE_VARS,
     Closed,
+    Failed,
     Setup,
     WebSocket,
     _redis_commands,
     _redis_pid,
+    fetch_document,
     tree_cpu,
 )
 from bench.common import quantile
@@ -111,7 +117,7 @@ def navigate_in_place() -> None:
     PATHS = (PATHS[0], PATHS[0])
 
 
-# Reflex's production backend, as scripts/serve.py starts it, without the compiled frontend.
+# Reflex's production backend, as scripts/serve.py starts it: the exported frontend's files mounted on it.
 _SERVE = """import os, sys
 sys.path.insert(0, os.getcwd())
 from reflex.utils import exec as reflex_exec
@@ -119,16 +125,37 @@ from reflex_base import constants
 from reflex_base.environment import environment
 environment.REFLEX_ENV_MODE.set(constants.Env.PROD)
 environment.REFLEX_SKIP_COMPILE.set(True)
-reflex_exec.run_backend_prod("127.0.0.1", int(os.environ["PORT"]))
+reflex_exec.run_backend_prod("127.0.0.1", int(os.environ["PORT"]), mount_frontend_compiled_app=True)
 """
+# A first load's document: the page at "/", as a Reflex export writes it.
+DOCUMENTS = ("index.html", "index.html.gz")
+# Whether a connect starts with the document (``--without-document``: as the floor measured it until 2026-11-29).
+WITH_DOCUMENT = True
+
+
+def without_document() -> None:
+    """Make connects skip the HTTP document, as the floor measured them until 2026-11-29 (``--without-document``)."""
+    global WITH_DOCUMENT
+    WITH_DOCUMENT = False
 
 
 def write_floor_app(folder: Path) -> None:
-    """The smallest app: rxconfig.py and floor/floor.py."""
+    """The smallest app: rxconfig.py, floor/floor.py and its document at "/".
+
+    Its document is the one Reflex exported for the directory's "/" (``tests/frontend_export.py``, exported first
+    if the directory's sources changed): a Reflex page's shell, the same as this app's would be but for a few
+    more module links; the first screen the directory adds to its own documents is not in it."""
+    from tests.frontend_export import exported_client
+
     (folder / "floor").mkdir(parents=True)
     (folder / "rxconfig.py").write_text(_RXCONFIG)
     (folder / "floor" / "__init__.py").write_text("")
     (folder / "floor" / "floor.py").write_text(_APP)
+    static = folder / ".web" / "build" / "client"
+    static.mkdir(parents=True)
+    exported = exported_client()
+    for name in DOCUMENTS:
+        shutil.copyfile(exported / name, static / name)
 
 
 def _descendants(root: int) -> list[int]:
@@ -265,9 +292,11 @@ async def run_load(port: int, kind: str, visitors: int, duration: float, think: 
             visitor = FloorVisitor(port)
             started = time.perf_counter()
             try:
+                if WITH_DOCUMENT:
+                    await fetch_document("127.0.0.1", port, PATHS[0], 10)
                 await visitor.open(10)
                 times.append((time.perf_counter() - started) * 1000)
-            except (TimeoutError, Closed, OSError):
+            except (TimeoutError, Closed, Failed, OSError):
                 failures += 1
             finally:
                 received += visitor.received
@@ -337,9 +366,16 @@ def main() -> int:
         action="store_true",
         help="navigate to the page the tab is on, as the floor did until 2026-11-29 (no router update)",
     )
+    parser.add_argument(
+        "--without-document",
+        action="store_true",
+        help="connect without fetching the page's document first, as the floor did until 2026-11-29",
+    )
     args = parser.parse_args()
     if args.same_page:
         navigate_in_place()
+    if args.without_document:
+        without_document()
     low, _, high = args.think.partition("-")
     args.think = (float(low), float(high or low))
     args.mix = {kind: float(weight) for kind, _, weight in (part.partition("=") for part in args.mix.split(","))}
