@@ -166,9 +166,9 @@ def session_scope() -> Iterator[Session]:
 
 @contextmanager
 def read_scope() -> Iterator[Session]:
-    """A session for reads alone, each statement committed on its own: a public page's one statement costs one
-    round trip to the database instead of three (no BEGIN before it, no ROLLBACK when the session closes) and
-    a third less of the worker's CPU (docs/performance.md). Nothing may be written through it."""
+    """A session for reads alone, each statement committed on its own: a public page's one statement costs two
+    round trips fewer (no BEGIN before it, no ROLLBACK when the session closes), 15–25 % of the render's CPU
+    (docs/performance.md, 2026-11-29 11:40). Nothing may be written through it."""
     with Session(get_engine(), expire_on_commit=False) as session:
         session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         yield session
