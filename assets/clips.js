@@ -3,7 +3,8 @@
 // address, sent with the page's session cookie. An XMLHttpRequest, for its upload progress, drawn as a
 // labelled <progress> with the percentage into [data-clip-progress]. On 201 the hidden [data-clip-uploaded]
 // button asks the server to read the clips again; a refusal's Spanish message (JSON {"error": ...}) is
-// written into [data-clip-error], a live region. Nothing inline (CSP); no framework needed.
+// written into [data-clip-error], a live region. A file chosen before this script ran is sent when it runs.
+// Nothing inline (CSP); no framework needed.
 (function () {
   "use strict";
 
@@ -87,4 +88,7 @@
     var input = event.target;
     if (input && input.matches && input.matches("input[data-clip-upload]")) send(input);
   });
+  // This script arrives once the input shows (assets/site.js): a file chosen before then is sent now.
+  var chosen = find("data-clip-upload");
+  if (chosen && chosen.files && chosen.files.length) send(chosen);
 })();
