@@ -11,7 +11,8 @@
 // - the server's preview of a page's first screen (#vista-previa,
 //   app/pages/preview.py) goes away as soon as the app shows its own
 //   listings of the same path (data-vista-lista) or the 18+ notice, but
-//   never during a press on it: a tap on its 18+ button is not lost;
+//   never during a press on it: a tap on its 18+ button is not lost; while
+//   it shows, the app's start never scrolls the page from under the visitor;
 // - the app's module script, which documents with a first screen bring as
 //   text, starts once the first frame is painted, or, under a public page's
 //   preview (data-app-on-interaction) for a visitor not signed in, on their
@@ -152,6 +153,14 @@
 
   var preview = document.getElementById("vista-previa");
   if (preview) {
+    // While the preview is the page, its scroll is the visitor's: the router's reset of a new page
+    // to the top (React Router's ScrollRestoration, at the app's first render) would move what is
+    // under their finger, the 18+ button or a card, the moment their first scroll starts the app.
+    var scrollTo = window.scrollTo;
+    window.scrollTo = function () {
+      if (preview.isConnected) return;
+      return scrollTo.apply(window, arguments);
+    };
     // The app's own listings of this very path (data-vista-lista holds the path it shows), or its notice.
     var ready = function () {
       var shown = '[data-is-root-theme] [data-vista-lista="' + CSS.escape(window.location.pathname) + '"]';

@@ -183,6 +183,32 @@ def test_the_notice_button_is_where_it_was_when_the_app_takes_over(browser: Brow
     assert preview == app
 
 
+@pytest.mark.parametrize("returning", [False, True], ids=["aviso-18", "avisos"])
+def test_a_phones_first_scroll_keeps_its_place_when_the_app_takes_over(browser: Browser, site, returning: bool):
+    """A phone's first scroll starts the app; the app's first render does not scroll the page back to the top
+    from under the visitor's finger (over the 18+ button, or over a card of the listings)."""
+    context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 375, "height": 600})
+    context.set_default_timeout(20_000)
+    if returning:
+        context.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
+    page = context.new_page()
+    try:
+        page.goto(f"/escorts/{CITY}")
+        expect(page.locator(PREVIEW)).to_be_visible()
+        page.mouse.move(180, 300)
+        page.mouse.wheel(0, 200)
+        page.wait_for_function("window.scrollY > 0")
+        scrolled = page.evaluate("window.scrollY")
+        expect(page.locator(PREVIEW)).to_have_count(0)
+        assert page.evaluate("window.scrollY") == scrolled
+        if not returning:
+            page.get_by_role("button", name="Tengo 18 años o más, entrar").click()
+            expect(page.get_by_role("dialog")).to_have_count(0)
+        expect(page.get_by_test_id("total")).to_be_visible()
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("late_script", [False, True], ids=["site.js-a-tiempo", "site.js-tarde"])
 def test_a_press_on_the_notice_during_the_swap_is_not_lost(browser: Browser, site, late_script: bool):
     """The app gets ready between the press and the release on the preview's 18+ button: the tap still counts,
