@@ -43,13 +43,21 @@ async def city_page(
     return dataclasses.replace(result, cards=list(result.cards))
 
 
-async def city_count(
-    section: str, city_slug: str, tab: FilterTab, grouped: bool, filters: ListingFilters
-) -> listings.CardPage:
+async def city_count(section: str, city_slug: str, tab: FilterTab, filters: ListingFilters) -> listings.CardPage:
     """How many of a city's listings ``filters`` match: :func:`city_page`'s first page without its cards (the
-    filter form's count, which shows none of them), from the same cache entry."""
-    result = await _cached_city_page(section, city_slug, tab, 1, grouped, filters)
-    return dataclasses.replace(result, cards=[])
+    filter form's count, which shows none of them).
+
+    Counted alone, cached apart from the pages: a visitor changes several fields before applying them, and
+    each change counts; a count costs about a third of a page of cards, and only the page applied is rendered.
+    """
+
+    def query() -> listings.CardPage:
+        with read_scope() as session:
+            return listings.city_total(session=session, section=section, city_slug=city_slug, tab=tab, filters=filters)
+
+    settings = get_settings()
+    key = ("city_total", section, city_slug, tab.slug, filters, settings.page_size, settings.timezone)
+    return await page_cache.cached(key, get_engine(), query)
 
 
 async def _cached_city_page(

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import ColumnElement, Text, bindparam, cast, func
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from app.core.dates import format_date
 from app.core.geo import city_by_slug
@@ -292,15 +293,10 @@ def city_cards(
     moment = clock(now)
     page_size = page_size or get_settings().page_size
     page = max(1, page)
-    conditions = [*public_conditions(section), col(Listing.city_slug) == city_slug]
-    extra = tab.condition(moment)
-    if extra is not None:
-        conditions.append(extra)
-    conditions += filters.conditions()
+    conditions = _city_conditions(section, city_slug, tab, filters, moment)
     cap = FILTERED_COUNT_CAP if filters.active else COUNT_CAP
     limit = count_limit(page, page_size, cap)
-    matches = select(col(Listing.uid)).where(*conditions).limit(limit).subquery()
-    count = select(func.count()).select_from(matches)
+    count = _capped_count(conditions, limit)
     if group_by_tier:
         order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]
     else:
@@ -322,6 +318,42 @@ def city_cards(
         exact=total < limit,
         cap=cap,
     )
+
+
+def city_total(
+    *,
+    session: Session,
+    section: str,
+    city_slug: str,
+    tab: FilterTab,
+    filters: ListingFilters = NO_FILTERS,
+    now: datetime | None = None,
+) -> CardPage:
+    """How many of a city's public listings on ``tab`` match ``filters``: :func:`city_cards`'s first page without
+    its cards, from a count alone (the filter form's count, which shows none of them)."""
+    conditions = _city_conditions(section, city_slug, tab, filters, clock(now))
+    page_size = get_settings().page_size
+    cap = FILTERED_COUNT_CAP if filters.active else COUNT_CAP
+    limit = count_limit(1, page_size, cap)
+    total = session.exec(_capped_count(conditions, limit)).one()
+    return CardPage(cards=[], total=total, page=1, page_size=page_size, exact=total < limit, cap=cap)
+
+
+def _city_conditions(
+    section: str, city_slug: str, tab: FilterTab, filters: ListingFilters, moment: Clock
+) -> list[ColumnElement[bool]]:
+    """What a city page's listings meet: public in ``section``, in the city, on ``tab``, matching ``filters``."""
+    conditions = [*public_conditions(section), col(Listing.city_slug) == city_slug]
+    extra = tab.condition(moment)
+    if extra is not None:
+        conditions.append(extra)
+    return conditions + filters.conditions()
+
+
+def _capped_count(conditions: list[ColumnElement[bool]], limit: int) -> SelectOfScalar[int]:
+    """How many listings meet ``conditions``, counted up to ``limit``."""
+    matches = select(col(Listing.uid)).where(*conditions).limit(limit).subquery()
+    return select(func.count()).select_from(matches)
 
 
 def service_names(session: Session, listing_uid: str) -> list[str]:

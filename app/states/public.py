@@ -369,10 +369,10 @@ class DirectoryState(rx.State):
         return await directory_cards.filters_from_query(self.city_slug, query)
 
     async def _count_draft(self) -> None:
-        """How many listings the form's filters match (page 1 of them, from the same cache as the page's)."""
+        """How many listings the form's filters match (a count alone: page 1 of them, without its cards)."""
         tab = tab_by_slug(self.tab_slug) or DEFAULT_TAB
         filters = await self._draft_filters()
-        result = await directory_cards.city_count(self.section, self.city_slug, tab, self.view == "city", filters)
+        result = await directory_cards.city_count(self.section, self.city_slug, tab, filters)
         self.draft_total = result.total
         self.draft_label = directory_view.apply_label(result)
 

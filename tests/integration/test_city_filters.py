@@ -4,6 +4,7 @@ page of a commune."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import pytest
@@ -158,6 +159,30 @@ def test_the_page_cache_never_serves_one_filters_page_for_another(site):
     assert cached("precio_min=60000") == ["Carla", "Berta", "Dora"]
     assert cached("comuna=providencia") == ["Amalia", "Berta"]  # from the cache, still its own
     assert cached("") == ["Amalia", "Carla", "Berta", "Dora"]
+
+
+@pytest.mark.parametrize("capped_too", [False, True], ids=["bajo-el-tope", "pasado-el-tope"])
+def test_the_forms_count_alone_says_what_the_first_page_says(site, monkeypatch, capped_too):
+    if capped_too:
+        monkeypatch.setattr(listings, "COUNT_CAP", 2)
+        monkeypatch.setattr(listings, "FILTERED_COUNT_CAP", 1)
+        monkeypatch.setenv("PAGE_SIZE", "1")
+        get_settings.cache_clear()
+    queries = ("", "comuna=providencia", "precio_min=60000", "servicio=viajes", "edad_max=30&comuna=nunoa")
+    with Session(get_engine()) as session:
+        for query in queries:
+            for tab in ("todas", "verificadas", "vip"):
+                filters, on = _filters(query), TABS_BY_SLUG[tab]
+                page = listings.city_cards(session=session, section=MUJERES, city_slug=CITY, tab=on, filters=filters)
+                alone = listings.city_total(session=session, section=MUJERES, city_slug=CITY, tab=on, filters=filters)
+                assert alone == dataclasses.replace(page, cards=[]), (query, tab)
+    # Cached apart: a count never stands in for its page of cards, nor a page for a count.
+    filters = _filters("comuna=providencia")
+    counted = run_async(directory_cards.city_count(MUJERES, CITY, DEFAULT_TAB, filters))
+    shown = run_async(directory_cards.city_page(MUJERES, CITY, DEFAULT_TAB, 1, True, filters))
+    assert (counted.cards, counted.total) == ([], shown.total)
+    assert [card.display_name for card in shown.cards] == (["Amalia"] if capped_too else ["Amalia", "Berta"])
+    get_settings.cache_clear()
 
 
 def _visitor(url: str) -> DirectoryState:
