@@ -1,9 +1,9 @@
 """A clip from the wizard to a visitor's phone (issue 35 §1, "done when").
 
 A new advertiser on a 390 px phone, whose listing was filled through the wizard's services, opens its "Fotos y
-video" step, adds an iPhone MOV that carries GPS (before the upload's script has arrived), sees the upload's progress, goes on to the next step while it
-uploads (the progress follows), comes back to the ready poster, finds the clip in the last step's summary, and
-sends the listing to review. A secretary approves it in the review queue. A visitor on a 390 px phone
+video" step, adds an iPhone MOV that carries GPS (before the upload's script has arrived), sees the upload's
+progress, goes on to the next step while it uploads (the progress follows), comes back to the ready poster, finds
+the clip in the last step's summary, and sends the listing to review. A secretary approves it in the review queue. A visitor on a 390 px phone
 finds the listing on the city's Video tab, opens it and plays the clip (keyboard); the MP4 served to them carries
 no location or device tag (ffprobe, exiftool).
 """

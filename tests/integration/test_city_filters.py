@@ -169,20 +169,23 @@ def test_the_forms_count_alone_says_what_the_first_page_says(site, monkeypatch, 
         monkeypatch.setenv("PAGE_SIZE", "1")
         get_settings.cache_clear()
     queries = ("", "comuna=providencia", "precio_min=60000", "servicio=viajes", "edad_max=30&comuna=nunoa")
-    with Session(get_engine()) as session:
-        for query in queries:
-            for tab in ("todas", "verificadas", "vip"):
-                filters, on = _filters(query), TABS_BY_SLUG[tab]
-                page = listings.city_cards(session=session, section=MUJERES, city_slug=CITY, tab=on, filters=filters)
-                alone = listings.city_total(session=session, section=MUJERES, city_slug=CITY, tab=on, filters=filters)
-                assert alone == dataclasses.replace(page, cards=[]), (query, tab)
-    # Cached apart: a count never stands in for its page of cards, nor a page for a count.
-    filters = _filters("comuna=providencia")
-    counted = run_async(directory_cards.city_count(MUJERES, CITY, DEFAULT_TAB, filters))
-    shown = run_async(directory_cards.city_page(MUJERES, CITY, DEFAULT_TAB, 1, True, filters))
-    assert (counted.cards, counted.total) == ([], shown.total)
-    assert [card.display_name for card in shown.cards] == (["Amalia"] if capped_too else ["Amalia", "Berta"])
-    get_settings.cache_clear()
+    try:
+        with Session(get_engine()) as session:
+            for query in queries:
+                for tab in ("todas", "verificadas", "vip"):
+                    filters, on = _filters(query), TABS_BY_SLUG[tab]
+                    arguments = {"section": MUJERES, "city_slug": CITY, "tab": on, "filters": filters}
+                    page = listings.city_cards(session=session, **arguments)
+                    alone = listings.city_total(session=session, **arguments)
+                    assert alone == dataclasses.replace(page, cards=[]), (query, tab)
+        # Cached apart: a count never stands in for its page of cards, nor a page for a count.
+        filters = _filters("comuna=providencia")
+        counted = run_async(directory_cards.city_count(MUJERES, CITY, DEFAULT_TAB, filters))
+        shown = run_async(directory_cards.city_page(MUJERES, CITY, DEFAULT_TAB, 1, True, filters))
+        assert (counted.cards, counted.total) == ([], shown.total)
+        assert [card.display_name for card in shown.cards] == (["Amalia"] if capped_too else ["Amalia", "Berta"])
+    finally:
+        get_settings.cache_clear()
 
 
 def _visitor(url: str) -> DirectoryState:
