@@ -18,6 +18,7 @@ from app.web.cookies import handshake_middleware
 from app.web.middleware import CompressionMiddleware, SecurityMiddleware
 from app.web.observe import observe_events, observe_requests
 from app.web.state_locks import release_locks_of_cancelled_events
+from app.web.untouched_states import install as skip_untouched_states
 
 # Logs and error reports: now for this process (the import, and the supervisor that forks the workers), and
 # again in each web worker once Granian has set its own loggers up there (the first lifespan task).
@@ -27,6 +28,8 @@ logs.configure()
 release_locks_of_cancelled_events()
 # Every websocket event and socket counted, timed and logged (app.web.observe).
 observe_events()
+# A new tab's hydrate leaves the states it never used as they are (app.web.untouched_states).
+skip_untouched_states()
 
 app = rx.App(
     html_lang="es-CL",
