@@ -10,28 +10,31 @@ that hydrate was 14 % of the worker's time, more than any part of the directory 
 
 Installed here (``install``, by the composition root), each giving what Reflex 0.10.1's own gives:
 
-- ``BaseState.dict``: a state whose class has no computed var and none of whose vars was ever read, set or
-  marked dirty holds its class's defaults. Its entry is a copy of the class's default entry, built once, with
-  a new list or dict where the state would get one, and nothing is created on the state. Any other state, or
-  any call with other arguments, is Reflex's own.
+- ``BaseState.dict``: a state none of whose own vars was ever read, set or marked dirty holds what a new
+  state of its class holds. When its computed vars read nothing but its own vars (Reflex recomputes them
+  only when one of those changes), its entry is a copy of its class's, taken once from new states with
+  Reflex's own ``dict``, with a new list, dict or set where a state would get one; nothing is created on the
+  state. Any other state (one that was used, a computed var reading the router or another state, a value
+  that could change in place), the compiled defaults, and any call with other arguments are Reflex's own.
 - ``reflex.state._serialize_var``, which the hydrate's comparison calls for each var: an empty list, dict, set
-  or tuple is always the same JSON, and an immutable default's is kept from when its class's entry was built.
+  or tuple is always the same JSON, and an immutable value of a class's entry is serialized once.
 - ``BaseState._reset_client_storage``: a class without a var kept in the browser has nothing to reset and
   goes straight to its substates.
 
-A class whose defaults differ between two reads (a default factory of the time, say) keeps Reflex's way.
+A class whose two new states differ (a default taken from the clock, say) keeps Reflex's way.
 ``tests/unit/test_untouched_states.py`` compares each with Reflex's own on the app's states.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import reflex.state as reflex_state
 from reflex.state import BaseState
-from reflex_base.constants.state import FIELD_MARKER
 
 _reflex_dict = BaseState.dict
 _reflex_reset_client_storage = BaseState._reset_client_storage
@@ -40,9 +43,9 @@ _reflex_serialize_var = reflex_state._serialize_var
 
 @dataclass(frozen=True)
 class _ClassDefaults:
-    """What a state class starts with: its vars' names; if its snapshot entry can be shared, the entry and,
-    for the vars whose default is made new for each state (lists, dicts), how to make it; and whether any of
-    its vars is kept in the browser."""
+    """What a state class starts with: the names of its own vars (a state holding none of them is untouched);
+    if its snapshot entry can be shared, the entry and, for its lists, dicts and sets (made new for each state),
+    how to make each; and whether any of its vars is kept in the browser."""
 
     names: frozenset[str]
     entry: dict[str, Any] | None
@@ -52,7 +55,8 @@ class _ClassDefaults:
 
 _DEFAULTS: dict[type[BaseState], _ClassDefaults] = {}
 _IMMUTABLE = (str, int, float, bool, type(None))
-# id of an immutable default -> (the value, its JSON): the value is held, so its id is never reused.
+_CONTAINERS = (list, dict, set)
+# id of an immutable value of an entry -> (the value, its JSON): the value is held, so its id is never reused.
 _SERIALIZED: dict[int, tuple[Any, str]] = {}
 # An empty container's JSON, by its type.
 _EMPTY_JSON = {kind: _reflex_serialize_var(kind()) for kind in (list, dict, set, tuple)}
@@ -67,30 +71,61 @@ def _class_defaults(cls: type[BaseState]) -> _ClassDefaults:
 
 def _read_defaults(cls: type[BaseState]) -> _ClassDefaults:
     fields = cls.get_fields()
-    names = sorted(cls.base_vars)
-    keeps_client_storage = any(cls._is_client_storage(fields[name]) for name in names)
-    entry, made = None, []
-    if not cls.computed_vars:
-        values = {name: fields[name].default_value() for name in names}
-        if all(
-            _reflex_serialize_var(fields[name].default_value()) == _reflex_serialize_var(values[name]) for name in names
-        ):
-            entry = {name + FIELD_MARKER: value for name, value in values.items()}
-            for name, value in values.items():
-                field = fields[name]
-                if field.default_factory is not None:
-                    # Each snapshot gets its own, as each state does: an empty one made by its type.
-                    empty = type(value) in _EMPTY_JSON and not value
-                    made.append((name + FIELD_MARKER, type(value) if empty else field.default_factory))
-                elif type(value) in _IMMUTABLE:
-                    _SERIALIZED[id(value)] = (value, _reflex_serialize_var(value))
-    return _ClassDefaults(frozenset(names), entry, tuple(made), keeps_client_storage)
+    names = frozenset(cls.base_vars) | {name for name, field in fields.items() if field._owner is cls}
+    keeps_client_storage = any(cls._is_client_storage(fields[name]) for name in cls.base_vars)
+    entry, made = _shared_entry(cls, names) if _computed_from_own_vars(cls, names) else (None, ())
+    return _ClassDefaults(names, entry, made, keeps_client_storage)
+
+
+def _computed_from_own_vars(cls: type[BaseState], names: frozenset[str]) -> bool:
+    """Whether each computed var of ``cls`` is one Reflex recomputes only when one of the class's own ``names``
+    changes: cached, with no interval, reading nothing of another state or of the router."""
+    own = cls.get_full_name()
+    for var in cls.computed_vars.values():
+        if not var._cache or var._update_interval is not None:
+            return False
+        for state_name, read in var._deps(objclass=cls).items():
+            if state_name != own or not set(read) <= names:
+                return False
+    return True
+
+
+def _shared_entry(cls: type[BaseState], names: frozenset[str]) -> tuple[dict[str, Any] | None, tuple[Any, ...]]:
+    """A new state's entry in Reflex's snapshot, computed vars included, taken from two new states of ``cls``
+    (None if they differ, or if a value could be changed in place and is no list, dict or set); and how to make
+    its lists, dicts and sets for each snapshot."""
+    first, second = (_reflex_dict(cls(_reflex_internal_init=True))[cls.get_full_name()] for _ in range(2))
+    if {key: _reflex_serialize_var(value) for key, value in first.items()} != {
+        key: _reflex_serialize_var(value) for key, value in second.items()
+    }:
+        return None, ()
+    made: list[tuple[str, Callable[[], Any]]] = []
+    for key, value in first.items():
+        kind = type(value)
+        if kind in _CONTAINERS:
+            made.append((key, kind if not value else functools.partial(copy.deepcopy, value)))
+        elif kind in _IMMUTABLE:
+            _SERIALIZED[id(value)] = (value, _reflex_serialize_var(value))
+        elif not isinstance(value, tuple | frozenset) and not _frozen_dataclass(value):
+            return None, ()
+    return first, tuple(made)
+
+
+def _frozen_dataclass(value: Any) -> bool:
+    params = getattr(type(value), "__dataclass_params__", None)
+    return params is not None and bool(params.frozen)
 
 
 def _dict(self: BaseState, include_computed: bool = True, initial: bool = False, **kwargs: Any) -> dict[str, Any]:
     """Reflex's ``BaseState.dict``, with an untouched state's entry made from its class's."""
     defaults = _class_defaults(type(self))
-    if defaults.entry is None or kwargs or self.dirty_vars or not self.__dict__.keys().isdisjoint(defaults.names):
+    if (
+        defaults.entry is None
+        or kwargs
+        or (initial and self.computed_vars)  # the compiled defaults: Reflex's own initial values
+        or self.dirty_vars
+        or not self.__dict__.keys().isdisjoint(defaults.names)
+    ):
         return _reflex_dict(self, include_computed=include_computed, initial=initial, **kwargs)
     entry = dict(defaults.entry)
     for key, make in defaults.made:

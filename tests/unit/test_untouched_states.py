@@ -10,10 +10,12 @@ from collections.abc import Iterator
 import pytest
 import reflex.state as reflex_state
 from reflex.state import BaseState, State, _diff_against_initial_state, _resolve_delta, state_snapshot_hashes
+from reflex_base.constants import RouteVar
 
 import app.route_table  # noqa: F401  # every state of the app registered, as the app has them
+from app.states.advertiser.wizard import WizardState
 from app.states.auth import AuthState
-from app.states.public import AgeGateState, DirectoryState
+from app.states.public import AGE_COOKIE, AgeGateState, DirectoryState
 from app.states.staff.users import UsersTableState
 from app.web import untouched_states
 
@@ -53,11 +55,15 @@ def _json(snapshot: dict) -> str:
 
 
 def _touch(root: State) -> None:
-    """What a signed-in staff member's tab has done: a table read and changed, a var set, the directory shown."""
+    """What a signed-in staff member's tab has done: a table read and changed, a var set, the directory shown;
+    and its browser sent the 18+ cookie, which only the router holds (AgeGateState itself is untouched)."""
+    headers = {"cookie": f"{AGE_COOKIE}=1"}
+    root.router_data = root._update_router_vars({RouteVar.PATH: "/", RouteVar.HEADERS: headers}, {})
     table = _substate(root, UsersTableState)
     table.rows.append({"uid": "u1", "name": "Ana"})  # read (its default created), then changed through Reflex's proxy
     table.page = 3
     _substate(root, DirectoryState).city_name = "Temuco"
+    _substate(root, WizardState).step = 2  # its step_title follows
     _substate(root, AuthState).user = "staff"  # kept in the browser
 
 
@@ -90,6 +96,8 @@ def test_the_snapshot_and_its_comparison_are_reflexs_own(request: pytest.Fixture
         table = results["installed"]["snapshot"][UsersTableState.get_full_name()]
         assert table["page_rx_state_"] == 3 and table["rows_rx_state_"] == [{"uid": "u1", "name": "Ana"}]
         assert results["installed"]["diff"][DirectoryState.get_full_name()]["city_name_rx_state_"] == "Temuco"
+        assert results["installed"]["snapshot"][WizardState.get_full_name()]["step_title_rx_state_"]
+        assert results["installed"]["snapshot"][AgeGateState.get_full_name()]["accepted_rx_state_"] is True
     else:
         assert UsersTableState.get_full_name() not in results["installed"]["diff"]
 
@@ -118,9 +126,11 @@ def test_a_shared_default_entry_is_never_handed_to_a_state():
     assert _tree().dict()[name]["rows_rx_state_"] == []
 
 
-def test_a_state_with_computed_vars_is_always_reflexs_own():
-    """AgeGateState's ``accepted`` reads the request: its snapshot is never the class's."""
+def test_a_state_whose_computed_var_reads_the_router_is_always_reflexs_own():
+    """AgeGateState's ``accepted`` reads the request's cookie: its snapshot is never the class's. The wizard's
+    computed vars read its own vars alone: an untouched wizard's entry is its class's."""
     assert untouched_states._class_defaults(AgeGateState).entry is None
+    assert untouched_states._class_defaults(WizardState).entry is not None
     assert untouched_states._class_defaults(UsersTableState).entry is not None
 
 
