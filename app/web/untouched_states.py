@@ -73,7 +73,7 @@ def _read_defaults(cls: type[BaseState]) -> _ClassDefaults:
     fields = cls.get_fields()
     names = frozenset(cls.base_vars) | {name for name, field in fields.items() if field._owner is cls}
     keeps_client_storage = any(cls._is_client_storage(fields[name]) for name in cls.base_vars)
-    entry, made = _shared_entry(cls, names) if _computed_from_own_vars(cls, names) else (None, ())
+    entry, made = _shared_entry(cls) if _computed_from_own_vars(cls, names) else (None, ())
     return _ClassDefaults(names, entry, made, keeps_client_storage)
 
 
@@ -90,7 +90,7 @@ def _computed_from_own_vars(cls: type[BaseState], names: frozenset[str]) -> bool
     return True
 
 
-def _shared_entry(cls: type[BaseState], names: frozenset[str]) -> tuple[dict[str, Any] | None, tuple[Any, ...]]:
+def _shared_entry(cls: type[BaseState]) -> tuple[dict[str, Any] | None, tuple[Any, ...]]:
     """A new state's entry in Reflex's snapshot, computed vars included, taken from two new states of ``cls``
     (None if they differ, or if a value could be changed in place and is no list, dict or set); and how to make
     its lists, dicts and sets for each snapshot."""
@@ -138,7 +138,7 @@ def _dict(self: BaseState, include_computed: bool = True, initial: bool = False,
 
 def _serialize_var(value: Any) -> str:
     """Reflex's ``_serialize_var``, without serializing an empty container or an immutable default again."""
-    if not value and type(value) in _EMPTY_JSON:
+    if type(value) in _EMPTY_JSON and not value:
         return _EMPTY_JSON[type(value)]
     known = _SERIALIZED.get(id(value))
     if known is not None and known[0] is value:

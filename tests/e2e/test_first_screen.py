@@ -186,8 +186,9 @@ def test_the_notice_button_is_where_it_was_when_the_app_takes_over(browser: Brow
 @pytest.mark.parametrize("returning", [False, True], ids=["aviso-18", "avisos"])
 def test_a_phones_first_scroll_keeps_its_place_when_the_app_takes_over(browser: Browser, site, returning: bool):
     """A phone's first scroll starts the app; the app's first render does not scroll the page back to the top
-    from under the visitor's finger (over the 18+ button, or over a card of the listings)."""
-    context = browser.new_context(base_url=site.url, locale="es-CL", viewport={"width": 375, "height": 600})
+    from under the visitor's finger (over the 18+ button, or over a card of the listings). The visitor only
+    looks until that scroll (``idle``): one who moves at once would start the app before it."""
+    context = browser.new_context(idle=True, base_url=site.url, locale="es-CL", viewport={"width": 375, "height": 600})
     context.set_default_timeout(20_000)
     if returning:
         context.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
