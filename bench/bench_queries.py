@@ -155,22 +155,26 @@ def _load(engine, url: str, count: int) -> None:
 @contextlib.contextmanager
 def _before_0014():
     """The city page's queries as they were before migration 0014: the pager counted every match, and a
-    services filter probed publicacion_servicio for each listing."""
+    services filter probed publicacion_servicio for each listing (its parameter the service's uid itself)."""
 
-    def probe(service_uid: str):
+    def probe(service_uid):
         return exists(
             select(col(ListingService.listing_uid)).where(
                 col(ListingService.listing_uid) == col(Listing.uid), col(ListingService.service_uid) == service_uid
             )
         )
 
-    caps, offers = (listings.COUNT_CAP, listings.FILTERED_COUNT_CAP), listing_filters_module.offers_service
+    caps = listings.COUNT_CAP, listings.FILTERED_COUNT_CAP
+    offers, pattern = listing_filters_module.offers_service, listing_filters_module.service_pattern
     listings.COUNT_CAP = listings.FILTERED_COUNT_CAP = 10**9
-    listing_filters_module.offers_service = probe
+    listing_filters_module.offers_service, listing_filters_module.service_pattern = probe, str
+    listings._CITY_STATEMENTS.clear()  # built with the conditions of now
     try:
         yield
     finally:
-        (listings.COUNT_CAP, listings.FILTERED_COUNT_CAP), listing_filters_module.offers_service = caps, offers
+        (listings.COUNT_CAP, listings.FILTERED_COUNT_CAP) = caps
+        listing_filters_module.offers_service, listing_filters_module.service_pattern = offers, pattern
+        listings._CITY_STATEMENTS.clear()
 
 
 def _explained_queries(session: Session) -> list:

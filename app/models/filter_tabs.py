@@ -3,6 +3,9 @@
 Each tab has the URL segment it lives at (/escorts/{city}/{slug}), its
 Spanish label, the rule in words, and the SQL condition that implements the
 rule. "Now" is an aware UTC time; "today" is the Chilean calendar day (America/Santiago).
+
+A condition names the moment only through bound parameters (``now``, ``today``, ``new_since``; their values
+are :meth:`Clock.params`), so a statement built with it once serves every moment (app.services.listings).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import ColumnElement, and_, or_, select
+from sqlalchemy import ColumnElement, and_, bindparam, or_, select
 from sqlmodel import col
 
 from app.models.catalogues import Tier
@@ -29,53 +32,62 @@ class Clock:
     now: datetime
     today: date
 
+    def params(self) -> dict[str, datetime | date]:
+        """The values of the moment's bound parameters in the tabs' conditions."""
+        return {"now": self.now, "today": self.today, "new_since": self.now - timedelta(days=NEW_LISTING_DAYS)}
+
 
 @dataclass(frozen=True)
 class FilterTab:
-    """One filter tab: where it lives, what it is called and what it selects."""
+    """One filter tab: where it lives, what it is called and what it selects (its condition, or None for every
+    listing, with the moment as bound parameters: see the module)."""
 
     slug: str
     label: str
     rule: str
-    condition: Callable[[Clock], ColumnElement[bool] | None]
+    condition: Callable[[], ColumnElement[bool] | None]
 
 
-def _vip(c: Clock) -> ColumnElement[bool]:
-    vip_tiers = select(col(Tier.uid)).where(col(Tier.slug).in_(VIP_TIER_SLUGS))
-    return or_(col(Listing.tier_uid).in_(vip_tiers), col(Listing.vip_until) > c.now)
+def _vip() -> ColumnElement[bool]:
+    # One comparison a slug, not IN (...): an IN list is an expanding parameter, rendered into the SQL at each
+    # execution.
+    vip_tiers = select(col(Tier.uid)).where(or_(*(col(Tier.slug) == slug for slug in VIP_TIER_SLUGS)))
+    return or_(col(Listing.tier_uid).in_(vip_tiers), col(Listing.vip_until) > bindparam("now"))
 
 
 FILTER_TABS: tuple[FilterTab, ...] = (
-    FilterTab("todas", "Todas", "Every published listing of the city.", lambda c: None),
+    FilterTab("todas", "Todas", "Every published listing of the city.", lambda: None),
     FilterTab(
         "lo-nuevo",
         "Lo Nuevo",
         f"Published in the last {NEW_LISTING_DAYS} days.",
-        lambda c: col(Listing.published_at) >= c.now - timedelta(days=NEW_LISTING_DAYS),
+        lambda: col(Listing.published_at) >= bindparam("new_since"),
     ),
     FilterTab("vip", "VIP", "Tier Diamante or Ruby, or a VIP upgrade in force (vip_until after now).", _vip),
     FilterTab(
         "estrellas-xxx",
         "Estrellas XXX",
         "Marked as adult-film actress (actrizPorno).",
-        lambda c: col(Listing.porn_actress) == True,  # noqa: E712
+        lambda: col(Listing.porn_actress) == True,  # noqa: E712
     ),
     FilterTab(
         "de-pasada",
         "De pasada",
         "Visiting this city today: visiting_from <= today <= visiting_until.",
-        lambda c: and_(col(Listing.visiting_from) <= c.today, col(Listing.visiting_until) >= c.today),
+        lambda: and_(
+            col(Listing.visiting_from) <= bindparam("today"), col(Listing.visiting_until) >= bindparam("today")
+        ),
     ),
     FilterTab(
         "disponible-ahora",
         "Disponible AHORA",
         "The available-now window is open: available_until is after now.",
-        lambda c: col(Listing.available_until) > c.now,
+        lambda: col(Listing.available_until) > bindparam("now"),
     ),
-    FilterTab("verificadas", "Verificadas", "Photos verified by staff.", lambda c: col(Listing.verified) == True),  # noqa: E712
-    FilterTab("culonas", "Culonas", "Self-declared curvy figure.", lambda c: col(Listing.curvy) == True),  # noqa: E712
-    FilterTab("maduras", "Maduras", f"Age {MATURE_MIN_AGE} or more.", lambda c: col(Listing.age) >= MATURE_MIN_AGE),
-    FilterTab("video", "Video", "Has a video.", lambda c: col(Listing.has_video) == True),  # noqa: E712
+    FilterTab("verificadas", "Verificadas", "Photos verified by staff.", lambda: col(Listing.verified) == True),  # noqa: E712
+    FilterTab("culonas", "Culonas", "Self-declared curvy figure.", lambda: col(Listing.curvy) == True),  # noqa: E712
+    FilterTab("maduras", "Maduras", f"Age {MATURE_MIN_AGE} or more.", lambda: col(Listing.age) >= MATURE_MIN_AGE),
+    FilterTab("video", "Video", "Has a video.", lambda: col(Listing.has_video) == True),  # noqa: E712
 )
 
 TABS_BY_SLUG: dict[str, FilterTab] = {tab.slug: tab for tab in FILTER_TABS}

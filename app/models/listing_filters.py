@@ -4,8 +4,8 @@ Every filter lives in the query string of /escorts/{city} and /escorts/trans/{ci
 tabs), so a filtered page can be shared, reloaded and reached with the back button. Reading it
 never fails: each value is validated on its own, and a bad one (letters in a price, a minimum
 above its maximum, a commune the city does not have, a service not in the catalogue) is left out,
-the others still apply. What survives becomes bound parameters of the query
-(:meth:`ListingFilters.conditions`); nothing from the URL is written into SQL.
+the others still apply. What survives becomes the values of the query's bound parameters
+(:meth:`ListingFilters.conditions` and :meth:`ListingFilters.params`); nothing from the URL is written into SQL.
 
 Rates and ages are read by the same functions in the URL and in the filter form, as people type
 them ("130.000", "$130.000", "130 mil": app.core.money.parse_clp); the form says what it cannot read
@@ -24,12 +24,12 @@ from typing import Annotated
 from urllib.parse import parse_qsl, urlencode
 
 from pydantic import Field, TypeAdapter, ValidationError
-from sqlalchemy import ColumnElement
+from sqlalchemy import ColumnElement, bindparam
 from sqlmodel import col
 
 from app.core.geo import Commune, city_communes
 from app.core.money import format_currency, parse_clp
-from app.models.listings import ADULT_AGE, MAX_AGE, Listing, offers_service
+from app.models.listings import ADULT_AGE, MAX_AGE, Listing, offers_service, service_pattern
 
 COMMUNE_PARAM = "comuna"
 PRICE_MIN_PARAM = "precio_min"
@@ -164,22 +164,53 @@ class ListingFilters:
         query = self.query_string()
         return f"{path}?{query}" if query else path
 
+    @property
+    def shape(self) -> tuple[bool, bool, bool, bool, bool, int]:
+        """Which filters apply (and how many services): filters of one shape have the same :meth:`conditions`."""
+        return (
+            self.commune is not None,
+            self.price_min is not None,
+            self.price_max is not None,
+            self.age_min is not None,
+            self.age_max is not None,
+            len(self.services),
+        )
+
     def conditions(self) -> list[ColumnElement[bool]]:
-        """The SQL conditions of these filters (values bound as parameters)."""
+        """The SQL conditions of these filters, each value a bound parameter named as in :meth:`params`: the same
+        for every filters of the same :attr:`shape`, so that a statement built with them once serves them all."""
         conditions: list[ColumnElement[bool]] = []
         if self.commune is not None:
-            conditions.append(col(Listing.commune) == self.commune.name)
+            conditions.append(col(Listing.commune) == bindparam(COMMUNE_PARAM))
         if self.price_min is not None:
-            conditions.append(col(Listing.price_hour_clp) >= self.price_min)
+            conditions.append(col(Listing.price_hour_clp) >= bindparam(PRICE_MIN_PARAM))
         if self.price_max is not None:
-            conditions.append(col(Listing.price_hour_clp) <= self.price_max)
+            conditions.append(col(Listing.price_hour_clp) <= bindparam(PRICE_MAX_PARAM))
         if self.age_min is not None:
-            conditions.append(col(Listing.age) >= self.age_min)
+            conditions.append(col(Listing.age) >= bindparam(AGE_MIN_PARAM))
         if self.age_max is not None:
-            conditions.append(col(Listing.age) <= self.age_max)
+            conditions.append(col(Listing.age) <= bindparam(AGE_MAX_PARAM))
         # From the listing's row (services_text), not a probe of publicacion_servicio per listing of the city.
-        conditions.extend(offers_service(service.uid) for service in self.services)
+        conditions.extend(offers_service(bindparam(_service_param(number))) for number in range(len(self.services)))
         return conditions
+
+    def params(self) -> dict[str, str | int]:
+        """The values of :meth:`conditions`' bound parameters."""
+        values: dict[str, str | int | None] = {
+            COMMUNE_PARAM: self.commune.name if self.commune is not None else None,
+            PRICE_MIN_PARAM: self.price_min,
+            PRICE_MAX_PARAM: self.price_max,
+            AGE_MIN_PARAM: self.age_min,
+            AGE_MAX_PARAM: self.age_max,
+        }
+        values.update(
+            (_service_param(number), service_pattern(service.uid)) for number, service in enumerate(self.services)
+        )
+        return {name: value for name, value in values.items() if value is not None}
+
+
+def _service_param(number: int) -> str:
+    return f"{SERVICE_PARAM}_{number}"
 
 
 NO_FILTERS = ListingFilters()

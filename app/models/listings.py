@@ -425,9 +425,23 @@ def services_text(service_uids: Iterable[str]) -> str:
     return f" {' '.join(uids)} " if uids else ""
 
 
-def offers_service(service_uid: str) -> ColumnElement[bool]:
-    """The condition that a listing offers a service, read from its row (no join, checked in an index)."""
-    return col(Listing.service_uids).contains(f" {service_uid} ", autoescape=True)
+# The escape character of :func:`service_pattern` (SQLAlchemy's own for ``contains(..., autoescape=True)``).
+_LIKE_ESCAPE = "/"
+
+
+def service_pattern(service_uid: str) -> str:
+    """The LIKE pattern of the listings offering a service (the value of :func:`offers_service`'s parameter): its
+    uid between spaces anywhere in the row's services, LIKE's wildcards in it escaped."""
+    escaped = service_uid.replace(_LIKE_ESCAPE, _LIKE_ESCAPE * 2)
+    for wildcard in "%_":
+        escaped = escaped.replace(wildcard, _LIKE_ESCAPE + wildcard)
+    return f"% {escaped} %"
+
+
+def offers_service(pattern: ColumnElement[str]) -> ColumnElement[bool]:
+    """The condition that a listing offers a service, read from its row (no join, checked in an index): its
+    services match ``pattern``, a bound parameter whose value is :func:`service_pattern`."""
+    return col(Listing.service_uids).like(pattern, escape=_LIKE_ESCAPE)
 
 
 class ListingService(SQLModel, table=True):

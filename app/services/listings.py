@@ -115,9 +115,10 @@ def poster_url(stem: str, widths: list[int]) -> str:
     return photo_url(f"{stem}-{max(fitting) if fitting else min(widths)}.webp")
 
 
-def public_conditions(section: str | None) -> list[ColumnElement[bool]]:
+def public_conditions(section: str | ColumnElement[str] | None) -> list[ColumnElement[bool]]:
     """The one definition of a public listing: published, and the owner is neither banned nor inactive (the
-    listing's ``owner_hidden``, which the database keeps in step with its owner)."""
+    listing's ``owner_hidden``, which the database keeps in step with its owner); in ``section`` (a value or a
+    bound parameter) unless it is None."""
     conditions = [col(Listing.status) == ListingStatus.PUBLICADA.value, col(Listing.owner_hidden) == False]  # noqa: E712
     if section is not None:
         conditions.append(col(Listing.section) == section)
@@ -276,6 +277,61 @@ def _cards(rows: Sequence[Any], moment: Clock) -> list[ListingCard]:
     ]
 
 
+@dataclass(frozen=True)
+class _CityStatements:
+    """A city page's statements for one tab, order and shape of filters, every value a bound parameter."""
+
+    page: Any  # its cards, with the count riding on each row
+    count: SelectOfScalar[int]  # the count alone
+
+
+# Built once each and kept: SQLAlchemy keeps a statement's cache key on the object, so a page the page cache misses
+# skips building its statement and walking it for that key (docs/performance.md, 2026-11-29 19:00). At most the
+# filter tabs x two orders x the filters' shapes, of which people use a few.
+_CITY_STATEMENTS: dict[tuple[FilterTab, bool, tuple[object, ...]], _CityStatements] = {}
+
+
+def _city_statements(tab: FilterTab, group_by_tier: bool, filters: ListingFilters) -> _CityStatements:
+    """The statements of a city page on ``tab`` narrowed by filters of the shape of ``filters``; their parameters
+    are :func:`_city_params`'."""
+    key = (tab, group_by_tier, filters.shape)
+    found = _CITY_STATEMENTS.get(key)
+    if found is None:
+        conditions = [*public_conditions(bindparam("section")), col(Listing.city_slug) == bindparam("city_slug")]
+        extra = tab.condition()
+        if extra is not None:
+            conditions.append(extra)
+        conditions += filters.conditions()
+        matches = select(col(Listing.uid)).where(*conditions).limit(bindparam("count_limit")).subquery()
+        count = select(func.count()).select_from(matches)
+        if group_by_tier:
+            order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]
+        else:
+            order = [col(Listing.published_at).desc(), col(Listing.uid).desc()]
+        page = (
+            _card_select(count.scalar_subquery().label("total"))
+            .where(*conditions)
+            .order_by(*order)
+            .offset(bindparam("offset"))
+            .limit(bindparam("page_size"))
+        )
+        found = _CITY_STATEMENTS[key] = _CityStatements(page=page, count=count)
+    return found
+
+
+def _city_params(
+    section: str, city_slug: str, filters: ListingFilters, moment: Clock, *, count_limit: int
+) -> dict[str, object]:
+    """The values of a city page's statements' parameters (all but the page's offset and size)."""
+    return {
+        "section": section,
+        "city_slug": city_slug,
+        "count_limit": count_limit,
+        **moment.params(),
+        **filters.params(),
+    }
+
+
 def city_cards(
     *,
     session: Session,
@@ -297,23 +353,15 @@ def city_cards(
     moment = clock(now)
     page_size = page_size or get_settings().page_size
     page = max(1, page)
-    conditions = _city_conditions(section, city_slug, tab, filters, moment)
     cap = FILTERED_COUNT_CAP if filters.active else COUNT_CAP
     limit = count_limit(page, page_size, cap)
-    count = _capped_count(conditions, limit)
-    if group_by_tier:
-        order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]
-    else:
-        order = [col(Listing.published_at).desc(), col(Listing.uid).desc()]
+    statements = _city_statements(tab, group_by_tier, filters)
+    params = _city_params(section, city_slug, filters, moment, count_limit=limit)
     # The count rides on the page's rows (one round trip; the database runs it once); an empty page asks it alone.
     rows = session.exec(
-        _card_select(count.scalar_subquery().label("total"))
-        .where(*conditions)
-        .order_by(*order)
-        .offset((page - 1) * page_size)
-        .limit(page_size)
+        statements.page, params={**params, "offset": (page - 1) * page_size, "page_size": page_size}
     ).all()
-    total = rows[0].total if rows else session.exec(count).one()
+    total = rows[0].total if rows else session.exec(statements.count, params=params).one()
     return CardPage(
         cards=_cards(rows, moment),
         total=total,
@@ -335,29 +383,14 @@ def city_total(
 ) -> CardPage:
     """How many of a city's public listings on ``tab`` match ``filters``: :func:`city_cards`'s first page without
     its cards, from a count alone (the filter form's count, which shows none of them)."""
-    conditions = _city_conditions(section, city_slug, tab, filters, clock(now))
     page_size = get_settings().page_size
     cap = FILTERED_COUNT_CAP if filters.active else COUNT_CAP
     limit = count_limit(1, page_size, cap)
-    total = session.exec(_capped_count(conditions, limit)).one()
+    statement = _city_statements(tab, True, filters).count
+    total = session.exec(
+        statement, params=_city_params(section, city_slug, filters, clock(now), count_limit=limit)
+    ).one()
     return CardPage(cards=[], total=total, page=1, page_size=page_size, exact=total < limit, cap=cap)
-
-
-def _city_conditions(
-    section: str, city_slug: str, tab: FilterTab, filters: ListingFilters, moment: Clock
-) -> list[ColumnElement[bool]]:
-    """What a city page's listings meet: public in ``section``, in the city, on ``tab``, matching ``filters``."""
-    conditions = [*public_conditions(section), col(Listing.city_slug) == city_slug]
-    extra = tab.condition(moment)
-    if extra is not None:
-        conditions.append(extra)
-    return conditions + filters.conditions()
-
-
-def _capped_count(conditions: list[ColumnElement[bool]], limit: int) -> SelectOfScalar[int]:
-    """How many listings meet ``conditions``, counted up to ``limit``."""
-    matches = select(col(Listing.uid)).where(*conditions).limit(limit).subquery()
-    return select(func.count()).select_from(matches)
 
 
 def service_names(session: Session, listing_uid: str) -> list[str]:

@@ -132,10 +132,15 @@ def test_the_filter_values_are_bound_parameters(site):
 
     from app.models import Listing
 
-    statement = select(Listing.uid).where(*filters.conditions())
+    statement = select(Listing.display_name).where(*filters.conditions())
     compiled = statement.compile(get_engine())
-    assert set(compiled.params.values()) >= {1, 40, f" {filters.services[0].uid} "}  # LIKE '%' || :p || '%'
+    values = filters.params()
+    assert set(values.values()) == {1, 40, f"% {filters.services[0].uid} %"}  # LIKE :p ESCAPE '/'
+    assert {name: compiled.params[name] for name in values} == dict.fromkeys(values)  # named, given at execution
     assert filters.services[0].uid not in str(compiled)
+    with Session(get_engine()) as session:
+        found = session.scalars(statement, params=values).all()
+    assert found == ["Berta"]  # offers viajes, 40 or younger (Carla is 41)
 
 
 def test_the_communes_offered_are_those_the_public_listings_name(site):
