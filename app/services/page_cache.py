@@ -46,6 +46,7 @@ import logging
 import re
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
@@ -214,9 +215,17 @@ versions = Versions()
 pages = PageCache()
 
 
+# Each engine's database_key, taken once: every cached read names its database (rendering the URL and hashing it
+# cost more than the rest of a cache hit).
+_engine_databases: weakref.WeakKeyDictionary[Engine, str] = weakref.WeakKeyDictionary()
+
+
 def engine_database(engine: Engine) -> str:
     """The :func:`database_key` of an engine's database, as the write listener names it."""
-    return database_key(engine.url.render_as_string(hide_password=True))
+    found = _engine_databases.get(engine)
+    if found is None:
+        found = _engine_databases[engine] = database_key(engine.url.render_as_string(hide_password=True))
+    return found
 
 
 # Renders under way in this process, by (key, version): requests for the same page at the same
