@@ -263,7 +263,8 @@ class DirectoryState(rx.State):
 
     async def _load_path(self) -> EventSpec | None:
         """Show the browser path's view (app.services.public_view), or redirect to its canonical path."""
-        built = await build_public_view(path=self.router.url.path, query=self.router.url.query)
+        url = self.router.url  # read once: each read of the router assembles it anew
+        built = await build_public_view(path=url.path, query=url.query)
         if isinstance(built, Redirect):
             return rx.redirect(built.location, replace=True)
         self._change(page=1)
@@ -281,8 +282,8 @@ class DirectoryState(rx.State):
         else:
             self._show(built)
             if built.listings is not None:
-                await self._show_filters(built, built.listings)
-        self._change(shown_path=self.router.url.path)
+                await self._show_filters(built, built.listings, url.path)
+        self._change(shown_path=url.path)
         return None
 
     def _change(self, **values: object) -> None:
@@ -291,8 +292,10 @@ class DirectoryState(rx.State):
         Each view shows only its own vars (app.pages.public matches on ``view``), so a detail leaves the list it
         was opened from in place, and going back to it sends the view's name, not its cards again.
         """
+        held = self.__dict__  # a field's value, read as it is: getattr wraps a list in a new MutableProxy each time
         for name, value in values.items():
-            if getattr(self, name) != value:
+            current = held[name] if name in held else getattr(self, name)  # not read yet: its default
+            if current != value:
                 setattr(self, name, value)
 
     def _show(self, built: PublicPageView) -> None:
@@ -328,12 +331,13 @@ class DirectoryState(rx.State):
             cards=[] if built.groups is not None else result.cards,
         )
 
-    async def _show_filters(self, built: PublicPageView, result: listings.CardPage) -> None:
-        """The city page's filters: those applied, as chips, and the form showing them with its choices."""
+    async def _show_filters(self, built: PublicPageView, result: listings.CardPage, path: str) -> None:
+        """The city page's filters at ``path``: those applied, as chips, and the form showing them with its
+        choices."""
         self._change(
             filtered=built.filters.active,
             filter_query=built.filters.query_string(),
-            unfiltered_url=self.router.url.path,
+            unfiltered_url=path,
             chips=built.chips,
         )
         self._show_draft(built.filters)
@@ -421,7 +425,8 @@ class DirectoryState(rx.State):
 
     async def _turn_page(self, page: int) -> EventSpec:
         """Show page ``page`` of the cards of the path shown, with the URL's filters, and scroll to the top."""
-        built = await build_public_view(path=self.router.url.path, query=self.router.url.query, page=page)
+        url = self.router.url
+        built = await build_public_view(path=url.path, query=url.query, page=page)
         if isinstance(built, PublicPageView) and built.listings is not None:
             self.page = page
             self._show_listings(built, built.listings)
