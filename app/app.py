@@ -23,10 +23,10 @@ from app.web.state_locks import release_locks_of_cancelled_events
 from app.web.untouched_states import install as skip_untouched_states
 
 # The cycle collector tuned for a server's heap, here and so in the workers Granian forks from this process. With
-# CPython's default (a young collection every 700 allocations) a web worker spent 3.9 % of its CPU collecting
-# under load, two full passes of 50-115 ms each walking every tab's states and the page cache; a young collection
-# every 50,000 allocations, 1.6 % and none (docs/performance.md, 2026-11-29 19:00). Only garbage in reference
-# cycles waits for it: everything else is freed at once, as before.
+# CPython's default (a young collection every 700 allocations) a web worker spent 3.5-4.2 % of its CPU collecting
+# under the visitors' mix, with full passes of up to 115 ms walking every tab's states and the page cache; with a
+# young collection every 50,000 allocations, 1.3-2.2 % and no full pass (docs/performance.md, 2026-11-29 18:55).
+# Only garbage in reference cycles waits for it: everything else is freed at once, as before.
 gc.set_threshold(50_000, 10, 10)
 
 # Logs and error reports: now for this process (the import, and the supervisor that forks the workers), and

@@ -168,13 +168,13 @@ def _before_0014():
     offers, pattern = listing_filters_module.offers_service, listing_filters_module.service_pattern
     listings.COUNT_CAP = listings.FILTERED_COUNT_CAP = 10**9
     listing_filters_module.offers_service, listing_filters_module.service_pattern = probe, str
-    listings._CITY_STATEMENTS.clear()  # built with the conditions of now
+    listings._city_statements.cache_clear()  # built with the conditions of now
     try:
         yield
     finally:
         (listings.COUNT_CAP, listings.FILTERED_COUNT_CAP) = caps
         listing_filters_module.offers_service, listing_filters_module.service_pattern = offers, pattern
-        listings._CITY_STATEMENTS.clear()
+        listings._city_statements.cache_clear()
 
 
 def _explained_queries(session: Session) -> list:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, NamedTuple
 from urllib.parse import parse_qsl, urlencode
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -122,6 +122,36 @@ class ServiceOption:
     name: str
 
 
+class FilterShape(NamedTuple):
+    """Which of the city page's filters apply (and how many services), not their values: filters of one shape have
+    the same conditions, so a statement built with them once serves them all (app.services.listings)."""
+
+    commune: bool = False
+    price_min: bool = False
+    price_max: bool = False
+    age_min: bool = False
+    age_max: bool = False
+    services: int = 0
+
+    def conditions(self) -> list[ColumnElement[bool]]:
+        """The SQL conditions of filters of this shape, each value a bound parameter named as in
+        :meth:`ListingFilters.params`."""
+        conditions: list[ColumnElement[bool]] = []
+        if self.commune:
+            conditions.append(col(Listing.commune) == bindparam(COMMUNE_PARAM))
+        if self.price_min:
+            conditions.append(col(Listing.price_hour_clp) >= bindparam(PRICE_MIN_PARAM))
+        if self.price_max:
+            conditions.append(col(Listing.price_hour_clp) <= bindparam(PRICE_MAX_PARAM))
+        if self.age_min:
+            conditions.append(col(Listing.age) >= bindparam(AGE_MIN_PARAM))
+        if self.age_max:
+            conditions.append(col(Listing.age) <= bindparam(AGE_MAX_PARAM))
+        # From the listing's row (services_text), not a probe of publicacion_servicio per listing of the city.
+        conditions.extend(offers_service(bindparam(_service_param(number))) for number in range(self.services))
+        return conditions
+
+
 @dataclass(frozen=True)
 class ListingFilters:
     """The filters a city page applies; empty means none. Hashable: part of the page cache's keys."""
@@ -165,34 +195,21 @@ class ListingFilters:
         return f"{path}?{query}" if query else path
 
     @property
-    def shape(self) -> tuple[bool, bool, bool, bool, bool, int]:
-        """Which filters apply (and how many services): filters of one shape have the same :meth:`conditions`."""
-        return (
-            self.commune is not None,
-            self.price_min is not None,
-            self.price_max is not None,
-            self.age_min is not None,
-            self.age_max is not None,
-            len(self.services),
+    def shape(self) -> FilterShape:
+        """Which filters apply, and how many services: the filters' :meth:`conditions`, without their values."""
+        return FilterShape(
+            commune=self.commune is not None,
+            price_min=self.price_min is not None,
+            price_max=self.price_max is not None,
+            age_min=self.age_min is not None,
+            age_max=self.age_max is not None,
+            services=len(self.services),
         )
 
     def conditions(self) -> list[ColumnElement[bool]]:
-        """The SQL conditions of these filters, each value a bound parameter named as in :meth:`params`: the same
-        for every filters of the same :attr:`shape`, so that a statement built with them once serves them all."""
-        conditions: list[ColumnElement[bool]] = []
-        if self.commune is not None:
-            conditions.append(col(Listing.commune) == bindparam(COMMUNE_PARAM))
-        if self.price_min is not None:
-            conditions.append(col(Listing.price_hour_clp) >= bindparam(PRICE_MIN_PARAM))
-        if self.price_max is not None:
-            conditions.append(col(Listing.price_hour_clp) <= bindparam(PRICE_MAX_PARAM))
-        if self.age_min is not None:
-            conditions.append(col(Listing.age) >= bindparam(AGE_MIN_PARAM))
-        if self.age_max is not None:
-            conditions.append(col(Listing.age) <= bindparam(AGE_MAX_PARAM))
-        # From the listing's row (services_text), not a probe of publicacion_servicio per listing of the city.
-        conditions.extend(offers_service(bindparam(_service_param(number))) for number in range(len(self.services)))
-        return conditions
+        """The SQL conditions of these filters, each value a bound parameter named as in :meth:`params` (those of
+        their :attr:`shape`)."""
+        return self.shape.conditions()
 
     def params(self) -> dict[str, str | int]:
         """The values of :meth:`conditions`' bound parameters."""

@@ -7,6 +7,7 @@ return at most one page of cards, never a whole city.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from app.models import (
     utc_now,
 )
 from app.models.filter_tabs import Clock, FilterTab
-from app.models.listing_filters import NO_FILTERS, ListingFilters
+from app.models.listing_filters import NO_FILTERS, FilterShape, ListingFilters
 from app.settings import get_settings
 
 MEDIA_URL_PREFIX = "/media/"
@@ -285,38 +286,36 @@ class _CityStatements:
     count: SelectOfScalar[int]  # the count alone
 
 
-# Built once each and kept: SQLAlchemy keeps a statement's cache key on the object, so a page the page cache misses
-# skips building its statement and walking it for that key (docs/performance.md, 2026-11-29 19:00). At most the
-# filter tabs x two orders x the filters' shapes, of which people use a few.
-_CITY_STATEMENTS: dict[tuple[FilterTab, bool, tuple[object, ...]], _CityStatements] = {}
+# How many city page statements are kept: the filter tabs x two orders x the shapes of filters people use (of
+# 5,760 in all; one that fell out is built again when it is next needed).
+CITY_STATEMENTS = 256
 
 
-def _city_statements(tab: FilterTab, group_by_tier: bool, filters: ListingFilters) -> _CityStatements:
-    """The statements of a city page on ``tab`` narrowed by filters of the shape of ``filters``; their parameters
-    are :func:`_city_params`'."""
-    key = (tab, group_by_tier, filters.shape)
-    found = _CITY_STATEMENTS.get(key)
-    if found is None:
-        conditions = [*public_conditions(bindparam("section")), col(Listing.city_slug) == bindparam("city_slug")]
-        extra = tab.condition()
-        if extra is not None:
-            conditions.append(extra)
-        conditions += filters.conditions()
-        matches = select(col(Listing.uid)).where(*conditions).limit(bindparam("count_limit")).subquery()
-        count = select(func.count()).select_from(matches)
-        if group_by_tier:
-            order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]
-        else:
-            order = [col(Listing.published_at).desc(), col(Listing.uid).desc()]
-        page = (
-            _card_select(count.scalar_subquery().label("total"))
-            .where(*conditions)
-            .order_by(*order)
-            .offset(bindparam("offset"))
-            .limit(bindparam("page_size"))
-        )
-        found = _CITY_STATEMENTS[key] = _CityStatements(page=page, count=count)
-    return found
+@functools.lru_cache(maxsize=CITY_STATEMENTS)
+def _city_statements(tab: FilterTab, group_by_tier: bool, shape: FilterShape) -> _CityStatements:
+    """The statements of a city page on ``tab`` narrowed by filters of ``shape``; their parameters are
+    :func:`_city_params`'. Built once and kept: SQLAlchemy keeps a statement's cache key on the object, so a page
+    the page cache misses skips building its statement and walking it for that key (docs/performance.md,
+    2026-11-29 18:55)."""
+    conditions = [*public_conditions(bindparam("section")), col(Listing.city_slug) == bindparam("city_slug")]
+    extra = tab.condition()
+    if extra is not None:
+        conditions.append(extra)
+    conditions += shape.conditions()
+    matches = select(col(Listing.uid)).where(*conditions).limit(bindparam("count_limit")).subquery()
+    count = select(func.count()).select_from(matches)
+    if group_by_tier:
+        order = [col(Listing.tier_rank), col(Listing.ranked_at).desc(), col(Listing.uid).desc()]
+    else:
+        order = [col(Listing.published_at).desc(), col(Listing.uid).desc()]
+    page = (
+        _card_select(count.scalar_subquery().label("total"))
+        .where(*conditions)
+        .order_by(*order)
+        .offset(bindparam("offset"))
+        .limit(bindparam("page_size"))
+    )
+    return _CityStatements(page=page, count=count)
 
 
 def _city_params(
@@ -355,7 +354,7 @@ def city_cards(
     page = max(1, page)
     cap = FILTERED_COUNT_CAP if filters.active else COUNT_CAP
     limit = count_limit(page, page_size, cap)
-    statements = _city_statements(tab, group_by_tier, filters)
+    statements = _city_statements(tab, group_by_tier, filters.shape)
     params = _city_params(section, city_slug, filters, moment, count_limit=limit)
     # The count rides on the page's rows (one round trip; the database runs it once); an empty page asks it alone.
     rows = session.exec(
@@ -386,7 +385,7 @@ def city_total(
     page_size = get_settings().page_size
     cap = FILTERED_COUNT_CAP if filters.active else COUNT_CAP
     limit = count_limit(1, page_size, cap)
-    statement = _city_statements(tab, True, filters).count
+    statement = _city_statements(tab, True, filters.shape).count
     total = session.exec(
         statement, params=_city_params(section, city_slug, filters, clock(now), count_limit=limit)
     ).one()

@@ -25,7 +25,7 @@ EVERY_FILTER = ListingFilters(
 @pytest.mark.parametrize("dialect", [postgresql.psycopg.dialect(), sqlite.dialect()], ids=["postgresql", "sqlite"])
 @pytest.mark.parametrize("tab", FILTER_TABS, ids=[tab.slug for tab in FILTER_TABS])
 def test_the_card_and_detail_statements_render_nothing_per_execution(dialect, tab):
-    city = listings._city_statements(tab, True, EVERY_FILTER)
+    city = listings._city_statements(tab, True, EVERY_FILTER.shape)
     for statement in (city.page, city.count, listings._PUBLIC_DETAIL):
         compiled = statement.compile(dialect=dialect)
         assert not compiled.literal_execute_params
@@ -41,11 +41,11 @@ def test_the_card_and_detail_statements_render_nothing_per_execution(dialect, ta
 
 
 def test_a_city_page_statement_serves_every_filters_of_its_shape():
-    cheap = listings._city_statements(FILTER_TABS[1], True, ListingFilters(price_max=50_000))
-    assert listings._city_statements(FILTER_TABS[1], True, ListingFilters(price_max=90_000)) is cheap
-    assert listings._city_statements(FILTER_TABS[1], False, ListingFilters(price_max=90_000)) is not cheap
-    assert listings._city_statements(FILTER_TABS[1], True, ListingFilters(price_min=50_000)) is not cheap
-    assert listings._city_statements(FILTER_TABS[2], True, ListingFilters(price_max=50_000)) is not cheap
+    cheap = listings._city_statements(FILTER_TABS[1], True, ListingFilters(price_max=50_000).shape)
+    assert listings._city_statements(FILTER_TABS[1], True, ListingFilters(price_max=90_000).shape) is cheap
+    assert listings._city_statements(FILTER_TABS[1], False, ListingFilters(price_max=90_000).shape) is not cheap
+    assert listings._city_statements(FILTER_TABS[1], True, ListingFilters(price_min=50_000).shape) is not cheap
+    assert listings._city_statements(FILTER_TABS[2], True, ListingFilters(price_max=50_000).shape) is not cheap
 
 
 @pytest.mark.parametrize("uid", ["0f6c2a", "a_b", "50%", "x/y", "/%_"])
