@@ -19,6 +19,7 @@ from app.web.api import build_api
 from app.web.cookies import handshake_middleware
 from app.web.middleware import CompressionMiddleware, SecurityMiddleware
 from app.web.observe import observe_events, observe_requests
+from app.web.reconnects import keep_tokens_on_reconnect
 from app.web.state_locks import release_locks_of_cancelled_events
 from app.web.untouched_states import install as skip_untouched_states
 
@@ -37,6 +38,8 @@ logs.configure()
 release_locks_of_cancelled_events()
 # Every websocket event and socket counted, timed and logged (app.web.observe).
 observe_events()
+# A page connecting again before the server noticed its drop keeps its tab's state (app.web.reconnects).
+keep_tokens_on_reconnect()
 # A new tab's hydrate leaves the states it never used as they are (app.web.untouched_states).
 skip_untouched_states()
 

@@ -68,6 +68,10 @@ WS_CONNECTS = Counter("escorts_ws_connects_total", "Websocket connections accept
 WS_RECONNECTS = Counter(
     "escorts_ws_reconnects_total", "Websocket connections of a page that was already connected (a reconnect)."
 )
+WS_TOKENS_KEPT = Counter(
+    "escorts_ws_tokens_kept_total",
+    "Reconnects that took their tab's token back from a socket the server still held open (app.web.reconnects).",
+)
 STATE_LOCK_WAIT = Histogram(
     "escorts_state_lock_wait_seconds",
     "Time to take a tab's state lock in Redis.",

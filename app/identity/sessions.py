@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -60,6 +61,13 @@ def cookie_value(cookie_header: str, name: str) -> str:
         if key == name:
             return value
     return ""
+
+
+def session_hash_in(headers: Mapping[str, object] | None) -> str:
+    """The session digest (the ``sesion_hash`` cookie) in a connection's headers, as Reflex keeps them with
+    lower-case names ("" if none)."""
+    cookies = (headers or {}).get("cookie", "")
+    return cookie_value(cookies, DIGEST_COOKIE) if isinstance(cookies, str) else ""
 
 
 @dataclass(frozen=True)

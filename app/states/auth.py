@@ -42,7 +42,7 @@ from reflex_base.event.context import EventContext
 from app.core.actor import Actor
 from app.identity.errors import AUTH_MESSAGES
 from app.identity.guards import HOME, landing_path
-from app.identity.sessions import DIGEST_COOKIE, SessionCheck, cookie_value, resolve_session
+from app.identity.sessions import SessionCheck, resolve_session, session_hash_in
 from app.models import PROFILE_LABELS, ProfileId
 from app.routes import SECOND_FACTOR
 from app.services.abuse import client_key
@@ -208,11 +208,9 @@ def connection_session_hash() -> str:
     app.web.cookies put in place of the session cookie); never from stored state.
     """
     try:
-        headers = EventContext.get().router_data.get(RouteVar.HEADERS) or {}
+        return session_hash_in(EventContext.get().router_data.get(RouteVar.HEADERS))
     except LookupError:
         return ""
-    cookies = headers.get("cookie", "")
-    return cookie_value(cookies, DIGEST_COOKIE) if isinstance(cookies, str) else ""
 
 
 async def _resolve(token_hash: str) -> SessionCheck:
