@@ -13,6 +13,8 @@
 //   listings of the same path (data-vista-lista) or the 18+ notice, but
 //   never during a press on it: a tap on its 18+ button is not lost; while
 //   it shows, the app's start never scrolls the page from under the visitor;
+//   its photos out of sight (a strip's, a carousel's after the first) show
+//   once its first frame is painted, so they are not fetched before it;
 // - the app's module script, which documents with a first screen bring as
 //   text, starts once the first frame is painted, or, under a public page's
 //   preview (data-app-on-interaction) for a visitor not signed in, on their
@@ -153,6 +155,11 @@
 
   var preview = document.getElementById("vista-previa");
   if (preview) {
+    // Its photos out of sight (each strip's and the carousel's after the first) wait for its first frame
+    // (assets/styles.css): the photos on the screen, the first above all, get a phone's bandwidth first.
+    requestAnimationFrame(function () {
+      setTimeout(function () { preview.setAttribute("data-painted", ""); }, 0);
+    });
     // While the preview is the page, its scroll is the visitor's: the router's reset of a new page
     // to the top (React Router's ScrollRestoration, at the app's first render) would move what is
     // under their finger, the 18+ button or a card, the moment their first scroll starts the app.

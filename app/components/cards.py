@@ -59,7 +59,8 @@ def photo_strip(card: ObjectVar[ListingCard], lead: Var[bool] | bool = False) ->
 
     The cover of the ``lead`` card (the page's first) is fetched at once with high
     priority, as the likely largest paint; every other photo waits until it nears
-    the screen. Width and height give the 3:4 box before the file arrives; srcset lets a
+    the screen, and comes with low priority even on the screen, after that one.
+    Width and height give the 3:4 box before the file arrives; srcset lets a
     small card take the 400 px file. A strip of several photos scrolls sideways, so it takes
     the keyboard focus (arrow keys scroll it) and has a name.
     """
@@ -77,7 +78,7 @@ def photo_strip(card: ObjectVar[ListingCard], lead: Var[bool] | bool = False) ->
                 class_name="strip-photo",
                 width="300",
                 height="400",
-                custom_attrs={"fetchPriority": rx.cond((i == 0) & lead, "high", "auto")},
+                custom_attrs={"fetchPriority": rx.cond((i == 0) & lead, "high", "low")},
             ),
         ),
         class_name="strip",

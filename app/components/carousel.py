@@ -43,13 +43,13 @@ def carousel(photos: rx.Var[list[str]] | list[str], name: StringVar[str] | str) 
                     sizes=photo_sizes(src, SLIDE_SIZES),
                     alt="Foto " + (i + 1).to_string() + " de " + name,
                     class_name="slide",
-                    # The first photo is the page's largest paint: fetched at once, first.
+                    # The first photo is the page's largest paint: fetched at once, first; the others after it.
                     loading=rx.cond(i == 0, "eager", "lazy"),
                     decoding="async",
                     # The 3:4 box (.slides) before the file arrives, so nothing shifts.
                     width="600",
                     height="800",
-                    custom_attrs={"fetchPriority": rx.cond(i == 0, "high", "auto")},
+                    custom_attrs={"fetchPriority": rx.cond(i == 0, "high", "low")},
                 ),
             ),
             class_name="slides",

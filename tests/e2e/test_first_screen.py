@@ -14,7 +14,7 @@ import re
 import time
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
@@ -255,6 +255,62 @@ def test_a_press_on_the_notice_during_the_swap_is_not_lost(browser: Browser, sit
         expect(page.get_by_test_id("total")).to_be_visible()
     finally:
         context.close()
+
+
+def _fetched(requests: list[str], photo: Locator) -> bool:
+    """Whether any of the page's ``requests`` fetched ``photo``, in any of its widths (its srcset's or its src)."""
+    stem = re.sub(r"-(400|800)\.webp$", "", photo.get_attribute("src") or "")
+    return bool(stem) and any(stem in url for url in requests)
+
+
+def test_a_previews_photos_out_of_sight_wait_for_its_first_frame(browser: Browser, site):
+    """A strip's photos after its first are neither shown nor fetched until site.js has seen the preview's first
+    frame (they are fetched once near, as before); the one on the screen is, at once. Only the page's first photo
+    has high priority. Without scripts a strip shows its first photo."""
+    context = browser.new_context(
+        base_url=site.url, locale="es-CL", viewport={"width": 390, "height": 844}, has_touch=True
+    )
+    context.set_default_timeout(20_000)
+    context.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
+    page = context.new_page()
+    scripts: list = []
+    photos: list[str] = []
+    page.on("request", lambda request: photos.append(request.url) if request.resource_type == "image" else None)
+    page.route("**/site.js", lambda route: scripts.append(route))
+    strip = page.locator(PREVIEW).locator(".strip").first
+    first, second = strip.locator("img").nth(0), strip.locator("img").nth(1)
+    try:
+        page.goto(f"/escorts/{CITY}", wait_until="commit")  # the held site.js holds the load event
+        expect(first).to_be_visible()
+        expect(first).to_have_attribute("fetchpriority", "high")
+        expect(second).to_have_attribute("fetchpriority", "low")
+        expect(second).to_be_hidden()
+        deadline = time.monotonic() + 15
+        while not scripts:  # every call into the page lets Playwright hand over the held request
+            assert time.monotonic() < deadline, "the page never asked for site.js"
+            page.evaluate("0")
+        # The first photo is in and a frame has passed: lazy loading would have asked for its neighbour by now.
+        page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=first.element_handle())
+        page.evaluate("new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)))")
+        assert _fetched(photos, first) and not _fetched(photos, second)
+        scripts[0].continue_()
+        expect(page.locator(PREVIEW)).to_have_attribute("data-painted", "")
+        expect(second).to_be_visible()
+        deadline = time.monotonic() + 15
+        while not _fetched(photos, second):
+            assert time.monotonic() < deadline, "the strip's second photo was never fetched"
+            page.wait_for_timeout(50)  # lets Playwright deliver the request events between polls
+        expect(page.locator(PREVIEW)).to_be_visible()  # no move yet: the preview is still the page
+    finally:
+        context.close()
+    page = _returning_visitor(browser, site, javascript=False)
+    try:
+        page.goto(f"/escorts/{CITY}")
+        strip = page.locator(PREVIEW).locator(".strip").first
+        expect(strip.locator("img").first).to_be_visible()
+        expect(strip.locator("img").nth(1)).to_be_hidden()
+    finally:
+        page.context.close()
 
 
 def test_listings_and_their_links_are_in_the_document_without_javascript(browser: Browser, site):
