@@ -352,6 +352,11 @@ _REFLEX_HEAD_TAGS = re.compile(
 )
 _AFTER_CHARSET = re.compile(r"<meta charSet=\"utf-8\"\s*/?>", re.IGNORECASE)
 _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
+# A preview's photos but its first wait for its first frame, which assets/site.js marks (assets/styles.css): without
+# scripts they show at once.
+NO_SCRIPT_PHOTOS = (
+    '<noscript><style>#vista-previa:not([data-painted]) img[loading="lazy"]{display:revert}</style></noscript>'
+)
 # The build's one stylesheet (Radix Themes and the app's styles, 714 KB, 85 KB gzip).
 _BUILD_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"]+\.css)" rel="stylesheet"[^>]*>')
 # The app's module script as text, with that stylesheet's address: assets/site.js fetches the stylesheet when it
@@ -410,7 +415,8 @@ def split_shell(document: str, site_css: str = "") -> Shell:
     visitor not signed in, on their first move): the first screen never waits for the app's scripts
     to download and run (a slow phone on a fast network would run them first).
     site.js applies that stylesheet when the preview leaves, so the preview is never restyled while
-    it shows, and the app never shows unstyled.
+    it shows, and the app never shows unstyled. The preview's photos but its first show once site.js
+    has seen its first frame, at once without scripts (``NO_SCRIPT_PHOTOS``).
     """
     head_end = document.find("</head>")
     if head_end < 0:
@@ -420,7 +426,7 @@ def split_shell(document: str, site_css: str = "") -> Shell:
     stylesheet = _BUILD_STYLESHEET.search(head)
     if site_css and stylesheet:
         head = _PRELOADS.sub("", head)
-        inline = Markup("<style>{}</style>").format(Markup(site_css.replace("</", "<\\/")))
+        inline = Markup("<style>{}</style>{}").format(Markup(site_css.replace("</", "<\\/")), Markup(NO_SCRIPT_PHOTOS))
         head = _BUILD_STYLESHEET.sub(lambda _link: str(inline), head, count=1)
         rest = _APP_MODULE.sub(lambda _script: str(_APP_MODULE_TEXT.format(stylesheet.group(1))), rest, count=1)
     charset = _AFTER_CHARSET.search(head)

@@ -13,8 +13,8 @@
 //   listings of the same path (data-vista-lista) or the 18+ notice, but
 //   never during a press on it: a tap on its 18+ button is not lost; while
 //   it shows, the app's start never scrolls the page from under the visitor;
-//   its photos out of sight (a strip's, a carousel's after the first) show
-//   once its first frame is painted, so they are not fetched before it;
+//   its photos but the first show once its first frame is painted, so they
+//   are not fetched beside the first;
 // - the app's module script, which documents with a first screen bring as
 //   text, starts once the first frame is painted, or, under a public page's
 //   preview (data-app-on-interaction) for a visitor not signed in, on their
@@ -106,7 +106,16 @@
       var form = new URLSearchParams({ ruta: window.location.pathname, tipo: kind });
       navigator.sendBeacon(counting.getAttribute("data-count-url"), form);
     };
-    count(counting.getAttribute("data-count"));
+    // The view is counted once the first frame is painted: it holds neither that frame nor its photo's
+    // bandwidth (a tab opened in the background paints no frame until shown: counted a second later there).
+    var viewed = false;
+    var countView = function () {
+      if (viewed) return;
+      viewed = true;
+      count(counting.getAttribute("data-count"));
+    };
+    requestAnimationFrame(function () { setTimeout(countView, 0); });
+    setTimeout(countView, 1000);
     counting.addEventListener("click", function (event) {
       var contact = event.target.closest && event.target.closest("a[data-count]");
       if (contact) count(contact.getAttribute("data-count"));
@@ -155,8 +164,8 @@
 
   var preview = document.getElementById("vista-previa");
   if (preview) {
-    // Its photos out of sight (each strip's and the carousel's after the first) wait for its first frame
-    // (assets/styles.css): the photos on the screen, the first above all, get a phone's bandwidth first.
+    // Its photos but the first wait for its first frame (assets/styles.css): the first, the largest paint,
+    // gets a phone's bandwidth first.
     requestAnimationFrame(function () {
       setTimeout(function () { preview.setAttribute("data-painted", ""); }, 0);
     });

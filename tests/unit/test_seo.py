@@ -14,6 +14,7 @@ from app.models.listing_filters import ListingFilters
 from app.route_table import PAGE_ROUTES
 from app.routes import PUBLIC_ROUTES, PublicView
 from app.seo import (
+    NO_SCRIPT_PHOTOS,
     HeadTags,
     breadcrumb_json_ld,
     city_tags,
@@ -195,7 +196,8 @@ def test_split_shell_inlines_the_site_css_and_lets_nothing_else_hold_up_the_firs
     ) in document
     assert 'type="module"' not in document
     assert 'rel="preload"' not in document and "modulepreload" not in document
-    assert "<style>.card { color: red; }</style></head>" in document
+    # The preview's photos but its first wait for site.js; without scripts they show at once.
+    assert f"<style>.card {{ color: red; }}</style>{NO_SCRIPT_PHOTOS}</head>" in document
     assert 'rel="stylesheet"' not in document
     assert "</style><script>" not in split_shell(exported, "a{}</style><script>").with_head("")
     assert split_shell(exported).with_head("") == exported  # no site CSS found: left as Reflex wrote it
