@@ -69,7 +69,10 @@ async def _holder_session(namespace: EventNamespace, token: str, holder: SocketR
     # Another worker's socket: its headers are in the tab's state, which its events keep up to date.
     if (root := namespace.app._state) is None:
         return None
-    state = await namespace.app.state_manager.get_state(BaseStateToken(ident=token, cls=root))
+    try:
+        state = await namespace.app.state_manager.get_state(BaseStateToken(ident=token, cls=root))
+    except Exception:  # Redis unreachable: Reflex's own link decides
+        return None
     headers = state.router_data.get(constants.RouteVar.HEADERS)
     return session_hash_in(headers) if headers is not None else None
 

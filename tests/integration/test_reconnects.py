@@ -25,6 +25,7 @@ from reflex_base import constants
 from app.identity.sessions import DIGEST_COOKIE
 from app.web import observe
 from tests.handlers import run_async
+from tests.ports import free_port
 from tests.redis_server import empty_redis
 
 FIRST = {"event": {"name": "reflex___state____state.hydrate", "payload": {"hashes": {"a": "1"}}}}
@@ -189,5 +190,29 @@ def test_with_redis_a_reconnect_on_another_worker_keeps_its_token_and_the_first_
             for worker in (first, second):
                 await worker.namespace._token_manager.close()
             await states.redis.aclose()
+
+    run_async(scenario())
+
+
+def test_with_the_tabs_state_out_of_reach_a_reconnect_on_another_worker_still_connects_with_a_new_token():
+    """The first worker's socket session can only be read off the tab's state: when that read fails, the
+    reconnect is left to Reflex (a new token) and its connection goes on."""
+    url = empty_redis()
+
+    async def scenario():
+        unreachable = StateManagerRedis(redis=aioredis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0"))
+        first = Worker(RedisTokenManager(aioredis.Redis.from_url(url)), unreachable)
+        second = Worker(RedisTokenManager(aioredis.Redis.from_url(url)), unreachable)
+        tab = _tab()
+        try:
+            await first.connect("old", tab, SIGNED_IN, FIRST)
+            await second.connect("new", tab, SIGNED_IN, AGAIN)
+            [given] = second.new_tokens("new")
+            assert given != tab and second.token_of("new") == given and second.handled == ["new"]
+            assert first.socket_of(tab) == "old"
+        finally:
+            for worker in (first, second):
+                await worker.namespace._token_manager.close()
+            await unreachable.redis.aclose()
 
     run_async(scenario())
