@@ -9,6 +9,7 @@ import gc
 import reflex as rx
 
 from app import logs
+from app.components import color_mode
 from app.components.failures import APP_WRAPS
 from app.components.layout import TOAST_REGION_LABEL
 from app.route_table import PAGE_ROUTES
@@ -42,6 +43,8 @@ observe_events()
 keep_tokens_on_reconnect()
 # A new tab's hydrate leaves the states it never used as they are (app.web.untouched_states).
 skip_untouched_states()
+# Every page's head sets the fixed dark mode without reading the browser's storage (app.components.color_mode).
+color_mode.install()
 
 app = rx.App(
     html_lang="es-CL",

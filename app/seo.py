@@ -362,6 +362,41 @@ _BUILD_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"
 # The app's module script as text, with that stylesheet's address: assets/site.js fetches the stylesheet when it
 # starts the module, and applies it when the preview leaves.
 _APP_MODULE_TEXT = Markup('<script type="text/plain" data-app-module data-stylesheet="{}">')
+# Fetches assets/site.js once the document is parsed and its first screen painted (its first contentful paint, which
+# the browser reports once that frame is shown; a frame and a timer where it reports none, a second at most): that
+# screen's photo never shares a phone's bandwidth or main thread with it. On the visitor's first move before then,
+# at once, and noted for site.js, which starts a public page's app on that move: data-moved on <html>, then a
+# "visitor-moved" event (a pointermove without movement, the browser's own when the page lays out under a resting
+# mouse, is none). Inline (its hash is in the CSP, app.web.middleware): a request of its own would be one
+# more before the first screen.
+SITE_SCRIPT_LOADER = (
+    "(function(){"
+    'var moves=["pointerdown","pointermove","touchstart","keydown","wheel","focusin"],root=document.documentElement,'
+    "asked=false,loaded=false;"
+    "function load(){"
+    'if(document.readyState==="loading"){if(!asked){asked=true;document.addEventListener("DOMContentLoaded",load)}return}'
+    "if(loaded)return;loaded=true;"
+    'var script=document.createElement("script");script.src="/site.js";document.head.appendChild(script)}'
+    "function moved(event){"
+    'if(event.type==="pointermove"&&!event.movementX&&!event.movementY)return;'
+    "moves.forEach(function(name){document.removeEventListener(name,moved,true)});"
+    'window.removeEventListener("scroll",moved);'
+    'root.setAttribute("data-moved","");document.dispatchEvent(new Event("visitor-moved"));load()}'
+    "moves.forEach(function(name){document.addEventListener(name,moved,{capture:true,passive:true})});"
+    'window.addEventListener("scroll",moved,{passive:true});'
+    "setTimeout(load,1000);"
+    "var types=window.PerformanceObserver&&PerformanceObserver.supportedEntryTypes||[];"
+    'if(types.indexOf("paint")<0){requestAnimationFrame(function(){setTimeout(load,0)});return}'
+    'new PerformanceObserver(function(list){if(list.getEntriesByName("first-contentful-paint").length)load()})'
+    '.observe({type:"paint",buffered:true})'
+    "})()"
+)
+# The head's script of assets/site.js, which a document with a first screen empties and follows with
+# SITE_SCRIPT_LOADER: React hydrates the head's <script> element from the empty one (it checks neither its address
+# nor its text; one with the loader's text would not match its none) and leaves the loader, an element it does not
+# render, alone.
+_SITE_SCRIPT = re.compile(r'<script defer="" src="/site\.js"></script>')
+_SITE_SCRIPT_LOADED = f"<script></script><script>{SITE_SCRIPT_LOADER}</script>"
 # The head's hints to fetch that stylesheet and the app's modules (about 250 KB) at high priority, at once.
 _APP_MODULE = re.compile(r'<script type="module"[^>]*>')
 _PRELOADS = re.compile(r'<link (?:as="style" href="[^"]+" rel="preload"|rel="modulepreload" href="[^"]+")\s*/?>')
@@ -413,7 +448,8 @@ def split_shell(document: str, site_css: str = "") -> Shell:
     that stylesheet before the first screen's photo is painted. The app's module script comes as text,
     which assets/site.js starts once the first frame is painted (under a public page's preview, for a
     visitor not signed in, on their first move): the first screen never waits for the app's scripts
-    to download and run (a slow phone on a fast network would run them first).
+    to download and run (a slow phone on a fast network would run them first). site.js itself comes
+    once that screen is painted, or on the first move (``SITE_SCRIPT_LOADER``).
     site.js applies that stylesheet when the preview leaves, so the preview is never restyled while
     it shows, and the app never shows unstyled. The preview's photos but its first show once site.js
     has seen its first frame, at once without scripts (``NO_SCRIPT_PHOTOS``).
@@ -429,6 +465,7 @@ def split_shell(document: str, site_css: str = "") -> Shell:
         inline = Markup("<style>{}</style>{}").format(Markup(site_css.replace("</", "<\\/")), Markup(NO_SCRIPT_PHOTOS))
         head = _BUILD_STYLESHEET.sub(lambda _link: str(inline), head, count=1)
         rest = _APP_MODULE.sub(lambda _script: str(_APP_MODULE_TEXT.format(stylesheet.group(1))), rest, count=1)
+        head = _SITE_SCRIPT.sub(lambda _script: _SITE_SCRIPT_LOADED, head, count=1)
     charset = _AFTER_CHARSET.search(head)
     if charset:
         cut = charset.end()

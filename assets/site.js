@@ -18,7 +18,9 @@
 // - the app's module script, which documents with a first screen bring as
 //   text, starts once the first frame is painted, or, under a public page's
 //   preview (data-app-on-interaction) for a visitor not signed in, on their
-//   first move (pointer, touch, key, wheel, focus or scroll);
+//   first move (pointer, touch, key, wheel, focus or scroll), which the
+//   document's loader of this script notes (app/seo.py SITE_SCRIPT_LOADER:
+//   such a document fetches this script once its first screen is painted);
 // - a detail document counts its view and its preview's contact clicks with
 //   beacons (data-count-url);
 // - the scripts only some pages use (assets/proof.js for the sign-up's proof
@@ -78,18 +80,10 @@
     try { known = !!(window.localStorage.getItem("user") || window.sessionStorage.getItem("aviso")); } catch (e) {}
     if (waiting && !known) {
       // A public page's preview already shows it, and its links work: the app starts on the visitor's
-      // first move, so a phone that only looks never pays for the app's scripts.
-      var starters = ["pointerdown", "pointermove", "touchstart", "keydown", "wheel", "focusin"];
-      var startNow = function (event) {
-        // A pointer that did not move (the browser's own move when the page lays out under a resting mouse)
-        // is no move of the visitor's.
-        if (event.type === "pointermove" && !event.movementX && !event.movementY) return;
-        starters.forEach(function (name) { document.removeEventListener(name, startNow, true); });
-        window.removeEventListener("scroll", startNow);
-        startApp();
-      };
-      starters.forEach(function (name) { document.addEventListener(name, startNow, { capture: true, passive: true }); });
-      window.addEventListener("scroll", startNow, { passive: true });
+      // first move, so a phone that only looks never pays for the app's scripts. The document's loader of
+      // this script notes that move, also one made before this script came (app/seo.py SITE_SCRIPT_LOADER).
+      if (document.documentElement.hasAttribute("data-moved")) startApp();
+      else document.addEventListener("visitor-moved", startApp, { once: true });
     } else {
       fetchStyles();
       requestAnimationFrame(function () { setTimeout(startApp, 0); });
@@ -185,7 +179,7 @@
     // A press on the preview (its 18+ button) keeps it until the press ends and its click
     // has run: swapped between pointerdown and pointerup, the click would reach neither button.
     // Once its form is sent, the preview stays until the next document replaces it. A press that
-    // began before this script ran (it is deferred) is the browser's :active state.
+    // began before this script ran (it comes once the first screen is painted) is the browser's :active state.
     var pressed = !!preview.querySelector(":active"), held = false, sent = false;
     var leave = function () {
       if (sent) return;

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app import seo
 from app.settings import Settings, get_settings, origin_of
 
 # Hosts a newcomer may open in development and tests (any port).
@@ -115,18 +116,18 @@ def allowed_host_names(settings: Settings) -> frozenset[str]:
 
 @functools.lru_cache
 def inline_script_hashes(static_dir: Path) -> tuple[str, ...]:
-    """CSP sources (``'sha256-…'``) of every inline script in the built pages under ``static_dir``.
+    """CSP sources (``'sha256-…'``) of every inline script in the built pages under ``static_dir``, and of the
+    loader of assets/site.js that the served documents carry in its place (app.seo.SITE_SCRIPT_LOADER).
 
     React Router's prerendered pages carry small inline scripts (hydration
     context, scroll restoration, the color-mode script); allowing exactly
     these keeps 'unsafe-inline' out of script-src.
     """
-    found = set()
+    bodies = {seo.SITE_SCRIPT_LOADER}  # put in by app.seo.split_shell in place of the head's assets/site.js
     for page in static_dir.rglob("*.html"):
-        for body in _INLINE_SCRIPT.findall(page.read_text(encoding="utf-8")):
-            digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
-            found.add(f"'sha256-{digest}'")
-    return tuple(sorted(found))
+        bodies.update(_INLINE_SCRIPT.findall(page.read_text(encoding="utf-8")))
+    digests = (base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() for body in bodies)
+    return tuple(sorted(f"'sha256-{digest}'" for digest in digests))
 
 
 def content_security_policy(settings: Settings, script_hashes: tuple[str, ...] = ()) -> str:

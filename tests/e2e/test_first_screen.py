@@ -32,6 +32,8 @@ APP_MODULES = re.compile(r"/assets/[^?]*\.js(\?|$)")
 pytestmark = pytest.mark.e2e
 
 PREVIEW = "#vista-previa"
+# The class that puts a page in the dark mode.
+DARK = re.compile(r"(^|\s)dark(\s|$)")
 
 
 def _returning_visitor(browser: Browser, site, *, javascript: bool = True) -> Page:
@@ -100,15 +102,36 @@ def test_the_scripts_of_sign_up_and_clip_uploads_come_only_where_they_are_used(b
         page.context.close()
 
 
+# Notes when the page reads its origin's storage (window.localStorage), from before any script of the page runs.
+NOTE_STORAGE_READS = """
+window.__storageReads = [];
+const owner = Object.getOwnPropertyDescriptor(window, "localStorage") ? window : Window.prototype;
+const storage = Object.getOwnPropertyDescriptor(owner, "localStorage");
+Object.defineProperty(owner, "localStorage", {
+  configurable: true,
+  get() { window.__storageReads.push(performance.now()); return storage.get.call(this); },
+});
+"""
+# The first contentful paint's time, site.js's request's and the storage reads' (NOTE_STORAGE_READS).
+FIRST_PAINT_AND_AFTER = """[
+  performance.getEntriesByName("first-contentful-paint")[0].startTime,
+  performance.getEntriesByType("resource").find((entry) => entry.name.endsWith("/site.js")).startTime,
+  window.__storageReads,
+]"""
+
+
 def test_a_visitor_who_only_looks_runs_no_app_and_a_detail_still_counts(browser, site):
     """On a phone, a public page's preview is the page until the visitor's first move: none of the app's modules,
-    its stylesheet or assets/favourites.js is fetched and no websocket opens, while a detail's view and a tap on
-    its WhatsApp button are counted by the document (POST /contar); that tap starts the app, which then takes over
-    from the preview."""
+    its stylesheet or assets/favourites.js is fetched and no websocket opens; site.js comes once the first screen
+    is painted (app.seo.SITE_SCRIPT_LOADER), and nothing reads the browser's storage before that (the head's
+    color-mode script sets the site's dark mode without it, app.components.color_mode). A detail's view and a tap
+    on its WhatsApp button are counted by the document (POST /contar); that tap starts the app, which then takes
+    over from the preview."""
     context = browser.new_context(
         idle=True, base_url=site.url, locale="es-CL", viewport={"width": 390, "height": 844}, has_touch=True
     )
     context.set_default_timeout(20_000)
+    context.add_init_script(NOTE_STORAGE_READS)
     context.add_cookies([{"name": AGE_COOKIE, "value": "1", "url": site.url}])
     context.route("https://wa.me/**", lambda route: route.fulfill(body="WhatsApp"))
     page = context.new_page()
@@ -126,6 +149,10 @@ def test_a_visitor_who_only_looks_runs_no_app_and_a_detail_still_counts(browser,
             page.wait_for_load_state("networkidle")
             expect(page.locator(PREVIEW)).to_be_visible()
             expect(page.locator("script[data-app-module]")).to_have_attribute("type", "text/plain")
+            expect(page.locator("html")).to_have_class(DARK)
+            assert page.evaluate("document.documentElement.style.colorScheme") == "dark"
+            first_paint, site_script, storage_reads = page.evaluate(FIRST_PAINT_AND_AFTER)
+            assert site_script > first_paint and all(read > first_paint for read in storage_reads)
         started = [url for url in fetched if APP_MODULES.search(url) or url.endswith((".css", "/favourites.js"))]
         assert started == [] and sockets == []
         assert counted == [(f"ruta={detail.replace('/', '%2F')}&tipo=view", 204)]
@@ -134,6 +161,7 @@ def test_a_visitor_who_only_looks_runs_no_app_and_a_detail_still_counts(browser,
         chat.value.close()
         expect(page.locator(PREVIEW)).to_have_count(0)
         expect(page.locator("[data-is-root-theme] h1")).to_have_text("Catalina")
+        expect(page.locator("html")).to_have_class(DARK)
         assert len(sockets) == 1
         assert counted[1:] == [(f"ruta={detail.replace('/', '%2F')}&tipo=whatsapp", 204)]
     finally:

@@ -22,6 +22,7 @@ from starlette.testclient import TestClient
 from starlette.types import ASGIApp
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from app.seo import SITE_SCRIPT_LOADER
 from app.settings import Settings
 from app.web.middleware import (
     IMMUTABLE,
@@ -151,12 +152,15 @@ def test_a_page_carries_every_security_header(build):
     assert response.headers["server"] == ""  # Granian then leaves out its "server: granian"
 
 
-def test_the_page_policy_allows_the_built_inline_scripts_and_no_other(build):
+def test_the_page_policy_allows_the_built_inline_scripts_and_the_loader_of_site_js_and_no_other(build):
     client = _client(reflex_stack(build, _settings()))
     response = client.get("/escorts")
-    digest = base64.b64encode(hashlib.sha256(INLINE_SCRIPT.encode()).digest()).decode()
+    built, loader = (
+        f"'sha256-{base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()}'"
+        for body in (INLINE_SCRIPT, SITE_SCRIPT_LOADER)
+    )
     scripts = _policy(response)["script-src"]
-    assert scripts == ["'self'", "'unsafe-eval'", f"'sha256-{digest}'"]
+    assert scripts == ["'self'", "'unsafe-eval'", *sorted([built, loader])]
     assert "'unsafe-inline'" not in scripts
     # A revalidated page keeps its policy: the 304's headers replace the cached ones.
     revalidated = client.get("/escorts", headers={"If-None-Match": response.headers["etag"]})

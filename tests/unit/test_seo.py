@@ -15,6 +15,7 @@ from app.route_table import PAGE_ROUTES
 from app.routes import PUBLIC_ROUTES, PublicView
 from app.seo import (
     NO_SCRIPT_PHOTOS,
+    SITE_SCRIPT_LOADER,
     HeadTags,
     breadcrumb_json_ld,
     city_tags,
@@ -185,10 +186,14 @@ def test_split_shell_inlines_the_site_css_and_lets_nothing_else_hold_up_the_firs
     exported = (
         f'<html><head><meta charSet="utf-8"/><link as="style" href="{build_css}" rel="preload"/>'
         '<link rel="modulepreload" href="/assets/root-A.js"/>'
-        f'<link href="{build_css}" rel="stylesheet" type="text/css"/></head><body>'
-        '<script type="module" async="">import "/assets/root-A.js";</script></body></html>'
+        f'<link href="{build_css}" rel="stylesheet" type="text/css"/><script defer="" src="/site.js"></script></head>'
+        '<body><script type="module" async="">import "/assets/root-A.js";</script></body></html>'
     )
     document = split_shell(exported, ".card { color: red; }").with_head("")
+    # assets/site.js comes once the first screen is painted: its element emptied (React hydrates it), its loader
+    # after it, no request of its own.
+    assert f"<script></script><script>{SITE_SCRIPT_LOADER}</script>" in document
+    assert '<script defer="" src="/site.js">' not in document
     # The app's module comes as text, byte for byte (its hash is in the CSP), with the build's stylesheet's
     # address: assets/site.js fetches that stylesheet and starts the module.
     assert (
@@ -197,7 +202,7 @@ def test_split_shell_inlines_the_site_css_and_lets_nothing_else_hold_up_the_firs
     assert 'type="module"' not in document
     assert 'rel="preload"' not in document and "modulepreload" not in document
     # The preview's photos but its first wait for site.js; without scripts they show at once.
-    assert f"<style>.card {{ color: red; }}</style>{NO_SCRIPT_PHOTOS}</head>" in document
+    assert f"<style>.card {{ color: red; }}</style>{NO_SCRIPT_PHOTOS}<script>" in document
     assert 'rel="stylesheet"' not in document
     assert "</style><script>" not in split_shell(exported, "a{}</style><script>").with_head("")
     assert split_shell(exported).with_head("") == exported  # no site CSS found: left as Reflex wrote it
