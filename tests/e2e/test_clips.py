@@ -24,7 +24,7 @@ from sqlmodel import Session
 from app.identity.local import LocalProvider
 from app.identity.sessions import SESSION_COOKIE
 from app.models import Listing, ProfileId, User
-from app.routes import city_path, wizard_path
+from app.routes import CLIP_UPLOAD_PREFIX, city_path, wizard_path
 from app.seed import _ensure_catalogues
 from app.services.listings import listing_path
 from app.storage.local import LocalStorage
@@ -116,6 +116,10 @@ def test_a_clip_from_the_wizard_to_a_visitor(browser: Browser, site: Site, db: S
             "Network.emulateNetworkConditions",
             {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": UPLINK_BYTES_PER_S},
         )
+        # The upload's answer is held until the advertiser is on the next step: on a busy machine the clip could
+        # be in before the step changes, however slow the uplink.
+        held_uploads: list[Route] = []
+        page.route(f"**{CLIP_UPLOAD_PREFIX}/**", lambda route: held_uploads.append(route))
         page.get_by_label("Agregar video").set_input_files(str(clip))
         for _ in range(200):  # until the step has asked for the script, whose request is held
             if held_scripts:
@@ -130,6 +134,13 @@ def test_a_clip_from_the_wizard_to_a_visitor(browser: Browser, site: Site, db: S
         page.get_by_role("button", name="Guardar y seguir").click()
         expect(page.get_by_text(re.compile(r"^Paso 8 de 9"))).to_be_visible()
         expect(uploading).to_be_visible()
+        for _ in range(200):  # until the upload has reached the held route
+            if held_uploads:
+                break
+            page.wait_for_timeout(100)
+        assert held_uploads, "the clip was never sent"
+        page.unroute(f"**{CLIP_UPLOAD_PREFIX}/**")
+        held_uploads[0].continue_()
         network.send(
             "Network.emulateNetworkConditions",
             {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
