@@ -352,10 +352,13 @@ _REFLEX_HEAD_TAGS = re.compile(
 )
 _AFTER_CHARSET = re.compile(r"<meta charSet=\"utf-8\"\s*/?>", re.IGNORECASE)
 _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
-# A preview's photos but its first wait for its first frame, which assets/site.js marks (assets/styles.css): without
-# scripts they show at once.
+# A preview's photos but its first wait for its first frame, which assets/site.js marks, and a card's photos after
+# its cover for the visitor's first move (assets/styles.css): without scripts they show at once.
 NO_SCRIPT_PHOTOS = (
-    '<noscript><style>#vista-previa:not([data-painted]) img[loading="lazy"]{display:revert}</style></noscript>'
+    "<noscript><style>"
+    '#vista-previa:not([data-painted]) img[loading="lazy"],'
+    ":root:not([data-moved]) #vista-previa .strip-photo:not(:first-child){display:revert}"
+    "</style></noscript>"
 )
 # The build's one stylesheet (Radix Themes and the app's styles, 714 KB, 85 KB gzip).
 _BUILD_STYLESHEET = re.compile(r'<link href="(/assets/__reflex_global_styles-[^"]+\.css)" rel="stylesheet"[^>]*>')

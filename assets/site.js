@@ -14,7 +14,8 @@
 //   never during a press on it: a tap on its 18+ button is not lost; while
 //   it shows, the app's start never scrolls the page from under the visitor;
 //   its photos but the first show once its first frame is painted, so they
-//   are not fetched beside the first;
+//   are not fetched beside the first, and a card's photos after its cover
+//   on the visitor's first move (assets/styles.css);
 // - the app's module script, which documents with a first screen bring as
 //   text, starts once the first frame is painted, or, under a public page's
 //   preview (data-app-on-interaction) for a visitor not signed in, on their
