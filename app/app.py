@@ -12,7 +12,7 @@ from app import logs
 from app.components import color_mode
 from app.components.failures import APP_WRAPS
 from app.components.layout import TOAST_REGION_LABEL
-from app.route_table import PAGE_ROUTES
+from app.route_table import DIRECTORY_LOAD, PAGE_ROUTES
 from app.settings import get_settings
 from app.states.failures import on_backend_exception
 from app.tasks import run_in_process
@@ -20,6 +20,7 @@ from app.web.api import build_api
 from app.web.cookies import handshake_middleware
 from app.web.middleware import CompressionMiddleware, SecurityMiddleware
 from app.web.observe import observe_events, observe_requests
+from app.web.page_loads import install as load_pages_inline
 from app.web.reconnects import keep_tokens_on_reconnect
 from app.web.state_locks import release_locks_of_cancelled_events
 from app.web.untouched_states import install as skip_untouched_states
@@ -41,6 +42,8 @@ release_locks_of_cancelled_events()
 observe_events()
 # A page connecting again before the server noticed its drop keeps its tab's state (app.web.reconnects).
 keep_tokens_on_reconnect()
+# The directory's pages load in the navigation's own event, not in two chained after it (app.web.page_loads).
+load_pages_inline(DIRECTORY_LOAD)
 # A new tab's hydrate leaves the states it never used as they are (app.web.untouched_states).
 skip_untouched_states()
 # Every page's head sets the fixed dark mode without reading the browser's storage (app.components.color_mode).

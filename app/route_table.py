@@ -107,8 +107,9 @@ from app.states.staff.users import UsersTableState
 # Every guarded page loads with AreaState.close, then one guarded loader of its own that opens
 # the area: one check per load, so a refused caller gets one notice.
 
-# The directory's loader checks the session itself (one event per load of the busiest pages).
-_DIRECTORY_LOAD = (DirectoryState.load,)
+# The directory's loader checks the session itself (one event per load of the busiest pages), and runs inside the
+# navigation's own event (app.web.page_loads, installed by the composition root with these loaders).
+DIRECTORY_LOAD = (DirectoryState.load,)
 
 
 def _titled(title: str) -> str:
@@ -164,7 +165,7 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
     # The public directory: one page for every shape; DirectoryState.load resolves the path.
     # No description here: each document carries its own (app.web.seo_api), and a second, generic
     # one from the app would stand beside it once the page runs.
-    *(PageRoute(path, directory_page, DirectoryState.page_title, on_load=_DIRECTORY_LOAD) for path in PUBLIC_ROUTES),
+    *(PageRoute(path, directory_page, DirectoryState.page_title, on_load=DIRECTORY_LOAD) for path in PUBLIC_ROUTES),
     *(
         PageRoute(
             legal_path(legal.slug),
@@ -249,7 +250,7 @@ PAGE_ROUTES: tuple[PageRoute, ...] = (
         ProfileId.SECRETARIA,
     ),
     # Any path no page matches goes to the public home (SPEC §2).
-    PageRoute(NOT_FOUND, directory_page, get_settings().site_name, on_load=_DIRECTORY_LOAD),
+    PageRoute(NOT_FOUND, directory_page, get_settings().site_name, on_load=DIRECTORY_LOAD),
 )
 
 

@@ -10,7 +10,8 @@
   app.web.state_locks wraps its state manager: every event (its handler as ``State.event``, its time
   with the state lock, ok, error or cancelled) and one ``app.events`` log record with the first 8
   characters of the session digest when the tab is signed in (at DEBUG for Reflex's own navigation
-  steps that went well, ``FRAMEWORK_EVENTS``); the open sockets, connections and
+  steps that went well, ``FRAMEWORK_EVENTS``; an ``on_load_internal`` that ran the directory's loader
+  inside it, app.web.page_loads, is named and logged as that loader); the open sockets, connections and
   reconnections (a page's socket connecting again: its hydrate event no longer carries the compiled
   defaults' hashes).
 """
@@ -41,6 +42,7 @@ from app.identity.sessions import DIGEST_COOKIE
 from app.route_table import PAGE_ROUTES
 from app.services import monitoring
 from app.settings import PROJECT_ROOT, get_settings
+from app.web.page_loads import loaders_run
 
 access_log = logging.getLogger("app.access")
 events_log = logging.getLogger("app.events")
@@ -184,6 +186,11 @@ def is_framework_event(entry: EventQueueEntry) -> bool:
     return entry.event.name.rsplit(".", 1)[-1] in FRAMEWORK_EVENTS
 
 
+def is_page_load(entry: EventQueueEntry) -> bool:
+    """Whether the event is Reflex's ``on_load_internal``, which runs the directory's loaders (app.web.page_loads)."""
+    return entry.event.name.endswith(constants.CompileVars.ON_LOAD_INTERNAL)
+
+
 def session_prefix(router_data: Mapping[str, Any] | None) -> str | None:
     """The first 8 characters of the session digest a signed-in tab's websocket carries (app.web.cookies)."""
     headers = (router_data or {}).get(constants.RouteVar.HEADERS) or {}
@@ -201,7 +208,6 @@ _open_sockets: set[str] = set()
 async def _observed_entry(
     self: EventProcessor, *, entry: EventQueueEntry, registered_handler: RegisteredEventHandler
 ) -> None:
-    handler = handler_name(entry, registered_handler)
     outcome = metrics.OK
     started = time.perf_counter()
     try:
@@ -214,9 +220,12 @@ async def _observed_entry(
         raise
     finally:
         elapsed = time.perf_counter() - started
+        inline = loaders_run() if is_page_load(entry) else None
+        handler = inline or handler_name(entry, registered_handler)
         metrics.WS_EVENTS.labels(handler, outcome).inc()
         metrics.WS_EVENT_DURATION.labels(handler).observe(elapsed)
-        level = logging.DEBUG if outcome == metrics.OK and is_framework_event(entry) else logging.INFO
+        framework = inline is None and is_framework_event(entry)
+        level = logging.DEBUG if outcome == metrics.OK and framework else logging.INFO
         if events_log.isEnabledFor(level):
             _log_event(level, entry, handler, elapsed, outcome)
 
