@@ -351,13 +351,16 @@ class AuthState(rx.State):
         self.user = ""
 
     def _forget_banned(self) -> list[EventSpec]:
-        """Sign a banned user out here and now: message, the dead cookie cleared, home."""
+        """Sign a banned user out here and now: message, the dead cookie cleared, home.
+
+        Not home again from home itself: the connection still carries the dead session until the page reconnects,
+        so the home page's load would find the ban again and send it home again, without end.
+        """
         self._forget()
-        return [
-            notify_error(AUTH_MESSAGES["user-disabled"]),
-            rx.call_script(SIGN_OUT_SCRIPT),
-            rx.redirect(HOME, replace=True),
-        ]
+        events = [notify_error(AUTH_MESSAGES["user-disabled"]), rx.call_script(SIGN_OUT_SCRIPT)]
+        if self.router.url.path.rstrip("/") != HOME.rstrip("/"):
+            events.append(rx.redirect(HOME, replace=True))
+        return events
 
     def _take_flash(self) -> list[EventSpec]:
         """The one-shot notice left for this page load (as a toast), consumed."""

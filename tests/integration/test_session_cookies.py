@@ -20,6 +20,7 @@ from starlette.testclient import TestClient
 from app.app import app as reflex_app
 from app.db import get_engine
 from app.identity import sessions
+from app.identity.guards import HOME
 from app.identity.jobs import purge_once
 from app.identity.local import LocalProvider
 from app.identity.sessions import DIGEST_COOKIE, SESSION_COOKIE
@@ -32,6 +33,7 @@ from app.states.public import DirectoryState
 from app.states.staff.overview import StaffOverviewState
 from app.web.api import build_api
 from app.web.cookies import EVENT_PATH
+from tests.abuse import redirect_paths
 from tests.factories import actor_of, check_session, make_account, make_staff, open_session
 from tests.handlers import _CONNECTIONS, client_states, handshake_headers, invoke, script_of
 
@@ -264,10 +266,10 @@ def test_a_directory_page_checks_the_session_in_its_own_load(db, advertiser):
     """The directory's pages load in one event (DirectoryState.load) that does what AuthState.check_session does
     on every other public page: a live session is remembered, a ban signs the tab out, a dead cookie is dropped."""
 
-    def load(token: str):
+    def load(token: str, path: str = "/escorts"):
         state, auth = client_states(DirectoryState, token)
         root = state._get_root_state()
-        root.router_data = root._update_router_vars({RouteVar.PATH: "/escorts", RouteVar.ORIGIN: "/escorts"}, {})
+        root.router_data = root._update_router_vars({RouteVar.PATH: path, RouteVar.ORIGIN: path}, {})
         return auth, state, invoke(state, "load")
 
     token = open_session(db, advertiser.uid)
@@ -287,7 +289,13 @@ def test_a_directory_page_checks_the_session_in_its_own_load(db, advertiser):
         user_uid=advertiser.uid,
         banned=True,
     )
+    auth, state, events = load(token, "/escorts/trans")
+    assert auth.user == ""
+    assert "/sesion/cerrar" in script_of(events)
+    assert redirect_paths(events) == [HOME]
+    # Home itself is not sent home again: its load would find the ban again on this connection, without end.
     auth, state, events = load(token)
     assert auth.user == ""
     assert "/sesion/cerrar" in script_of(events)
+    assert redirect_paths(events) == []
     assert state.view == "home"
